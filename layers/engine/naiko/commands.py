@@ -1,0 +1,199 @@
+""":mod:`naiko.commands` defines the commands :func:`naiko.engine.apply` accepts.
+
+Commands are immutable values with noun names. Amounts named ``*_to`` are totals for the
+street, never increments (``RaiseTo(seat_index=2, amount=60)`` means "my bet becomes 60").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from .errors import MalformedCommand
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """Base class; ``kind`` is the name used in dicts and logs."""
+
+    kind: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = list(value) if isinstance(value, (tuple, frozenset)) else value
+        return data
+
+
+# -- seats and the table ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SitDown(Command):
+    """Take an empty seat with *stack* chips (the buy-in moves in the service layer)."""
+
+    kind: ClassVar[str] = "sit_down"
+    seat_index: int
+    player_id: str
+    stack: int
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StandUp(Command):
+    """Leave the seat; the stack goes back to the player (not while live in a hand)."""
+
+    kind: ClassVar[str] = "stand_up"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class SitOut(Command):
+    """Stop being dealt in from the next hand on: no cards, no blinds (R7.7)."""
+
+    kind: ClassVar[str] = "sit_out"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class SitIn(Command):
+    """Be dealt in again from the next hand."""
+
+    kind: ClassVar[str] = "sit_in"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddChips(Command):
+    """Add chips to a stack between hands (a reload, R7.1)."""
+
+    kind: ClassVar[str] = "add_chips"
+    seat_index: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand(Command):
+    """Deal a new hand from *deck* (a full shuffled deck, next card first).
+
+    *button* places the button for the table's first hand (chosen at random by the caller,
+    R2.6); later hands move the blinds by the dead-button rule and must leave it ``None``.
+    *mucked* is for replaying external logs only: seats whose hands are thrown away unseen at
+    showdown. Live tables never set it (R4.4).
+    """
+
+    kind: ClassVar[str] = "start_hand"
+    deck: tuple[int, ...]
+    button: int | None = None
+    mucked: frozenset[int] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True, slots=True)
+class CancelHand(Command):
+    """A server fault stopped the hand: every chip put in this hand goes back (R8.6)."""
+
+    kind: ClassVar[str] = "cancel_hand"
+
+
+# -- betting ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Fold(Command):
+    kind: ClassVar[str] = "fold"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Check(Command):
+    kind: ClassVar[str] = "check"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Command):
+    """Match the current bet, or put in the whole stack if it is smaller."""
+
+    kind: ClassVar[str] = "call"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bet(Command):
+    """Open the betting on a street: the seat's bet becomes *amount*."""
+
+    kind: ClassVar[str] = "bet"
+    seat_index: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaiseTo(Command):
+    """Raise: the seat's bet for the street becomes *amount*."""
+
+    kind: ClassVar[str] = "raise_to"
+    seat_index: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class AllIn(Command):
+    """Put in the whole stack: a bet or raise when the rules allow that much, else a call."""
+
+    kind: ClassVar[str] = "all_in"
+    seat_index: int
+
+
+COMMAND_TYPES: dict[str, type[Command]] = {
+    c.kind: c for c in (SitDown, StandUp, SitOut, SitIn, AddChips, StartHand, CancelHand,
+                        Fold, Check, Call, Bet, RaiseTo, AllIn)
+}
+
+BETTING_COMMANDS = (Fold, Check, Call, Bet, RaiseTo, AllIn)
+
+
+def command_from_dict(data: dict[str, Any]) -> Command:
+    """Build a command from its dict form (``{"kind": "raise_to", "seat_index": 2, ...}``).
+
+    :raises MalformedCommand: If the kind is unknown or a field is missing or mistyped.
+    """
+    if not isinstance(data, dict):
+        raise MalformedCommand(f"a command is an object, not {type(data).__name__}")
+    kind = data.get("kind")
+    cls = COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise MalformedCommand(f"unknown command kind {kind!r}; expected one of "
+                               f"{', '.join(sorted(COMMAND_TYPES))}")
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        if f.name == "deck":
+            value = tuple(value)
+        elif f.name == "mucked":
+            value = frozenset(value)
+        kwargs[f.name] = value
+    try:
+        command = cls(**kwargs)
+    except TypeError as exc:
+        raise MalformedCommand(f"bad {kind} command: {exc}") from exc
+    _check_types(command)
+    return command
+
+
+_INT_FIELDS = {"seat_index", "stack", "amount"}
+
+
+def _check_types(command: Command) -> None:
+    for f in fields(command):
+        value = getattr(command, f.name)
+        if f.name in _INT_FIELDS and (not isinstance(value, int) or isinstance(value, bool)):
+            raise MalformedCommand(f"{command.kind}.{f.name} must be an integer, not {value!r}")
+        if f.name == "button" and value is not None and (
+                not isinstance(value, int) or isinstance(value, bool)):
+            raise MalformedCommand(f"{command.kind}.button must be an integer or null")
+        if f.name == "player_id" and (not isinstance(value, str) or not value):
+            raise MalformedCommand(f"{command.kind}.player_id must be a non-empty string")
+        if f.name == "deck" and not all(isinstance(c, int) and not isinstance(c, bool)
+                                        for c in value):
+            raise MalformedCommand(f"{command.kind}.deck must be a list of card numbers")

@@ -1,0 +1,712 @@
+""":mod:`naiko.engine` is the rule book as code: ``apply(state, command) -> (state, events)``.
+
+The engine is pure: no clock, no I/O, no global random (the shuffled deck and the first
+button come in with :class:`~naiko.commands.StartHand`). A rejected command raises an
+:class:`~naiko.errors.EngineError` and leaves the state untouched.
+
+>>> from naiko.cards import shuffled_deck, seeded_random
+>>> from naiko.commands import SitDown, StartHand, Call, Check, Fold
+>>> table = TableState.new(TableConfig(seat_count=3, small_blind=1, big_blind=2))
+>>> for seat in range(3):
+...     table, _ = apply(table, SitDown(seat_index=seat, player_id=f"p{seat}", stack=100))
+>>> table, events = apply(table, StartHand(deck=tuple(shuffled_deck(seeded_random(7))), button=0))
+>>> prompt = legal_actions(table)
+>>> prompt.seat_index, prompt.actions, prompt.to_call, prompt.min_raise_to, prompt.max_raise_to
+(0, ('fold', 'call', 'raise_to', 'all_in'), 2, 4, 100)
+>>> table, _ = apply(table, Fold(seat_index=0))
+>>> table, events = apply(table, Fold(seat_index=1))
+>>> [e.kind for e in events]
+['action', 'uncalled_bet_returned', 'pot_awarded', 'hand_ended']
+>>> [s.stack for s in table.seats]
+[100, 99, 101]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import DECK_SIZE, format_cards
+from .commands import (
+    AddChips,
+    AllIn,
+    Bet,
+    Call,
+    CancelHand,
+    Check,
+    Command,
+    Fold,
+    RaiseTo,
+    SitDown,
+    SitIn,
+    SitOut,
+    StandUp,
+    StartHand,
+)
+from .errors import (
+    EngineError,
+    IllegalAction,
+    MalformedCommand,
+    NoHandInProgress,
+    NotYourTurn,
+    TableError,
+    UnknownSeat,
+)
+from .evaluator import best_hand, evaluate, evaluate_omaha
+from .events import Event
+from .pots import build_pots, clockwise_from_button, split_pot
+from .state import (
+    BOARD_CARDS_DEALT,
+    AnteMode,
+    BettingStructure,
+    HandState,
+    Seat,
+    Street,
+    TableConfig,
+    TableState,
+)
+
+__all__ = ["apply", "apply_in_place", "legal_actions", "Prompt", "TableState", "TableConfig",
+           "EngineError"]
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What the seat to act may do now (R3.1: every turn states the legal actions, the amount
+    to call, and the minimum and maximum raise-to)."""
+
+    seat_index: int
+    actions: tuple[str, ...]
+    """A subset of ``fold check call bet raise_to all_in``, in that order."""
+    to_call: int
+    """Chips a call puts in now (the whole stack when it is smaller)."""
+    min_raise_to: int | None
+    """Smallest legal ``bet``/``raise_to`` total, or ``None`` when raising is not allowed."""
+    max_raise_to: int | None
+    """Largest legal ``bet``/``raise_to`` total, or ``None`` when raising is not allowed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat_index": self.seat_index, "actions": list(self.actions),
+                "to_call": self.to_call, "min_raise_to": self.min_raise_to,
+                "max_raise_to": self.max_raise_to}
+
+
+# -- entry points ----------------------------------------------------------------------------
+
+def apply(state: TableState, command: Command) -> tuple[TableState, list[Event]]:
+    """Apply *command* to a copy of *state*; return the new state and what happened.
+
+    :raises EngineError: If the command is malformed or illegal; *state* is unchanged.
+    """
+    new_state = state.copy()
+    events = apply_in_place(new_state, command)
+    return new_state, events
+
+
+def apply_in_place(state: TableState, command: Command) -> list[Event]:
+    """Apply *command* to *state* itself.
+
+    Every check happens before the first change, so a rejected command leaves *state* as it
+    was; :func:`apply` adds a copy on top so that even an unexpected failure cannot.
+
+    :raises EngineError: If the command is malformed or illegal.
+    """
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise MalformedCommand(f"not a command: {command!r}")
+    events: list[Event] = []
+    handler(state, command, events)
+    return events
+
+
+def legal_actions(state: TableState) -> Prompt | None:
+    """The prompt for the seat to act, or ``None`` when nobody is to act."""
+    hand = state.hand
+    if hand is None or hand.complete or hand.actor is None:
+        return None
+    return _prompt(state, hand, hand.actor)
+
+
+# -- seats -----------------------------------------------------------------------------------
+
+def _seat_index(state: TableState, seat: int) -> int:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state.seats):
+        raise UnknownSeat(f"seat {seat!r} does not exist at this {len(state.seats)}-seat table")
+    return seat
+
+
+def _occupied(state: TableState, seat_index: int) -> Seat:
+    seat = state.seats[_seat_index(state, seat_index)]
+    if seat is None:
+        raise UnknownSeat(f"seat {seat_index} is empty")
+    return seat
+
+
+def _live_in_hand(state: TableState, seat_index: int) -> bool:
+    hand = state.hand
+    return hand is not None and not hand.complete and hand.is_live(seat_index)
+
+
+def _sit_down(state: TableState, c: SitDown, events: list[Event]) -> None:
+    seat_index = _seat_index(state, c.seat_index)
+    if state.seats[seat_index] is not None:
+        raise TableError(f"seat {seat_index} is taken", code="seat_taken")
+    if any(s is not None and s.player_id == c.player_id for s in state.seats):
+        raise TableError(f"{c.player_id} is already seated at this table", code="already_seated")
+    if not isinstance(c.stack, int) or isinstance(c.stack, bool) or c.stack <= 0:
+        raise IllegalAction(f"a buy-in must be a positive number of chips, not {c.stack!r}",
+                            code="bad_amount")
+    state.seats[seat_index] = Seat(c.player_id, c.stack, sitting_out=False, is_bot=c.is_bot)
+    events.append(Event("seated", {"seat_index": seat_index, "player_id": c.player_id,
+                                   "stack": c.stack, "is_bot": c.is_bot}))
+
+
+def _stand_up(state: TableState, c: StandUp, events: list[Event]) -> None:
+    seat = _occupied(state, c.seat_index)
+    if _live_in_hand(state, c.seat_index):
+        raise TableError("you are still in this hand: fold or finish it before leaving",
+                         code="in_hand")
+    state.seats[c.seat_index] = None
+    events.append(Event("stood_up", {"seat_index": c.seat_index, "player_id": seat.player_id,
+                                     "stack": seat.stack}))
+
+
+def _sit_out(state: TableState, c: SitOut, events: list[Event]) -> None:
+    seat = _occupied(state, c.seat_index)
+    seat.sitting_out = True
+    events.append(Event("sat_out", {"seat_index": c.seat_index}))
+
+
+def _sit_in(state: TableState, c: SitIn, events: list[Event]) -> None:
+    seat = _occupied(state, c.seat_index)
+    seat.sitting_out = False
+    events.append(Event("sat_in", {"seat_index": c.seat_index}))
+
+
+def _add_chips(state: TableState, c: AddChips, events: list[Event]) -> None:
+    seat = _occupied(state, c.seat_index)
+    if not isinstance(c.amount, int) or isinstance(c.amount, bool) or c.amount <= 0:
+        raise IllegalAction(f"chips to add must be positive, not {c.amount!r}", code="bad_amount")
+    hand = state.hand
+    if hand is not None and not hand.complete and hand.dealt[c.seat_index]:
+        raise TableError("chips can be added only between hands (R7.1)", code="in_hand",
+                         rule_id="R7.1")
+    seat.stack += c.amount
+    events.append(Event("chips_added", {"seat_index": c.seat_index, "amount": c.amount,
+                                        "stack": seat.stack}))
+
+
+# -- starting a hand -------------------------------------------------------------------------
+
+def _next_seat(after: int, candidates: set[int], seat_count: int) -> int:
+    """The first seat of *candidates* clockwise after *after* (never *after* itself)."""
+    for step in range(1, seat_count + 1):
+        seat = (after + step) % seat_count
+        if seat in candidates and seat != after:
+            return seat
+    raise AssertionError("no candidate seat")
+
+
+def _previous_seat(before: int, candidates: set[int], seat_count: int) -> int:
+    """The first seat of *candidates* counter-clockwise before *before*."""
+    for step in range(1, seat_count + 1):
+        seat = (before - step) % seat_count
+        if seat in candidates and seat != before:
+            return seat
+    raise AssertionError("no candidate seat")
+
+
+def _positions(state: TableState, active: set[int],
+               first_button: int | None) -> tuple[int, int | None, int, int]:
+    """Button, small blind seat (``None`` if dead), small blind position and big blind seat.
+
+    R2.1/R2.2 place the blinds left of the button (the button posts the small blind heads-up).
+    R2.6 decision, the dead-button rule: after the first hand the big blind moves to the next
+    active seat after last hand's big blind, the small blind falls where last hand's big blind
+    was (dead if that seat can't post), and the button where last hand's small blind was. Heads
+    up, the other player is button and small blind, so going from 3 players to 2 the player who
+    paid the big blind most recently gets the button.
+    """
+    n = state.config.seat_count
+    last_bb = state.last_big_blind_seat
+    if last_bb is None:
+        if first_button is None or first_button not in active:
+            raise TableError("the first hand needs a button on an active seat (R2.6)",
+                             code="button_required", rule_id="R2.6")
+        button = first_button
+        if len(active) == 2:
+            return button, button, button, _next_seat(button, active, n)
+        small_blind = _next_seat(button, active, n)
+        return button, small_blind, small_blind, _next_seat(small_blind, active, n)
+    if first_button is not None:
+        raise MalformedCommand("the button is placed only for a table's first hand; later "
+                               "hands move it by the dead-button rule (R2.6)", rule_id="R2.6")
+    big_blind = _next_seat(last_bb, active, n)
+    if len(active) == 2:
+        other = _next_seat(big_blind, active, n)
+        return other, other, other, big_blind
+    small_blind_position = last_bb
+    small_blind = small_blind_position if small_blind_position in active else None
+    button = state.last_small_blind_position
+    if button is None or not _button_precedes(button, small_blind_position, big_blind, n):
+        # After a change from heads-up (or a player sitting down between the blinds) the old
+        # position would put the button inside the blinds: use the nearest active seat before.
+        button = _previous_seat(small_blind_position, active - {big_blind}, n)
+    return button, small_blind, small_blind_position, big_blind
+
+
+def _button_precedes(button: int, small_blind_position: int, big_blind: int, n: int) -> bool:
+    """Whether, going clockwise from *button*, the small blind position comes before the big
+    blind (and neither is the button)."""
+    to_sb = (small_blind_position - button) % n
+    to_bb = (big_blind - button) % n
+    return 0 < to_sb < to_bb
+
+
+def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
+    if state.hand_in_progress:
+        raise TableError("a hand is already being played", code="hand_in_progress")
+    deck = list(c.deck)
+    if len(deck) != DECK_SIZE or set(deck) != set(range(DECK_SIZE)):
+        raise MalformedCommand("the deck must hold each of the 52 cards once (R1.1)",
+                               rule_id="R1.1")
+    config = state.config
+    n = config.seat_count
+    active = {i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0}
+    if len(active) < 2:
+        raise TableError("a hand needs at least two seated players with chips",
+                         code="not_enough_players")
+    if c.button is not None:
+        _seat_index(state, c.button)
+    button, small_blind, small_blind_position, big_blind = _positions(state, active, c.button)
+    seats = state.seats
+    number = state.hand_count + 1
+    hand = HandState(
+        number=number, button=button, small_blind_seat=small_blind,
+        small_blind_position=small_blind_position, big_blind_seat=big_blind,
+        player_ids=[s.player_id if s else None for s in seats],
+        dealt=[i in active for i in range(n)], hole=[[] for _ in range(n)], deck=deck,
+        folded=[False] * n, bets=[0] * n, committed=[0] * n, antes=[0] * n,
+        acted=[False] * n, faced=[0] * n, starting_stacks=[state.stack(i) for i in range(n)],
+        shown=[False] * n, mucked=[i in c.mucked for i in range(n)],
+        current_bet=config.big_blind, min_raise=config.big_blind)
+    state.hand = hand
+    state.hand_count = number
+    state.last_big_blind_seat = big_blind
+    state.last_small_blind_position = small_blind_position
+    order = clockwise_from_button(sorted(active), n, button)
+    events.append(Event("hand_started", {
+        "hand_number": number, "button": button, "small_blind_seat": small_blind,
+        "big_blind_seat": big_blind, "seats_dealt": order,
+        "small_blind": config.small_blind, "big_blind": config.big_blind, "ante": config.ante}))
+
+    # R2.8: antes before the blinds, as dead money; the big-blind ante after the blind.
+    if config.ante_mode is AnteMode.EACH:
+        for seat in order:
+            _post_ante(state, hand, seat, config.ante, events)
+    if small_blind is not None:
+        _post_blind(state, hand, small_blind, config.small_blind, "small", events)
+    _post_blind(state, hand, big_blind, config.big_blind, "big", events)
+    if config.ante_mode is AnteMode.BIG_BLIND:
+        _post_ante(state, hand, big_blind, config.ante, events)
+
+    # Hole cards: each player in turn from the first seat left of the button receives all of
+    # their cards (the order a PHH file lists them in).
+    hole_count = config.rules.hole_card_count
+    for seat in order:
+        cards = hand.deck[:hole_count]
+        del hand.deck[:hole_count]
+        hand.hole[seat] = cards
+        hand.log.append(f"d dh s{seat} {format_cards(cards)}")
+        events.append(Event("hole_cards", {"seat_index": seat, "cards": format_cards(cards)},
+                            private_to=seat))
+    # R2.3 decision: a short big blind does not lower the price: the preflop bet to call is
+    # at least the nominal big blind and a raise goes at least one big blind above it.
+    hand.current_bet = max(config.big_blind, max(hand.bets))
+    _advance(state, hand, big_blind, events)
+
+
+def _post_ante(state: TableState, hand: HandState, seat: int, ante: int,
+               events: list[Event]) -> None:
+    player = state.seats[seat]
+    assert player is not None
+    amount = min(ante, player.stack)
+    if amount <= 0:
+        return
+    player.stack -= amount
+    hand.antes[seat] += amount
+    hand.committed[seat] += amount
+    hand.pot += amount
+    events.append(Event("ante_posted", {"seat_index": seat, "amount": amount,
+                                        "all_in": player.stack == 0}))
+
+
+def _post_blind(state: TableState, hand: HandState, seat: int, blind: int, which: str,
+                events: list[Event]) -> None:
+    player = state.seats[seat]
+    assert player is not None
+    amount = min(blind, player.stack)  # R2.3: a short blind posts what it has, all-in
+    player.stack -= amount
+    hand.bets[seat] += amount
+    hand.committed[seat] += amount
+    events.append(Event("blind_posted", {"seat_index": seat, "blind": which, "amount": amount,
+                                         "all_in": player.stack == 0}))
+
+
+# -- betting ---------------------------------------------------------------------------------
+
+def _can_act(state: TableState, hand: HandState, seat: int) -> bool:
+    """Live and with chips behind (not all-in)."""
+    return hand.is_live(seat) and state.stack(seat) > 0
+
+
+def _next_to_act(state: TableState, hand: HandState, after: int) -> int | None:
+    """The next seat clockwise after *after* that owes a decision, or ``None`` when the
+    betting round is over (R2.4)."""
+    n = state.config.seat_count
+    able = [s for s in range(n) if _can_act(state, hand, s)]
+    if not able:
+        return None
+    if len(able) == 1 and hand.bets[able[0]] >= hand.current_bet:
+        return None  # alone against all-in players, with nothing to match
+    for step in range(1, n + 1):
+        seat = (after + step) % n
+        if seat in able and (not hand.acted[seat] or hand.bets[seat] < hand.current_bet):
+            return seat
+    return None
+
+
+def _advance(state: TableState, hand: HandState, after: int, events: list[Event]) -> None:
+    actor = _next_to_act(state, hand, after)
+    hand.actor = actor
+    if actor is None:
+        _end_round(state, hand, events)
+    else:
+        events.append(Event("turn", {"seat_index": actor}))
+
+
+def _prompt(state: TableState, hand: HandState, seat: int) -> Prompt:
+    stack = state.stack(seat)
+    owed = max(0, hand.current_bet - hand.bets[seat])
+    actions = ["fold"]
+    actions.append("check" if owed == 0 else "call")
+    min_to, max_to = _raise_range(state, hand, seat)
+    if min_to is not None:
+        actions.append("bet" if hand.current_bet == 0 else "raise_to")
+    all_in_to = stack + hand.bets[seat]
+    if (max_to == all_in_to) or owed >= stack:
+        actions.append("all_in")
+    return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to)
+
+
+def _raise_range(state: TableState, hand: HandState, seat: int) -> tuple[int | None, int | None]:
+    """Legal bet / raise-to totals for *seat*, or ``(None, None)`` if it may not raise."""
+    stack = state.stack(seat)
+    bet = hand.bets[seat]
+    current = hand.current_bet
+    if stack <= current - bet:
+        return None, None  # covered: calling is all it can do
+    # R3.2 decision: a seat that already acted this round may raise again only when facing at
+    # least a full raise in total since its last action.
+    if hand.acted[seat] and current - hand.faced[seat] < hand.min_raise:
+        return None, None
+    # Raising is pointless when nobody else could put in more than the current bet.
+    if not any(t != seat and hand.is_live(t) and state.stack(t) + hand.bets[t] > current
+               for t in range(state.config.seat_count)):
+        return None, None
+    all_in_to = stack + bet
+    min_to = current + hand.min_raise  # R3.1: at least the last full bet or raise
+    if state.config.rules.betting is BettingStructure.POT_LIMIT:
+        max_to = min(all_in_to, max(min_to, pot_raise_to(hand, seat)))
+    else:
+        max_to = all_in_to
+    return min(min_to, all_in_to), max_to
+
+
+def pot_raise_to(hand: HandState, seat: int) -> int:
+    """R3.3: the pot-size raise-to: current bet + (pot with every bet on the table + the
+    amount to call). Pot 100, a bet of 40, nothing in yet: 40 + (140 + 40) = 220."""
+    owed = hand.current_bet - hand.bets[seat]
+    return hand.current_bet + hand.pot + sum(hand.bets) + owed
+
+
+def _require_turn(state: TableState, seat_index: int) -> HandState:
+    hand = state.hand
+    if hand is None or hand.complete:
+        raise NoHandInProgress("no hand is being played")
+    _seat_index(state, seat_index)
+    if hand.actor != seat_index:
+        raise NotYourTurn(f"it is seat {hand.actor}'s turn, not seat {seat_index}'s")
+    return hand
+
+
+def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
+    hand = _require_turn(state, c.seat_index)
+    seat = c.seat_index
+    hand.folded[seat] = True
+    hand.acted[seat] = True
+    hand.log.append(f"s{seat} f")
+    events.append(Event("action", {"seat_index": seat, "action": "fold"}))
+    live = [s for s in range(state.config.seat_count) if hand.is_live(s)]
+    if len(live) == 1:
+        hand.actor = None
+        _end_round(state, hand, events)  # R2.4: the last hand wins at once, unseen
+    else:
+        _advance(state, hand, seat, events)
+
+
+def _check(state: TableState, c: Check, events: list[Event]) -> None:
+    hand = _require_turn(state, c.seat_index)
+    seat = c.seat_index
+    if hand.bets[seat] < hand.current_bet:
+        raise IllegalAction(f"cannot check facing a bet of {hand.current_bet}: call, raise or "
+                            "fold", code="cannot_check", rule_id="R2.7")
+    hand.acted[seat] = True
+    hand.faced[seat] = hand.current_bet
+    hand.log.append(f"s{seat} cc")
+    events.append(Event("action", {"seat_index": seat, "action": "check"}))
+    _advance(state, hand, seat, events)
+
+
+def _call(state: TableState, c: Call, events: list[Event]) -> None:
+    hand = _require_turn(state, c.seat_index)
+    seat = c.seat_index
+    owed = hand.current_bet - hand.bets[seat]
+    if owed <= 0:
+        raise IllegalAction("there is nothing to call: check instead", code="nothing_to_call",
+                            rule_id="R2.7")
+    amount = min(owed, state.stack(seat))
+    _put_in(state, hand, seat, amount)
+    hand.acted[seat] = True
+    hand.faced[seat] = hand.current_bet
+    hand.log.append(f"s{seat} cc")
+    events.append(Event("action", {"seat_index": seat, "action": "call", "amount": amount,
+                                   "to": hand.bets[seat], "all_in": state.stack(seat) == 0}))
+    _advance(state, hand, seat, events)
+
+
+def _bet(state: TableState, c: Bet, events: list[Event]) -> None:
+    hand = _require_turn(state, c.seat_index)
+    if hand.current_bet > 0:
+        raise IllegalAction(f"there is already a bet of {hand.current_bet}: raise instead",
+                            code="bet_not_allowed", rule_id="R2.7")
+    _raise_to(state, hand, c.seat_index, c.amount, "bet", events)
+
+
+def _raise(state: TableState, c: RaiseTo, events: list[Event]) -> None:
+    hand = _require_turn(state, c.seat_index)
+    if hand.current_bet == 0:
+        raise IllegalAction("there is no bet to raise: bet instead", code="raise_not_allowed",
+                            rule_id="R2.7")
+    _raise_to(state, hand, c.seat_index, c.amount, "raise_to", events)
+
+
+def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
+    hand = _require_turn(state, c.seat_index)
+    seat = c.seat_index
+    all_in_to = state.stack(seat) + hand.bets[seat]
+    _, max_to = _raise_range(state, hand, seat)
+    if max_to == all_in_to:
+        action = "bet" if hand.current_bet == 0 else "raise_to"
+        _raise_to(state, hand, seat, all_in_to, action, events)
+    elif hand.current_bet - hand.bets[seat] >= state.stack(seat):
+        _call(state, Call(seat_index=seat), events)
+    else:
+        limit = "the pot limit" if max_to is not None else "a raise now"
+        raise IllegalAction(f"all-in is not legal here: {limit} does not allow putting in "
+                            f"{all_in_to}", code="all_in_not_allowed", rule_id="R3.3")
+
+
+def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action: str,
+              events: list[Event]) -> None:
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise MalformedCommand(f"{action} amount must be an integer, not {amount!r}")
+    min_to, max_to = _raise_range(state, hand, seat)
+    if min_to is None or max_to is None:
+        raise IllegalAction(_no_raise_reason(state, hand, seat), code="raise_not_allowed",
+                            rule_id="R3.2")
+    if amount < min_to:
+        raise IllegalAction(f"{action} to {amount} is below the minimum of {min_to} (R3.1); "
+                            f"only an all-in may be smaller", code="amount_below_minimum",
+                            rule_id="R3.1")
+    if amount > max_to:
+        rule = "R3.3" if state.config.rules.betting is BettingStructure.POT_LIMIT else "R3.1"
+        raise IllegalAction(f"{action} to {amount} is above the maximum of {max_to} ({rule})",
+                            code="amount_above_maximum", rule_id=rule)
+    increment = amount - hand.current_bet
+    if increment >= hand.min_raise:
+        hand.min_raise = increment  # a full bet or raise sets the next minimum (R3.1)
+    hand.current_bet = amount
+    _put_in(state, hand, seat, amount - hand.bets[seat])
+    hand.acted[seat] = True
+    hand.faced[seat] = amount
+    hand.log.append(f"s{seat} cbr {amount}")
+    events.append(Event("action", {"seat_index": seat, "action": action, "to": amount,
+                                   "all_in": state.stack(seat) == 0}))
+    _advance(state, hand, seat, events)
+
+
+def _no_raise_reason(state: TableState, hand: HandState, seat: int) -> str:
+    if state.stack(seat) <= hand.current_bet - hand.bets[seat]:
+        return "your stack only covers a call"
+    if hand.acted[seat] and hand.current_bet - hand.faced[seat] < hand.min_raise:
+        return ("an all-in for less than a full raise did not reopen the betting for you "
+                "(R3.2)")
+    return "every other player is all-in or folded: there is nobody to raise"
+
+
+def _put_in(state: TableState, hand: HandState, seat: int, amount: int) -> None:
+    player = state.seats[seat]
+    assert player is not None and 0 <= amount <= player.stack
+    player.stack -= amount
+    hand.bets[seat] += amount
+    hand.committed[seat] += amount
+
+
+# -- end of a round, of the hand -------------------------------------------------------------
+
+def _end_round(state: TableState, hand: HandState, events: list[Event]) -> None:
+    _return_uncalled(state, hand, events)
+    hand.pot += sum(hand.bets)
+    hand.bets = [0] * state.config.seat_count
+    n = state.config.seat_count
+    live = [s for s in range(n) if hand.is_live(s)]
+    if len(live) == 1:
+        _award_uncontested(state, hand, live[0], events)
+        return
+    run_out = False
+    while hand.street < Street.RIVER:
+        hand.street = Street(hand.street + 1)
+        count = BOARD_CARDS_DEALT[hand.street]
+        cards = hand.deck[:count]
+        del hand.deck[:count]
+        hand.board.extend(cards)
+        hand.log.append(f"d db {format_cards(cards)}")
+        hand.acted = [False] * n
+        hand.faced = [0] * n
+        hand.current_bet = 0
+        hand.min_raise = state.config.big_blind
+        events.append(Event("board_dealt", {"street": hand.street.name.lower(),
+                                            "cards": format_cards(cards),
+                                            "board": format_cards(hand.board),
+                                            "run_out": run_out}))
+        # R2.1: after the flop the first player able to act left of the button starts.
+        actor = _next_to_act(state, hand, hand.button)
+        if actor is not None:
+            hand.actor = actor
+            events.append(Event("turn", {"seat_index": actor}))
+            return
+        run_out = True  # R4.3: no more betting is possible: deal the rest at once
+    _showdown(state, hand, events)
+
+
+def _return_uncalled(state: TableState, hand: HandState, events: list[Event]) -> None:
+    """R4.2: the part of a bet nobody called goes back to its bettor (not a win)."""
+    bets = hand.bets
+    top = max(bets)
+    if top == 0 or bets.count(top) > 1:
+        return
+    seat = bets.index(top)
+    excess = top - max(b for s, b in enumerate(bets) if s != seat)
+    player = state.seats[seat]
+    assert player is not None
+    bets[seat] -= excess
+    hand.committed[seat] -= excess
+    player.stack += excess
+    events.append(Event("uncalled_bet_returned", {"seat_index": seat, "amount": excess}))
+
+
+def _award_uncontested(state: TableState, hand: HandState, winner: int,
+                       events: list[Event]) -> None:
+    """R2.4: the only hand left wins every pot without being shown."""
+    amount = hand.pot
+    player = state.seats[winner]
+    assert player is not None
+    player.stack += amount
+    hand.pot = 0
+    hand.awards = [{"amount": amount, "winners": {str(winner): amount}, "showdown": False}]
+    events.append(Event("pot_awarded", {"pot_index": 0, "amount": amount,
+                                        "winners": {str(winner): amount}, "showdown": False}))
+    _finish(hand, events)
+
+
+def _showdown(state: TableState, hand: HandState, events: list[Event]) -> None:
+    """R4.4: every hand still in shows; R4.1/R4.5: each pot goes to its best eligible hands."""
+    n = state.config.seat_count
+    omaha = state.config.rules.omaha
+    live = [hand.is_live(s) for s in range(n)]
+    strengths: dict[int, int] = {}
+    shown = []
+    for seat in clockwise_from_button([s for s in range(n) if live[s]], n, hand.button):
+        if hand.mucked[seat]:
+            continue
+        hole = hand.hole[seat]
+        strengths[seat] = (evaluate_omaha(hole, hand.board) if omaha
+                           else evaluate(hole + hand.board))
+        value = best_hand(hole, hand.board, omaha=omaha)
+        hand.shown[seat] = True
+        shown.append({"seat_index": seat, "cards": format_cards(hole),
+                      "best_five": format_cards(value.cards), "hand": value.description})
+    events.append(Event("showdown", {"board": format_cards(hand.board), "hands": shown}))
+    awards = []
+    for index, pot in enumerate(build_pots(hand.committed, hand.antes, live)):
+        contenders = [s for s in pot.eligible if s in strengths] or list(pot.eligible)
+        best = max(strengths.get(s, 0) for s in contenders)
+        winners = [s for s in contenders if strengths.get(s, 0) == best]
+        shares = split_pot(pot.amount, winners, n, hand.button)
+        for seat, amount in shares.items():
+            player = state.seats[seat]
+            assert player is not None
+            player.stack += amount
+        award = {"amount": pot.amount, "eligible": list(pot.eligible),
+                 "winners": {str(s): a for s, a in shares.items()}, "showdown": True}
+        awards.append(award)
+        events.append(Event("pot_awarded", {"pot_index": index, **award}))
+    hand.pot = 0
+    hand.awards = awards
+    _finish(hand, events)
+
+
+def _finish(hand: HandState, events: list[Event]) -> None:
+    hand.complete = True
+    hand.actor = None
+    events.append(Event("hand_ended", {"hand_number": hand.number}))
+
+
+def _cancel_hand(state: TableState, c: CancelHand, events: list[Event]) -> None:
+    """R8.6: a hand that a server fault stopped is cancelled; every chip goes back."""
+    hand = state.hand
+    if hand is None or hand.complete:
+        raise NoHandInProgress("no hand is being played")
+    refunds: dict[str, int] = {}
+    for seat, amount in enumerate(hand.committed):
+        if amount:
+            player = state.seats[seat]
+            if player is not None and player.player_id == hand.player_ids[seat]:
+                player.stack += amount
+            refunds[str(seat)] = amount
+    hand.pot = 0
+    hand.bets = [0] * state.config.seat_count
+    hand.complete = True
+    hand.actor = None
+    hand.awards = []
+    events.append(Event("hand_cancelled", {"hand_number": hand.number, "refunds": refunds,
+                                           "player_ids": hand.player_ids[:]}))
+
+
+_HANDLERS: dict[type[Command], Callable[[TableState, Any, list[Event]], None]] = {
+    SitDown: _sit_down,
+    StandUp: _stand_up,
+    SitOut: _sit_out,
+    SitIn: _sit_in,
+    AddChips: _add_chips,
+    StartHand: _start_hand,
+    CancelHand: _cancel_hand,
+    Fold: _fold,
+    Check: _check,
+    Call: _call,
+    Bet: _bet,
+    RaiseTo: _raise,
+    AllIn: _all_in,
+}

@@ -1,0 +1,84 @@
+""":mod:`naiko.views` builds what one seat (or a spectator) may see of a table.
+
+This is the only road from the state to a client. A view holds the viewer's own hole cards,
+hands shown at showdown, and public information; never another seat's hidden cards, never the
+deck. :func:`events_for` filters engine events the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import format_cards
+from .engine import legal_actions
+from .events import Event
+from .state import TableState
+
+SPECTATOR = None
+"""Pass as ``seat_index`` for the public view."""
+
+
+def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
+    """The table as *seat_index* may see it (``None``: a spectator).
+
+    >>> from naiko.state import TableConfig
+    >>> view = view_for(TableState.new(TableConfig(seat_count=2)), None)
+    >>> view["seats"], view["hand"]
+    ([None, None], None)
+    """
+    config = state.config
+    hand = state.hand
+    seats: list[dict[str, Any] | None] = []
+    for index, seat in enumerate(state.seats):
+        if seat is None:
+            seats.append(None)
+            continue
+        entry: dict[str, Any] = {
+            "seat_index": index, "player_id": seat.player_id, "stack": seat.stack,
+            "is_bot": seat.is_bot, "sitting_out": seat.sitting_out,
+        }
+        if hand is not None and hand.dealt[index] and hand.player_ids[index] == seat.player_id:
+            entry["in_hand"] = True
+            entry["folded"] = hand.folded[index]
+            entry["all_in"] = not hand.folded[index] and seat.stack == 0
+            entry["bet"] = hand.bets[index]
+            if index == seat_index or hand.shown[index]:
+                entry["cards"] = format_cards(hand.hole[index])
+            else:
+                entry["cards"] = None
+                entry["card_count"] = 0 if hand.folded[index] else len(hand.hole[index])
+        else:
+            entry["in_hand"] = False
+        seats.append(entry)
+    view: dict[str, Any] = {
+        "config": config.to_dict(),
+        "seat_index": seat_index,
+        "hand_count": state.hand_count,
+        "seats": seats,
+        "hand": None,
+        "prompt": None,
+    }
+    if hand is not None:
+        view["hand"] = {
+            "number": hand.number,
+            "button": hand.button,
+            "small_blind_seat": hand.small_blind_seat,
+            "big_blind_seat": hand.big_blind_seat,
+            "street": hand.street.name.lower(),
+            "board": format_cards(hand.board),
+            "pot": hand.pot,
+            "bets_total": sum(hand.bets),
+            "current_bet": hand.current_bet,
+            "actor": hand.actor,
+            "complete": hand.complete,
+            "awards": [dict(a) for a in hand.awards] if hand.complete else [],
+        }
+        prompt = legal_actions(state)
+        if prompt is not None and prompt.seat_index == seat_index:
+            view["prompt"] = prompt.to_dict()
+    return view
+
+
+def events_for(events: list[Event], seat_index: int | None) -> list[dict[str, Any]]:
+    """The events *seat_index* may see, as dicts (private events of other seats removed)."""
+    return [e.to_dict() for e in events if e.visible_to(seat_index)]

@@ -1,0 +1,119 @@
+"""Helpers shared by the tests: build tables and fixed decks in a few words."""
+
+from __future__ import annotations
+
+from naiko.cards import FULL_DECK, parse_cards
+from naiko.commands import (
+    AllIn,
+    Bet,
+    Call,
+    Check,
+    Command,
+    Fold,
+    RaiseTo,
+    SitDown,
+    StartHand,
+)
+from naiko.engine import Prompt, apply, legal_actions
+from naiko.events import Event
+from naiko.pots import clockwise_from_button
+from naiko.state import AnteMode, TableConfig, TableState, Variant
+
+
+def table(stacks: list[int | None], *, sb: int = 1, bb: int = 2, variant: Variant = Variant.NLHE,
+          ante: int = 0, ante_mode: AnteMode = AnteMode.NONE) -> TableState:
+    """A table with one seat per entry of *stacks* (``None`` = empty seat)."""
+    config = TableConfig(variant=variant, seat_count=len(stacks), small_blind=sb, big_blind=bb,
+                         ante=ante, ante_mode=ante_mode)
+    state = TableState.new(config)
+    for seat, stack in enumerate(stacks):
+        if stack is not None:
+            state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}", stack=stack))
+    return state
+
+
+def fixed_deck(state: TableState, holes: dict[int, str], board: str = "",
+               button: int | None = None) -> tuple[int, ...]:
+    """A full deck that deals *holes* (seat -> cards text) and then *board*.
+
+    Seats not in *holes* get the lowest unused cards. *button* is the button of the hand about
+    to start (needed to know the dealing order); it defaults to the engine's next button.
+    """
+    config = state.config
+    active = [i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0]
+    if button is None:
+        button = predicted_button(state)
+    order = clockwise_from_button(active, config.seat_count, button)
+    wanted = {seat: parse_cards(text) for seat, text in holes.items()}
+    board_cards = parse_cards(board)
+    used = {c for cards in wanted.values() for c in cards} | set(board_cards)
+    assert len(used) == sum(len(c) for c in wanted.values()) + len(board_cards), "duplicate card"
+    spare = [c for c in FULL_DECK if c not in used]
+    deck: list[int] = []
+    count = config.rules.hole_card_count
+    for seat in order:
+        cards = wanted.get(seat)
+        if cards is None:
+            cards, spare = spare[:count], spare[count:]
+        deck.extend(cards)
+    deck.extend(board_cards)
+    deck.extend(spare)
+    assert sorted(deck) == list(FULL_DECK)
+    return tuple(deck)
+
+
+def predicted_button(state: TableState) -> int:
+    """The button the engine will use for the next hand (after the first)."""
+    from naiko.engine import _positions  # test-only peek at the rule's implementation
+
+    active = {i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0}
+    return _positions(state, active, None)[0]
+
+
+def start(state: TableState, holes: dict[int, str] | None = None, board: str = "",
+          button: int | None = None) -> tuple[TableState, list[Event]]:
+    """Start a hand with a fixed deck; *button* only for the table's first hand."""
+    first = state.last_big_blind_seat is None
+    deck = fixed_deck(state, holes or {}, board, button if first else None)
+    return apply(state, StartHand(deck=deck, button=button if first else None))
+
+
+def play(state: TableState, *moves: str) -> tuple[TableState, list[Event]]:
+    """Apply moves written as ``"2 f"``, ``"0 x"`` (check), ``"1 c"`` (call), ``"3 b 10"``,
+    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in); return the state and all events."""
+    events: list[Event] = []
+    for move in moves:
+        parts = move.split()
+        seat, verb = int(parts[0]), parts[1]
+        command: Command
+        if verb == "f":
+            command = Fold(seat_index=seat)
+        elif verb == "x":
+            command = Check(seat_index=seat)
+        elif verb == "c":
+            command = Call(seat_index=seat)
+        elif verb == "b":
+            command = Bet(seat_index=seat, amount=int(parts[2]))
+        elif verb == "r":
+            command = RaiseTo(seat_index=seat, amount=int(parts[2]))
+        elif verb == "a":
+            command = AllIn(seat_index=seat)
+        else:
+            raise ValueError(move)
+        state, new_events = apply(state, command)
+        events.extend(new_events)
+    return state, events
+
+
+def prompt(state: TableState) -> Prompt:
+    p = legal_actions(state)
+    assert p is not None, "nobody is to act"
+    return p
+
+
+def stack_list(state: TableState) -> list[int | None]:
+    return [s.stack if s else None for s in state.seats]
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
