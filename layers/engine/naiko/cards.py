@@ -89,7 +89,7 @@ def format_card(card: Card) -> str:
     return _TEXT[card]
 
 
-def format_cards(cards: "list[Card] | tuple[Card, ...]", sep: str = "") -> str:
+def format_cards(cards: list[Card] | tuple[Card, ...], sep: str = "") -> str:
     """The text of several cards, concatenated by default (PHH style ``"AhKd"``)."""
     return sep.join(_TEXT[c] for c in cards)
 

@@ -248,8 +248,10 @@ def _positions(state: TableState, active: set[int],
         return other, other, other, big_blind
     small_blind_position = last_bb
     small_blind = small_blind_position if small_blind_position in active else None
-    button = state.last_small_blind_position
-    if button is None or not _button_precedes(button, small_blind_position, big_blind, n):
+    last_sb = state.last_small_blind_position
+    if last_sb is not None and _button_precedes(last_sb, small_blind_position, big_blind, n):
+        button = last_sb
+    else:
         # After a change from heads-up (or a player sitting down between the blinds) the old
         # position would put the button inside the blinds: use the nearest active seat before.
         button = _previous_seat(small_blind_position, active - {big_blind}, n)

@@ -31,7 +31,7 @@ def build_pots(committed: list[int], antes: list[int], live: list[bool]) -> list
     :param antes: the part of ``committed`` that was antes.
     :param live: whether each seat is still in the hand (dealt in, not folded).
     """
-    bets = [c - a for c, a in zip(committed, antes)]
+    bets = [c - a for c, a in zip(committed, antes, strict=True)]
     levels = sorted({bets[s] for s in range(len(bets)) if live[s]})
     pots: list[Pot] = []
     previous = 0

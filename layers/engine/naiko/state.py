@@ -209,7 +209,8 @@ class HandState:
     def copy(self) -> HandState:
         return HandState(
             self.number, self.button, self.small_blind_seat, self.small_blind_position,
-            self.big_blind_seat, self.player_ids[:], self.dealt[:], [h[:] for h in self.hole], self.deck[:],
+            self.big_blind_seat, self.player_ids[:], self.dealt[:], [h[:] for h in self.hole],
+            self.deck[:],
             self.board[:], self.street, self.complete, self.folded[:], self.bets[:],
             self.committed[:], self.antes[:], self.acted[:], self.faced[:], self.pot,
             self.current_bet, self.min_raise, self.actor, self.starting_stacks[:],

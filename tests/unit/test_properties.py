@@ -1,0 +1,184 @@
+"""Property tests over random tables and random legal play (hypothesis).
+
+Invariants (RULES.md §1–4): chips are conserved (R4.1, R4.2); no card is dealt twice (R1.1);
+the advertised legal actions are exactly what ``apply`` accepts (R3.1); every hand terminates
+(R2.4, R4.3); no view shows another seat's hidden cards or the deck; the state round-trips
+through its dict form.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naiko.cards import FULL_DECK, format_cards, seeded_random, shuffled_deck
+from naiko.commands import AllIn, Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
+from naiko.engine import Prompt, apply, legal_actions
+from naiko.errors import EngineError, NotYourTurn
+from naiko.state import AnteMode, TableConfig, TableState, Variant
+from naiko.views import events_for, view_for
+
+MAX_ACTIONS_PER_HAND = 400
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> TableState:
+    seat_count = draw(st.integers(2, 10))
+    variant = draw(st.sampled_from([Variant.NLHE, Variant.PLO]))
+    big_blind = draw(st.sampled_from([2, 10, 100]))
+    small_blind = draw(st.sampled_from([big_blind // 2, big_blind // 4 or 1, big_blind]))
+    ante_mode = draw(st.sampled_from(list(AnteMode)))
+    ante = 0 if ante_mode is AnteMode.NONE else draw(st.integers(1, big_blind))
+    config = TableConfig(variant=variant, seat_count=seat_count, small_blind=small_blind,
+                         big_blind=big_blind, ante=ante, ante_mode=ante_mode)
+    state = TableState.new(config)
+    # stacks from less than a small blind to 300 big blinds; some seats empty
+    stack_choices = st.one_of(st.integers(1, big_blind * 2), st.integers(1, big_blind * 300))
+    seated = 0
+    for seat in range(seat_count):
+        if seated >= 2 and draw(st.booleans()) and draw(st.booleans()):
+            continue
+        stack = draw(stack_choices)
+        state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}", stack=stack))
+        seated += 1
+    return state
+
+
+def candidate_commands(p: Prompt) -> list[Command]:
+    """Every kind of betting command, with amounts at and just outside the advertised range."""
+    s = p.seat_index
+    commands: list[Command] = [Fold(seat_index=s), Check(seat_index=s), Call(seat_index=s),
+                               AllIn(seat_index=s)]
+    amounts = {1, 2}
+    if p.min_raise_to is not None and p.max_raise_to is not None:
+        amounts |= {p.min_raise_to - 1, p.min_raise_to, p.max_raise_to, p.max_raise_to + 1,
+                    (p.min_raise_to + p.max_raise_to) // 2}
+    for amount in sorted(amounts):
+        commands.append(Bet(seat_index=s, amount=amount))
+        commands.append(RaiseTo(seat_index=s, amount=amount))
+    return commands
+
+
+def advertised(p: Prompt, command: Command) -> bool:
+    if isinstance(command, Fold):
+        return "fold" in p.actions
+    if isinstance(command, Check):
+        return "check" in p.actions
+    if isinstance(command, Call):
+        return "call" in p.actions
+    if isinstance(command, AllIn):
+        return "all_in" in p.actions
+    kind = "bet" if isinstance(command, Bet) else "raise_to"
+    amount = command.amount  # type: ignore[attr-defined]
+    return (kind in p.actions and p.min_raise_to is not None and p.max_raise_to is not None
+            and p.min_raise_to <= amount <= p.max_raise_to)
+
+
+def check_views(state: TableState) -> None:
+    hand = state.hand
+    assert hand is not None
+    deck_text = {format_cards([c]) for c in hand.deck}
+    for viewer in [None, *range(state.config.seat_count)]:
+        view = view_for(state, viewer)
+        text = json.dumps(view)
+        for seat, cards in enumerate(hand.hole):
+            if cards and seat != viewer and not hand.shown[seat]:
+                for card in cards:
+                    # hidden cards appear nowhere in the view (the board is public)
+                    card_text = format_cards([card])
+                    assert card_text not in text, (viewer, seat, card_text)
+        for card_text in deck_text:
+            assert card_text not in text
+        if view["prompt"] is not None:
+            assert view["prompt"]["seat_index"] == viewer
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=tables(), data=st.data())
+def test_random_play_keeps_every_invariant(state: TableState, data: st.DataObject) -> None:
+    total = state.total_chips()
+    rng = seeded_random(data.draw(st.integers(0, 2**32)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        active = [i for i, s in enumerate(state.seats) if s and s.stack > 0]
+        if len(active) < 2:
+            break
+        button = rng.choice(active) if state.last_big_blind_seat is None else None
+        state, events = apply(state, StartHand(deck=tuple(shuffled_deck(rng)), button=button))
+        for _ in range(MAX_ACTIONS_PER_HAND):
+            hand = state.hand
+            assert hand is not None
+            # R1.1: no card twice: hole cards, board and the rest of the deck are the deck
+            dealt = [c for h in hand.hole for c in h] + hand.board + hand.deck
+            assert sorted(dealt) == list(FULL_DECK)
+            assert state.total_chips() == total
+            assert all(s.stack >= 0 for s in state.seats if s)
+            for viewer in range(state.config.seat_count):
+                for event in events_for(events, viewer):
+                    if event["kind"] == "hole_cards":
+                        assert event["seat_index"] == viewer
+            if hand.complete:
+                break
+            check_views(state)
+            p = legal_actions(state)
+            assert p is not None
+            before = state.to_dict()
+            accepted = []
+            for command in candidate_commands(p):
+                try:
+                    apply(state, command)
+                    accepted.append(command)
+                    ok = True
+                except EngineError:
+                    ok = False
+                assert ok == advertised(p, command), (p, command)
+                assert state.to_dict() == before  # apply never touches its input
+            other = (p.seat_index + 1) % state.config.seat_count
+            try:
+                apply(state, Fold(seat_index=other))
+                raise AssertionError("a seat acted out of turn")
+            except NotYourTurn:
+                pass
+            command = data.draw(st.sampled_from(accepted))
+            state, events = apply(state, command)
+        else:
+            raise AssertionError("the hand did not terminate")
+        assert state.total_chips() == total
+        assert TableState.from_dict(json.loads(json.dumps(state.to_dict()))) == state
+
+
+def test_many_seeded_hands_terminate_and_conserve_chips() -> None:
+    rng = seeded_random(2024)
+    for table_number in range(200):
+        seat_count = rng.randint(2, 10)
+        config = TableConfig(variant=rng.choice([Variant.NLHE, Variant.PLO]),
+                             seat_count=seat_count, small_blind=1, big_blind=2)
+        state = TableState.new(config)
+        for seat in range(seat_count):
+            state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}",
+                                            stack=rng.choice([1, 3, 40, 200, 1000])))
+        total = state.total_chips()
+        for _ in range(10):
+            active = [i for i, s in enumerate(state.seats) if s and s.stack > 0]
+            if len(active) < 2:
+                break
+            button = active[0] if state.last_big_blind_seat is None else None
+            state, _ = apply(state, StartHand(deck=tuple(shuffled_deck(rng)), button=button))
+            for _ in range(MAX_ACTIONS_PER_HAND):
+                p = legal_actions(state)
+                if p is None:
+                    break
+                action = rng.choice(p.actions)
+                s = p.seat_index
+                command: Command
+                if action in ("bet", "raise_to"):
+                    assert p.min_raise_to is not None and p.max_raise_to is not None
+                    amount = rng.randint(p.min_raise_to, p.max_raise_to)
+                    command = (Bet(seat_index=s, amount=amount) if action == "bet"
+                               else RaiseTo(seat_index=s, amount=amount))
+                else:
+                    command = {"fold": Fold, "check": Check, "call": Call,
+                               "all_in": AllIn}[action](seat_index=s)
+                state, _ = apply(state, command)
+            assert state.hand is not None and state.hand.complete, table_number
+            assert state.total_chips() == total
