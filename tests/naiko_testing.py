@@ -10,9 +10,11 @@ from naiko.commands import (
     Check,
     Command,
     Fold,
+    PassWindow,
     RaiseTo,
     SitDown,
     StartHand,
+    UsePower,
 )
 from naiko.engine import Prompt, apply, legal_actions
 from naiko.events import Event
@@ -21,15 +23,25 @@ from naiko.state import AnteMode, TableConfig, TableState, Variant
 
 
 def table(stacks: list[int | None], *, sb: int = 1, bb: int = 2, variant: Variant = Variant.NLHE,
-          ante: int = 0, ante_mode: AnteMode = AnteMode.NONE) -> TableState:
-    """A table with one seat per entry of *stacks* (``None`` = empty seat)."""
+          ante: int = 0, ante_mode: AnteMode = AnteMode.NONE,
+          destellos: list[int] | None = None) -> TableState:
+    """A table with one seat per entry of *stacks* (``None`` = empty seat); *destellos* sets
+    the seats' destellos before the first hand credits one more (Naiko mode)."""
     config = TableConfig(variant=variant, seat_count=len(stacks), small_blind=sb, big_blind=bb,
                          ante=ante, ante_mode=ante_mode)
     state = TableState.new(config)
     for seat, stack in enumerate(stacks):
         if stack is not None:
             state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}", stack=stack))
+            if destellos is not None:
+                seat_state = state.seats[seat]
+                assert seat_state is not None
+                seat_state.destellos = destellos[seat]
     return state
+
+
+def destellos(state: TableState) -> list[int | None]:
+    return [s.destellos if s else None for s in state.seats]
 
 
 def fixed_deck(state: TableState, holes: dict[int, str], board: str = "",
@@ -71,16 +83,23 @@ def predicted_button(state: TableState) -> int:
 
 
 def start(state: TableState, holes: dict[int, str] | None = None, board: str = "",
-          button: int | None = None) -> tuple[TableState, list[Event]]:
-    """Start a hand with a fixed deck; *button* only for the table's first hand."""
+          button: int | None = None,
+          carousel: tuple[str, ...] | None = None) -> tuple[TableState, list[Event]]:
+    """Start a hand with a fixed deck; *button* only for the table's first hand. Naiko tables
+    get the Carousel peek / short_anchor / seal_shield unless *carousel* says otherwise."""
     first = state.last_big_blind_seat is None
     deck = fixed_deck(state, holes or {}, board, button if first else None)
-    return apply(state, StartHand(deck=deck, button=button if first else None))
+    if carousel is None:
+        carousel = ("peek", "short_anchor", "seal_shield") if state.config.rules.powers else ()
+    return apply(state, StartHand(deck=deck, button=button if first else None,
+                                  carousel=carousel))
 
 
 def play(state: TableState, *moves: str) -> tuple[TableState, list[Event]]:
     """Apply moves written as ``"2 f"``, ``"0 x"`` (check), ``"1 c"`` (call), ``"3 b 10"``,
-    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in); return the state and all events."""
+    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in), and the powers ``"1 peek"``, ``"1 swap 0"``,
+    ``"1 anchor 3"`` (at_ms 0; ``"1 anchor 3 500"``), ``"3 shield"``, ``"3 pass"``; return the
+    state and all events."""
     events: list[Event] = []
     for move in moves:
         parts = move.split()
@@ -98,6 +117,18 @@ def play(state: TableState, *moves: str) -> tuple[TableState, list[Event]]:
             command = RaiseTo(seat_index=seat, amount=int(parts[2]))
         elif verb == "a":
             command = AllIn(seat_index=seat)
+        elif verb == "peek":
+            command = UsePower(seat_index=seat, power="peek")
+        elif verb == "swap":
+            command = UsePower(seat_index=seat, power="sleeve_swap", card_index=int(parts[2]))
+        elif verb == "anchor":
+            at_ms = int(parts[3]) if len(parts) > 3 else 0
+            command = UsePower(seat_index=seat, power="short_anchor", target_seat=int(parts[2]),
+                               at_ms=at_ms)
+        elif verb == "shield":
+            command = UsePower(seat_index=seat, power="seal_shield")
+        elif verb == "pass":
+            command = PassWindow(seat_index=seat)
         else:
             raise ValueError(move)
         state, new_events = apply(state, command)

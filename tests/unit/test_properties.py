@@ -16,6 +16,7 @@ from naiko.cards import FULL_DECK, format_cards, seeded_random, shuffled_deck
 from naiko.commands import AllIn, Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
 from naiko.engine import Prompt, apply, legal_actions
 from naiko.errors import EngineError, NotYourTurn
+from naiko.events import Event
 from naiko.state import AnteMode, TableConfig, TableState, Variant
 from naiko.views import events_for, view_for
 
@@ -182,3 +183,106 @@ def test_many_seeded_hands_terminate_and_conserve_chips() -> None:
                 state, _ = apply(state, command)
             assert state.hand is not None and state.hand.complete, table_number
             assert state.total_chips() == total
+
+
+# -- Naiko mode ------------------------------------------------------------------------------
+
+def _power_attempts(state: TableState, rng: object) -> list[Command]:
+    from naiko.commands import PassWindow, UsePower, WindowTimeout
+
+    n = state.config.seat_count
+    hand = state.hand
+    assert hand is not None and hand.powers is not None
+    attempts: list[Command] = []
+    for seat in range(n):
+        attempts.append(UsePower(seat_index=seat, power="peek"))
+        attempts.append(UsePower(seat_index=seat, power="seal_shield"))
+        attempts.append(PassWindow(seat_index=seat))
+        for card_index in (0, 1, 2):
+            attempts.append(UsePower(seat_index=seat, power="sleeve_swap",
+                                     card_index=card_index))
+        for target in range(n):
+            attempts.append(UsePower(seat_index=seat, power="short_anchor", target_seat=target,
+                                     at_ms=1000))
+    for window in hand.powers.windows:
+        attempts.append(WindowTimeout(window_id=window.window_id))
+    attempts.append(WindowTimeout(window_id="h0-r0-s0"))
+    return attempts
+
+
+def check_private_information(state: TableState, events: list[Event]) -> None:
+    """R6.1/R6.2: nobody's view or events show another seat's hole cards or an undealt card,
+    except the viewer's own peek."""
+    hand = state.hand
+    assert hand is not None and hand.powers is not None
+    for viewer in [None, *range(state.config.seat_count)]:
+        own_peek = hand.powers.peeks[viewer] if viewer is not None else None
+        forbidden = {format_cards([c]) for c in hand.deck if c != own_peek}
+        for seat, cards in enumerate(hand.hole):
+            if seat != viewer and not hand.shown[seat]:
+                forbidden |= {format_cards([c]) for c in cards}
+        texts = [json.dumps(view_for(state, viewer))]
+        texts += [json.dumps(e) for e in events_for(events, viewer)]
+        for text in texts:
+            for card in forbidden:
+                assert card not in text, (viewer, card)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seat_count=st.integers(2, 8), data=st.data())
+def test_random_naiko_hands_keep_every_invariant(seat_count: int, data: st.DataObject) -> None:
+    from naiko.powers import ALLOWED_CAROUSELS, MAX_DESTELLOS, draw_carousel
+
+    rng = seeded_random(data.draw(st.integers(0, 2**32)))
+    config = TableConfig(variant=Variant.NAIKO, seat_count=seat_count, small_blind=1,
+                         big_blind=2)
+    state = TableState.new(config)
+    for seat in range(seat_count):
+        state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}",
+                                        stack=rng.choice([3, 40, 200])))
+    total = state.total_chips()
+    for _ in range(data.draw(st.integers(1, 5))):
+        active = [i for i, s in enumerate(state.seats) if s and s.stack > 0]
+        if len(active) < 2:
+            break
+        button = active[0] if state.last_big_blind_seat is None else None
+        state, events = apply(state, StartHand(deck=tuple(shuffled_deck(rng)), button=button,
+                                               carousel=draw_carousel(rng)))
+        hand = state.hand
+        assert hand is not None and hand.powers is not None
+        assert tuple(hand.powers.carousel) in ALLOWED_CAROUSELS
+        for _ in range(MAX_ACTIONS_PER_HAND):
+            hand = state.hand
+            assert hand is not None
+            assert all(s is None or 0 <= s.destellos <= MAX_DESTELLOS for s in state.seats)
+            assert state.total_chips() == total
+            dealt = [c for h in hand.hole for c in h] + hand.board + hand.deck
+            assert hand.powers is not None
+            assert sorted(dealt + hand.powers.discarded) == list(FULL_DECK)
+            check_private_information(state, events)
+            if hand.complete:
+                break
+            if data.draw(st.booleans()):
+                attempts = _power_attempts(state, rng)
+                command = data.draw(st.sampled_from(attempts))
+                before = state.to_dict()
+                try:
+                    state, events = apply(state, command)
+                    continue
+                except EngineError:
+                    assert state.to_dict() == before  # a rejected attempt costs nothing
+            p = legal_actions(state)
+            assert p is not None
+            action = data.draw(st.sampled_from(p.actions))
+            s = p.seat_index
+            if action in ("bet", "raise_to"):
+                assert p.min_raise_to is not None and p.max_raise_to is not None
+                amount = data.draw(st.integers(p.min_raise_to, p.max_raise_to))
+                command = (Bet(seat_index=s, amount=amount) if action == "bet"
+                           else RaiseTo(seat_index=s, amount=amount))
+            else:
+                command = {"fold": Fold, "check": Check, "call": Call,
+                           "all_in": AllIn}[action](seat_index=s)
+            state, events = apply(state, command)
+        else:
+            raise AssertionError("the hand did not terminate")

@@ -80,12 +80,15 @@ class StartHand(Command):
     R2.6); later hands move the blinds by the dead-button rule and must leave it ``None``.
     *mucked* is for replaying external logs only: seats whose hands are thrown away unseen at
     showdown. Live tables never set it (R4.4).
+    *carousel* is the hand's 3 powers in Naiko mode, drawn by the caller
+    (:func:`naiko.powers.draw_carousel`, R5.3, R5.4); empty for the other variants.
     """
 
     kind: ClassVar[str] = "start_hand"
     deck: tuple[int, ...]
     button: int | None = None
     mucked: frozenset[int] = field(default_factory=frozenset)
+    carousel: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +146,46 @@ class AllIn(Command):
     seat_index: int
 
 
+# -- Naiko powers ----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class UsePower(Command):
+    """Use a Naiko power (R5.5–R6.7).
+
+    *power* is ``peek``, ``sleeve_swap``, ``short_anchor`` or ``seal_shield``;
+    *target_seat* names the Short Anchor's target; *card_index* (0 or 1) the hole card a Sleeve
+    Swap throws away; *at_ms* is the caller's clock when the command was accepted (a Short
+    Anchor's response window closes ``shield_window_ms`` later).
+    """
+
+    kind: ClassVar[str] = "use_power"
+    seat_index: int
+    power: str
+    target_seat: int | None = None
+    card_index: int | None = None
+    at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PassWindow(Command):
+    """The Anchor's target declines to shield: the window closes and the Anchor applies."""
+
+    kind: ClassVar[str] = "pass_window"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class WindowTimeout(Command):
+    """The timer of response window *window_id* fired: it closes and the Anchor applies."""
+
+    kind: ClassVar[str] = "window_timeout"
+    window_id: str
+
+
 COMMAND_TYPES: dict[str, type[Command]] = {
     c.kind: c for c in (SitDown, StandUp, SitOut, SitIn, AddChips, StartHand, CancelHand,
-                        Fold, Check, Call, Bet, RaiseTo, AllIn)
+                        Fold, Check, Call, Bet, RaiseTo, AllIn, UsePower, PassWindow,
+                        WindowTimeout)
 }
 
 BETTING_COMMANDS = (Fold, Check, Call, Bet, RaiseTo, AllIn)
@@ -168,7 +208,7 @@ def command_from_dict(data: dict[str, Any]) -> Command:
         if f.name not in data:
             continue
         value = data[f.name]
-        if f.name == "deck":
+        if f.name in ("deck", "carousel") and isinstance(value, list):
             value = tuple(value)
         elif f.name == "mucked":
             value = frozenset(value)
@@ -181,7 +221,9 @@ def command_from_dict(data: dict[str, Any]) -> Command:
     return command
 
 
-_INT_FIELDS = {"seat_index", "stack", "amount"}
+_INT_FIELDS = {"seat_index", "stack", "amount", "at_ms"}
+_OPTIONAL_INT_FIELDS = {"button", "target_seat", "card_index"}
+_STR_FIELDS = {"player_id", "power", "window_id"}
 
 
 def _check_types(command: Command) -> None:
@@ -189,11 +231,14 @@ def _check_types(command: Command) -> None:
         value = getattr(command, f.name)
         if f.name in _INT_FIELDS and (not isinstance(value, int) or isinstance(value, bool)):
             raise MalformedCommand(f"{command.kind}.{f.name} must be an integer, not {value!r}")
-        if f.name == "button" and value is not None and (
+        if f.name in _OPTIONAL_INT_FIELDS and value is not None and (
                 not isinstance(value, int) or isinstance(value, bool)):
-            raise MalformedCommand(f"{command.kind}.button must be an integer or null")
-        if f.name == "player_id" and (not isinstance(value, str) or not value):
-            raise MalformedCommand(f"{command.kind}.player_id must be a non-empty string")
-        if f.name == "deck" and not all(isinstance(c, int) and not isinstance(c, bool)
-                                        for c in value):
+            raise MalformedCommand(f"{command.kind}.{f.name} must be an integer or null")
+        if f.name in _STR_FIELDS and (not isinstance(value, str) or not value):
+            raise MalformedCommand(f"{command.kind}.{f.name} must be a non-empty string")
+        if f.name == "deck" and not (isinstance(value, tuple) and all(
+                isinstance(c, int) and not isinstance(c, bool) for c in value)):
             raise MalformedCommand(f"{command.kind}.deck must be a list of card numbers")
+        if f.name == "carousel" and not (isinstance(value, tuple) and all(
+                isinstance(p, str) for p in value)):
+            raise MalformedCommand(f"{command.kind}.carousel must be a list of power names")

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import powers
 from .cards import DECK_SIZE, format_cards
 from .commands import (
     AddChips,
@@ -37,12 +38,15 @@ from .commands import (
     Check,
     Command,
     Fold,
+    PassWindow,
     RaiseTo,
     SitDown,
     SitIn,
     SitOut,
     StandUp,
     StartHand,
+    UsePower,
+    WindowTimeout,
 )
 from .errors import (
     EngineError,
@@ -85,11 +89,18 @@ class Prompt:
     """Smallest legal ``bet``/``raise_to`` total, or ``None`` when raising is not allowed."""
     max_raise_to: int | None
     """Largest legal ``bet``/``raise_to`` total, or ``None`` when raising is not allowed."""
+    powers: tuple[str, ...] = ()
+    """Naiko mode: powers the seat can activate now, before its action (R5.5)."""
+    anchor_targets: tuple[int, ...] = ()
+    """Naiko mode: seats a Short Anchor may aim at now (R6.3)."""
+    anchored: bool = False
+    """Naiko mode: a Short Anchor limits this seat's raises this round (R6.3)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat_index": self.seat_index, "actions": list(self.actions),
                 "to_call": self.to_call, "min_raise_to": self.min_raise_to,
-                "max_raise_to": self.max_raise_to}
+                "max_raise_to": self.max_raise_to, "powers": list(self.powers),
+                "anchor_targets": list(self.anchor_targets), "anchored": self.anchored}
 
 
 # -- entry points ----------------------------------------------------------------------------
@@ -281,6 +292,7 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
                          code="not_enough_players")
     if c.button is not None:
         _seat_index(state, c.button)
+    powers.check_carousel(state, c.carousel)
     button, small_blind, small_blind_position, big_blind = _positions(state, active, c.button)
     seats = state.seats
     number = state.hand_count + 1
@@ -323,6 +335,8 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
         hand.log.append(f"d dh s{seat} {format_cards(cards)}")
         events.append(Event("hole_cards", {"seat_index": seat, "cards": format_cards(cards)},
                             private_to=seat))
+    if config.rules.powers:
+        powers.on_hand_start(state, hand, c.carousel, events)
     # R2.3 decision: a short big blind does not lower the price: the preflop bet to call is
     # at least the nominal big blind and a raise goes at least one big blind above it.
     hand.current_bet = max(config.big_blind, max(hand.bets))
@@ -385,6 +399,7 @@ def _advance(state: TableState, hand: HandState, after: int, events: list[Event]
     if actor is None:
         _end_round(state, hand, events)
     else:
+        powers.on_new_turn(hand)
         events.append(Event("turn", {"seat_index": actor}))
 
 
@@ -399,7 +414,12 @@ def _prompt(state: TableState, hand: HandState, seat: int) -> Prompt:
     all_in_to = stack + hand.bets[seat]
     if (max_to == all_in_to) or owed >= stack:
         actions.append("all_in")
-    return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to)
+    if hand.powers is None:
+        return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to)
+    return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to,
+                  powers=tuple(powers.usable_powers(state, hand, seat)),
+                  anchor_targets=tuple(powers.anchor_targets(state, hand, seat)),
+                  anchored=powers.is_anchored(hand, seat))
 
 
 def _raise_range(state: TableState, hand: HandState, seat: int) -> tuple[int | None, int | None]:
@@ -419,7 +439,10 @@ def _raise_range(state: TableState, hand: HandState, seat: int) -> tuple[int | N
         return None, None
     all_in_to = stack + bet
     min_to = current + hand.min_raise  # R3.1: at least the last full bet or raise
-    if state.config.rules.betting is BettingStructure.POT_LIMIT:
+    if (state.config.rules.betting is BettingStructure.POT_LIMIT
+            or powers.is_anchored(hand, seat)):
+        # R3.3, and R6.3: a Short Anchor caps at the pot-size raise computed now, never above
+        # the stack and never below a minimum raise that is otherwise legal.
         max_to = min(all_in_to, max(min_to, pot_raise_to(hand, seat)))
     else:
         max_to = all_in_to
@@ -446,6 +469,7 @@ def _require_turn(state: TableState, seat_index: int) -> HandState:
 def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
     hand = _require_turn(state, c.seat_index)
     seat = c.seat_index
+    powers.on_poker_action(hand, seat, events)
     hand.folded[seat] = True
     hand.acted[seat] = True
     hand.log.append(f"s{seat} f")
@@ -464,6 +488,7 @@ def _check(state: TableState, c: Check, events: list[Event]) -> None:
     if hand.bets[seat] < hand.current_bet:
         raise IllegalAction(f"cannot check facing a bet of {hand.current_bet}: call, raise or "
                             "fold", code="cannot_check", rule_id="R2.7")
+    powers.on_poker_action(hand, seat, events)
     hand.acted[seat] = True
     hand.faced[seat] = hand.current_bet
     hand.log.append(f"s{seat} cc")
@@ -479,6 +504,7 @@ def _call(state: TableState, c: Call, events: list[Event]) -> None:
         raise IllegalAction("there is nothing to call: check instead", code="nothing_to_call",
                             rule_id="R2.7")
     amount = min(owed, state.stack(seat))
+    powers.on_poker_action(hand, seat, events)
     _put_in(state, hand, seat, amount)
     hand.acted[seat] = True
     hand.faced[seat] = hand.current_bet
@@ -533,9 +559,11 @@ def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action
                             f"only an all-in may be smaller", code="amount_below_minimum",
                             rule_id="R3.1")
     if amount > max_to:
-        rule = "R3.3" if state.config.rules.betting is BettingStructure.POT_LIMIT else "R3.1"
+        rule = ("R6.3" if powers.is_anchored(hand, seat) else "R3.3"
+                if state.config.rules.betting is BettingStructure.POT_LIMIT else "R3.1")
         raise IllegalAction(f"{action} to {amount} is above the maximum of {max_to} ({rule})",
                             code="amount_above_maximum", rule_id=rule)
+    powers.on_poker_action(hand, seat, events)
     increment = amount - hand.current_bet
     if increment >= hand.min_raise:
         hand.min_raise = increment  # a full bet or raise sets the next minimum (R3.1)
@@ -569,6 +597,7 @@ def _put_in(state: TableState, hand: HandState, seat: int, amount: int) -> None:
 # -- end of a round, of the hand -------------------------------------------------------------
 
 def _end_round(state: TableState, hand: HandState, events: list[Event]) -> None:
+    powers.on_round_end(hand, events)
     _return_uncalled(state, hand, events)
     hand.pot += sum(hand.bets)
     hand.bets = [0] * state.config.seat_count
@@ -711,4 +740,7 @@ _HANDLERS: dict[type[Command], Callable[[TableState, Any, list[Event]], None]] =
     Bet: _bet,
     RaiseTo: _raise,
     AllIn: _all_in,
+    UsePower: powers.use_power,
+    PassWindow: powers.pass_window,
+    WindowTimeout: powers.window_timeout,
 }

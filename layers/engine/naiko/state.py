@@ -92,6 +92,8 @@ class TableConfig:
     big_blind: int = 2
     ante: int = 0
     ante_mode: AnteMode = AnteMode.NONE
+    shield_window_ms: int = 8000
+    """Length of the Seal Shield response window in Naiko mode (R6.5)."""
 
     @property
     def rules(self) -> VariantRules:
@@ -112,11 +114,14 @@ class TableConfig:
         if self.ante < 0 or (self.ante > 0) != (self.ante_mode is not AnteMode.NONE):
             raise MalformedCommand("an ante needs an ante_mode and an ante_mode needs an ante",
                                    rule_id="R2.8")
+        if self.shield_window_ms <= 0:
+            raise MalformedCommand("shield_window_ms must be positive", rule_id="R6.5")
 
     def to_dict(self) -> dict[str, Any]:
         return {"variant": self.variant.value, "seat_count": self.seat_count,
                 "small_blind": self.small_blind, "big_blind": self.big_blind,
-                "ante": self.ante, "ante_mode": self.ante_mode.value}
+                "ante": self.ante, "ante_mode": self.ante_mode.value,
+                "shield_window_ms": self.shield_window_ms}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableConfig:
@@ -126,7 +131,8 @@ class TableConfig:
                          small_blind=int(data["small_blind"]),
                          big_blind=int(data["big_blind"]),
                          ante=int(data.get("ante", 0)),
-                         ante_mode=AnteMode(data.get("ante_mode", "none")))
+                         ante_mode=AnteMode(data.get("ante_mode", "none")),
+                         shield_window_ms=int(data.get("shield_window_ms", 8000)))
         except (KeyError, ValueError, TypeError) as exc:
             raise MalformedCommand(f"bad table config: {exc}") from exc
         config.validate()
@@ -142,18 +148,93 @@ class Seat:
     stack: int
     sitting_out: bool = False
     is_bot: bool = False
+    destellos: int = 0
+    """Naiko mode's power currency, 0..3, public like the stack; kept while seated (R5.1,
+    R5.2)."""
 
     def copy(self) -> Seat:
-        return Seat(self.player_id, self.stack, self.sitting_out, self.is_bot)
+        return Seat(self.player_id, self.stack, self.sitting_out, self.is_bot, self.destellos)
 
     def to_dict(self) -> dict[str, Any]:
         return {"player_id": self.player_id, "stack": self.stack,
-                "sitting_out": self.sitting_out, "is_bot": self.is_bot}
+                "sitting_out": self.sitting_out, "is_bot": self.is_bot,
+                "destellos": self.destellos}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Seat:
         return cls(str(data["player_id"]), int(data["stack"]), bool(data["sitting_out"]),
-                   bool(data["is_bot"]))
+                   bool(data["is_bot"]), int(data.get("destellos", 0)))
+
+
+@dataclass(slots=True)
+class ResponseWindow:
+    """An open Seal Shield response window (R6.5): engine state; the clock lives outside."""
+
+    window_id: str
+    target: int
+    attacker: int
+    deadline_ms: int
+    """When the window times out, in the caller's clock (milliseconds)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"window_id": self.window_id, "target": self.target, "attacker": self.attacker,
+                "deadline_ms": self.deadline_ms}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ResponseWindow:
+        return cls(str(d["window_id"]), int(d["target"]), int(d["attacker"]),
+                   int(d["deadline_ms"]))
+
+
+@dataclass(slots=True)
+class PowersState:
+    """Naiko mode's per-hand power bookkeeping (R5.3–R6.7)."""
+
+    carousel: list[str]
+    """The 3 powers offered this hand, public and fixed (R5.3, R5.4)."""
+    used: list[list[str]]
+    """Powers each seat has used this hand (each once per hand, R5.5)."""
+    turn_power_used: bool = False
+    """Whether the seat to act has used its one power of this turn (R5.5)."""
+    round_activations: int = 0
+    """Normal activations this betting round, at most 3 (R5.6); Seal Shield not counted."""
+    anchors: list[str | None] = field(default_factory=list)
+    """Per seat this round: ``None``, ``"pending"`` (window open), ``"applied"``, ``"shielded"``."""
+    anchored_by: list[int | None] = field(default_factory=list)
+    windows: list[ResponseWindow] = field(default_factory=list)
+    peeks: list[int | None] = field(default_factory=list)
+    """The card each seat peeked at (private to that seat)."""
+    discarded: list[int] = field(default_factory=list)
+    """Cards thrown away by Sleeve Swap: dead for the hand (R1.1, R6.2)."""
+
+    def copy(self) -> PowersState:
+        return PowersState(self.carousel[:], [u[:] for u in self.used], self.turn_power_used,
+                           self.round_activations, self.anchors[:], self.anchored_by[:],
+                           [ResponseWindow(w.window_id, w.target, w.attacker, w.deadline_ms)
+                            for w in self.windows], self.peeks[:], self.discarded[:])
+
+    def window_for(self, target: int) -> ResponseWindow | None:
+        return next((w for w in self.windows if w.target == target), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"carousel": self.carousel[:], "used": [u[:] for u in self.used],
+                "turn_power_used": self.turn_power_used,
+                "round_activations": self.round_activations, "anchors": self.anchors[:],
+                "anchored_by": self.anchored_by[:],
+                "windows": [w.to_dict() for w in self.windows], "peeks": self.peeks[:],
+                "discarded": self.discarded[:]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PowersState:
+        return cls(carousel=[str(p) for p in d["carousel"]],
+                   used=[[str(p) for p in u] for u in d["used"]],
+                   turn_power_used=bool(d["turn_power_used"]),
+                   round_activations=int(d["round_activations"]),
+                   anchors=[None if a is None else str(a) for a in d["anchors"]],
+                   anchored_by=[None if a is None else int(a) for a in d["anchored_by"]],
+                   windows=[ResponseWindow.from_dict(w) for w in d["windows"]],
+                   peeks=[None if c is None else int(c) for c in d["peeks"]],
+                   discarded=[int(c) for c in d["discarded"]])
 
 
 @dataclass(slots=True)
@@ -205,6 +286,8 @@ class HandState:
     """Every dealing and action, in the engine's compact notation (``s3 cbr 40``, ``d db Ah``)."""
     awards: list[dict[str, Any]] = field(default_factory=list)
     """Once complete: the pots and who won what."""
+    powers: PowersState | None = None
+    """Naiko mode only."""
 
     def copy(self) -> HandState:
         return HandState(
@@ -214,7 +297,8 @@ class HandState:
             self.board[:], self.street, self.complete, self.folded[:], self.bets[:],
             self.committed[:], self.antes[:], self.acted[:], self.faced[:], self.pot,
             self.current_bet, self.min_raise, self.actor, self.starting_stacks[:],
-            self.shown[:], self.mucked[:], self.log[:], [dict(a) for a in self.awards])
+            self.shown[:], self.mucked[:], self.log[:], [dict(a) for a in self.awards],
+            self.powers.copy() if self.powers else None)
 
     def is_live(self, seat: int) -> bool:
         """Dealt in and not folded."""
@@ -235,6 +319,7 @@ class HandState:
             "starting_stacks": self.starting_stacks[:], "shown": self.shown[:],
             "mucked": self.mucked[:], "log": self.log[:],
             "awards": [dict(a) for a in self.awards],
+            "powers": self.powers.to_dict() if self.powers else None,
         }
 
     @classmethod
@@ -261,7 +346,8 @@ class HandState:
             current_bet=int(d["current_bet"]), min_raise=int(d["min_raise"]),
             actor=None if actor is None else int(actor), starting_stacks=ints("starting_stacks"),
             shown=bools("shown"), mucked=bools("mucked"), log=[str(x) for x in d["log"]],
-            awards=[dict(a) for a in d["awards"]])
+            awards=[dict(a) for a in d["awards"]],
+            powers=PowersState.from_dict(d["powers"]) if d.get("powers") else None)
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import powers
 from .cards import format_cards
 from .engine import legal_actions
 from .events import Event
@@ -37,6 +38,8 @@ def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
             "seat_index": index, "player_id": seat.player_id, "stack": seat.stack,
             "is_bot": seat.is_bot, "sitting_out": seat.sitting_out,
         }
+        if config.rules.powers:
+            entry["destellos"] = seat.destellos  # public, like a stack (R5.1)
         if hand is not None and hand.dealt[index] and hand.player_ids[index] == seat.player_id:
             entry["in_hand"] = True
             entry["folded"] = hand.folded[index]
@@ -73,10 +76,36 @@ def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
             "complete": hand.complete,
             "awards": [dict(a) for a in hand.awards] if hand.complete else [],
         }
+        if hand.powers is not None:
+            view["hand"]["powers"] = _powers_view(state, seat_index)
         prompt = legal_actions(state)
         if prompt is not None and prompt.seat_index == seat_index:
             view["prompt"] = prompt.to_dict()
     return view
+
+
+def _powers_view(state: TableState, seat_index: int | None) -> dict[str, Any]:
+    """Naiko mode: the public Carousel, uses, anchors and windows; the viewer's own peek."""
+    hand = state.hand
+    assert hand is not None and hand.powers is not None
+    p = hand.powers
+    out: dict[str, Any] = {
+        "carousel": p.carousel[:],
+        "used": {str(s): u[:] for s, u in enumerate(p.used) if u},
+        "round_activations": p.round_activations,
+        "anchors": {str(s): {"state": a, "by": p.anchored_by[s]}
+                    for s, a in enumerate(p.anchors) if a is not None},
+        "windows": [w.to_dict() for w in p.windows],
+        "peek": None,
+        "can_shield": False,
+    }
+    if seat_index is not None:
+        peeked = p.peeks[seat_index]
+        # Shown while still undealt: once a Sleeve Swap takes it, it is someone's hole card.
+        if peeked is not None and peeked in hand.deck:
+            out["peek"] = format_cards([peeked])
+        out["can_shield"] = not hand.complete and powers.can_shield_now(state, hand, seat_index)
+    return out
 
 
 def events_for(events: list[Event], seat_index: int | None) -> list[dict[str, Any]]:

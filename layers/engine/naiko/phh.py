@@ -1,0 +1,1175 @@
+""":mod:`naiko.phh` reads, replays and writes PHH hand histories (Poker Hand History, the TOML
+format of ``uoftcprg/phh-std``) for No-Limit Hold'em (``NT``) and Pot-Limit Omaha (``PO``).
+
+* :func:`loads` / :func:`loads_all` / :func:`load` parse a ``.phh`` file (one hand) or a
+  ``.phhs`` file (tables ``[1]``, ``[2]``, ...) into :class:`HandHistory` values, with exact
+  :class:`~decimal.Decimal` amounts.
+* :func:`replay` plays a hand on the engine, strictly: every action must be legal under our
+  rules (RULES.md), nothing is repaired. Decimal amounts (online cash games in cents) are scaled
+  to integer chips by the smallest power of ten that makes them all whole (:attr:`Replay.scale`).
+* :func:`from_state` / :func:`to_phh` / :func:`dumps` write a finished engine hand as PHH.
+* :func:`main` is the ``naiko-phh`` command.
+
+Anything the engine cannot play is refused with :class:`UnsupportedHand`; anything wrong in the
+file (bad syntax, an illegal or missing action) raises :class:`PHHError`.
+
+>>> hand = loads('''
+... variant = "NT"
+... antes = [0, 0, 0]
+... blinds_or_straddles = [1, 2, 0]
+... min_bet = 2
+... starting_stacks = [100, 100, 100]
+... actions = ["d dh p1 AhKh", "d dh p2 7c2d", "d dh p3 QsQd", "p3 cbr 6", "p1 f", "p2 f"]
+... finishing_stacks = [99, 98, 103]
+... ''')
+>>> result = replay(hand)
+>>> [str(s) for s in result.finishing_stacks], result.matches
+(['99', '98', '103'], True)
+>>> print(to_phh(result.state).splitlines()[6])
+actions = ["d dh p1 AhKh", "d dh p2 7c2d", "d dh p3 QsQd", "p3 cbr 6", "p1 f", "p2 f"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import re
+import sys
+import tomllib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from .cards import DECK_SIZE, Card, InvalidCard, format_cards, parse_card
+from .commands import Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
+from .engine import apply_in_place
+from .errors import EngineError
+from .pots import clockwise_from_button
+from .state import VARIANT_RULES, AnteMode, HandState, TableConfig, TableState, Variant
+
+__all__ = [
+    "PHHError", "UnsupportedHand", "HandHistory", "Action", "Replay", "Verdict",
+    "loads", "loads_all", "load", "parse_action", "replay", "check", "from_state", "dumps",
+    "dumps_all", "to_phh", "format_amount", "divergence_hints", "main",
+]
+
+VARIANTS: dict[str, Variant] = {"NT": Variant.NLHE, "PO": Variant.PLO}
+"""PHH variant codes the engine plays, and the engine variant each maps to."""
+
+CODES: dict[Variant, str] = {v: k for k, v in VARIANTS.items()}
+
+_REQUIRED = ("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions")
+_KNOWN = frozenset(_REQUIRED) | {"players", "finishing_stacks", "winnings",
+                                 "ante_trimming_status"}
+_PLAYER = re.compile(r"p([1-9][0-9]*)\Z")
+_STREETS = {0: "flop", 3: "turn", 4: "river"}
+_STREET_SIZES = {0: 3, 3: 1, 4: 1}
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+class PHHError(ValueError):
+    """A hand history that cannot be read or replayed: bad syntax, a wrong field, an illegal,
+    misplaced or missing action. ``code`` is a stable ``snake_case`` reason; ``action_index``
+    (0-based index into ``actions``) and ``action`` name the offending action, if any.
+
+    >>> error = PHHError("p2 is to act, not p3", code="wrong_player", action_index=4,
+    ...                  action="p3 f")
+    >>> str(error), error.code
+    ("action 4 'p3 f': p2 is to act, not p3", 'wrong_player')
+    """
+
+    code = "phh_error"
+
+    def __init__(self, message: str, *, code: str | None = None,
+                 action_index: int | None = None, action: str | None = None) -> None:
+        if action_index is not None:
+            message = f"action {action_index} {action!r}: {message}"
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.action_index = action_index
+        self.action = action
+
+
+class UnsupportedHand(PHHError):
+    """A well-formed hand history that the engine refuses to play: another variant, straddles,
+    antes other than uniform or big-blind-only, ``inf`` stacks, a showdown that needs cards the
+    file does not know (``????``) and the like."""
+
+    code = "unsupported"
+
+
+# -- the hand history ------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class HandHistory:
+    """One hand of a PHH file, amounts exactly as written (``Decimal``; TOML ints become
+    integral ``Decimal`` values). Per-player lists run p1 (small blind) ... pN (button).
+
+    ``extra`` keeps every other non-``_`` field (``event``, ``hand``, ``seats``, ...);
+    ``source`` says where the hand came from (``"file.phhs [3]"``), if known.
+    """
+
+    variant: str
+    antes: list[Decimal]
+    blinds_or_straddles: list[Decimal]
+    min_bet: Decimal
+    starting_stacks: list[Decimal]
+    actions: list[str]
+    players: list[str] | None = None
+    finishing_stacks: list[Decimal] | None = None
+    winnings: list[Decimal] | None = None
+    ante_trimming_status: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+
+    @property
+    def player_count(self) -> int:
+        return len(self.starting_stacks)
+
+    @property
+    def hole_card_count(self) -> int:
+        """2 for ``NT``, 4 for ``PO``.
+
+        :raises UnsupportedHand: For another variant.
+        """
+        return VARIANT_RULES[_engine_variant(self.variant)].hole_card_count
+
+    def parsed_actions(self) -> list[Action]:
+        """:attr:`actions` parsed (no-ops included, so indexes match).
+
+        :raises PHHError: If an action is malformed.
+        """
+        return [parse_action(text, i, self.player_count) for i, text in enumerate(self.actions)]
+
+    def amounts(self) -> Iterator[Decimal]:
+        """Every amount of the file: antes, blinds, min_bet, stacks, bet sizes, finishing
+        stacks and winnings."""
+        yield from self.antes
+        yield from self.blinds_or_straddles
+        yield self.min_bet
+        yield from self.starting_stacks
+        for action in self.parsed_actions():
+            if action.amount is not None:
+                yield action.amount
+        yield from self.finishing_stacks or ()
+        yield from self.winnings or ()
+
+    @property
+    def scale(self) -> int:
+        """The smallest ``k`` such that every amount times ``10**k`` is an integer: one chip is
+        ``10**-k`` of the file's unit.
+
+        >>> loads('variant = "NT"\\nantes = [0, 0]\\nblinds_or_straddles = [0.50, 1]\\n'
+        ...       'min_bet = 1\\nstarting_stacks = [200.30, 81.25]\\nactions = []').scale
+        2
+
+        :raises UnsupportedHand: If an amount is ``inf`` or ``nan``.
+        """
+        return max((_decimal_places(a) for a in self.amounts()), default=0)
+
+    def chips(self, amount: Decimal, scale: int | None = None) -> int:
+        """*amount* in integer chips at *scale* (default :attr:`scale`).
+
+        :raises PHHError: If *amount* is not a whole number of chips at that scale.
+        """
+        k = self.scale if scale is None else scale
+        return _to_chips(amount, k)
+
+
+def _engine_variant(code: str) -> Variant:
+    variant = VARIANTS.get(code)
+    if variant is None:
+        raise UnsupportedHand(f"variant {code!r} is not played by the engine (only "
+                              f"{' and '.join(VARIANTS)})", code="unsupported_variant")
+    return variant
+
+
+def _decimal_places(amount: Decimal) -> int:
+    if not amount.is_finite():
+        raise UnsupportedHand(f"amount {amount} is not a finite number of chips (an unknown "
+                              "'inf' stack cannot be replayed)", code="infinite_amount")
+    exponent = amount.normalize().as_tuple().exponent
+    assert isinstance(exponent, int)
+    return max(0, -exponent)
+
+
+def _to_chips(amount: Decimal, scale: int) -> int:
+    scaled = amount.scaleb(scale)
+    if scaled != scaled.to_integral_value():
+        raise PHHError(f"{amount} is not a whole number of chips at scale 10^-{scale}",
+                       code="bad_amount")
+    return int(scaled)
+
+
+def _from_chips(chips: int, scale: int) -> Decimal:
+    return Decimal(chips).scaleb(-scale) if scale else Decimal(chips)
+
+
+def format_amount(amount: Decimal) -> str:
+    """An amount as PHH writes it: integers without a point, decimals as written.
+
+    >>> format_amount(Decimal("200.30")), format_amount(Decimal("1E+2")), format_amount(Decimal(5))
+    ('200.30', '100', '5')
+    """
+    if amount == amount.to_integral_value() and amount.as_tuple().exponent >= 0:  # type: ignore[operator]
+        return str(int(amount))
+    return format(amount, "f")
+
+
+# -- actions ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One parsed entry of ``actions``.
+
+    ``actor`` is the 0-based player index (``None`` for the dealer ``d`` and for no-ops);
+    ``verb`` is ``dh db f cc cbr sm`` or ``""`` for a no-op (empty or commentary only);
+    ``cards`` holds the cards of ``dh``/``db``/``sm`` with ``None`` for an unknown ``??``;
+    ``amount`` is the ``cbr`` total; ``show_known`` marks ``sm -``.
+    """
+
+    index: int
+    text: str
+    verb: str
+    actor: int | None = None
+    cards: tuple[Card | None, ...] = ()
+    amount: Decimal | None = None
+    show_known: bool = False
+
+    @property
+    def player(self) -> str:
+        """``pN`` of the actor (``d`` for the dealer)."""
+        return "d" if self.actor is None else f"p{self.actor + 1}"
+
+
+def parse_action(text: str, index: int, player_count: int) -> Action:
+    """Parse one action string; ``# commentary`` is dropped.
+
+    >>> parse_action("p3 cbr 7000  # Dwan", 5, 3)
+    Action(index=5, text='p3 cbr 7000  # Dwan', verb='cbr', actor=2, cards=(), amount=Decimal('7000'), show_known=False)
+    >>> parse_action("d dh p2 ????", 1, 3).cards
+    (None, None)
+
+    :raises PHHError: If the action is not NT/PO PHH grammar.
+    """
+    if not isinstance(text, str):
+        raise PHHError(f"an action is a string, not {text!r}", code="bad_action",
+                       action_index=index, action=str(text))
+    words = text.split("#", 1)[0].split()
+
+    def fail(why: str, code: str = "bad_action") -> PHHError:
+        return PHHError(why, code=code, action_index=index, action=text)
+
+    if not words:
+        return Action(index, text, "")
+    if words[0] == "d":
+        if len(words) == 4 and words[1] == "dh":
+            return Action(index, text, "dh", _player(words[2], player_count, fail),
+                          _cards(words[3], fail))
+        if len(words) == 3 and words[1] == "db":
+            return Action(index, text, "db", None, _cards(words[2], fail))
+        raise fail("expected 'd dh pN CARDS' or 'd db CARDS'")
+    actor = _player(words[0], player_count, fail)
+    verb, args = (words[1] if len(words) > 1 else ""), words[2:]
+    if verb in ("f", "cc") and not args:
+        return Action(index, text, verb, actor)
+    if verb == "cbr" and len(args) == 1:
+        try:
+            amount = Decimal(args[0])
+        except ArithmeticError:
+            raise fail(f"not an amount: {args[0]!r}") from None
+        if not amount.is_finite() or amount <= 0:
+            raise fail(f"not a positive amount: {args[0]!r}")
+        return Action(index, text, verb, actor, amount=amount)
+    if verb == "sm" and len(args) <= 1:
+        if args and args[0] == "-":
+            return Action(index, text, verb, actor, show_known=True)
+        return Action(index, text, verb, actor, _cards(args[0], fail) if args else ())
+    if verb in ("sd", "pb"):
+        raise fail(f"'{verb}' belongs to draw and stud games, not to NT/PO")
+    raise fail("expected 'pN f', 'pN cc', 'pN cbr AMOUNT' or 'pN sm [CARDS]'")
+
+
+def _player(word: str, player_count: int, fail: Any) -> int:
+    match = _PLAYER.match(word)
+    if match is None:
+        raise fail(f"{word!r} is not an actor (d or p1..p{player_count})")
+    number = int(match.group(1))
+    if number > player_count:
+        raise fail(f"there is no {word} in a {player_count}-player hand")
+    return number - 1
+
+
+def _cards(word: str, fail: Any) -> tuple[Card | None, ...]:
+    if len(word) % 2:
+        raise fail(f"not a list of cards: {word!r}")
+    cards: list[Card | None] = []
+    for i in range(0, len(word), 2):
+        chunk = word[i:i + 2]
+        if chunk == "??":
+            cards.append(None)
+            continue
+        try:
+            cards.append(parse_card(chunk))
+        except InvalidCard as exc:
+            raise fail(str(exc), "bad_card") from None
+    return tuple(cards)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+def loads(text: str, *, source: str | None = None) -> HandHistory:
+    """Parse a ``.phh`` document (one hand).
+
+    :raises PHHError: If the TOML is invalid or a required field is missing or mistyped.
+    """
+    return _hand_from_table(_toml(text, source), source)
+
+
+def loads_all(text: str, *, source: str | None = None) -> list[HandHistory]:
+    """Parse a ``.phhs`` document: hands in TOML tables ``[1]``, ``[2]``, ... (file order).
+
+    >>> hands = loads_all('[1]\\nvariant = "NT"\\nantes = [0, 0]\\nblinds_or_straddles = [1, 2]\\n'
+    ...                   'min_bet = 2\\nstarting_stacks = [50, 50]\\nactions = ["p2 f"]\\n'
+    ...                   '[2]\\nvariant = "PO"\\nantes = [0, 0]\\nblinds_or_straddles = [1, 2]\\n'
+    ...                   'min_bet = 2\\nstarting_stacks = [49, 51]\\nactions = ["p2 f"]\\n',
+    ...                   source="x.phhs")
+    >>> [(h.variant, h.source) for h in hands]
+    [('NT', 'x.phhs [1]'), ('PO', 'x.phhs [2]')]
+
+    :raises PHHError: If the document is not a table of hand tables.
+    """
+    hands = []
+    for label, hand in _entries(text, source):
+        if isinstance(hand, PHHError):
+            raise PHHError(f"{label}: {hand.message}", code=hand.code)
+        hands.append(hand)
+    return hands
+
+
+def _entries(text: str, source: str | None) -> Iterator[tuple[str, HandHistory | PHHError]]:
+    """The hands of a ``.phhs`` document, each parsed or with the error that stopped it."""
+    for key, value in _toml(text, source).items():
+        if key.startswith("_"):
+            continue
+        label = f"{source} [{key}]" if source else f"[{key}]"
+        if not isinstance(value, dict):
+            yield label, PHHError(f"a .phhs file holds hand tables ([1], [2], ...), not "
+                                  f"{key} = {value!r}", code="bad_file")
+            continue
+        try:
+            yield label, _hand_from_table(value, label)
+        except PHHError as exc:
+            yield label, exc
+
+
+def load(path: str | Path) -> list[HandHistory]:
+    """Read a ``.phh`` (one hand) or ``.phhs`` (many) file; other suffixes are read as ``.phh``.
+
+    :raises PHHError: If the file cannot be parsed. :raises OSError: If it cannot be read.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".phhs":
+        return loads_all(text, source=str(path))
+    return [loads(text, source=str(path))]
+
+
+def _load_entries(path: Path) -> list[tuple[str, HandHistory | PHHError]]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".phhs":
+        return list(_entries(text, str(path)))
+    try:
+        return [(str(path), loads(text, source=str(path)))]
+    except PHHError as exc:
+        return [(str(path), exc)]
+
+
+def _toml(text: str, source: str | None) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as exc:
+        raise PHHError(f"not valid TOML: {exc}", code="bad_toml") from None
+
+
+def _hand_from_table(table: dict[str, Any], source: str | None) -> HandHistory:
+    variant = table.get("variant")
+    if not isinstance(variant, str):
+        raise PHHError(f"field variant: {variant!r} is not a variant code", code="bad_field")
+    if variant in VARIANTS:
+        missing = [name for name in _REQUIRED if name not in table]
+        if missing:
+            raise PHHError(f"missing required field(s) {', '.join(missing)}",
+                           code="missing_field")
+    else:
+        # Another game (fixed-limit, stud, draw...): keep what is there so that the hand can
+        # be listed and refused by replay() rather than failing the whole file here.
+        table = {"antes": [], "blinds_or_straddles": [], "min_bet": 0, "starting_stacks": [],
+                 "actions": [], **table}
+
+    def fail(name: str, why: str) -> PHHError:
+        return PHHError(f"field {name}: {why}", code="bad_field")
+
+    def amount(name: str, value: Any) -> Decimal:
+        if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+            raise fail(name, f"{value!r} is not a number")
+        return Decimal(value)
+
+    def amounts(name: str) -> list[Decimal]:
+        value = table[name]
+        if not isinstance(value, list):
+            raise fail(name, "expected one number per player")
+        return [amount(name, v) for v in value]
+
+    def strings(name: str) -> list[str]:
+        value = table[name]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise fail(name, "expected a list of strings")
+        return list(value)
+
+    trimming = table.get("ante_trimming_status", False)
+    if not isinstance(trimming, bool):
+        raise fail("ante_trimming_status", "expected true or false")
+    return HandHistory(
+        variant=variant,
+        antes=amounts("antes"),
+        blinds_or_straddles=amounts("blinds_or_straddles"),
+        min_bet=amount("min_bet", table["min_bet"]),
+        starting_stacks=amounts("starting_stacks"),
+        actions=strings("actions"),
+        players=strings("players") if "players" in table else None,
+        finishing_stacks=amounts("finishing_stacks") if "finishing_stacks" in table else None,
+        winnings=amounts("winnings") if "winnings" in table else None,
+        ante_trimming_status=trimming,
+        extra={k: v for k, v in table.items() if k not in _KNOWN and not k.startswith("_")},
+        source=source,
+    )
+
+
+# -- what the engine can play ----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    config: TableConfig
+    scale: int
+    stacks: list[int]
+    actions: list[Action]
+
+
+def _setup(hand: HandHistory) -> _Setup:
+    """Validate *hand* and build the table settings, refusing what the engine cannot play."""
+    variant = _engine_variant(hand.variant)
+    n = hand.player_count
+    if not 2 <= n <= 10:
+        raise UnsupportedHand(f"{n} players: the engine seats 2 to 10 (R1.6)",
+                              code="player_count")
+    lists = {"antes": hand.antes, "blinds_or_straddles": hand.blinds_or_straddles,
+             "finishing_stacks": hand.finishing_stacks, "winnings": hand.winnings,
+             "players": hand.players}
+    for name, values in lists.items():
+        if values is not None and len(values) != n:
+            raise PHHError(f"{name} has {len(values)} entries for {n} players",
+                           code="bad_field")
+    scale = hand.scale  # refuses inf/nan first
+    for name, values in lists.items():
+        if name != "players" and values is not None and any(v < 0 for v in values):  # type: ignore[operator]
+            raise PHHError(f"{name} has a negative amount", code="bad_field")
+    if any(s <= 0 for s in hand.starting_stacks):
+        raise PHHError("starting_stacks must all be positive", code="bad_field")
+
+    blinds = hand.blinds_or_straddles
+    if any(b != 0 for b in blinds[2:]):
+        raise UnsupportedHand(f"blinds_or_straddles {_fmt_list(blinds)}: straddles (a third "
+                              "forced bet) are not played by the engine", code="straddle")
+    small, big = blinds[0], blinds[1]
+    if big <= 0:
+        raise UnsupportedHand(f"blinds_or_straddles {_fmt_list(blinds)}: no big blind (p2)",
+                              code="blinds")
+    if small > big:
+        raise UnsupportedHand(f"blinds_or_straddles {_fmt_list(blinds)}: the small blind is "
+                              "larger than the big blind", code="blinds")
+    if hand.min_bet != big:
+        raise UnsupportedHand(f"min_bet {format_amount(hand.min_bet)} differs from the big "
+                              f"blind {format_amount(big)}: the engine's minimum bet is the big "
+                              "blind (R3.1)", code="min_bet")
+
+    antes = hand.antes
+    if all(a == 0 for a in antes):
+        ante, mode = Decimal(0), AnteMode.NONE
+    elif all(a == antes[0] for a in antes):
+        ante, mode = antes[0], AnteMode.EACH
+    elif antes[1] > 0 and all(a == 0 for i, a in enumerate(antes) if i != 1):
+        # index 1 is the big blind's ante; heads-up PHH reverses forced bets, so p1 (the big
+        # blind) pays antes[1] there too.
+        ante, mode = antes[1], AnteMode.BIG_BLIND
+    else:
+        raise UnsupportedHand(f"antes {_fmt_list(antes)}: only uniform antes and a big-blind "
+                              "ante are played (R2.8)", code="antes")
+    if hand.ante_trimming_status and mode is AnteMode.BIG_BLIND:
+        raise UnsupportedHand("ante_trimming_status = true with a big-blind ante: unequal "
+                              "antes would form their own pots in PokerKit; the engine keeps "
+                              "antes dead in the main pot (R2.8)", code="ante_trimming")
+
+    config = TableConfig(variant=variant, seat_count=n, small_blind=_to_chips(small, scale),
+                         big_blind=_to_chips(big, scale), ante=_to_chips(ante, scale),
+                         ante_mode=mode)
+    stacks = [_to_chips(s, scale) for s in hand.starting_stacks]
+    return _Setup(config, scale, stacks, hand.parsed_actions())
+
+
+def _fmt_list(values: Iterable[Decimal]) -> str:
+    return "[" + ", ".join(format_amount(v) for v in values) + "]"
+
+
+# -- the cards -------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class _Cards:
+    hole: list[list[Card | None]]
+    board: list[Card | None]
+    mucked: frozenset[int]
+    deck: tuple[Card, ...]
+
+
+def _plan_cards(actions: list[Action], n: int, hole_count: int) -> _Cards:
+    """Hole cards (from ``dh`` and shown ``sm`` cards), board, mucked players and a 52-card
+    deck that makes the engine deal exactly the file's cards."""
+    hole: list[list[Card | None]] = [[] for _ in range(n)]
+    shown: list[list[tuple[Card, Action]]] = [[] for _ in range(n)]
+    showed = [False] * n
+    went_to_showdown = [False] * n
+    board: list[Card | None] = []
+    for action in actions:
+        if action.verb == "dh":
+            assert action.actor is not None
+            if len(hole[action.actor]) + len(action.cards) > hole_count:
+                raise PHHError(f"{action.player} would hold more than {hole_count} hole cards",
+                               code="bad_hole_cards", action_index=action.index,
+                               action=action.text)
+            hole[action.actor].extend(action.cards)
+        elif action.verb == "db":
+            board.extend(action.cards)
+        elif action.verb == "sm":
+            assert action.actor is not None
+            went_to_showdown[action.actor] = True
+            known = [c for c in action.cards if c is not None]
+            if known or action.show_known:
+                showed[action.actor] = True
+            shown[action.actor].extend((c, action) for c in known)
+    for p in range(n):
+        cards = hole[p] + [None] * (hole_count - len(hole[p]))
+        for card, action in shown[p]:
+            if card in cards:
+                continue
+            if None not in cards:
+                dealt = format_cards([c for c in cards if c is not None])
+                raise PHHError(f"{action.player} shows {_card_text(card)} but was dealt "
+                               f"{dealt}", code="card_mismatch", action_index=action.index,
+                               action=action.text)
+            cards[cards.index(None)] = card
+        hole[p] = cards
+    known_cards = [c for cards in hole for c in cards if c is not None]
+    known_cards += [c for c in board if c is not None]
+    repeated = [c for c, k in Counter(known_cards).items() if k > 1]
+    if repeated:
+        raise PHHError(f"card(s) {format_cards(sorted(repeated))} appear more than once",
+                       code="duplicate_card")
+    if len(board) > 5:
+        raise PHHError(f"{len(board)} board cards: a board has 5", code="bad_board")
+    unused = iter(sorted(set(range(DECK_SIZE)) - set(known_cards)))
+    deck = [c if c is not None else next(unused) for cards in hole for c in cards]
+    deck += [c if c is not None else next(unused) for c in board]
+    deck += list(unused)
+    mucked = frozenset(p for p in range(n) if went_to_showdown[p] and not showed[p])
+    return _Cards(hole, board, mucked, tuple(deck))
+
+
+def _card_text(card: Card) -> str:
+    return format_cards([card])
+
+
+# -- replay ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of checking one hand: ``status`` is ``ok``, ``mismatch``, ``error`` or
+    ``unsupported``; ``detail`` explains it."""
+
+    status: str
+    detail: str = ""
+    code: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(slots=True)
+class Replay:
+    """A hand replayed on the engine. Per-player lists run p1 ... pN (seat ``i`` is p``i+1``)."""
+
+    history: HandHistory
+    state: TableState
+    scale: int
+    """One chip is ``10**-scale`` of the file's unit."""
+    chips: list[int]
+    """Finishing stacks in chips."""
+    collected: list[int]
+    """Chips won from pots (returned uncalled bets excluded), the counterpart of ``winnings``."""
+
+    @property
+    def finishing_stacks(self) -> list[Decimal]:
+        """Finishing stacks in the file's unit."""
+        return [_from_chips(c, self.scale) for c in self.chips]
+
+    @property
+    def expected_chips(self) -> list[int] | None:
+        """The file's ``finishing_stacks`` in chips, if it has them."""
+        expected = self.history.finishing_stacks
+        return None if expected is None else [_to_chips(e, self.scale) for e in expected]
+
+    @property
+    def matches(self) -> bool | None:
+        """Whether the finishing stacks equal the file's (``None`` if it has none)."""
+        expected = self.expected_chips
+        return None if expected is None else expected == self.chips
+
+    def verdict(self) -> Verdict:
+        """Compare with the file: ``finishing_stacks`` exactly; else ``winnings`` (post-rake:
+        each winner may have collected at most what we compute, the same players must win);
+        else there is nothing to compare and the replay alone passes."""
+        expected = self.expected_chips
+        if expected is not None:
+            if expected == self.chips:
+                return Verdict("ok")
+            hints = divergence_hints(self.state)
+            detail = (f"expected {_fmt_list(self.history.finishing_stacks or [])}"
+                      + (f"; {'; '.join(hints)}" if hints else ""))
+            return Verdict("mismatch", detail, "finishing_stacks")
+        if self.history.winnings is not None:
+            theirs = [_to_chips(w, self.scale) for w in self.history.winnings]
+            if theirs == self.collected:
+                return Verdict("ok", "winnings match")
+            rake = sum(self.collected) - sum(theirs)
+            pot = sum(self.collected)
+            if (all(t <= o and (t > 0) == (o > 0) for t, o in zip(theirs, self.collected))
+                    and 0 < rake * 10 <= pot):
+                return Verdict("ok", f"winnings match after a rake of "
+                                     f"{format_amount(_from_chips(rake, self.scale))}")
+            hints = divergence_hints(self.state)
+            ours = _fmt_list(_from_chips(c, self.scale) for c in self.collected)
+            return Verdict("mismatch", f"winnings {_fmt_list(self.history.winnings)}, we "
+                                       f"award {ours}" + (f"; {'; '.join(hints)}" if hints
+                                                          else ""), "winnings")
+        return Verdict("ok", "nothing to compare (no finishing_stacks or winnings)")
+
+
+def replay(hand: HandHistory) -> Replay:
+    """Play *hand* on the engine, strictly, and return the finished state.
+
+    p1..pN sit in seats 0..N-1 and the button is seat N-1, so seat 0 posts the small blind
+    (the big blind heads-up) exactly as PHH orders players.
+
+    >>> hand = loads('''
+    ... variant = "NT"
+    ... antes = [0, 0]
+    ... blinds_or_straddles = [0.50, 1]
+    ... min_bet = 1
+    ... starting_stacks = [10, 10]
+    ... actions = ["d dh p1 ????", "d dh p2 ????", "p2 cc", "p1 cc", "d db 2c3d4h", "p1 f"]
+    ... ''')
+    >>> result = replay(hand)
+    >>> result.scale, result.chips, [str(s) for s in result.finishing_stacks]
+    (2, [900, 1100], ['9', '11'])
+
+    :raises UnsupportedHand: If the engine does not play this hand.
+    :raises PHHError: If an action is malformed, illegal, out of turn, missing or extra; the
+        message names the action's index and text.
+    """
+    setup = _setup(hand)
+    config = setup.config
+    n = config.seat_count
+    cards = _plan_cards(setup.actions, n, config.rules.hole_card_count)
+    state = TableState.new(config)
+    names = hand.players or []
+    ids = [names[i] if i < len(names) and names[i] and names.count(names[i]) == 1
+           else f"p{i + 1}" for i in range(n)]
+    if len(set(ids)) != n:
+        ids = [f"p{i + 1}" for i in range(n)]
+    for seat in range(n):
+        apply_in_place(state, SitDown(seat_index=seat, player_id=ids[seat],
+                                      stack=setup.stacks[seat]))
+    apply_in_place(state, StartHand(deck=cards.deck, button=n - 1, mucked=cards.mucked))
+    game = state.hand
+    assert game is not None
+
+    confirmed = 0  # board cards the file has dealt so far
+    betting_started = False
+    dealt = [0] * n
+    for action in setup.actions:
+        if not action.verb:
+            continue
+
+        def fail(why: str, code: str, action: Action = action) -> PHHError:
+            return PHHError(why, code=code, action_index=action.index, action=action.text)
+
+        if action.verb == "dh":
+            assert action.actor is not None
+            if betting_started:
+                raise fail("hole cards are dealt before the betting starts", "late_deal")
+            start = dealt[action.actor]
+            dealt[action.actor] += len(action.cards)
+            engine_cards = game.hole[action.actor][start:start + len(action.cards)]
+            if any(c is not None and c != e for c, e in zip(action.cards, engine_cards)):
+                raise fail(f"the engine dealt {format_cards(engine_cards)}", "deal_mismatch")
+        elif action.verb == "db":
+            size = _STREET_SIZES.get(confirmed)
+            if size is None:
+                raise fail("the board is already complete", "bad_board")
+            if len(action.cards) != size:
+                raise fail(f"the {_STREETS[confirmed]} is {size} card(s), not "
+                           f"{len(action.cards)}", "bad_board")
+            if len(game.board) < confirmed + size:
+                if game.complete:
+                    raise fail("the hand is already over: nobody is left to deal to",
+                               "extra_action")
+                raise fail(f"the betting round is not over: p{_actor(game)} is to act",
+                           "premature_deal")
+            engine_cards = game.board[confirmed:confirmed + size]
+            if any(c is not None and c != e for c, e in zip(action.cards, engine_cards)):
+                raise fail(f"the engine dealt {format_cards(engine_cards)}", "deal_mismatch")
+            confirmed += size
+        elif action.verb == "sm":
+            assert action.actor is not None
+            if not game.complete:
+                raise fail(f"showdown before the betting is over: p{_actor(game)} is to act",
+                           "premature_showdown")
+            if not any(a.get("showdown") for a in game.awards):
+                raise fail("there is no showdown: the pot was won uncontested", "bad_showdown")
+            if game.folded[action.actor]:
+                raise fail(f"{action.player} folded and has nothing to show", "bad_showdown")
+        else:
+            betting_started = True
+            assert action.actor is not None
+            if game.complete:
+                raise fail("the hand is already over", "extra_action")
+            if confirmed < len(game.board):
+                street = _STREETS[confirmed]
+                missing = format_cards(game.board[confirmed:confirmed + _STREET_SIZES[confirmed]])
+                raise fail(f"the file does not deal the {street} ({missing}) before this "
+                           "action", "missing_deal")
+            if game.actor != action.actor:
+                raise fail(f"p{_actor(game)} is to act, not {action.player}", "wrong_player")
+            command = _command(game, action, setup.scale)
+            try:
+                apply_in_place(state, command)
+            except EngineError as exc:
+                hints = divergence_hints(state, errors_only=True)
+                raise fail(exc.message + (f" [{'; '.join(hints)}]" if hints else ""),
+                           "illegal_action") from None
+    if not game.complete:
+        raise PHHError(f"the file ends but the hand is not over: p{_actor(game)} is to act "
+                       "(missing action)", code="incomplete")
+    if confirmed < len(game.board):
+        missing = format_cards(game.board[confirmed:])
+        raise PHHError(f"the file ends without dealing the rest of the board (the engine ran "
+                       f"out {missing})", code="incomplete")
+    _check_settled(game, cards, n)
+    collected = [0] * n
+    for award in game.awards:
+        for seat, amount in award["winners"].items():
+            collected[int(seat)] += amount
+    chips = [state.stack(seat) for seat in range(n)]
+    return Replay(hand, state, setup.scale, chips, collected)
+
+
+def _actor(game: HandState) -> str:
+    return "?" if game.actor is None else str(game.actor + 1)
+
+
+def _command(game: HandState, action: Action, scale: int) -> Command:
+    seat = action.actor
+    assert seat is not None
+    if action.verb == "f":
+        return Fold(seat_index=seat)
+    if action.verb == "cc":
+        owed = game.current_bet - game.bets[seat]
+        return Check(seat_index=seat) if owed <= 0 else Call(seat_index=seat)
+    assert action.amount is not None
+    amount = _to_chips(action.amount, scale)
+    if game.current_bet == 0:
+        return Bet(seat_index=seat, amount=amount)
+    return RaiseTo(seat_index=seat, amount=amount)
+
+
+def _check_settled(game: HandState, cards: _Cards, n: int) -> None:
+    """Refuse a showdown decided by cards the file does not know."""
+    if not any(a.get("showdown") for a in game.awards):
+        return
+    contenders = [p for p in range(n) if game.is_live(p) and p not in cards.mucked]
+    for award in game.awards:
+        eligible = award.get("eligible", [])
+        if eligible and all(p in cards.mucked for p in eligible):
+            names = ", ".join(f"p{p + 1}" for p in eligible)
+            raise UnsupportedHand(f"every player eligible for a pot ({names}) mucked: the "
+                                  "file does not say who won it", code="unknown_cards")
+    if len(contenders) < 2:
+        return
+    for p in contenders:
+        if None in cards.hole[p]:
+            raise UnsupportedHand(f"p{p + 1} reached the showdown with unknown cards (????) and "
+                                  "did not muck: the pot cannot be settled",
+                                  code="unknown_cards")
+    if None in cards.board[:len(game.board)] or len(cards.board) < len(game.board):
+        raise UnsupportedHand("the showdown needs board cards the file does not know",
+                              code="unknown_cards")
+
+
+def divergence_hints(state: TableState, *, errors_only: bool = False) -> list[str]:
+    """Where this hand touches a rule on which RULES.md differs on purpose from PokerKit (the
+    reference that most PHH files were checked with): R2.3 short blinds, R2.8 a short big blind
+    with a big-blind ante, R4.5 odd chips. Empty when none applies.
+
+    >>> table = TableState.new(TableConfig(seat_count=2, small_blind=1, big_blind=2))
+    >>> divergence_hints(table)
+    []
+    """
+    hand = state.hand
+    if hand is None:
+        return []
+    config = state.config
+    hints = []
+    each = config.ante if config.ante_mode is AnteMode.EACH else 0
+    blinds = [(hand.small_blind_seat, config.small_blind, "small"),
+              (hand.big_blind_seat, config.big_blind, "big")]
+    for seat, nominal, which in blinds:
+        if seat is None:
+            continue
+        available = hand.starting_stacks[seat] - each
+        if available < nominal:
+            hints.append(f"the {which} blind was short ({available} of {nominal} chips): R2.3 "
+                         "keeps the preflop price at the nominal big blind, PokerKit lowers it")
+    if config.ante_mode is AnteMode.BIG_BLIND:
+        seat = hand.big_blind_seat
+        if hand.starting_stacks[seat] < config.big_blind + config.ante:
+            hints.append("the big blind could not cover blind and big-blind ante: R2.8 posts "
+                         "the blind first, PokerKit the ante first")
+    if not errors_only:
+        for award in hand.awards:
+            winners = len(award["winners"])
+            if winners > 2 and award["amount"] % winners > 1:
+                hints.append(f"a pot of {award['amount']} chips split {winners} ways: R4.5 "
+                             "gives odd chips one at a time, PokerKit the whole remainder to "
+                             "the first winner")
+    return hints
+
+
+def check(hand: HandHistory) -> tuple[Verdict, Replay | None]:
+    """Replay *hand* and compare with its ``finishing_stacks`` (or ``winnings``); never raises
+    :class:`PHHError`.
+
+    >>> verdict, _ = check(loads('variant = "FT"\\nantes = [0, 0]\\nblinds_or_straddles = [1, 2]'
+    ...                          '\\nmin_bet = 2\\nstarting_stacks = [5, 5]\\nactions = []'))
+    >>> verdict.status, verdict.code
+    ('unsupported', 'unsupported_variant')
+    """
+    try:
+        result = replay(hand)
+    except UnsupportedHand as exc:
+        return Verdict("unsupported", exc.message, exc.code), None
+    except PHHError as exc:
+        return Verdict("error", exc.message, exc.code), None
+    return result.verdict(), result
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+def from_state(state: TableState, *, scale: int = 0,
+               extra: dict[str, Any] | None = None) -> HandHistory:
+    """The finished hand of *state* as a :class:`HandHistory`: p1 is the first seat dealt in
+    left of the button, ..., pN the last (the button itself when it is occupied); heads-up p1
+    is the big blind and p2 the button. Amounts are chips times ``10**-scale``.
+
+    The optional fields written are ``players`` (player ids), ``finishing_stacks``, ``hand``
+    (the hand number), ``seats`` (1-based seat numbers) and ``seat_count``, plus *extra*.
+
+    :raises PHHError: If there is no finished hand, or for a Naiko-mode hand (powers are not
+        PHH).
+    """
+    hand = state.hand
+    if hand is None or not hand.complete:
+        raise PHHError("the table has no finished hand to export", code="hand_not_complete")
+    config = state.config
+    code = CODES.get(config.variant)
+    if code is None:
+        raise UnsupportedHand(f"{config.variant.value} hands (with powers) have no PHH variant",
+                              code="unsupported_variant")
+    n = config.seat_count
+    order = clockwise_from_button([s for s in range(n) if hand.dealt[s]], n, hand.button)
+    index = {seat: i for i, seat in enumerate(order)}
+    heads_up = len(order) == 2
+
+    def amount(chips: int) -> Decimal:
+        return _from_chips(chips, scale)
+
+    def forced(paid: dict[int, int]) -> list[Decimal]:
+        values = [amount(paid.get(seat, 0)) for seat in order]
+        return values[::-1] if heads_up else values  # PHH reverses heads-up forced bets
+
+    if config.ante_mode is AnteMode.EACH:
+        antes = [amount(config.ante)] * len(order)
+    elif config.ante_mode is AnteMode.BIG_BLIND:
+        antes = forced({hand.big_blind_seat: config.ante})
+    else:
+        antes = [Decimal(0)] * len(order)
+    blinds_paid = {hand.big_blind_seat: config.big_blind}
+    if hand.small_blind_seat is not None:
+        blinds_paid[hand.small_blind_seat] = config.small_blind
+    actions = []
+    for entry in hand.log:
+        words = entry.split()
+        if words[0] == "d" and words[1] == "dh":
+            words[2] = f"p{index[int(words[2][1:])] + 1}"
+        elif words[0] != "d":
+            words[0] = f"p{index[int(words[0][1:])] + 1}"
+            if words[1] == "cbr":
+                words[2] = format_amount(amount(int(words[2])))
+        actions.append(" ".join(words))
+    for seat in order:
+        if hand.shown[seat]:
+            actions.append(f"p{index[seat] + 1} sm {format_cards(hand.hole[seat])}")
+        elif hand.mucked[seat] and hand.is_live(seat):
+            actions.append(f"p{index[seat] + 1} sm")
+    won = Counter[int]()
+    for award in hand.awards:
+        for seat, chips in award["winners"].items():
+            won[int(seat)] += chips
+    finishing = [hand.starting_stacks[s] - hand.committed[s] + won[s] for s in order]
+    fields: dict[str, Any] = {"hand": hand.number, "seats": [s + 1 for s in order],
+                              "seat_count": n}
+    fields.update(extra or {})
+    return HandHistory(
+        variant=code, antes=antes, blinds_or_straddles=forced(blinds_paid),
+        min_bet=amount(config.big_blind),
+        starting_stacks=[amount(hand.starting_stacks[s]) for s in order], actions=actions,
+        players=[hand.player_ids[s] or "" for s in order],
+        finishing_stacks=[amount(c) for c in finishing], extra=fields)
+
+
+def dumps(hand: HandHistory) -> str:
+    """*hand* as a ``.phh`` TOML document (required fields first, then the optional ones).
+
+    >>> print(dumps(HandHistory("NT", [Decimal(0)] * 2, [Decimal("0.5"), Decimal(1)],
+    ...                         Decimal(1), [Decimal(20), Decimal("20.25")], ["p2 f"])))
+    variant = "NT"
+    ante_trimming_status = false
+    antes = [0, 0]
+    blinds_or_straddles = [0.5, 1]
+    min_bet = 1
+    starting_stacks = [20, 20.25]
+    actions = ["p2 f"]
+    <BLANKLINE>
+    """
+    return "".join(f"{_key(k)} = {_value(v)}\n" for k, v in _fields(hand))
+
+
+def dumps_all(hands: Sequence[HandHistory]) -> str:
+    """*hands* as a ``.phhs`` document with tables ``[1]``, ``[2]``, ...
+
+    >>> text = dumps_all([HandHistory("NT", [Decimal(0)] * 2, [Decimal(1), Decimal(2)],
+    ...                               Decimal(2), [Decimal(9)] * 2, ["p2 f"])] * 2)
+    >>> [h.source for h in loads_all(text)]
+    ['[1]', '[2]']
+    """
+    return "\n".join(f"[{i}]\n{dumps(hand)}" for i, hand in enumerate(hands, 1))
+
+
+def to_phh(source: TableState | HandHistory, *, scale: int = 0) -> str:
+    """PHH text of a finished engine hand (a :class:`~naiko.state.TableState`, see
+    :func:`from_state`) or of a :class:`HandHistory`.
+
+    >>> from naiko.engine import apply
+    >>> from naiko.commands import Fold
+    >>> table = TableState.new(TableConfig(seat_count=2, small_blind=1, big_blind=2))
+    >>> for seat in range(2):
+    ...     table = apply(table, SitDown(seat_index=seat, player_id=f"x{seat}", stack=50))[0]
+    >>> table = apply(table, StartHand(deck=tuple(range(52)), button=1))[0]
+    >>> table = apply(table, Fold(seat_index=1))[0]
+    >>> print(to_phh(table, scale=2))
+    variant = "NT"
+    ante_trimming_status = false
+    antes = [0, 0]
+    blinds_or_straddles = [0.01, 0.02]
+    min_bet = 0.02
+    starting_stacks = [0.50, 0.50]
+    actions = ["d dh p1 2c2d", "d dh p2 2h2s", "p2 f"]
+    players = ["x0", "x1"]
+    finishing_stacks = [0.51, 0.49]
+    hand = 1
+    seats = [1, 2]
+    seat_count = 2
+    <BLANKLINE>
+    """
+    if isinstance(source, TableState):
+        source = from_state(source, scale=scale)
+    return dumps(source)
+
+
+def _fields(hand: HandHistory) -> Iterator[tuple[str, Any]]:
+    yield "variant", hand.variant
+    yield "ante_trimming_status", hand.ante_trimming_status
+    yield "antes", hand.antes
+    yield "blinds_or_straddles", hand.blinds_or_straddles
+    yield "min_bet", hand.min_bet
+    yield "starting_stacks", hand.starting_stacks
+    yield "actions", hand.actions
+    for name in ("players", "finishing_stacks", "winnings"):
+        value = getattr(hand, name)
+        if value is not None:
+            yield name, value
+    for name, value in hand.extra.items():
+        if not name.startswith("_") and name not in _KNOWN:
+            yield name, value
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _string(key)
+
+
+def _string(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\b\t\n\f\r":
+            out.append({"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return {"Infinity": "inf", "-Infinity": "-inf"}.get(str(value), "nan")
+        return format_amount(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + "}"
+    raise PHHError(f"cannot write {value!r} as TOML", code="bad_field")
+
+
+# -- command line ----------------------------------------------------------------------------
+
+def _files(paths: Iterable[str]) -> Iterator[Path]:
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*")
+                              if p.suffix in (".phh", ".phhs") and p.is_file())
+        else:
+            yield path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``naiko-phh PATH...``: replay every hand of the given ``.phh``/``.phhs`` files and
+    directories (searched recursively) and compare with their finishing stacks. Prints one line
+    per hand and closes with ``N passed, M failed`` (``, K skipped`` with ``--skip-unsupported``);
+    returns 1 if any hand failed, else 0.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     with open(os.path.join(folder, "walk.phh"), "w") as f:
+    ...         _ = f.write('variant = "NT"\\nantes = [0, 0]\\nblinds_or_straddles = [1, 2]\\n'
+    ...                     'min_bet = 2\\nstarting_stacks = [50, 50]\\nactions = ["p2 f"]\\n'
+    ...                     'finishing_stacks = [51, 49]\\n')
+    ...     main([folder, "--quiet"])
+    1 passed, 0 failed
+    0
+    """
+    parser = argparse.ArgumentParser(
+        prog="naiko-phh", description="Replay PHH hand histories (NT, PO) on the Naiko engine "
+                                      "and compare the finishing stacks.")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help=".phh/.phhs files or directories (searched recursively)")
+    parser.add_argument("--skip-unsupported", action="store_true",
+                        help="count hands the engine refuses to play as skipped, not failed")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the hands that did not pass, and the summary")
+    parser.add_argument("--reasons", action="store_true",
+                        help="before the closing line, count the failures (and skips) by reason")
+    args = parser.parse_args(argv)
+    passed = failed = skipped = 0
+    reasons: Counter[str] = Counter()
+    out = sys.stdout
+
+    def report(label: str, line: str, status: str, code: str = "") -> None:
+        nonlocal passed, failed, skipped
+        if status == "ok":
+            passed += 1
+        elif status == "unsupported" and args.skip_unsupported:
+            skipped += 1
+            reasons[f"skipped: {code}"] += 1
+        else:
+            failed += 1
+            reasons[f"{status}: {code}"] += 1
+        if status != "ok" or not args.quiet:
+            print(f"{label}: {line}", file=out)
+
+    for path in _files(args.paths):
+        try:
+            entries = _load_entries(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            report(str(path), f"ERROR: cannot read: {exc}", "error", "unreadable")
+            continue
+        except PHHError as exc:
+            report(str(path), f"ERROR: {exc.message}", "error", exc.code)
+            continue
+        for label, hand in entries:
+            if isinstance(hand, PHHError):
+                report(label, f"ERROR: {hand.message}", "error", hand.code)
+                continue
+            verdict, result = check(hand)
+            stacks = "" if result is None else _fmt_list(result.finishing_stacks) + " "
+            if verdict.status == "ok":
+                line = "ok" + (f" ({verdict.detail})" if verdict.detail else "")
+            elif verdict.status == "mismatch":
+                line = f"MISMATCH ({verdict.detail})"
+            elif verdict.status == "unsupported" and args.skip_unsupported:
+                line = f"SKIPPED: {verdict.detail}"
+            else:
+                line = f"ERROR: {verdict.detail}"
+            report(label, stacks + line, verdict.status, verdict.code)
+    if args.reasons:
+        for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
+            print(f"  {count:6d}  {reason}", file=out)
+    summary = f"{passed} passed, {failed} failed"
+    if args.skip_unsupported:
+        summary += f", {skipped} skipped"
+    print(summary, file=out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
