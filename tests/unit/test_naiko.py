@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from naiko.cards import parse_card, parse_cards, seeded_random, shuffled_deck
 from naiko.commands import PassWindow, StandUp, StartHand, UsePower, WindowTimeout
 from naiko.engine import apply, legal_actions

@@ -258,7 +258,7 @@ def _positions(state: TableState, active: set[int],
         other = _next_seat(big_blind, active, n)
         return other, other, other, big_blind
     small_blind_position = last_bb
-    small_blind = small_blind_position if small_blind_position in active else None
+    dead_or_live_sb = small_blind_position if small_blind_position in active else None
     last_sb = state.last_small_blind_position
     if last_sb is not None and _button_precedes(last_sb, small_blind_position, big_blind, n):
         button = last_sb
@@ -266,7 +266,7 @@ def _positions(state: TableState, active: set[int],
         # After a change from heads-up (or a player sitting down between the blinds) the old
         # position would put the button inside the blinds: use the nearest active seat before.
         button = _previous_seat(small_blind_position, active - {big_blind}, n)
-    return button, small_blind, small_blind_position, big_blind
+    return button, dead_or_live_sb, small_blind_position, big_blind
 
 
 def _button_precedes(button: int, small_blind_position: int, big_blind: int, n: int) -> bool:

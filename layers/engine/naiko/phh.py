@@ -174,6 +174,14 @@ class HandHistory:
         """
         return max((_decimal_places(a) for a in self.amounts()), default=0)
 
+    @property
+    def places(self) -> int:
+        """Decimal places to print amounts with: the most the file writes (``200.30``: 2),
+        never fewer than :attr:`scale`."""
+        written = (-e for a in self.amounts()
+                   if a.is_finite() and isinstance(e := a.as_tuple().exponent, int))
+        return max(self.scale, max(written, default=0))
+
     def chips(self, amount: Decimal, scale: int | None = None) -> int:
         """*amount* in integer chips at *scale* (default :attr:`scale`).
 
@@ -208,8 +216,9 @@ def _to_chips(amount: Decimal, scale: int) -> int:
     return int(scaled)
 
 
-def _from_chips(chips: int, scale: int) -> Decimal:
-    return Decimal(chips).scaleb(-scale) if scale else Decimal(chips)
+def _from_chips(chips: int, scale: int, places: int = 0) -> Decimal:
+    amount = Decimal(chips).scaleb(-scale) if scale else Decimal(chips)
+    return amount.quantize(Decimal(1).scaleb(-places)) if places > 0 else amount
 
 
 def format_amount(amount: Decimal) -> str:
@@ -623,11 +632,17 @@ class Replay:
     """Finishing stacks in chips."""
     collected: list[int]
     """Chips won from pots (returned uncalled bets excluded), the counterpart of ``winnings``."""
+    returned: list[int]
+    """Uncalled chips returned to each player (R4.2)."""
+
+    def amount(self, chips: int) -> Decimal:
+        """*chips* in the file's unit, written with the file's decimal places."""
+        return _from_chips(chips, self.scale, self.history.places)
 
     @property
     def finishing_stacks(self) -> list[Decimal]:
         """Finishing stacks in the file's unit."""
-        return [_from_chips(c, self.scale) for c in self.chips]
+        return [self.amount(c) for c in self.chips]
 
     @property
     def expected_chips(self) -> list[int] | None:
@@ -650,25 +665,37 @@ class Replay:
             if expected == self.chips:
                 return Verdict("ok")
             hints = divergence_hints(self.state)
-            detail = (f"expected {_fmt_list(self.history.finishing_stacks or [])}"
+            detail = (f"expected {_fmt_list(self.amount(c) for c in expected)}"
                       + (f"; {'; '.join(hints)}" if hints else ""))
             return Verdict("mismatch", detail, "finishing_stacks")
         if self.history.winnings is not None:
-            theirs = [_to_chips(w, self.scale) for w in self.history.winnings]
-            if theirs == self.collected:
-                return Verdict("ok", "winnings match")
-            rake = sum(self.collected) - sum(theirs)
-            pot = sum(self.collected)
-            if (all(t <= o and (t > 0) == (o > 0) for t, o in zip(theirs, self.collected))
-                    and 0 < rake * 10 <= pot):
-                return Verdict("ok", f"winnings match after a rake of "
-                                     f"{format_amount(_from_chips(rake, self.scale))}")
-            hints = divergence_hints(self.state)
-            ours = _fmt_list(_from_chips(c, self.scale) for c in self.collected)
-            return Verdict("mismatch", f"winnings {_fmt_list(self.history.winnings)}, we "
-                                       f"award {ours}" + (f"; {'; '.join(hints)}" if hints
-                                                          else ""), "winnings")
-        return Verdict("ok", "nothing to compare (no finishing_stacks or winnings)")
+            return self._compare_winnings([_to_chips(w, self.scale)
+                                           for w in self.history.winnings])
+        return Verdict("ok", "no finishing_stacks or winnings to compare")
+
+    def _compare_winnings(self, theirs: list[int]) -> Verdict:
+        ours = self.collected
+        if theirs == ours:
+            return Verdict("ok", "winnings match")
+        game = self.state.hand
+        assert game is not None
+        if not any(a.get("showdown") for a in game.awards):
+            # Won uncontested: online sites count the big blind's own unmatched blind as
+            # "collected" where the engine returns it as uncalled (R4.2).
+            bb = game.big_blind_seat
+            walk = ours[:]
+            walk[bb] += min(self.returned[bb], self.state.config.big_blind)
+            if theirs == walk:
+                return Verdict("ok", "winnings match, the site counting the big blind's "
+                                     "unmatched blind as won")
+        rake = sum(ours) - sum(theirs)
+        if all(t <= o and (t > 0) == (o > 0) for t, o in zip(theirs, ours)) and rake > 0:
+            return Verdict("ok", f"winnings match after a rake of {self.amount(rake)}")
+        hints = divergence_hints(self.state)
+        history = self.history.winnings or []
+        return Verdict("mismatch", f"winnings {_fmt_list(history)}, we award "
+                                   f"{_fmt_list(self.amount(c) for c in ours)}"
+                                   + (f"; {'; '.join(hints)}" if hints else ""), "winnings")
 
 
 def replay(hand: HandHistory) -> Replay:
@@ -713,6 +740,7 @@ def replay(hand: HandHistory) -> Replay:
     confirmed = 0  # board cards the file has dealt so far
     betting_started = False
     dealt = [0] * n
+    returned = [0] * n
     for action in setup.actions:
         if not action.verb:
             continue
@@ -769,11 +797,14 @@ def replay(hand: HandHistory) -> Replay:
                 raise fail(f"p{_actor(game)} is to act, not {action.player}", "wrong_player")
             command = _command(game, action, setup.scale)
             try:
-                apply_in_place(state, command)
+                events = apply_in_place(state, command)
             except EngineError as exc:
                 hints = divergence_hints(state, errors_only=True)
                 raise fail(exc.message + (f" [{'; '.join(hints)}]" if hints else ""),
                            "illegal_action") from None
+            for event in events:
+                if event.kind == "uncalled_bet_returned":
+                    returned[event.data["seat_index"]] += event.data["amount"]
     if not game.complete:
         raise PHHError(f"the file ends but the hand is not over: p{_actor(game)} is to act "
                        "(missing action)", code="incomplete")
@@ -787,7 +818,7 @@ def replay(hand: HandHistory) -> Replay:
         for seat, amount in award["winners"].items():
             collected[int(seat)] += amount
     chips = [state.stack(seat) for seat in range(n)]
-    return Replay(hand, state, setup.scale, chips, collected)
+    return Replay(hand, state, setup.scale, chips, collected, returned)
 
 
 def _actor(game: HandState) -> str:

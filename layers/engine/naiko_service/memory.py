@@ -1,0 +1,161 @@
+""":mod:`naiko_service.memory` holds in-memory adapters of every port: the fakes of the unit
+tests and the pieces local mode can use without AWS.
+
+The table store keeps each table as its sealed document plus a version, exactly like the
+DynamoDB adapter, so a test that passes here exercises the same serialisation.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ports import AccountMove, ConcurrentUpdate, ConnectionGone, InsufficientFunds, TableNotFound
+from .records import Sealer, TableRecord, TableSummary
+
+
+class MemoryTableStore:
+    """Tables and accounts in dicts; a save with account moves is all-or-nothing."""
+
+    def __init__(self, sealer: Sealer | None = None, accounts: MemoryAccounts | None = None):
+        self.sealer = sealer or Sealer(bytes(32))
+        self.accounts = accounts or MemoryAccounts()
+        self._items: dict[str, tuple[int, bytes, TableSummary | None, int | None,
+                                     list[str]]] = {}
+        self._lock = threading.Lock()
+        self.reads = 0
+        self.writes = 0
+
+    def load(self, table_id: str) -> TableRecord:
+        with self._lock:
+            self.reads += 1
+            item = self._items.get(table_id)
+        if item is None:
+            raise TableNotFound(table_id)
+        version, blob = item[0], item[1]
+        return TableRecord.from_document(table_id, version, self.sealer.open(blob, table_id))
+
+    def create(self, record: TableRecord) -> None:
+        with self._lock:
+            if record.table_id in self._items:
+                raise ConcurrentUpdate(record.table_id)
+            self.writes += 1
+            self._items[record.table_id] = self._item(record)
+
+    def save(self, record: TableRecord, expected_version: int,
+             moves: tuple[AccountMove, ...] = ()) -> None:
+        with self._lock:
+            current = self._items.get(record.table_id)
+            if current is None or current[0] != expected_version:
+                raise ConcurrentUpdate(record.table_id)
+            self.accounts.apply_moves(moves)  # raises InsufficientFunds before any change
+            self.writes += 1
+            self._items[record.table_id] = self._item(record)
+
+    def _item(self, record: TableRecord) -> tuple[int, bytes, TableSummary | None, int | None,
+                                                  list[str]]:
+        blob = self.sealer.seal(record.to_document(), record.table_id)
+        return (record.version, blob, record.summary() if record.listed else None,
+                record.next_due_ms(), [t.token for t in record.timers])
+
+    def list_open(self, limit: int = 50) -> list[TableSummary]:
+        with self._lock:
+            summaries = [item[2] for item in self._items.values() if item[2] is not None]
+        return sorted(summaries, key=lambda s: -s.created_ms)[:limit]
+
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        due = []
+        with self._lock:
+            items = list(self._items.items())
+        for table_id, (_, blob, _, due_ms, _) in items:
+            if due_ms is not None and due_ms <= now_ms:
+                record = TableRecord.from_document(table_id, 0, self.sealer.open(blob, table_id))
+                due += [(table_id, t.token) for t in record.timers if t.due_ms <= now_ms]
+        return due[:limit]
+
+    def item_size(self, table_id: str) -> int:
+        """Bytes of the stored blob (what dominates a DynamoDB item's size)."""
+        return len(self._items[table_id][1])
+
+
+class MemoryAccounts:
+    """Balances in a dict."""
+
+    def __init__(self) -> None:
+        self.balances: dict[str, int] = defaultdict(int)
+        self._lock = threading.RLock()
+
+    def balance(self, player_id: str) -> int:
+        return self.balances[player_id]
+
+    def grant(self, player_id: str, amount: int) -> int:
+        with self._lock:
+            self.balances[player_id] += amount
+            return self.balances[player_id]
+
+    def apply_moves(self, moves: tuple[AccountMove, ...]) -> None:
+        with self._lock:
+            for move in moves:
+                if move.amount > 0 and self.balances[move.player_id] < move.amount:
+                    raise InsufficientFunds(move.player_id)
+            for move in moves:
+                self.balances[move.player_id] -= move.amount
+
+
+class MemoryConnections:
+    def __init__(self) -> None:
+        self.players: dict[str, str] = {}
+        self.tables: dict[str, list[str]] = defaultdict(list)
+
+    def bind(self, connection_id: str, player_id: str, now_ms: int) -> None:
+        self.players[connection_id] = player_id
+
+    def player_of(self, connection_id: str) -> str | None:
+        return self.players.get(connection_id)
+
+    def tables_of(self, connection_id: str) -> list[str]:
+        return list(self.tables.get(connection_id, []))
+
+    def add_table(self, connection_id: str, table_id: str) -> None:
+        if table_id not in self.tables[connection_id]:
+            self.tables[connection_id].append(table_id)
+
+    def unbind(self, connection_id: str) -> None:
+        self.players.pop(connection_id, None)
+        self.tables.pop(connection_id, None)
+
+
+@dataclass
+class RecordingGateway:
+    """Captures every message per connection; connections in ``gone`` answer like a 410."""
+
+    sent: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    gone: set[str] = field(default_factory=set)
+
+    def send(self, connection_id: str, message: dict[str, Any]) -> None:
+        if connection_id in self.gone:
+            raise ConnectionGone(connection_id)
+        self.sent[connection_id].append(message)
+
+
+@dataclass
+class RecordingScheduler:
+    """Remembers the timers asked for; tests fire them by hand."""
+
+    scheduled: list[tuple[str, str, int, str]] = field(default_factory=list)
+
+    def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
+        self.scheduled.append((table_id, token, due_ms, kind))
+
+
+@dataclass
+class ManualClock:
+    now: int = 1_700_000_000_000
+
+    def now_ms(self) -> int:
+        return self.now
+
+    def advance(self, ms: int) -> None:
+        self.now += ms

@@ -1,0 +1,121 @@
+""":mod:`naiko_service.ports` declares what the use cases need from the outside world.
+
+Adapters implement these protocols: in memory (:mod:`naiko_service.memory`, used by unit tests
+and local mode) and on AWS (:mod:`naiko_service.aws`). Adapters translate infrastructure
+errors into the port errors below, so the use cases never see a ``ClientError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .records import TableRecord, TableSummary
+
+
+class PortError(Exception):
+    """Base class of the errors adapters raise through the ports."""
+
+
+class ConcurrentUpdate(PortError):
+    """The table changed since it was read (its version moved on): reload and retry."""
+
+
+class TableNotFound(PortError):
+    """No table has that id."""
+
+
+class InsufficientFunds(PortError):
+    """The account cannot cover the buy-in."""
+
+
+class ConnectionGone(PortError):
+    """The WebSocket connection no longer exists (API Gateway answered 410)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AccountMove:
+    """Chips moving between a player's account and a table, inside the table write.
+
+    ``amount`` > 0 takes chips from the account (a buy-in); < 0 returns chips (a cash-out).
+    """
+
+    player_id: str
+    amount: int
+    table_id: str
+
+
+class TableStore(Protocol):
+    """One item per table, written only when its version is the one read."""
+
+    def load(self, table_id: str) -> TableRecord:
+        """:raises TableNotFound:"""
+        ...
+
+    def create(self, record: TableRecord) -> None:
+        """Write a new table (version 1). :raises ConcurrentUpdate: if the id exists."""
+        ...
+
+    def save(self, record: TableRecord, expected_version: int,
+             moves: tuple[AccountMove, ...] = ()) -> None:
+        """Write *record* (already carrying ``expected_version + 1``) if the stored version is
+        still *expected_version*; account moves happen in the same transaction.
+
+        :raises ConcurrentUpdate: If the version moved on.
+        :raises InsufficientFunds: If an account move cannot be covered (nothing is written).
+        """
+        ...
+
+    def list_open(self, limit: int = 50) -> list[TableSummary]:
+        """Public tables with a free seat, newest first (an index query, never a scan)."""
+        ...
+
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        """``(table_id, timer_token)`` of tables whose timer deadline passed (an index query)."""
+        ...
+
+
+class Accounts(Protocol):
+    """Players' virtual-chip balances."""
+
+    def balance(self, player_id: str) -> int: ...
+
+    def grant(self, player_id: str, amount: int) -> int:
+        """Add virtual chips (ops only); returns the new balance."""
+        ...
+
+
+class Connections(Protocol):
+    """Which verified player is behind a WebSocket connection, and the tables it watches."""
+
+    def bind(self, connection_id: str, player_id: str, now_ms: int) -> None: ...
+
+    def player_of(self, connection_id: str) -> str | None: ...
+
+    def tables_of(self, connection_id: str) -> list[str]: ...
+
+    def add_table(self, connection_id: str, table_id: str) -> None: ...
+
+    def unbind(self, connection_id: str) -> None: ...
+
+
+class Gateway(Protocol):
+    """Pushes messages to connections (API Gateway Management API, or the local hub)."""
+
+    def send(self, connection_id: str, message: dict[str, Any]) -> None:
+        """:raises ConnectionGone: If the connection no longer exists."""
+        ...
+
+
+class Scheduler(Protocol):
+    """Runs a timer: at *due_ms*, call the timer use case with ``(table_id, token)``."""
+
+    def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None: ...
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
+class Random(Protocol):
+    def randrange(self, start: int, stop: int | None = ..., step: int = ...) -> int: ...

@@ -1,0 +1,219 @@
+""":mod:`naiko_service.records` is what the service stores per table, and how it is stored.
+
+One table is one item. Everything the game needs (the engine state with its hidden deck and hole
+cards, the connections, the recent request ids, the pending timer) travels in one JSON document
+that is compressed and then sealed with AES-GCM (:class:`Sealer`), so reading the database does
+not reveal the deck. Only what indexes need stays in clear: the version, the lobby summary of a
+public table with a free seat, and the timer deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from naiko.state import TableState
+
+RECENT_REQUESTS_KEPT = 16
+"""Request ids remembered per table, to answer a replayed request without applying it twice."""
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """The host's choices for a table (besides the engine's :class:`~naiko.state.TableConfig`)."""
+
+    name: str
+    host: str
+    min_buy_in: int
+    max_buy_in: int
+    decision_ms: int = 20_000
+    """The decision clock (R8.1)."""
+    disconnect_grace_ms: int = 20_000
+    """Extra time a disconnected player on turn gets before the automatic decision (R8.2)."""
+    pause_ms: int = 3_000
+    """The pause between hands."""
+    sit_out_limit_ms: int = 600_000
+    """Sitting out this long removes the player from the table (R7.7: 10 minutes)."""
+    private: bool = False
+    invited: tuple[str, ...] = ()
+    """Private tables (R7.2): only these players (and the host) may sit."""
+    bots: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["invited"] = list(self.invited)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableSettings:
+        return cls(**{**data, "invited": tuple(data.get("invited", ()))})
+
+
+@dataclass(slots=True)
+class Timer:
+    """The one pending timer of a table: it fires ``(table_id, token)`` at ``due_ms``."""
+
+    token: str
+    kind: str
+    due_ms: int
+    seat_index: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"token": self.token, "kind": self.kind, "due_ms": self.due_ms,
+                "seat_index": self.seat_index}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Timer:
+        return cls(str(data["token"]), str(data["kind"]), int(data["due_ms"]),
+                   data.get("seat_index"))
+
+
+@dataclass(slots=True)
+class TableRecord:
+    """Everything stored for one table."""
+
+    table_id: str
+    version: int
+    settings: TableSettings
+    state: TableState
+    created_ms: int
+    connections: dict[str, str] = field(default_factory=dict)
+    """player_id -> connection_id of everyone watching (seated players and spectators)."""
+    disconnected: dict[str, int] = field(default_factory=dict)
+    """Seated players whose connection dropped -> since when (ms). Their seat is kept (R8.3)."""
+    sitting_out_since: dict[str, int] = field(default_factory=dict)
+    """Players sitting out -> since when (R7.7)."""
+    sit_out_after_hand: list[str] = field(default_factory=list)
+    """Players the clock decided for while disconnected: sat out when the hand ends (R8.2)."""
+    recent_requests: dict[str, int] = field(default_factory=dict)
+    """request_id -> the version that applied it (the last :data:`RECENT_REQUESTS_KEPT`)."""
+    timers: list[Timer] = field(default_factory=list)
+    """Pending timers; a fired timer acts only while its token is listed here."""
+    left_stacks: dict[str, dict[str, int]] = field(default_factory=dict)
+    """R7.7: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
+    hands_closed: int = 0
+    """The last hand whose end-of-hand chores ran."""
+
+    def copy(self) -> TableRecord:
+        return TableRecord(
+            self.table_id, self.version, self.settings, self.state.copy(), self.created_ms,
+            dict(self.connections), dict(self.disconnected), dict(self.sitting_out_since),
+            list(self.sit_out_after_hand), dict(self.recent_requests),
+            [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
+            {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed)
+
+    def remember_request(self, request_id: str, version: int) -> None:
+        self.recent_requests[request_id] = version
+        while len(self.recent_requests) > RECENT_REQUESTS_KEPT:
+            del self.recent_requests[next(iter(self.recent_requests))]
+
+    def seat_of(self, player_id: str) -> int | None:
+        for index, seat in enumerate(self.state.seats):
+            if seat is not None and seat.player_id == player_id:
+                return index
+        return None
+
+    def next_due_ms(self) -> int | None:
+        return min((t.due_ms for t in self.timers), default=None)
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "settings": self.settings.to_dict(),
+            "state": self.state.to_dict(),
+            "created_ms": self.created_ms,
+            "connections": self.connections,
+            "disconnected": self.disconnected,
+            "sitting_out_since": self.sitting_out_since,
+            "sit_out_after_hand": self.sit_out_after_hand,
+            "recent_requests": self.recent_requests,
+            "timers": [t.to_dict() for t in self.timers],
+            "left_stacks": self.left_stacks,
+            "hands_closed": self.hands_closed,
+        }
+
+    @classmethod
+    def from_document(cls, table_id: str, version: int, doc: dict[str, Any]) -> TableRecord:
+        if doc.get("format") != FORMAT_VERSION:
+            raise ValueError(f"unknown table document format {doc.get('format')!r}")
+        return cls(
+            table_id=table_id, version=version,
+            settings=TableSettings.from_dict(doc["settings"]),
+            state=TableState.from_dict(doc["state"]), created_ms=int(doc["created_ms"]),
+            connections=dict(doc["connections"]), disconnected=dict(doc["disconnected"]),
+            sitting_out_since=dict(doc["sitting_out_since"]),
+            sit_out_after_hand=list(doc["sit_out_after_hand"]),
+            recent_requests=dict(doc["recent_requests"]),
+            timers=[Timer.from_dict(t) for t in doc["timers"]],
+            left_stacks={k: dict(v) for k, v in doc.get("left_stacks", {}).items()},
+            hands_closed=int(doc.get("hands_closed", 0)))
+
+    def summary(self) -> TableSummary:
+        config = self.state.config
+        seated = sum(1 for s in self.state.seats if s is not None)
+        return TableSummary(
+            table_id=self.table_id, name=self.settings.name, variant=config.variant.value,
+            small_blind=config.small_blind, big_blind=config.big_blind,
+            seat_count=config.seat_count, seated=seated, min_buy_in=self.settings.min_buy_in,
+            max_buy_in=self.settings.max_buy_in, created_ms=self.created_ms)
+
+    @property
+    def listed(self) -> bool:
+        """Whether the lobby lists it: public with a free seat."""
+        return not self.settings.private and any(s is None for s in self.state.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """What the lobby shows of a table."""
+
+    table_id: str
+    name: str
+    variant: str
+    small_blind: int
+    big_blind: int
+    seat_count: int
+    seated: int
+    min_buy_in: int
+    max_buy_in: int
+    created_ms: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableSummary:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+
+class Sealer:
+    """Compresses and encrypts a table document (AES-256-GCM, the table id as associated data,
+    a fresh 96-bit nonce per write).
+
+    >>> sealer = Sealer(bytes(32))
+    >>> blob = sealer.seal({"a": 1}, "t1")
+    >>> sealer.open(blob, "t1")
+    {'a': 1}
+    """
+
+    def __init__(self, key: bytes):
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        if len(key) != 32:
+            raise ValueError("the table state key must be 32 bytes (AES-256)")
+        self._aead = AESGCM(key)
+
+    def seal(self, document: dict[str, Any], table_id: str) -> bytes:
+        plain = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+        nonce = os.urandom(12)
+        return nonce + self._aead.encrypt(nonce, plain, table_id.encode())
+
+    def open(self, blob: bytes, table_id: str) -> dict[str, Any]:
+        plain = self._aead.decrypt(blob[:12], blob[12:], table_id.encode())
+        document: dict[str, Any] = json.loads(zlib.decompress(plain))
+        return document

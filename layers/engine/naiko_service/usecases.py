@@ -1,0 +1,602 @@
+""":mod:`naiko_service.usecases` is the table service: every route and timer, written once
+against the ports.
+
+Each table change follows one shape (:meth:`TableService._mutate`): load the item, apply the
+engine, write it back only if its version is still the one read (on a conflict: reload and
+re-apply while the command is still legal, a bounded number of times), and after the commit push
+each connection its own view. Chips move between accounts and tables only inside that same
+conditional write (a transaction), so none is ever created or lost.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from naiko import commands as cmd
+from naiko.cards import shuffled_deck
+from naiko.engine import apply, legal_actions
+from naiko.errors import EngineError
+from naiko.events import Event
+from naiko.powers import draw_carousel
+from naiko.state import TableConfig, TableState, Variant
+from naiko.views import events_for, view_for
+
+from . import protocol as p
+from .ports import (
+    AccountMove,
+    Accounts,
+    Clock,
+    ConcurrentUpdate,
+    ConnectionGone,
+    Connections,
+    Gateway,
+    InsufficientFunds,
+    Random,
+    Scheduler,
+    TableNotFound,
+    TableStore,
+)
+from .records import TableRecord, TableSettings, Timer
+
+MAX_ATTEMPTS = 4
+"""Conditional-write attempts before a request is answered ``busy``."""
+
+REBUY_PROTECTION_MS = 30 * 60_000
+"""R7.7: leaving with 100 big blinds or more and returning within 30 minutes."""
+
+
+class ServiceError(Exception):
+    """A request the service refuses; ``code`` is stable, nothing was changed."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Outcome:
+    """What a change to a table produced: engine events and account moves."""
+
+    events: list[Event] = field(default_factory=list)
+    moves: list[AccountMove] = field(default_factory=list)
+
+
+@dataclass
+class Deps:
+    """The ports the service works against (wired in :mod:`naiko_service.bootstrap`)."""
+
+    tables: TableStore
+    accounts: Accounts
+    connections: Connections
+    gateway: Gateway
+    scheduler: Scheduler
+    clock: Clock
+    rng: Random = field(default_factory=secrets.SystemRandom)
+    count: Callable[[str, int], None] = lambda name, value: None
+    """Metrics hook: ``count("ActionsApplied", 1)``."""
+
+
+Change = Callable[[TableRecord, int], Outcome]
+
+
+class TableService:
+    """The use cases. One instance per Lambda container (or per local server)."""
+
+    def __init__(self, deps: Deps):
+        self.deps = deps
+
+    # -- connections -------------------------------------------------------------------------
+
+    def connect(self, connection_id: str, player_id: str) -> None:
+        """``$connect``: bind the verified player to the connection."""
+        self.deps.connections.bind(connection_id, player_id, self.deps.clock.now_ms())
+
+    def disconnect(self, connection_id: str) -> None:
+        """``$disconnect``: the player is marked disconnected at the tables it watched; the seat
+        is kept and the clock is not reset (R8.2, R8.3)."""
+        player_id = self.deps.connections.player_of(connection_id)
+        if player_id is not None:
+            for table_id in self.deps.connections.tables_of(connection_id):
+                self._internal(table_id, lambda r, now: self._drop_connection(
+                    r, now, player_id, connection_id))
+        self.deps.connections.unbind(connection_id)
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def handle(self, connection_id: str, player_id: str, request: Any) -> None:
+        """Apply one validated request from *player_id* and answer on *connection_id*."""
+        try:
+            self._dispatch(connection_id, player_id, request)
+        except (ServiceError, EngineError) as error:
+            self.deps.count("Errors", 1)
+            self._send(connection_id, p.error_message(error.code, _message(error),
+                                                      request.request_id))
+
+    def _dispatch(self, connection_id: str, player_id: str, request: Any) -> None:
+        if isinstance(request, p.CreateTable):
+            self._create_table(connection_id, player_id, request)
+            return
+        if isinstance(request, p.ListTables):
+            tables = [s.to_dict() for s in self.deps.tables.list_open()]
+            self._send(connection_id, {"type": "tables", "request_id": request.request_id,
+                                       "tables": tables})
+            return
+        if isinstance(request, p.Snapshot):
+            self._snapshot(connection_id, player_id, request)
+            return
+        change = self._change_for(connection_id, player_id, request)
+        self._mutate(request.table_id, change, request_id=request.request_id,
+                     reply_to=connection_id)
+
+    def _change_for(self, connection_id: str, player_id: str, request: Any) -> Change:
+        if isinstance(request, p.JoinTable):
+            return lambda r, now: self._join(r, now, connection_id, player_id, request)
+        if isinstance(request, p.LeaveTable):
+            return lambda r, now: self._leave(r, now, player_id)
+        if isinstance(request, p.SitOut):
+            return lambda r, now: self._engine(r, cmd.SitOut(seat_index=_seat(r, player_id)),
+                                               sit_out=(player_id, now))
+        if isinstance(request, p.SitIn):
+            return lambda r, now: self._sit_in(r, player_id)
+        if isinstance(request, p.AddChips):
+            return lambda r, now: self._add_chips(r, player_id, request.amount)
+        if isinstance(request, p.Act):
+            return lambda r, now: self._engine(r, _betting_command(_seat(r, player_id), request))
+        if isinstance(request, p.UsePower):
+            return lambda r, now: self._engine(r, cmd.UsePower(
+                seat_index=_seat(r, player_id), power=request.power,
+                target_seat=request.target_seat, card_index=request.card_index, at_ms=now))
+        if isinstance(request, p.Shield):
+            return lambda r, now: self._engine(r, cmd.UsePower(
+                seat_index=_seat(r, player_id), power="seal_shield", at_ms=now))
+        if isinstance(request, p.PassWindow):
+            return lambda r, now: self._engine(r, cmd.PassWindow(seat_index=_seat(r, player_id)))
+        raise ServiceError("unknown_action", f"no use case for {type(request).__name__}")
+
+    # -- timers ------------------------------------------------------------------------------
+
+    def timer_fired(self, table_id: str, token: str) -> bool:
+        """A timer fired. It acts only if *token* is still pending on the table: stale and
+        duplicated timers are no-ops. Returns whether it acted."""
+        acted = False
+
+        def change(record: TableRecord, now: int) -> Outcome:
+            nonlocal acted
+            timer = next((t for t in record.timers if t.token == token), None)
+            if timer is None:
+                acted = False
+                raise _NoOp()
+            acted = True
+            record.timers.remove(timer)
+            return self._fire(record, now, timer)
+
+        try:
+            self._mutate(table_id, change)
+        except (_NoOp, TableNotFound):
+            return False
+        return acted
+
+    def sweep(self) -> int:
+        """Fire every timer whose deadline passed (recovers lost timer executions)."""
+        fired = 0
+        for table_id, token in self.deps.tables.due_tables(self.deps.clock.now_ms()):
+            if self.timer_fired(table_id, token):
+                fired += 1
+        return fired
+
+    def _fire(self, record: TableRecord, now: int, timer: Timer) -> Outcome:
+        state = record.state
+        hand = state.hand
+        if timer.kind in ("decision", "grace"):
+            if hand is None or hand.complete or hand.actor != timer.seat_index:
+                return Outcome()
+            seat = state.seats[hand.actor]
+            assert seat is not None
+            player = seat.player_id
+            if timer.kind == "decision" and player in record.disconnected:
+                # R8.2: the normal clock ran out while disconnected: 20 more seconds.
+                record.timers.append(Timer(f"grace:{_turn_key(record)}", "grace",
+                                           now + record.settings.disconnect_grace_ms, hand.actor))
+                return Outcome([Event("reconnect_grace", {"seat_index": hand.actor,
+                                                          "until_ms": now + record.settings
+                                                          .disconnect_grace_ms})])
+            prompt = legal_actions(state)
+            assert prompt is not None
+            # R8.1: on expiry check when legal, otherwise fold.
+            command: cmd.Command = (cmd.Check(seat_index=hand.actor) if "check" in prompt.actions
+                                    else cmd.Fold(seat_index=hand.actor))
+            outcome = self._engine(record, command)
+            outcome.events.insert(0, Event("timed_out", {
+                "seat_index": prompt.seat_index,
+                "decision": "check" if isinstance(command, cmd.Check) else "fold"}))
+            if player in record.disconnected and player not in record.sit_out_after_hand:
+                record.sit_out_after_hand.append(player)  # R8.2
+            return outcome
+        if timer.kind == "window":
+            window_id = timer.token.split(":", 1)[1]
+            if hand is None or hand.powers is None or not any(
+                    w.window_id == window_id for w in hand.powers.windows):
+                return Outcome()
+            return self._engine(record, cmd.WindowTimeout(window_id=window_id))
+        if timer.kind == "next_hand":
+            return Outcome()  # _after_change starts the hand when it can
+        if timer.kind == "sit_out_limit":
+            player = timer.token.split(":")[1]
+            since = record.sitting_out_since.get(player)
+            if since is None or since + record.settings.sit_out_limit_ms > now:
+                return Outcome()
+            return self._remove_player(record, now, player, reason="sat_out_too_long")
+        return Outcome()
+
+    # -- the one way a table changes ---------------------------------------------------------
+
+    def _mutate(self, table_id: str, change: Change, *, request_id: str | None = None,
+                reply_to: str | None = None) -> TableRecord | None:
+        for attempt in range(MAX_ATTEMPTS):
+            record = self.deps.tables.load(table_id)
+            if request_id is not None and request_id in record.recent_requests:
+                if reply_to is not None:
+                    self._send(reply_to, {"type": "ack", "request_id": request_id,
+                                          "table_id": table_id,
+                                          "version": record.recent_requests[request_id],
+                                          "replayed": True})
+                return record
+            now = self.deps.clock.now_ms()
+            new = record.copy()
+            new.version = record.version + 1
+            outcome = change(new, now)  # may raise: nothing is written
+            self._after_change(new, now, outcome)
+            if request_id is not None:
+                new.remember_request(request_id, new.version)
+            fresh = [t for t in new.timers if t.token not in {x.token for x in record.timers}]
+            for timer in fresh:  # scheduled before the write: if the write loses, a no-op
+                self.deps.scheduler.schedule(table_id, timer.token, timer.due_ms, timer.kind)
+            try:
+                self.deps.tables.save(new, record.version, tuple(outcome.moves))
+            except ConcurrentUpdate:
+                self.deps.count("Conflicts", 1)
+                continue
+            except InsufficientFunds as exc:
+                raise ServiceError("insufficient_funds",
+                                   "your account cannot cover that buy-in") from exc
+            if attempt:
+                self.deps.count("Retries", attempt)
+            self.deps.count("TableWrites", 1)
+            if reply_to is not None and request_id is not None:
+                self._send(reply_to, {"type": "ack", "request_id": request_id,
+                                      "table_id": table_id, "version": new.version,
+                                      "replayed": False})
+            self._fan_out(new, outcome.events)
+            return new
+        raise ServiceError("busy", "the table is busy; please retry")
+
+    def _internal(self, table_id: str, change: Change) -> None:
+        try:
+            self._mutate(table_id, change)
+        except (TableNotFound, _NoOp):
+            pass
+
+    def _after_change(self, record: TableRecord, now: int, outcome: Outcome) -> None:
+        """Drive the table after any change: end-of-hand chores, start the next hand, and keep
+        exactly the timers the new state needs."""
+        state = record.state
+        hand = state.hand
+        # Players leaving or timed out while disconnected: fold them as soon as they are to act.
+        while hand is not None and not hand.complete and hand.actor is not None:
+            seat = state.seats[hand.actor]
+            if seat is None or seat.player_id not in _leaving(record):
+                break
+            outcome.events.extend(self._engine(record, cmd.Fold(seat_index=hand.actor)).events)
+            hand = state.hand
+        if hand is not None and hand.complete and hand.number > record.hands_closed:
+            record.hands_closed = hand.number
+            self._close_hand(record, now, outcome)
+            record.timers.append(Timer(f"next_hand:{hand.number}", "next_hand",
+                                       now + record.settings.pause_ms))
+        if not state.hand_in_progress and self._may_start(record, now):
+            self._start_hand(record, now, outcome)
+        self._sync_timers(record, now)
+
+    def _may_start(self, record: TableRecord, now: int) -> bool:
+        state = record.state
+        pause = [t for t in record.timers if t.kind == "next_hand"]
+        if any(t.due_ms > now for t in pause):
+            return False
+        active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
+        # R7.7: a new table needs 3 players (2 at a heads-up table); a hand continues with 2.
+        needed = 2 if state.hand_count else min(3, state.config.seat_count)
+        return len(active) >= needed
+
+    def _start_hand(self, record: TableRecord, now: int, outcome: Outcome) -> None:
+        state = record.state
+        rng = self.deps.rng
+        button = None
+        if state.last_big_blind_seat is None:
+            active = [i for i, s in enumerate(state.seats)
+                      if s and not s.sitting_out and s.stack > 0]
+            button = active[rng.randrange(len(active))]  # R2.6: placed at random
+        carousel = draw_carousel(rng) if state.config.rules.powers else ()
+        record.timers = [t for t in record.timers if t.kind != "next_hand"]
+        outcome.events.extend(self._engine(record, cmd.StartHand(
+            deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel)).events)
+
+    def _close_hand(self, record: TableRecord, now: int, outcome: Outcome) -> None:
+        """End-of-hand chores: sit out players the clock decided for while disconnected (R8.2),
+        let leaving players go with their stacks."""
+        state = record.state
+        for player in list(record.sit_out_after_hand):
+            seat_index = record.seat_of(player)
+            if player in _leaving(record):
+                continue
+            if seat_index is not None:
+                seat = state.seats[seat_index]
+                if seat is not None and not seat.sitting_out:
+                    outcome.events.extend(self._engine(
+                        record, cmd.SitOut(seat_index=seat_index), sit_out=(player, now)).events)
+            record.sit_out_after_hand.remove(player)
+        for player in _leaving(record):
+            removed = self._remove_player(record, now, player, reason="left")
+            outcome.events.extend(removed.events)
+            outcome.moves.extend(removed.moves)
+        record.sit_out_after_hand = [x for x in record.sit_out_after_hand
+                                     if not x.startswith("leave:")]
+
+    def _sync_timers(self, record: TableRecord, now: int) -> None:
+        state = record.state
+        hand = state.hand
+        wanted: list[Timer] = [t for t in record.timers if t.kind == "next_hand"]
+        if hand is not None and not hand.complete and hand.actor is not None:
+            key = _turn_key(record)
+            kept = [t for t in record.timers if t.kind in ("decision", "grace")
+                    and t.token.split(":", 1)[1] == key]
+            wanted += kept or [Timer(f"decision:{key}", "decision",
+                                     now + record.settings.decision_ms, hand.actor)]
+        if hand is not None and hand.powers is not None and not hand.complete:
+            for window in hand.powers.windows:
+                token = f"window:{window.window_id}"
+                wanted.append(next((t for t in record.timers if t.token == token),
+                                   Timer(token, "window", window.deadline_ms)))
+        for player, since in record.sitting_out_since.items():  # R7.7
+            token = f"sit_out_limit:{player}:{since}"
+            wanted.append(Timer(token, "sit_out_limit", since + record.settings.sit_out_limit_ms))
+        record.timers = wanted
+
+    # -- the changes -------------------------------------------------------------------------
+
+    def _engine(self, record: TableRecord, command: cmd.Command,
+                sit_out: tuple[str, int] | None = None) -> Outcome:
+        state, events = apply(record.state, command)
+        record.state = state
+        if sit_out is not None:
+            record.sitting_out_since.setdefault(*sit_out)
+        self.deps.count("EngineCommands", 1)
+        return Outcome(events)
+
+    def _create_table(self, connection_id: str, player_id: str, r: p.CreateTable) -> None:
+        if r.small_blind > r.big_blind:
+            raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
+        if not r.big_blind <= r.min_buy_in <= r.max_buy_in:
+            raise ServiceError("invalid_request",
+                               "buy-ins must satisfy big_blind <= min_buy_in <= max_buy_in")
+        # A replayed create_table finds the same id (derived from the player and request ids).
+        table_id = "t" + _short_hash(f"{player_id}/{r.request_id}")
+        config = TableConfig(variant=Variant(r.variant), seat_count=r.seat_count,
+                             small_blind=r.small_blind, big_blind=r.big_blind)
+        settings = TableSettings(name=r.name, host=player_id, min_buy_in=r.min_buy_in,
+                                 max_buy_in=r.max_buy_in, decision_ms=r.decision_seconds * 1000,
+                                 private=r.private, invited=tuple(r.invited), bots=r.bots)
+        now = self.deps.clock.now_ms()
+        record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now)
+        record.remember_request(r.request_id, 1)
+        replayed = False
+        try:
+            self.deps.tables.create(record)
+        except ConcurrentUpdate:
+            replayed = True
+        self._send(connection_id, {"type": "ack", "request_id": r.request_id,
+                                   "table_id": table_id, "version": 1, "replayed": replayed})
+
+    def _snapshot(self, connection_id: str, player_id: str, r: p.Snapshot) -> None:
+        record = self.deps.tables.load(r.table_id)
+        if record.connections.get(player_id) != connection_id \
+                or player_id in record.disconnected:
+            # (Re)subscribe this connection: the player reconnects to the confirmed state (R8.3).
+            def change(rec: TableRecord, now: int) -> Outcome:
+                rec.connections[player_id] = connection_id
+                if rec.disconnected.pop(player_id, None) is not None:
+                    return Outcome([Event("reconnected", {"player_id": player_id})])
+                return Outcome()
+            record = self._mutate(r.table_id, change) or record
+            self.deps.connections.add_table(connection_id, r.table_id)
+        self._send(connection_id, self._snapshot_message(record, player_id, r.request_id))
+
+    def _snapshot_message(self, record: TableRecord, player_id: str,
+                          request_id: str | None) -> dict[str, Any]:
+        return {"type": "snapshot", "table_id": record.table_id, "version": record.version,
+                "view": self._view(record, record.seat_of(player_id)),
+                "request_id": request_id}
+
+    def _join(self, record: TableRecord, now: int, connection_id: str, player_id: str,
+              r: p.JoinTable) -> Outcome:
+        settings = record.settings
+        state = record.state
+        if record.seat_of(player_id) is not None:
+            raise ServiceError("already_seated", "you already have a seat at this table")
+        if settings.private and player_id != settings.host and player_id not in settings.invited:
+            raise ServiceError("not_invited", "this private table is for invited players (R7.2)")
+        minimum = settings.min_buy_in
+        left = record.left_stacks.get(player_id)
+        if left is not None and now - left["left_ms"] < REBUY_PROTECTION_MS:
+            minimum = max(minimum, left["stack"])  # R7.7
+        if not minimum <= r.buy_in <= max(settings.max_buy_in, minimum):
+            raise ServiceError("bad_buy_in", f"the buy-in must be between {minimum} and "
+                               f"{max(settings.max_buy_in, minimum)}")
+        seat_index = r.seat_index
+        if seat_index is None:
+            seat_index = next((i for i, s in enumerate(state.seats) if s is None), None)
+            if seat_index is None:
+                raise ServiceError("table_full", "every seat is taken")
+        if seat_index >= state.config.seat_count:
+            raise ServiceError("unknown_seat", f"this table has {state.config.seat_count} seats")
+        if self.deps.accounts.balance(player_id) < r.buy_in:
+            raise ServiceError("insufficient_funds", "your account cannot cover that buy-in")
+        outcome = self._engine(record, cmd.SitDown(seat_index=seat_index, player_id=player_id,
+                                                   stack=r.buy_in))
+        record.connections[player_id] = connection_id
+        record.disconnected.pop(player_id, None)
+        record.left_stacks.pop(player_id, None)
+        self.deps.connections.add_table(connection_id, record.table_id)
+        outcome.moves.append(AccountMove(player_id, r.buy_in, record.table_id))
+        return outcome
+
+    def _leave(self, record: TableRecord, now: int, player_id: str) -> Outcome:
+        seat_index = _seat(record, player_id)
+        hand = record.state.hand
+        if hand is not None and not hand.complete and hand.is_live(seat_index):
+            # Still in the hand: fold now if it is our turn, else as soon as it is; the stack
+            # leaves with the player when the hand ends.
+            marker = f"leave:{player_id}"
+            if marker not in record.sit_out_after_hand:
+                record.sit_out_after_hand.append(marker)
+            if hand.actor == seat_index:
+                return self._engine(record, cmd.Fold(seat_index=seat_index))
+            return Outcome([Event("leaving_after_hand", {"seat_index": seat_index})])
+        return self._remove_player(record, now, player_id, reason="left")
+
+    def _remove_player(self, record: TableRecord, now: int, player_id: str,
+                       reason: str) -> Outcome:
+        seat_index = record.seat_of(player_id)
+        if seat_index is None:
+            return Outcome()
+        seat = record.state.seats[seat_index]
+        assert seat is not None
+        stack = seat.stack
+        outcome = self._engine(record, cmd.StandUp(seat_index=seat_index))
+        outcome.events.append(Event("left_table", {"seat_index": seat_index,
+                                                   "player_id": player_id, "reason": reason}))
+        record.sitting_out_since.pop(player_id, None)
+        record.disconnected.pop(player_id, None)
+        if stack >= 100 * record.state.config.big_blind:
+            record.left_stacks[player_id] = {"stack": stack, "left_ms": now}
+        if stack:
+            outcome.moves.append(AccountMove(player_id, -stack, record.table_id))
+        return outcome
+
+    def _sit_in(self, record: TableRecord, player_id: str) -> Outcome:
+        outcome = self._engine(record, cmd.SitIn(seat_index=_seat(record, player_id)))
+        record.sitting_out_since.pop(player_id, None)
+        if player_id in record.sit_out_after_hand:
+            record.sit_out_after_hand.remove(player_id)
+        return outcome
+
+    def _add_chips(self, record: TableRecord, player_id: str, amount: int) -> Outcome:
+        seat_index = _seat(record, player_id)
+        seat = record.state.seats[seat_index]
+        assert seat is not None
+        if seat.stack + amount > record.settings.max_buy_in:
+            raise ServiceError("bad_buy_in", f"a stack may not exceed the maximum buy-in of "
+                               f"{record.settings.max_buy_in}")
+        outcome = self._engine(record, cmd.AddChips(seat_index=seat_index, amount=amount))
+        outcome.moves.append(AccountMove(player_id, amount, record.table_id))
+        return outcome
+
+    def _drop_connection(self, record: TableRecord, now: int, player_id: str,
+                         connection_id: str) -> Outcome:
+        if record.connections.get(player_id) != connection_id:
+            raise _NoOp()
+        del record.connections[player_id]
+        if record.seat_of(player_id) is not None:
+            record.disconnected.setdefault(player_id, now)
+            return Outcome([Event("disconnected", {"player_id": player_id})])
+        return Outcome()
+
+    # -- fan-out -----------------------------------------------------------------------------
+
+    def _view(self, record: TableRecord, seat_index: int | None) -> dict[str, Any]:
+        view = view_for(record.state, seat_index)
+        view["table_id"] = record.table_id
+        view["settings"] = {"name": record.settings.name, "min_buy_in": record.settings.min_buy_in,
+                            "max_buy_in": record.settings.max_buy_in,
+                            "decision_ms": record.settings.decision_ms}
+        view["disconnected"] = sorted(record.disconnected)
+        deadline = next((t.due_ms for t in record.timers if t.kind in ("decision", "grace")), None)
+        if view["prompt"] is not None:
+            view["prompt"]["deadline_ms"] = deadline
+        if view["hand"] is not None:
+            view["hand"]["actor_deadline_ms"] = deadline
+        return view
+
+    def _fan_out(self, record: TableRecord, events: list[Event]) -> None:
+        """After the commit: every watching connection gets its own view (R8.3: the confirmed
+        state). A gone connection never fails the action."""
+        gone: list[tuple[str, str]] = []
+        for player_id, connection_id in record.connections.items():
+            seat_index = record.seat_of(player_id)
+            message = {"type": "update", "table_id": record.table_id, "version": record.version,
+                       "events": events_for(events, seat_index),
+                       "view": self._view(record, seat_index)}
+            try:
+                self.deps.gateway.send(connection_id, message)
+                self.deps.count("MessagesSent", 1)
+            except ConnectionGone:
+                gone.append((player_id, connection_id))
+        for player_id, connection_id in gone:
+            self.deps.count("ConnectionsGone", 1)
+            self._internal(record.table_id, lambda r, now, pl=player_id, c=connection_id:
+                           self._drop_connection(r, now, pl, c))
+
+    def _send(self, connection_id: str, message: dict[str, Any]) -> None:
+        try:
+            self.deps.gateway.send(connection_id, message)
+        except ConnectionGone:
+            self.deps.count("ConnectionsGone", 1)
+
+
+class _NoOp(Exception):
+    """A change that turned out to have nothing to do (nothing is written)."""
+
+
+def _seat(record: TableRecord, player_id: str) -> int:
+    seat_index = record.seat_of(player_id)
+    if seat_index is None:
+        raise ServiceError("not_seated", "you have no seat at this table")
+    return seat_index
+
+
+def _leaving(record: TableRecord) -> list[str]:
+    return [x.split(":", 1)[1] for x in record.sit_out_after_hand if x.startswith("leave:")]
+
+
+def _turn_key(record: TableRecord) -> str:
+    """Names the current decision: hand number and how many betting actions came before."""
+    hand = record.state.hand
+    assert hand is not None
+    actions = sum(1 for entry in hand.log if entry.startswith("s") and entry.split()[1] in
+                  ("f", "cc", "cbr"))
+    return f"{hand.number}.{actions}"
+
+
+def _betting_command(seat_index: int, r: p.Act) -> cmd.Command:
+    if r.move in ("bet", "raise_to"):
+        if r.amount is None:
+            raise ServiceError("invalid_request", f"{r.move} needs an amount (the total to)")
+        return (cmd.Bet(seat_index=seat_index, amount=r.amount) if r.move == "bet"
+                else cmd.RaiseTo(seat_index=seat_index, amount=r.amount))
+    if r.amount is not None:
+        raise ServiceError("invalid_request", f"{r.move} takes no amount")
+    return {"fold": cmd.Fold, "check": cmd.Check, "call": cmd.Call,
+            "all_in": cmd.AllIn}[r.move](seat_index=seat_index)
+
+
+def _message(error: ServiceError | EngineError) -> str:
+    return error.message
+
+
+def _short_hash(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
