@@ -254,44 +254,79 @@ def check_prompt_shape(state: TableState, p: Prompt) -> None:
     assert list(p.actions) == expected, (p, expected)
 
 
-# -- RULES.md §2-3, written again (the expectation where PokerKit differs on purpose) --------
+# -- the betting rules of both engines, written again ---------------------------------------
 
 @dataclass
 class RoundModel:
-    """One betting round by RULES.md, kept from the actions the driver applies.
+    """One betting round, kept from the actions the driver applies: the expected decision by
+    RULES.md (``pokerkit=False``) or by PokerKit 0.7.7 as read in ``state.py``
+    (``pokerkit=True``). Where the two engines differ, each must match its own model.
 
-    R2.3: preflop the bet to call is at least the nominal big blind. R3.1: a full bet or raise
-    is at least the last full bet or raise of the round (the big blind to start with). R3.2: a
-    seat that already acted may raise again only when it faces at least a full raise in total
-    since its last action. R3.3: the pot-limit maximum.
+    Both: R3.1 a full bet or raise is at least the last full one of the round (the big blind to
+    start with) and the stack is the limit; R3.3 the pot-limit maximum. RULES.md R2.3: the
+    preflop price is at least the nominal big blind (PokerKit: the largest blind posted).
+    RULES.md R3.2: a seat that already acted may raise again only when facing at least a full
+    raise in total since its last action. PokerKit (``_verify_completion_betting_or_raising``,
+    ``complete_bet_or_raise_to``): no raise when the amount to call is less than the largest
+    increment of the round (which starts at 0, so a short first bet counts), nor for a seat
+    that acted since the last bet or raise at least as large as that increment while the
+    consecutive short all-ins since then sum to less than it (the sum restarts once it
+    reaches it).
     """
 
     current: int
     full: int
+    pokerkit: bool = False
     level_at_action: dict[int, int] = field(default_factory=dict)
     """Per seat that acted this round: the bet to match when it last acted."""
     action_number: dict[int, int] = field(default_factory=dict)
     short_all_ins: list[int] = field(default_factory=list)
     """The action numbers of this round's short all-ins (bets or raises below a full one)."""
     actions: int = 0
+    largest: int = 0
+    """PokerKit: the largest bet or raise increment of the round."""
+    acted: set[int] = field(default_factory=set)
+    """PokerKit: seats that acted since the last bet or raise at least as large as ``largest``."""
+    consecutive: list[int] = field(default_factory=list)
+    """PokerKit: the increments of the short all-ins since the last bet or raise that was not
+    all-in (or since their sum last reached ``largest``)."""
 
     def record(self, seat: int, to: int | None, all_in: bool) -> None:
         """*to* is the seat's bet after a bet or raise, ``None`` for a check, call or fold."""
         self.actions += 1
         if to is not None and to > self.current:
             increment = to - self.current
+            if increment >= self.largest:
+                self.acted.clear()
+            self.largest = max(self.largest, increment)
+            if all_in:
+                self.consecutive.append(increment)
+            else:
+                self.consecutive.clear()
+            if sum(self.consecutive) >= self.largest:
+                self.consecutive.clear()
             if increment >= self.full:
                 self.full = increment
             else:
                 assert all_in, "only an all-in may be less than a full bet or raise"
                 self.short_all_ins.append(self.actions)
             self.current = to
+        self.acted.add(seat)
         self.level_at_action[seat] = self.current
         self.action_number[seat] = self.actions
 
     def short_all_in_since_last_action(self, seat: int) -> bool:
         last = self.action_number.get(seat)
         return last is not None and any(a > last for a in self.short_all_ins)
+
+    def may_raise_again(self, seat: int, owed: int) -> bool:
+        if self.pokerkit:
+            if owed < self.largest:
+                return False
+            return not (self.consecutive and sum(self.consecutive) < self.largest
+                        and seat in self.acted)
+        return (seat not in self.level_at_action
+                or self.current - self.level_at_action[seat] >= self.full)
 
     def expected(self, seat: int, stacks: list[int], bets: list[int], live: list[bool],
                  pot_total: int, pot_limit: bool) -> Decision:
@@ -300,8 +335,7 @@ class RoundModel:
         all_in_to = stack + bet
         can_raise = (
             stack > owed
-            and (seat not in self.level_at_action
-                 or self.current - self.level_at_action[seat] >= self.full)
+            and self.may_raise_again(seat, owed)
             and any(t != seat and live[t] and stacks[t] + bets[t] > self.current
                     for t in range(len(stacks))))
         if not can_raise:
@@ -334,7 +368,7 @@ class HandResult:
     or ``None`` when the hand was compared to the final stacks."""
 
 
-FOLD, CALL = 0.12, 0.55
+FOLD, CALL = 0.3, 0.65
 
 
 def choose_action(rng: random.Random, d: Decision,
@@ -377,11 +411,13 @@ class Driver:
         self.result = HandResult(table, seed)
         self.pots: list[tuple[int, tuple[int, ...], tuple[int, ...]]] | None = None
         """PokerKit's pots before it kills the losing hands: amount, eligible, tied winners."""
-        self.model = RoundModel(current=max(table.big_blind, max(hand.bets)),
-                                full=table.big_blind)
-        self.model_street = Street.PREFLOP
         self.short_big_blind = max(hand.bets) < table.big_blind
         """R2.3: nobody posted a full big blind (the big blind is short, or all-in on an ante)."""
+        self.models = (
+            RoundModel(current=max(table.big_blind, max(hand.bets)), full=table.big_blind),
+            RoundModel(current=max(hand.bets), full=table.big_blind, pokerkit=True))
+        """This round by RULES.md and by PokerKit's rules."""
+        self.model_street = Street.PREFLOP
         self.reason = ""
 
     # -- PokerKit's side: deal the fixed deck, show every hand, record the pots -------------
@@ -452,15 +488,16 @@ class Driver:
         return ([self.ours.stack(i) for i in range(n)] == list(self.pk.stacks)
                 and self.hand.bets == list(self.pk.bets))
 
-    def _round_model(self) -> RoundModel:
+    def _round_models(self) -> tuple[RoundModel, RoundModel]:
         if self.model_street != self.hand.street:
-            self.model = RoundModel(current=0, full=self.table.big_blind)
+            bb = self.table.big_blind
+            self.models = (RoundModel(0, bb), RoundModel(0, bb, pokerkit=True))
             self.model_street = self.hand.street
-        return self.model
+        return self.models
 
-    def _model_decision(self, seat: int) -> Decision:
+    def _model_decision(self, seat: int, pokerkit: bool = False) -> Decision:
         hand, n = self.hand, self.table.seat_count
-        return self._round_model().expected(
+        return self._round_models()[pokerkit].expected(
             seat, [self.ours.stack(i) for i in range(n)], list(hand.bets),
             [hand.is_live(i) for i in range(n)], hand.pot + sum(hand.bets),
             self.table.variant is Variant.PLO)
@@ -511,7 +548,7 @@ class Driver:
         if p is None:
             raise self.fail("our hand is not over but nobody is to act")
         check_prompt_shape(self.ours, p)
-        self._round_model()
+        self._round_models()
         ours = ours_decision(p)
         theirs = pk_decision(pk)
         if theirs is None:
@@ -569,15 +606,21 @@ class Driver:
         return True
 
     def _explain(self, ours: Decision, theirs: Decision) -> str:
-        """Which decision of RULES.md explains ``ours != theirs`` (ours already matches it)."""
+        """Which decision of RULES.md explains ``ours != theirs``. Ours already matches the
+        RULES.md model; PokerKit must match the model of its own rules, and the two models
+        differ only in R2.3 (preflop, when nobody posted a full big blind) and R3.2."""
         if ours.seat != theirs.seat:
             raise self.fail(f"different seats to act: ours {ours}, PokerKit {theirs}")
-        if (ours.to_call == theirs.to_call and ours.can_raise != theirs.can_raise
-                and self.model.short_all_in_since_last_action(ours.seat)):
-            side = "allows" if theirs.can_raise else "forbids"
-            return f"R3.2 reopening: PokerKit {side} a raise"
+        by_pokerkit = self._model_decision(theirs.seat, pokerkit=True)
+        if theirs != by_pokerkit:
+            raise self.fail(f"ours {ours} differs from PokerKit {theirs}, which differs from "
+                            f"PokerKit's rules as modelled {by_pokerkit}")
         if self.short_big_blind and self.hand.street is Street.PREFLOP:
             return "R2.3 short big blind"
+        if ours.to_call == theirs.to_call and ours.can_raise != theirs.can_raise:
+            assert self.models[0].short_all_in_since_last_action(ours.seat)
+            side = "allows" if theirs.can_raise else "forbids"
+            return f"R3.2 reopening: PokerKit {side} a raise"
         raise self.fail(f"unexplained difference: ours {ours}, PokerKit {theirs}")
 
     def _choose(self, p: Prompt, d: Decision) -> tuple[str, int | None]:
@@ -597,7 +640,8 @@ class Driver:
             self.pk.check_or_call()
         else:
             self.pk.complete_bet_or_raise_to(to)
-        self.model.record(seat, to, self.ours.stack(seat) == 0)  # the round it was made in
+        for model in self.models:  # the round the action was made in
+            model.record(seat, to, self.ours.stack(seat) == 0)
 
     def _compare_end(self) -> None:
         """Same pots, same winners, same stacks (R4.5-adjusted: each pot split on its own, odd

@@ -883,7 +883,7 @@ def divergence_hints(state: TableState, *, errors_only: bool = False) -> list[st
     for seat, nominal, which in blinds:
         if seat is None:
             continue
-        available = hand.starting_stacks[seat] - each
+        available = max(0, hand.starting_stacks[seat] - each)
         if available < nominal:
             hints.append(f"the {which} blind was short ({available} of {nominal} chips): R2.3 "
                          "keeps the preflop price at the nominal big blind, PokerKit lowers it")
@@ -893,12 +893,18 @@ def divergence_hints(state: TableState, *, errors_only: bool = False) -> list[st
             hints.append("the big blind could not cover blind and big-blind ante: R2.8 posts "
                          "the blind first, PokerKit the ante first")
     if not errors_only:
+        split_odd: Counter[tuple[str, ...]] = Counter()
         for award in hand.awards:
             winners = len(award["winners"])
             if winners > 2 and award["amount"] % winners > 1:
                 hints.append(f"a pot of {award['amount']} chips split {winners} ways: R4.5 "
                              "gives odd chips one at a time, PokerKit the whole remainder to "
                              "the first winner")
+            if winners > 1 and award["amount"] % winners:
+                split_odd[tuple(sorted(award["winners"]))] += 1
+        if any(count > 1 for count in split_odd.values()):
+            hints.append("several pots with odd chips went to the same tied winners: R4.5 "
+                         "splits each pot on its own, PokerKit merges them first")
     return hints
 
 

@@ -115,6 +115,10 @@ class TableService:
             self.deps.count("Errors", 1)
             self._send(connection_id, p.error_message(error.code, _message(error),
                                                       request.request_id))
+        except TableNotFound:
+            self.deps.count("Errors", 1)
+            self._send(connection_id, p.error_message(
+                "unknown_table", "no table has that id", request.request_id))
 
     def _dispatch(self, connection_id: str, player_id: str, request: Any) -> None:
         if isinstance(request, p.CreateTable):
@@ -283,21 +287,22 @@ class TableService:
     def _after_change(self, record: TableRecord, now: int, outcome: Outcome) -> None:
         """Drive the table after any change: end-of-hand chores, start the next hand, and keep
         exactly the timers the new state needs."""
-        state = record.state
-        hand = state.hand
-        # Players leaving or timed out while disconnected: fold them as soon as they are to act.
-        while hand is not None and not hand.complete and hand.actor is not None:
-            seat = state.seats[hand.actor]
+        # Players leaving: fold them as soon as they are to act.
+        while True:
+            hand = record.state.hand
+            if hand is None or hand.complete or hand.actor is None:
+                break
+            seat = record.state.seats[hand.actor]
             if seat is None or seat.player_id not in _leaving(record):
                 break
             outcome.events.extend(self._engine(record, cmd.Fold(seat_index=hand.actor)).events)
-            hand = state.hand
+        hand = record.state.hand
         if hand is not None and hand.complete and hand.number > record.hands_closed:
             record.hands_closed = hand.number
             self._close_hand(record, now, outcome)
             record.timers.append(Timer(f"next_hand:{hand.number}", "next_hand",
                                        now + record.settings.pause_ms))
-        if not state.hand_in_progress and self._may_start(record, now):
+        if not record.state.hand_in_progress and self._may_start(record, now):
             self._start_hand(record, now, outcome)
         self._sync_timers(record, now)
 
@@ -328,17 +333,18 @@ class TableService:
         """End-of-hand chores: sit out players the clock decided for while disconnected (R8.2),
         let leaving players go with their stacks."""
         state = record.state
+        leaving = _leaving(record)
         for player in list(record.sit_out_after_hand):
-            seat_index = record.seat_of(player)
-            if player in _leaving(record):
+            if player.startswith("leave:") or player in leaving:
                 continue
+            seat_index = record.seat_of(player)
             if seat_index is not None:
                 seat = state.seats[seat_index]
                 if seat is not None and not seat.sitting_out:
                     outcome.events.extend(self._engine(
                         record, cmd.SitOut(seat_index=seat_index), sit_out=(player, now)).events)
             record.sit_out_after_hand.remove(player)
-        for player in _leaving(record):
+        for player in leaving:
             removed = self._remove_player(record, now, player, reason="left")
             outcome.events.extend(removed.events)
             outcome.moves.extend(removed.moves)
@@ -454,24 +460,24 @@ class TableService:
         return outcome
 
     def _leave(self, record: TableRecord, now: int, player_id: str) -> Outcome:
-        seat_index = _seat(record, player_id)
+        _seat(record, player_id)
+        return self._remove_player(record, now, player_id, reason="left")
+
+    def _remove_player(self, record: TableRecord, now: int, player_id: str,
+                       reason: str) -> Outcome:
+        """Stand the player up and cash the stack out; a player still in the hand folds now if
+        it is their turn, else as soon as it is, and leaves when the hand ends."""
+        seat_index = record.seat_of(player_id)
+        if seat_index is None:
+            return Outcome()
         hand = record.state.hand
         if hand is not None and not hand.complete and hand.is_live(seat_index):
-            # Still in the hand: fold now if it is our turn, else as soon as it is; the stack
-            # leaves with the player when the hand ends.
             marker = f"leave:{player_id}"
             if marker not in record.sit_out_after_hand:
                 record.sit_out_after_hand.append(marker)
             if hand.actor == seat_index:
                 return self._engine(record, cmd.Fold(seat_index=seat_index))
             return Outcome([Event("leaving_after_hand", {"seat_index": seat_index})])
-        return self._remove_player(record, now, player_id, reason="left")
-
-    def _remove_player(self, record: TableRecord, now: int, player_id: str,
-                       reason: str) -> Outcome:
-        seat_index = record.seat_of(player_id)
-        if seat_index is None:
-            return Outcome()
         seat = record.state.seats[seat_index]
         assert seat is not None
         stack = seat.stack

@@ -1,0 +1,397 @@
+""":mod:`naiko_service.aws.dynamodb` stores tables, accounts and connections in DynamoDB.
+
+The item layout and the indexes are described in ``docs/storage.md``; the tables themselves
+(keys, the ``lobby-index`` and ``due-index`` GSIs, the TTL) are defined in ``template.yaml``.
+All adapters take a low-level boto3 DynamoDB client (``boto3.client("dynamodb")``), built once
+per container by the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ..ports import AccountMove, ConcurrentUpdate, InsufficientFunds, TableNotFound
+from ..records import Sealer, TableRecord, TableSummary
+
+LOBBY_INDEX = "lobby-index"
+"""GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the lobby list."""
+
+DUE_INDEX = "due-index"
+"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep."""
+
+LOBBY_OPEN = "open"
+"""The only value of ``lobby``: present on listed tables, absent otherwise (a sparse index)."""
+
+TIMER_DUE = "due"
+"""The only value of ``timer``: present on tables with a pending timer (a sparse index)."""
+
+Item = dict[str, dict[str, Any]]
+"""A DynamoDB item in the low-level client's typed form: ``{"version": {"N": "3"}}``."""
+
+
+def _error_code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _paged_query(client: Any, **request: Any) -> Iterator[Item]:
+    """Items of a Query, page after page (the caller stops when it has enough)."""
+    while True:
+        response = client.query(**request)
+        yield from response.get("Items", [])
+        last_key = response.get("LastEvaluatedKey")
+        if not last_key:
+            return
+        request["ExclusiveStartKey"] = last_key
+
+
+class DynamoTableStore:
+    """:class:`~naiko_service.ports.TableStore` on DynamoDB: one item per table.
+
+    Every write is conditional on the version read; a save with account moves is one
+    ``TransactWriteItems`` (the table put and the account updates succeed or fail together).
+    A load is one strongly consistent ``GetItem``; a save is exactly one write call.
+
+    :param client: A low-level boto3 DynamoDB client.
+    :param tables_table: Name of the tables table (``TablesTable`` in ``template.yaml``).
+    :param accounts_table: Name of the accounts table (``AccountsTable``).
+    :param sealer: Seals and opens the table document (AES-GCM, the table id as AAD).
+    """
+
+    def __init__(self, client: Any, tables_table: str, accounts_table: str, sealer: Sealer):
+        self.client = client
+        self.tables_table = tables_table
+        self.accounts_table = accounts_table
+        self.sealer = sealer
+        self.reads = 0
+        """Read calls made (GetItem and Query pages are not distinguished)."""
+        self.writes = 0
+        """Write calls made (PutItem or TransactWriteItems), successful or not."""
+
+    # -- the item ----------------------------------------------------------------------------
+
+    def to_item(self, record: TableRecord) -> Item:
+        """The DynamoDB item of *record*: key, version, sealed blob, and the sparse index keys.
+
+        ``lobby``/``summary`` exist only while the table is listed (public with a free seat),
+        ``timer``/``due_ms``/``due_tokens`` only while it has a pending timer.
+        """
+        item: Item = {
+            "table_id": {"S": record.table_id},
+            "version": {"N": str(record.version)},
+            "blob": {"B": self.sealer.seal(record.to_document(), record.table_id)},
+            "created_ms": {"N": str(record.created_ms)},
+        }
+        if record.listed:
+            item["lobby"] = {"S": LOBBY_OPEN}
+            item["summary"] = {"S": json.dumps(record.summary().to_dict(),
+                                               separators=(",", ":"))}
+        due_ms = record.next_due_ms()
+        if due_ms is not None:
+            item["timer"] = {"S": TIMER_DUE}
+            item["due_ms"] = {"N": str(due_ms)}
+            item["due_tokens"] = {"S": json.dumps([[t.token, t.due_ms] for t in record.timers],
+                                                  separators=(",", ":"))}
+        return item
+
+    def from_item(self, item: Item) -> TableRecord:
+        """The record stored in *item* (opens the sealed blob)."""
+        table_id = str(item["table_id"]["S"])
+        document = self.sealer.open(bytes(item["blob"]["B"]), table_id)
+        return TableRecord.from_document(table_id, int(item["version"]["N"]), document)
+
+    # -- the port ----------------------------------------------------------------------------
+
+    def load(self, table_id: str) -> TableRecord:
+        """One strongly consistent ``GetItem``.
+
+        :raises TableNotFound: If no table has that id.
+        """
+        self.reads += 1
+        response = self.client.get_item(TableName=self.tables_table,
+                                        Key={"table_id": {"S": table_id}}, ConsistentRead=True)
+        item = response.get("Item")
+        if item is None:
+            raise TableNotFound(table_id)
+        return self.from_item(item)
+
+    def create(self, record: TableRecord) -> None:
+        """``PutItem`` if no item has this id.
+
+        :raises ConcurrentUpdate: If the id exists.
+        """
+        self.writes += 1
+        try:
+            self.client.put_item(TableName=self.tables_table, Item=self.to_item(record),
+                                 ConditionExpression="attribute_not_exists(#id)",
+                                 ExpressionAttributeNames={"#id": "table_id"})
+        except ClientError as exc:
+            if _error_code(exc) == "ConditionalCheckFailedException":
+                raise ConcurrentUpdate(record.table_id) from exc
+            raise
+
+    def save(self, record: TableRecord, expected_version: int,
+             moves: tuple[AccountMove, ...] = ()) -> None:
+        """Write *record* if the stored version is still *expected_version*.
+
+        Without moves: one conditional ``PutItem``. With moves: one ``TransactWriteItems``
+        holding the same conditional put and one ``ADD balance`` update per player (a buy-in is
+        conditioned on ``balance >= amount``; a cash-out just adds, creating the account).
+        Several moves of one player are netted into one update, because a transaction may
+        touch an item only once.
+
+        :raises ConcurrentUpdate: If the version moved on (or a concurrent transaction touched
+            the same items): nothing was written.
+        :raises InsufficientFunds: If an account cannot cover its buy-in: nothing was written.
+        :raises botocore.exceptions.ClientError: Any other failure, unchanged.
+        """
+        put: dict[str, Any] = {
+            "TableName": self.tables_table,
+            "Item": self.to_item(record),
+            "ConditionExpression": "#version = :expected",
+            "ExpressionAttributeNames": {"#version": "version"},
+            "ExpressionAttributeValues": {":expected": {"N": str(expected_version)}},
+        }
+        net = _net_moves(moves)
+        self.writes += 1
+        if not net:
+            try:
+                self.client.put_item(**put)
+            except ClientError as exc:
+                if _error_code(exc) in ("ConditionalCheckFailedException",
+                                        "TransactionConflictException"):
+                    raise ConcurrentUpdate(record.table_id) from exc
+                raise
+            return
+        players = list(net)
+        items: list[dict[str, Any]] = [{"Put": put}]
+        items += [{"Update": self._account_update(player, net[player])} for player in players]
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except ClientError as exc:
+            if _error_code(exc) != "TransactionCanceledException":
+                raise
+            codes = [str(reason.get("Code", "None"))
+                     for reason in exc.response.get("CancellationReasons", [])]
+            if codes and codes[0] in ("ConditionalCheckFailed", "TransactionConflict"):
+                raise ConcurrentUpdate(record.table_id) from exc
+            for player, code in zip(players, codes[1:], strict=False):
+                if code == "ConditionalCheckFailed":
+                    raise InsufficientFunds(player) from exc
+            if "TransactionConflict" in codes:
+                raise ConcurrentUpdate(record.table_id) from exc
+            raise
+
+    def _account_update(self, player_id: str, amount: int) -> dict[str, Any]:
+        """``ADD balance -amount``; a buy-in (*amount* > 0) only if the balance covers it."""
+        update: dict[str, Any] = {
+            "TableName": self.accounts_table,
+            "Key": {"player_id": {"S": player_id}},
+            "UpdateExpression": "ADD #balance :delta",
+            "ExpressionAttributeNames": {"#balance": "balance"},
+            "ExpressionAttributeValues": {":delta": {"N": str(-amount)}},
+        }
+        if amount > 0:
+            update["ConditionExpression"] = "#balance >= :amount"
+            update["ExpressionAttributeValues"][":amount"] = {"N": str(amount)}
+        return update
+
+    def list_open(self, limit: int = 50) -> list[TableSummary]:
+        """Listed tables, newest first: a Query on ``lobby-index`` (never a Scan)."""
+        summaries: list[TableSummary] = []
+        if limit <= 0:
+            return summaries
+        for item in _paged_query(
+                self.client, TableName=self.tables_table, IndexName=LOBBY_INDEX,
+                KeyConditionExpression="#lobby = :open",
+                ExpressionAttributeNames={"#lobby": "lobby"},
+                ExpressionAttributeValues={":open": {"S": LOBBY_OPEN}},
+                ScanIndexForward=False, Limit=limit):
+            self.reads += 1
+            summaries.append(TableSummary.from_dict(json.loads(item["summary"]["S"])))
+            if len(summaries) >= limit:
+                break
+        return summaries
+
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        """``(table_id, token)`` of every timer due by *now_ms*, the oldest deadlines first:
+        a Query on ``due-index`` (never a Scan), which does not open the sealed blobs."""
+        due: list[tuple[str, str]] = []
+        if limit <= 0:
+            return due
+        for item in _paged_query(
+                self.client, TableName=self.tables_table, IndexName=DUE_INDEX,
+                KeyConditionExpression="#timer = :due AND #due_ms <= :now",
+                ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms"},
+                ExpressionAttributeValues={":due": {"S": TIMER_DUE},
+                                           ":now": {"N": str(now_ms)}},
+                Limit=limit):
+            self.reads += 1
+            table_id = str(item["table_id"]["S"])
+            due += [(table_id, str(token)) for token, due_ms in
+                    json.loads(item["due_tokens"]["S"]) if int(due_ms) <= now_ms]
+            if len(due) >= limit:
+                break
+        return due[:limit]
+
+    # -- measurements ------------------------------------------------------------------------
+
+    def item_size(self, table_id: str) -> int:
+        """Approximate size in bytes of the stored item, as DynamoDB bills it
+        (see :func:`dynamodb_item_size`).
+
+        :raises TableNotFound: If no table has that id.
+        """
+        response = self.client.get_item(TableName=self.tables_table,
+                                        Key={"table_id": {"S": table_id}}, ConsistentRead=True)
+        item = response.get("Item")
+        if item is None:
+            raise TableNotFound(table_id)
+        return dynamodb_item_size(item)
+
+
+def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, int]:
+    """player_id -> the net amount leaving the account (moves that cancel out are dropped)."""
+    net: dict[str, int] = {}
+    for move in moves:
+        net[move.player_id] = net.get(move.player_id, 0) + move.amount
+    return {player: amount for player, amount in net.items() if amount}
+
+
+def dynamodb_item_size(item: Item) -> int:
+    """Approximate size of an item as DynamoDB counts it: UTF-8 attribute names plus values.
+
+    Strings count their UTF-8 bytes, binaries their bytes, numbers one byte per two
+    significant digits plus one; sets and lists/maps sum their members (plus the documented
+    overheads of 3 bytes per list/map and 1 per element).
+
+    >>> dynamodb_item_size({"id": {"S": "abc"}, "n": {"N": "1200"}, "b": {"B": b"xy"}})
+    11
+    """
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def _value_size(value: dict[str, Any]) -> int:
+    (kind, data), = value.items()
+    if kind == "S":
+        return len(str(data).encode())
+    if kind == "N":
+        return _number_size(str(data))
+    if kind == "B":
+        return len(data)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(str(s).encode()) for s in data)
+    if kind == "NS":
+        return sum(_number_size(str(n)) for n in data)
+    if kind == "BS":
+        return sum(len(b) for b in data)
+    if kind == "L":
+        return 3 + sum(1 + _value_size(v) for v in data)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode()) + _value_size(v) for k, v in data.items())
+    raise ValueError(f"unknown DynamoDB type {kind!r}")
+
+
+def _number_size(text: str) -> int:
+    digits = text.lstrip("+-").lower().split("e")[0].replace(".", "").strip("0")
+    return (max(len(digits), 1) + 1) // 2 + 1
+
+
+class DynamoAccounts:
+    """:class:`~naiko_service.ports.Accounts` on DynamoDB: ``player_id`` -> ``balance`` (N).
+
+    Buy-ins and cash-outs do not come through here: :meth:`DynamoTableStore.save` moves chips
+    in the same transaction as the table write.
+    """
+
+    def __init__(self, client: Any, accounts_table: str):
+        self.client = client
+        self.accounts_table = accounts_table
+
+    def balance(self, player_id: str) -> int:
+        """The balance (0 for a player without an account item): one consistent GetItem."""
+        response = self.client.get_item(TableName=self.accounts_table,
+                                        Key={"player_id": {"S": player_id}},
+                                        ConsistentRead=True,
+                                        ProjectionExpression="#balance",
+                                        ExpressionAttributeNames={"#balance": "balance"})
+        balance = response.get("Item", {}).get("balance")
+        return int(balance["N"]) if balance else 0
+
+    def grant(self, player_id: str, amount: int) -> int:
+        """Add *amount* virtual chips (ops only), creating the account; returns the new
+        balance."""
+        response = self.client.update_item(TableName=self.accounts_table,
+                                           Key={"player_id": {"S": player_id}},
+                                           UpdateExpression="ADD #balance :amount",
+                                           ExpressionAttributeNames={"#balance": "balance"},
+                                           ExpressionAttributeValues={
+                                               ":amount": {"N": str(amount)}},
+                                           ReturnValues="UPDATED_NEW")
+        return int(response["Attributes"]["balance"]["N"])
+
+
+class DynamoConnections:
+    """:class:`~naiko_service.ports.Connections` on DynamoDB: one item per WebSocket
+    connection (``connection_id``), with ``player_id``, the string set ``tables`` and
+    ``expires_at`` (epoch seconds, the table's TTL attribute) so that items of connections
+    whose ``$disconnect`` never ran go away by themselves.
+
+    :param ttl_seconds: Lifetime of an item after :meth:`bind` (API Gateway closes a
+        connection after 2 hours at most).
+    :param clock: Epoch seconds, for the expiry of an item that :meth:`add_table` creates.
+    """
+
+    def __init__(self, client: Any, connections_table: str, ttl_seconds: int = 86_400,
+                 clock: Callable[[], float] = time.time):
+        self.client = client
+        self.connections_table = connections_table
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+
+    def _key(self, connection_id: str) -> Item:
+        return {"connection_id": {"S": connection_id}}
+
+    def _get(self, connection_id: str) -> Item:
+        response = self.client.get_item(TableName=self.connections_table,
+                                        Key=self._key(connection_id), ConsistentRead=True)
+        item: Item = response.get("Item", {})
+        return item
+
+    def bind(self, connection_id: str, player_id: str, now_ms: int) -> None:
+        """Put the connection's item: the player, no tables, expiry ``now + ttl``."""
+        self.client.put_item(TableName=self.connections_table, Item={
+            **self._key(connection_id),
+            "player_id": {"S": player_id},
+            "expires_at": {"N": str(now_ms // 1000 + self.ttl_seconds)},
+        })
+
+    def player_of(self, connection_id: str) -> str | None:
+        player = self._get(connection_id).get("player_id")
+        return str(player["S"]) if player else None
+
+    def tables_of(self, connection_id: str) -> list[str]:
+        """The tables the connection watches, sorted (a string set has no order)."""
+        tables = self._get(connection_id).get("tables")
+        return sorted(str(t) for t in tables["SS"]) if tables else []
+
+    def add_table(self, connection_id: str, table_id: str) -> None:
+        """``ADD`` *table_id* to the ``tables`` set (idempotent). An item created here (the
+        connection was never bound, or was unbound meanwhile) still gets an expiry."""
+        self.client.update_item(
+            TableName=self.connections_table, Key=self._key(connection_id),
+            UpdateExpression="ADD #tables :table SET #expires = if_not_exists(#expires, :exp)",
+            ExpressionAttributeNames={"#tables": "tables", "#expires": "expires_at"},
+            ExpressionAttributeValues={
+                ":table": {"SS": [table_id]},
+                ":exp": {"N": str(int(self.clock()) + self.ttl_seconds)},
+            })
+
+    def unbind(self, connection_id: str) -> None:
+        self.client.delete_item(TableName=self.connections_table, Key=self._key(connection_id))

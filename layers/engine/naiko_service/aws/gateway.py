@@ -1,0 +1,40 @@
+""":mod:`naiko_service.aws.gateway` pushes messages to WebSocket clients through the API Gateway
+Management API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ..ports import ConnectionGone
+
+
+class ManagementApiGateway:
+    """:class:`~naiko_service.ports.Gateway` on the API Gateway Management API.
+
+    :param client: ``boto3.client("apigatewaymanagementapi", endpoint_url=...)``, where the
+        endpoint is the WebSocket API's callback URL (``https://{api-id}.execute-api.{region}
+        .amazonaws.com/{stage}``).
+    """
+
+    def __init__(self, client: Any):
+        self.client = client
+
+    def send(self, connection_id: str, message: dict[str, Any]) -> None:
+        """Post *message* as compact UTF-8 JSON to one connection.
+
+        :raises ConnectionGone: If API Gateway answers ``GoneException`` (HTTP 410): the
+            client disconnected.
+        :raises botocore.exceptions.ClientError: Any other failure, unchanged.
+        """
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+        try:
+            self.client.post_to_connection(ConnectionId=connection_id, Data=data)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code")
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if code == "GoneException" or status == 410:
+                raise ConnectionGone(connection_id) from exc
+            raise

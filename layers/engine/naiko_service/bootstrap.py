@@ -1,0 +1,282 @@
+""":mod:`naiko_service.bootstrap` wires one :class:`~naiko_service.usecases.TableService` per
+Lambda container from environment variables: the one place where real or fake adapters are
+chosen.
+
+Nothing here builds a client at import time. :func:`get_service` builds the AWS adapters on the
+first call (importing ``boto3`` only then) and keeps them for the life of the container; tests
+and the local stack hand in a service built from other adapters with :func:`set_service`.
+
+Environment (set by ``template.yaml``):
+
+``TABLES_TABLE``, ``ACCOUNTS_TABLE``, ``CONNECTIONS_TABLE``
+    DynamoDB table names.
+``WEBSOCKET_ENDPOINT``
+    The API Gateway Management API endpoint, ``https://{apiId}.execute-api.{region}
+    .amazonaws.com/{stage}``. When unset, WebSocket handlers derive it from their event
+    (:func:`endpoint_from_event`).
+``TIMER_STATE_MACHINE_ARN``
+    The timer state machine. Optional for now: without it timers are only logged and the
+    sweep (every minute) fires them late, see :class:`SweepOnlyScheduler`.
+``STATE_KEY`` or ``STATE_KEY_SECRET_ARN``
+    The AES-256 key that seals table state: base64 of 32 bytes (local/dev), or a Secrets
+    Manager secret read once per container (see :func:`state_key_from_secret`).
+``AWS_ENDPOINT_URL``
+    Honoured by boto3 itself (moto server, LocalStack).
+``POWERTOOLS_METRICS_NAMESPACE``
+    Metrics namespace, ``Naiko`` by default.
+``DEFAULT_DECISION_SECONDS``, ``DEFAULT_PAUSE_SECONDS``
+    Table defaults, parsed into :class:`Config` (see the warning there).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+
+from .records import Sealer
+from .usecases import Deps, TableService
+
+if TYPE_CHECKING:
+    from .ports import Scheduler
+
+logger = Logger(child=True)
+
+METRICS_NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "Naiko"
+metrics = Metrics(namespace=METRICS_NAMESPACE)
+"""The container's metrics. Handlers flush them with ``@metrics.log_metrics``."""
+
+STATE_KEY_INFO = b"naiko/table-state-key/v1"
+"""HKDF ``info`` used to derive the AES key from a generated secret string."""
+
+
+class ConfigurationError(RuntimeError):
+    """A required environment variable is missing or malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """What the environment says; parsed once, before any client exists."""
+
+    tables_table: str
+    accounts_table: str
+    connections_table: str
+    websocket_endpoint: str | None = None
+    timer_state_machine_arn: str | None = None
+    state_key: str | None = None
+    """Base64 of the 32-byte table-state key (local/dev only)."""
+    state_key_secret_arn: str | None = None
+    default_decision_seconds: int = 20
+    default_pause_seconds: int = 3
+    """
+    .. warning:: The two table defaults are parsed and validated but not applied yet: the
+       service has no hook for them (the decision clock comes from ``create_table``'s
+       ``decision_seconds``, default 20; the pause is ``TableSettings.pause_ms``, 3 s).
+    """
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        """Read the configuration.
+
+        :raises ConfigurationError: If a table name or the key source is missing.
+        """
+        env = os.environ if env is None else env
+
+        def required(name: str) -> str:
+            value = env.get(name, "").strip()
+            if not value:
+                raise ConfigurationError(f"environment variable {name} is not set")
+            return value
+
+        def optional(name: str) -> str | None:
+            return env.get(name, "").strip() or None
+
+        def seconds(name: str, default: int) -> int:
+            raw = optional(name)
+            try:
+                value = default if raw is None else int(raw)
+            except ValueError as exc:
+                raise ConfigurationError(f"{name} must be a whole number of seconds") from exc
+            if value <= 0:
+                raise ConfigurationError(f"{name} must be positive")
+            return value
+
+        config = cls(
+            tables_table=required("TABLES_TABLE"),
+            accounts_table=required("ACCOUNTS_TABLE"),
+            connections_table=required("CONNECTIONS_TABLE"),
+            websocket_endpoint=optional("WEBSOCKET_ENDPOINT"),
+            timer_state_machine_arn=optional("TIMER_STATE_MACHINE_ARN"),
+            state_key=optional("STATE_KEY"),
+            state_key_secret_arn=optional("STATE_KEY_SECRET_ARN"),
+            default_decision_seconds=seconds("DEFAULT_DECISION_SECONDS", 20),
+            default_pause_seconds=seconds("DEFAULT_PAUSE_SECONDS", 3),
+        )
+        if config.state_key is None and config.state_key_secret_arn is None:
+            raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
+        return config
+
+
+# -- the container's service -----------------------------------------------------------------
+
+_service: TableService | None = None
+_lock = threading.Lock()
+
+
+def get_service(endpoint: str | None = None) -> TableService:
+    """The container's service, built on first use from :meth:`Config.from_env`.
+
+    :param endpoint: Management API endpoint to use when ``WEBSOCKET_ENDPOINT`` is unset
+        (WebSocket handlers pass :func:`endpoint_from_event`); ignored once the service exists.
+    :raises ConfigurationError: If the environment is incomplete.
+    """
+    global _service
+    service = _service
+    if service is None:
+        with _lock:
+            if _service is None:
+                _service = build_service(Config.from_env(), endpoint=endpoint)
+            service = _service
+    return service
+
+
+def set_service(service: TableService) -> None:
+    """Use *service* for this container (tests, the local stack)."""
+    global _service
+    with _lock:
+        _service = service
+
+
+def reset() -> None:
+    """Forget the container's service; the next :func:`get_service` builds a new one."""
+    global _service
+    with _lock:
+        _service = None
+
+
+def endpoint_from_event(event: Mapping[str, Any]) -> str | None:
+    """The Management API endpoint of the API that sent a WebSocket *event*:
+    ``https://{domainName}/{stage}`` (for a custom domain set ``WEBSOCKET_ENDPOINT`` instead).
+    """
+    context = event.get("requestContext") or {}
+    domain, stage = context.get("domainName"), context.get("stage")
+    if not domain or not stage:
+        return None
+    return f"https://{domain}/{stage}"
+
+
+def count(name: str, value: int = 1) -> None:
+    """The ``Deps.count`` hook: a CloudWatch (EMF) count metric, flushed by the handler."""
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+# -- building the AWS adapters ---------------------------------------------------------------
+
+def build_service(config: Config, endpoint: str | None = None) -> TableService:
+    """A service on the AWS adapters described by *config* (boto3 is imported here)."""
+    import boto3
+    from botocore.config import Config as BotoConfig
+
+    from .aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
+    from .aws.gateway import ManagementApiGateway
+
+    websocket_endpoint = config.websocket_endpoint or endpoint
+    if websocket_endpoint is None:
+        raise ConfigurationError("WEBSOCKET_ENDPOINT is not set and the event names no API")
+    # Fail fast, well inside the 10 s function timeout; the adapters map errors to ports.
+    boto = BotoConfig(connect_timeout=2, read_timeout=4,
+                      retries={"mode": "standard", "max_attempts": 3})
+    dynamodb = boto3.client("dynamodb", config=boto)
+    sealer = Sealer(_state_key(config, lambda: boto3.client("secretsmanager", config=boto)))
+    scheduler: Scheduler
+    if config.timer_state_machine_arn:
+        from .aws.scheduler import StepFunctionsScheduler
+
+        scheduler = StepFunctionsScheduler(boto3.client("stepfunctions", config=boto),
+                                           config.timer_state_machine_arn)
+    else:
+        scheduler = SweepOnlyScheduler()
+    deps = Deps(
+        tables=DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer),
+        accounts=DynamoAccounts(dynamodb, config.accounts_table),
+        connections=DynamoConnections(dynamodb, config.connections_table),
+        gateway=ManagementApiGateway(boto3.client(
+            "apigatewaymanagementapi", endpoint_url=websocket_endpoint, config=boto)),
+        scheduler=scheduler,
+        clock=SystemClock(),
+        count=count,
+    )
+    logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
+                                                "timers": type(scheduler).__name__})
+    return TableService(deps)
+
+
+def _state_key(config: Config, secrets_client: Any) -> bytes:
+    if config.state_key is not None:
+        key = _b64_key(config.state_key)
+        if key is None:
+            raise ConfigurationError("STATE_KEY must be the base64 encoding of 32 bytes")
+        return key
+    response = secrets_client().get_secret_value(SecretId=config.state_key_secret_arn)
+    return state_key_from_secret(response["SecretString"])
+
+
+def state_key_from_secret(secret: str) -> bytes:
+    """The 32-byte AES key held by the state-key secret.
+
+    A secret that is the base64 of exactly 32 bytes (``openssl rand -base64 32``) is the key
+    itself. Anything else, such as the 64 random letters and digits CloudFormation generates
+    (about 381 bits), is stretched with HKDF-SHA256 (``info`` :data:`STATE_KEY_INFO`).
+
+    >>> len(state_key_from_secret("a" * 64))
+    32
+    >>> state_key_from_secret(base64.b64encode(bytes(range(32))).decode()) == bytes(range(32))
+    True
+
+    :raises ConfigurationError: If the secret is shorter than 32 characters.
+    """
+    text = secret.strip()
+    key = _b64_key(text)
+    if key is not None:
+        return key
+    if len(text) < 32:
+        raise ConfigurationError("the state-key secret is too short (32 characters at least)")
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=STATE_KEY_INFO).derive(text.encode())
+
+
+def _b64_key(text: str) -> bytes | None:
+    try:
+        key = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return key if len(key) == 32 else None
+
+
+class SystemClock:
+    """Wall-clock milliseconds."""
+
+    def now_ms(self) -> int:
+        return time.time_ns() // 1_000_000
+
+
+class SweepOnlyScheduler:
+    """The scheduler while the timer state machine does not exist yet: it only logs. Timers
+    still fire, late: the sweep function (every minute) fires every timer past its deadline
+    (the tables' ``due-index``)."""
+
+    def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
+        logger.warning("no timer state machine (TIMER_STATE_MACHINE_ARN unset): the timer "
+                       "fires on the next sweep", extra={"table_id": table_id, "token": token,
+                                                         "due_ms": due_ms, "kind": kind})

@@ -1,0 +1,336 @@
+"""Play a short, real session through the in-memory service and print one example of every
+client request, every server message, every event kind that occurred and every error code
+that occurred, as JSON.
+
+Nothing here is invented: every frame goes through :func:`naiko_service.protocol.parse_request`
+and :class:`naiko_service.usecases.TableService` exactly as the WebSocket handler sends it, and
+every message printed is one the service sent to a connection. ``docs/protocol.md`` takes its
+examples from this output::
+
+    python scripts/protocol_examples.py                # the examples, as one JSON object
+    python scripts/protocol_examples.py --transcript   # every frame in and out, in order
+
+The session: alice creates a Naiko table; a spectator lists tables; alice, bob and carol join
+(bob replays his join); the spectator watches (snapshot); a few bad frames and refused requests;
+then hands are played, choosing moves from the prompt, until a Peek, a Sleeve Swap, a Short
+Anchor let through with ``pass_window`` and one answered with ``shield`` have happened, plus a
+raise, a decision clock running out, a disconnection with the reconnection grace and a
+reconnection; between hands bob sits out and back in and alice adds chips; in the last hand
+alice leaves while still in it. ``tests/unit/test_protocol.py`` validates every message the
+session sent against the message models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+for _path in (ROOT / "layers" / "engine", ROOT / "tests"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from service_testing import Harness, harness  # noqa: E402
+
+from naiko_service.protocol import ProtocolError, error_message, parse_request  # noqa: E402
+
+SEED = 7
+"""The harness's shuffle and button seed: the session is the same on every run."""
+
+MAX_HANDS = 12
+"""Give up (and fail) if the goals are not all reached within this many hands."""
+
+GOALS = ("peek", "sleeve_swap", "anchor_passed", "anchor_shielded", "raise", "timed_out",
+         "reconnect")
+
+
+@dataclass
+class Client:
+    """A player's WebSocket connection, as a client program would drive it."""
+
+    session: Session
+    player_id: str
+    connection_id: str
+
+    def send(self, *, example: bool = False, **frame: Any) -> dict[str, Any]:
+        """Send one request frame; return the service's reply to it (ack, error, snapshot or
+        tables). ``example`` makes this frame the printed example of its action."""
+        frame.setdefault("request_id", self.session.next_request_id(self.player_id))
+        frame = {"action": frame.pop("action"), **frame}
+        return self.send_raw(json.dumps(frame), frame=frame, example=example)
+
+    def send_raw(self, body: str, *, frame: dict[str, Any] | None = None,
+                 example: bool = False) -> dict[str, Any]:
+        s = self.session
+        s.transcript.append({"from": self.player_id, "request": frame if frame else body})
+        before = len(self.messages)
+        try:
+            request = parse_request(body)
+        except ProtocolError as error:
+            # What the message handler does with a frame it cannot parse.
+            s.harness.gateway.send(self.connection_id, error_message(
+                error.code, error.message, error.request_id))
+        else:
+            s.harness.service.handle(self.connection_id, self.player_id, request)
+        reply = next(m for m in self.messages[before:]
+                     if m["type"] in ("ack", "error", "snapshot", "tables"))
+        if frame is not None and (example or reply["type"] != "error"):
+            action = frame["action"]
+            if example or action not in s.requests:
+                s.requests[action] = {"request": frame, "reply": reply}
+        return reply
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.session.harness.gateway.sent[self.connection_id]
+
+    def view(self) -> dict[str, Any]:
+        """The newest view this connection received (snapshot or update)."""
+        return next(m["view"] for m in reversed(self.messages) if "view" in m)
+
+
+@dataclass
+class Session:
+    """The recorded session: the harness, every frame, and the examples picked from it."""
+
+    harness: Harness
+    table_id: str = ""
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """action -> {"request": the frame, "reply": the service's reply}."""
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """type -> one message (the most telling one, see :func:`play`)."""
+    extras: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """More messages worth showing (a spectator's snapshot, a replayed ack...)."""
+    events: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """kind -> {"seen_by": player, "event": the first event of that kind}."""
+    errors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """code -> {"request": the frame, "error": the error message}."""
+    done: set[str] = field(default_factory=set)
+    clients: dict[str, Client] = field(default_factory=dict)
+    _by_connection: dict[str, str] = field(default_factory=dict)
+    _request_counter: int = 0
+
+    def next_request_id(self, player_id: str) -> str:
+        self._request_counter += 1
+        return f"{player_id}-{self._request_counter:04d}"
+
+    def connect(self, player_id: str, chips: int = 10_000) -> Client:
+        """A player opens a connection (the authorizer verified its token: ``$connect``)."""
+        h = self.harness
+        if player_id in self.clients:
+            connection_id = f"conn-{player_id}-{len(self._by_connection) + 1}"
+            h.service.connect(connection_id, player_id)
+        else:
+            connection_id = h.player(player_id, chips).connection_id
+        client = Client(self, player_id, connection_id)
+        self.clients[player_id] = client
+        self._by_connection[connection_id] = player_id
+        return client
+
+    def record(self, connection_id: str, message: dict[str, Any]) -> None:
+        """Called for every message the gateway delivers."""
+        player = self._by_connection.get(connection_id, connection_id)
+        self.transcript.append({"to": player, "message": message})
+        if message["type"] == "error":
+            request = next((t["request"] for t in reversed(self.transcript)
+                            if t.get("from") == player), None)
+            self.errors.setdefault(message["code"], {"request": request, "error": message})
+        for event in message.get("events", ()):
+            self.events.setdefault(event["kind"], {"seen_by": player, "event": event})
+
+    def client_at(self, seat_index: int) -> Client:
+        seat = self.clients["dave"].view()["seats"][seat_index]
+        return self.clients[seat["player_id"]]
+
+
+def play(seed: int = SEED) -> Session:
+    """Play the session; return it with its examples."""
+    h = harness(seed)
+    s = Session(h)
+    deliver = h.gateway.send
+
+    def send(connection_id: str, message: dict[str, Any]) -> None:
+        deliver(connection_id, message)
+        s.record(connection_id, message)
+
+    h.gateway.send = send  # type: ignore[method-assign]
+
+    alice, bob, carol = s.connect("alice"), s.connect("bob"), s.connect("carol")
+    dave = s.connect("dave")  # a spectator
+
+    ack = alice.send(action="create_table", name="Friday Naiko", variant="NAIKO", seat_count=4,
+                     small_blind=5, big_blind=10, min_buy_in=200, max_buy_in=1000,
+                     decision_seconds=20)
+    s.table_id = table = ack["table_id"]
+    dave.send(action="list_tables")
+    s.messages["ack"] = alice.send(action="join_table", table_id=table, buy_in=500)
+    bob.send(action="join_table", table_id=table, buy_in=500, request_id="bob-join-1")
+    # The connection dropped before the ack arrived: the client sends the same frame again.
+    s.extras["ack (replayed)"] = bob.send(action="join_table", table_id=table, buy_in=500,
+                                          request_id="bob-join-1")
+    carol.send(action="join_table", table_id=table, buy_in=500, seat_index=3, example=True)
+    s.extras["snapshot (spectator)"] = dave.send(action="snapshot", table_id=table)
+
+    _bad_frames(s, table)
+    for _ in range(MAX_HANDS):
+        _play_hand(s, table, last=s.done >= set(GOALS))
+        if "left" in s.done:
+            break
+        _between_hands(s, table)
+    missing = set(GOALS) - s.done
+    if missing or "left" not in s.done:
+        raise RuntimeError(f"the session did not reach {sorted(missing) or ['leave']}")
+    s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
+    return s
+
+
+def _bad_frames(s: Session, table: str) -> None:
+    """Frames the parser refuses, and requests the service or the engine refuses."""
+    bob, dave = s.clients["bob"], s.clients["dave"]
+    bob.send_raw('{"action": "act", "table_id": ')
+    bob.send_raw(json.dumps({"action": "raise", "request_id": "bob-x1", "table_id": table}))
+    bob.send_raw(json.dumps({"action": "act", "request_id": "bob-x2", "table_id": table,
+                             "move": "raise_to", "amount": -20}))
+    hand = dave.view()["hand"]
+    idle = next(c for c in (s.clients[p] for p in ("alice", "bob", "carol"))
+                if c.view()["seat_index"] != hand["actor"])
+    s.messages["error"] = idle.send(action="act", table_id=table, move="call")
+    dave.send(action="leave_table", table_id=table)
+    actor = s.client_at(hand["actor"])
+    actor.send(action="act", table_id=table, move="raise_to",
+               amount=actor.view()["prompt"]["min_raise_to"] - 1)
+    actor.send(action="pass_window", table_id=table)
+
+
+def _play_hand(s: Session, table: str, last: bool) -> None:
+    dave = s.clients["dave"]
+    if last:  # alice leaves while she is still in the hand
+        view = s.clients["alice"].view()
+        if view["hand"]["actor"] != view["seat_index"]:
+            s.clients["alice"].send(action="leave_table", table_id=table)
+            s.done.add("left")
+    for _ in range(100):
+        hand = dave.view()["hand"]
+        if hand["complete"]:
+            return
+        actor = s.client_at(hand["actor"])
+        if _try_power(s, table, actor) or _try_clock(s, actor):
+            continue
+        prompt = actor.view()["prompt"]
+        if "raise" not in s.done and "raise_to" in prompt["actions"] and prompt["to_call"]:
+            actor.send(action="act", table_id=table, move="raise_to",
+                       amount=prompt["min_raise_to"], example=True)
+            s.done.add("raise")
+            nxt = dave.view()["hand"]["actor"]
+            if nxt is not None:
+                s.messages["update"] = s.client_at(nxt).messages[-1]
+            continue
+        move = "check" if "check" in prompt["actions"] else "call"
+        actor.send(action="act", table_id=table, move=move)
+    raise RuntimeError("the hand did not end")
+
+
+def _try_power(s: Session, table: str, actor: Client) -> bool:
+    """Use the next power the session still needs, if the prompt offers it."""
+    view = actor.view()
+    prompt, powers = view["prompt"], view["hand"]["powers"]
+    if "snapshot" not in s.messages and prompt["powers"]:
+        # A client that missed a version asks for the whole table again.
+        s.messages["snapshot"] = actor.send(action="snapshot", table_id=table, example=True)
+    if "peek" in prompt["powers"] and "peek" not in s.done:
+        actor.send(action="use_power", table_id=table, power="peek")
+        s.done.add("peek")
+        return True
+    if "sleeve_swap" in prompt["powers"] and "sleeve_swap" not in s.done:
+        actor.send(action="use_power", table_id=table, power="sleeve_swap", card_index=1)
+        s.done.add("sleeve_swap")
+        return True
+    wanted = [g for g in ("anchor_passed", "anchor_shielded") if g not in s.done]
+    if "short_anchor" not in prompt["powers"] or not wanted \
+            or "seal_shield" not in powers["carousel"]:
+        return False
+    for target in prompt["anchor_targets"]:
+        seat = view["seats"][target]
+        if seat["destellos"] >= 1 and "seal_shield" not in powers["used"].get(str(target), []):
+            actor.send(action="use_power", table_id=table, power="short_anchor",
+                       target_seat=target, example=True)
+            response: Callable[..., dict[str, Any]] = s.client_at(target).send
+            if wanted[0] == "anchor_passed":
+                response(action="pass_window", table_id=table)
+            else:
+                response(action="shield", table_id=table)
+            s.done.add(wanted[0])
+            return True
+    return False
+
+
+def _try_clock(s: Session, actor: Client) -> bool:
+    """Let a decision clock run out (R8.1), or disconnect carol on her turn and bring her back
+    during the grace period (R8.2, R8.3)."""
+    h = s.harness
+    decision_ms = actor.view()["settings"]["decision_ms"]
+    if "timed_out" not in s.done and actor.player_id == "bob" \
+            and {"peek", "raise"} <= s.done:
+        h.clock.advance(decision_ms)
+        h.fire_due_timers()
+        s.done.add("timed_out")
+        return True
+    if "reconnect" not in s.done and actor.player_id == "carol" and "timed_out" in s.done:
+        h.service.disconnect(actor.connection_id)  # $disconnect
+        h.clock.advance(decision_ms)
+        h.fire_due_timers()  # the clock ran out while disconnected: 20 s of grace
+        h.clock.advance(5_000)
+        carol = s.connect("carol")  # a new connection, the same verified player
+        s.extras["snapshot (reconnect)"] = carol.send(action="snapshot", table_id=s.table_id)
+        s.done.add("reconnect")
+        return True
+    return False
+
+
+def _between_hands(s: Session, table: str) -> None:
+    h = s.harness
+    alice, bob = s.clients["alice"], s.clients["bob"]
+    if "sit_out" not in s.done:
+        bob.send(action="sit_out", table_id=table)
+        bob.send(action="sit_in", table_id=table)
+        alice.send(action="add_chips", table_id=table, amount=100)
+        s.done.add("sit_out")
+    h.clock.advance(3_000)  # the pause between hands
+    h.fire_due_timers()
+
+
+def examples(s: Session) -> dict[str, Any]:
+    """The examples, as one JSON-compatible object."""
+    return {
+        "table_id": s.table_id,
+        "requests": s.requests,
+        "messages": s.messages,
+        "extras": s.extras,
+        "events": s.events,
+        "errors": s.errors,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--transcript", action="store_true",
+                        help="print every frame in and out, in order, one JSON object a line")
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    session = play(args.seed)
+    if args.transcript:
+        for entry in session.transcript:
+            print(json.dumps(entry, sort_keys=False))
+    else:
+        print(json.dumps(examples(session), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

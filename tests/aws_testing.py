@@ -1,0 +1,194 @@
+"""Helpers for tests (and local mode) on moto: DynamoDB tables created from ``template.yaml``,
+and a capture of the messages posted through the API Gateway Management API."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import yaml
+
+REGION = "us-east-1"
+"""The region every test client uses (moto's default backend region)."""
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "template.yaml"
+"""The SAM template: the single source of truth for the DynamoDB tables."""
+
+
+# -- template.yaml -> moto tables -----------------------------------------------------------
+
+
+class _TemplateLoader(yaml.SafeLoader):
+    """A SafeLoader that accepts CloudFormation tags (``!Sub``, ``!Ref``, ``!GetAtt`` ...)."""
+
+
+def _raw_tag_value(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> Any:
+    """The value under a CloudFormation tag, as plain YAML (``!Sub "a-${Stage}"`` -> the
+    string); the tag itself is dropped."""
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node, deep=True)
+    raise yaml.constructor.ConstructorError(None, None, f"unexpected node {node!r}",
+                                            node.start_mark)
+
+
+_TemplateLoader.add_multi_constructor("!", _raw_tag_value)
+
+
+def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
+    """Parse a CloudFormation/SAM template, tolerating its intrinsic-function tags."""
+    with open(path, encoding="utf-8") as stream:
+        template: dict[str, Any] = yaml.load(stream, Loader=_TemplateLoader)
+    return template
+
+
+def _table_name(logical_id: str, properties: dict[str, Any], stage: str) -> str:
+    """The template's TableName with ``${Stage}`` substituted, else ``naiko-<stage>-<id>``."""
+    name = properties.get("TableName")
+    if isinstance(name, str):
+        name = name.replace("${Stage}", stage)
+        if "${" not in name:
+            return name
+    return f"naiko-{stage}-{logical_id}"
+
+
+def table_definitions(template: dict[str, Any], stage: str = "test") -> dict[str, dict[str, Any]]:
+    """``logical id -> CreateTable arguments`` for every ``AWS::DynamoDB::Table`` of *template*
+    (CloudFormation property shapes turned into API shapes). The TTL and point-in-time
+    recovery settings are returned under the extra keys ``TimeToLiveSpecification`` and
+    ``PointInTimeRecoverySpecification``, which :func:`create_tables_from_template` applies
+    with their own calls."""
+    definitions: dict[str, dict[str, Any]] = {}
+    for logical_id, resource in template.get("Resources", {}).items():
+        if resource.get("Type") != "AWS::DynamoDB::Table":
+            continue
+        props: dict[str, Any] = resource.get("Properties", {})
+        args: dict[str, Any] = {
+            "TableName": _table_name(logical_id, props, stage),
+            "AttributeDefinitions": props["AttributeDefinitions"],
+            "KeySchema": props["KeySchema"],
+            "BillingMode": props.get("BillingMode", "PROVISIONED"),
+        }
+        for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes", "ProvisionedThroughput",
+                    "TimeToLiveSpecification", "PointInTimeRecoverySpecification"):
+            if key in props:
+                args[key] = props[key]
+        if "SSESpecification" in props:  # CloudFormation says SSEEnabled, the API Enabled
+            sse = dict(props["SSESpecification"])
+            args["SSESpecification"] = {"Enabled": bool(sse.pop("SSEEnabled", False)), **sse}
+        if "StreamSpecification" in props:
+            args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+        definitions[logical_id] = args
+    return definitions
+
+
+def create_tables_from_template(dynamodb_client: Any, stage: str = "test",
+                               template_path: Path = TEMPLATE_PATH) -> dict[str, str]:
+    """Create every DynamoDB table of ``template.yaml`` (keys, GSIs, TTL, as defined there)
+    with *dynamodb_client* (moto's or DynamoDB Local's); returns ``logical id -> table
+    name`` (``{"TablesTable": "naiko-test-tables", ...}``)."""
+    names: dict[str, str] = {}
+    for logical_id, args in table_definitions(load_template(template_path), stage).items():
+        ttl = args.pop("TimeToLiveSpecification", None)
+        pitr = args.pop("PointInTimeRecoverySpecification", None)
+        dynamodb_client.create_table(**args)
+        dynamodb_client.get_waiter("table_exists").wait(
+            TableName=args["TableName"], WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+        if ttl:
+            dynamodb_client.update_time_to_live(TableName=args["TableName"],
+                                                TimeToLiveSpecification=ttl)
+        if pitr:
+            dynamodb_client.update_continuous_backups(
+                TableName=args["TableName"], PointInTimeRecoverySpecification=pitr)
+        names[logical_id] = args["TableName"]
+    return names
+
+
+# -- API Gateway Management API ---------------------------------------------------------------
+
+
+@dataclass
+class PostCapture:
+    """What :func:`capture_posts` saw: every posted message, one by one, per connection."""
+
+    raw: dict[str, list[bytes]] = field(default_factory=lambda: defaultdict(list))
+    """connection_id -> the bodies posted, in order."""
+    gone: set[str] = field(default_factory=set)
+    """Connections that answer 410 ``GoneException`` (add ids, or call :meth:`mark_gone`)."""
+
+    @property
+    def messages(self) -> dict[str, list[Any]]:
+        """connection_id -> the posted bodies parsed as JSON."""
+        return {cid: [json.loads(body) for body in bodies] for cid, bodies in self.raw.items()}
+
+    def mark_gone(self, *connection_ids: str) -> None:
+        self.gone.update(connection_ids)
+
+
+@contextmanager
+def capture_posts() -> Iterator[PostCapture]:
+    """Patch moto's Management API backend (inside ``mock_aws``) so that each
+    ``post_to_connection`` is recorded separately (moto concatenates them), and connections
+    marked gone answer a real HTTP 410 ``GoneException`` to the boto3 client (moto never
+    raises it).
+
+    >>> from moto import mock_aws
+    >>> import boto3
+    >>> with mock_aws(), capture_posts() as posts:
+    ...     endpoint = "https://abc.execute-api.us-east-1.amazonaws.com/prod"
+    ...     client = boto3.client("apigatewaymanagementapi", region_name=REGION,
+    ...                           endpoint_url=endpoint)
+    ...     _ = client.post_to_connection(ConnectionId="c1", Data=b'{"a":1}')
+    ...     posts.mark_gone("c2")
+    ...     try:
+    ...         client.post_to_connection(ConnectionId="c2", Data=b"{}")
+    ...     except client.exceptions.GoneException as exc:
+    ...         print(exc.response["ResponseMetadata"]["HTTPStatusCode"])
+    410
+    >>> posts.messages
+    {'c1': [{'a': 1}]}
+    """
+    from moto.apigatewaymanagementapi.models import ApiGatewayManagementApiBackend
+    from moto.core.exceptions import JsonRESTError
+
+    class GoneException(JsonRESTError):
+        code = 410  # moto's stubber answers with the exception's HTTP status
+
+        def __init__(self, connection_id: str):
+            super().__init__("GoneException", f"connection {connection_id} is gone")
+
+    capture = PostCapture()
+
+    def post_to_connection(backend: Any, data: bytes, connection_id: str) -> None:
+        if connection_id in capture.gone:
+            raise GoneException(connection_id)
+        capture.raw[connection_id].append(bytes(data))
+
+    with mock.patch.object(ApiGatewayManagementApiBackend, "post_to_connection",
+                           post_to_connection):
+        yield capture
+
+
+# -- Step Functions --------------------------------------------------------------------------
+
+
+PASS_STATE_MACHINE = json.dumps({
+    "Comment": "A stand-in timer machine for tests: one Pass state.",
+    "StartAt": "Done",
+    "States": {"Done": {"Type": "Pass", "End": True}},
+})
+
+TEST_ROLE_ARN = "arn:aws:iam::123456789012:role/naiko-test-states"
+
+EXECUTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+"""What the scheduler promises about execution names."""
