@@ -48,9 +48,9 @@ def chips_everywhere(h: Harness, table_id: str, players: list[Player]) -> int:
 
 # -- accounts ------------------------------------------------------------------------------
 
-def test_join_moves_the_buy_in_and_leave_returns_the_stack() -> None:
+def test_r7_1_join_moves_the_buy_in_and_leave_returns_the_stack() -> None:
     h = harness()
-    table_id, players = seated(h, 2)  # heads-up: the hand starts with 2 at a 6-seat? needs 3
+    table_id, players = seated(h, 2)  # a new 6-seat table waits for a third player (R7.7)
     assert h.accounts.balance("p0") == 9_800
     reply = players[1].send(action="leave_table", table_id=table_id)
     assert reply["type"] == "ack"
@@ -72,7 +72,7 @@ def test_buy_in_outside_the_range_or_beyond_the_balance_is_refused() -> None:
     assert h.accounts.balance("poor") == 50
 
 
-def test_private_table_only_for_invited_players() -> None:
+def test_r7_2_private_table_only_for_invited_players() -> None:
     h = harness()
     host, friend, stranger = h.player("host"), h.player("friend"), h.player("stranger")
     table_id = new_table(h, host, private=True, invited=["friend"])
@@ -313,7 +313,7 @@ def test_no_message_ever_reveals_hidden_cards(variant: str) -> None:
 
 # -- connections and timers ------------------------------------------------------------------
 
-def test_disconnect_keeps_the_seat_and_the_clock_reconnect_gets_the_confirmed_state() -> None:
+def test_r8_3_disconnect_keeps_the_seat_and_the_clock_reconnect_gets_the_confirmed_state() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     p = actor(players)
@@ -390,6 +390,44 @@ def test_stale_and_duplicated_timers_do_nothing() -> None:
     new_token = [t for t in h.scheduler.scheduled if t[3] == "decision"][-1][1]
     assert h.service.timer_fired(table_id, new_token) is True
     assert h.service.timer_fired(table_id, new_token) is False  # duplicate
+
+
+def test_r7_7_a_new_table_starts_with_three_players() -> None:
+    h = harness()
+    table_id, players = seated(h, 2)
+    assert h.store.load(table_id).state.hand is None
+    third = h.player("third")
+    third.send(action="join_table", table_id=table_id, buy_in=200)
+    assert h.store.load(table_id).state.hand is not None
+
+
+def test_r7_1_busted_player_may_reload_between_hands() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    p = actor(players)
+    assert p.send(action="add_chips", table_id=table_id, amount=10)["code"] == "in_hand"
+    reply = p.send(action="add_chips", table_id=table_id, amount=500)
+    assert reply["code"] in ("bad_buy_in", "in_hand")
+
+
+def test_r7_7_returning_within_30_minutes_buys_in_for_at_least_what_was_left_with() -> None:
+    h = harness()
+    players = [h.player(f"p{i}") for i in range(3)]
+    table_id = new_table(h, players[0])
+    for player, buy_in in zip(players, (400, 200, 200), strict=True):
+        player.send(action="join_table", table_id=table_id, buy_in=buy_in)
+    leaver = players[0]  # 400 chips: 200 big blinds
+    leaver.send(action="leave_table", table_id=table_id)
+    while h.store.load(table_id).seat_of(leaver.player_id) is not None:
+        p = actor(players)
+        move = "check" if "check" in p.last_view()["prompt"]["actions"] else "call"
+        p.send(action="act", table_id=table_id, move=move)
+    left_with = h.store.load(table_id).left_stacks[leaver.player_id]["stack"]
+    assert left_with >= 396
+    reply = leaver.send(action="join_table", table_id=table_id, buy_in=40)
+    assert reply["code"] == "bad_buy_in" and str(left_with) in reply["message"]
+    h.clock.advance(31 * 60_000)
+    assert leaver.send(action="join_table", table_id=table_id, buy_in=40)["type"] == "ack"
 
 
 def test_r7_7_sitting_out_ten_minutes_removes_the_player_with_the_stack() -> None:

@@ -1,0 +1,122 @@
+""":mod:`naiko.demo` plays a few hands of each variant between simple scripted players and
+prints what happened and each hand's history in PHH (``naiko-demo``).
+
+The players decide from their own view only (:func:`naiko.views.view_for`), like bots will.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+
+from .cards import parse_cards, seeded_random, shuffled_deck, system_random
+from .commands import AllIn, Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
+from .engine import apply, legal_actions
+from .evaluator import category_of, evaluate, evaluate_omaha
+from .events import Event
+from .phh import to_phh
+from .powers import draw_carousel
+from .state import TableConfig, TableState, Variant
+from .views import view_for
+
+
+def choose(view: dict[str, object], rng: random.Random) -> Command:
+    """A simple player: raise good hands, call cheap, check when free, else fold."""
+    prompt = view["prompt"]
+    assert isinstance(prompt, dict)
+    seat = prompt["seat_index"]
+    actions = prompt["actions"]
+    seats = view["seats"]
+    hand = view["hand"]
+    assert isinstance(seats, list) and isinstance(hand, dict)
+    hole = parse_cards(seats[seat]["cards"])
+    board = parse_cards(hand["board"])
+    if len(board) >= 3:
+        value = evaluate_omaha(hole, board) if len(hole) == 4 else evaluate(hole + board)
+        strength = int(category_of(value))
+    else:  # preflop: a pair or a high card is worth playing
+        ranks = [c >> 2 for c in hole]
+        strength = 1 if len(set(ranks)) < len(ranks) or max(ranks) >= 10 else 0
+    if strength >= 2 and ("raise_to" in actions or "bet" in actions) and rng.random() < 0.6:
+        amount = prompt["min_raise_to"]
+        return (Bet(seat_index=seat, amount=amount) if "bet" in actions
+                else RaiseTo(seat_index=seat, amount=amount))
+    if "check" in actions:
+        return Check(seat_index=seat)
+    if strength >= 1 or prompt["to_call"] <= 4 or rng.random() < 0.2:
+        if "call" in actions:
+            return Call(seat_index=seat)
+        return AllIn(seat_index=seat)
+    return Fold(seat_index=seat)
+
+
+def narrate(event: Event) -> str | None:
+    d = event.data
+    kind = event.kind
+    if kind == "hand_started":
+        return (f"Hand #{d['hand_number']}: button seat {d['button']}, blinds "
+                f"{d['small_blind']}/{d['big_blind']}")
+    if kind == "blind_posted":
+        return f"  seat {d['seat_index']} posts the {d['blind']} blind {d['amount']}"
+    if kind == "action":
+        amount = f" {d['to']}" if "to" in d else ""
+        return f"  seat {d['seat_index']} {d['action'].replace('_', ' ')}{amount}"
+    if kind == "board_dealt":
+        return f"  {d['street']}: {d['board']}"
+    if kind == "showdown":
+        return "\n".join(f"  seat {h['seat_index']} shows {h['cards']} ({h['hand']})"
+                         for h in d["hands"])
+    if kind == "pot_awarded":
+        return f"  pot {d['amount']} -> {d['winners']}"
+    if kind == "uncalled_bet_returned":
+        return f"  {d['amount']} uncalled returned to seat {d['seat_index']}"
+    if kind == "power_used":
+        target = f" on seat {d['target_seat']}" if "target_seat" in d else ""
+        return f"  seat {d['seat_index']} uses {d['power']}{target}"
+    return None
+
+
+def play_table(variant: Variant, hands: int, rng: random.Random, out: list[str]) -> None:
+    config = TableConfig(variant=variant, seat_count=4, small_blind=1, big_blind=2)
+    state = TableState.new(config)
+    for seat in range(4):
+        state, _ = apply(state, SitDown(seat_index=seat, player_id=f"player{seat + 1}",
+                                        stack=200))
+    out.append(f"=== {variant.value} ===")
+    for _ in range(hands):
+        active = [i for i, s in enumerate(state.seats) if s and s.stack > 0]
+        if len(active) < 2:
+            break
+        button = rng.choice(active) if state.last_big_blind_seat is None else None
+        carousel = draw_carousel(rng) if config.rules.powers else ()
+        state, events = apply(state, StartHand(deck=tuple(shuffled_deck(rng)), button=button,
+                                               carousel=carousel))
+        while True:
+            out.extend(line for e in events if (line := narrate(e)))
+            prompt = legal_actions(state)
+            if prompt is None:
+                break
+            state, events = apply(state, choose(view_for(state, prompt.seat_index), rng))
+        if config.rules.powers:
+            out.append("  (Naiko hands use powers; PHH has no notation for them)")
+        else:
+            out.append(to_phh(state).rstrip())
+        out.append("")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Play a few engine hands and print them.")
+    parser.add_argument("--hands", type=int, default=2, help="hands per variant")
+    parser.add_argument("--seed", type=int, default=None, help="repeatable demo")
+    args = parser.parse_args(argv)
+    rng = seeded_random(args.seed) if args.seed is not None else system_random()
+    out: list[str] = []
+    for variant in Variant:
+        play_table(variant, args.hands, rng, out)  # type: ignore[arg-type]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
