@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,9 +34,8 @@ for _path in (ROOT / "layers" / "engine", ROOT / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from service_testing import Harness, harness  # noqa: E402
-
 from naiko_service.protocol import ProtocolError, error_message, parse_request  # noqa: E402
+from service_testing import Harness, harness  # noqa: E402
 
 SEED = 7
 """The harness's shuffle and button seed: the session is the same on every run."""
@@ -67,7 +65,10 @@ class Client:
     def send_raw(self, body: str, *, frame: dict[str, Any] | None = None,
                  example: bool = False) -> dict[str, Any]:
         s = self.session
-        s.transcript.append({"from": self.player_id, "request": frame if frame else body})
+        shown: Any = frame if frame else body
+        if len(body) > 200:  # keep the transcript readable
+            shown = f"{body[:40]}... ({len(body.encode())} bytes)"
+        s.transcript.append({"from": self.player_id, "request": shown})
         before = len(self.messages)
         try:
             request = parse_request(body)
@@ -194,6 +195,8 @@ def _bad_frames(s: Session, table: str) -> None:
     """Frames the parser refuses, and requests the service or the engine refuses."""
     bob, dave = s.clients["bob"], s.clients["dave"]
     bob.send_raw('{"action": "act", "table_id": ')
+    bob.send_raw(json.dumps({"action": "act", "request_id": "bob-x0", "table_id": table,
+                             "move": "fold", "note": "x" * 33_000}))
     bob.send_raw(json.dumps({"action": "raise", "request_id": "bob-x1", "table_id": table}))
     bob.send_raw(json.dumps({"action": "act", "request_id": "bob-x2", "table_id": table,
                              "move": "raise_to", "amount": -20}))
@@ -202,10 +205,14 @@ def _bad_frames(s: Session, table: str) -> None:
                 if c.view()["seat_index"] != hand["actor"])
     s.messages["error"] = idle.send(action="act", table_id=table, move="call")
     dave.send(action="leave_table", table_id=table)
+    dave.send(action="snapshot", table_id="t00000000000000000000")
     actor = s.client_at(hand["actor"])
     actor.send(action="act", table_id=table, move="raise_to",
                amount=actor.view()["prompt"]["min_raise_to"] - 1)
     actor.send(action="pass_window", table_id=table)
+    target = next(i for i, seat in enumerate(actor.view()["seats"])
+                  if seat and i != hand["actor"])
+    actor.send(action="use_power", table_id=table, power="short_anchor", target_seat=target)
 
 
 def _play_hand(s: Session, table: str, last: bool) -> None:
@@ -223,6 +230,14 @@ def _play_hand(s: Session, table: str, last: bool) -> None:
         if _try_power(s, table, actor) or _try_clock(s, actor):
             continue
         prompt = actor.view()["prompt"]
+        if last and hand["street"] != "preflop":
+            # Someone bets, the other folds: the uncalled bet goes back, the pot is unseen.
+            if "bet" in prompt["actions"]:
+                actor.send(action="act", table_id=table, move="bet",
+                           amount=prompt["min_raise_to"])
+            else:
+                actor.send(action="act", table_id=table, move="fold")
+            continue
         if "raise" not in s.done and "raise_to" in prompt["actions"] and prompt["to_call"]:
             actor.send(action="act", table_id=table, move="raise_to",
                        amount=prompt["min_raise_to"], example=True)
@@ -241,7 +256,7 @@ def _try_power(s: Session, table: str, actor: Client) -> bool:
     view = actor.view()
     prompt, powers = view["prompt"], view["hand"]["powers"]
     if "snapshot" not in s.messages and prompt["powers"]:
-        # A client that missed a version asks for the whole table again.
+        # Any client may ask for the whole table again (after a version gap, say).
         s.messages["snapshot"] = actor.send(action="snapshot", table_id=table, example=True)
     if "peek" in prompt["powers"] and "peek" not in s.done:
         actor.send(action="use_power", table_id=table, power="peek")
@@ -260,11 +275,8 @@ def _try_power(s: Session, table: str, actor: Client) -> bool:
         if seat["destellos"] >= 1 and "seal_shield" not in powers["used"].get(str(target), []):
             actor.send(action="use_power", table_id=table, power="short_anchor",
                        target_seat=target, example=True)
-            response: Callable[..., dict[str, Any]] = s.client_at(target).send
-            if wanted[0] == "anchor_passed":
-                response(action="pass_window", table_id=table)
-            else:
-                response(action="shield", table_id=table)
+            answer = "pass_window" if wanted[0] == "anchor_passed" else "shield"
+            s.client_at(target).send(action=answer, table_id=table)
             s.done.add(wanted[0])
             return True
     return False

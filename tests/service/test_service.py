@@ -474,3 +474,14 @@ def test_leaving_mid_hand_folds_at_the_players_turn_and_cashes_out_after_the_han
     assert h.store.load(table_id).seat_of(leaver.player_id) is None
     total = chips_everywhere(h, table_id, players)
     assert total == 30_000
+
+
+def test_two_players_may_use_the_same_request_id() -> None:
+    h = harness()
+    players = [h.player(f"p{i}") for i in range(2)]
+    table_id = new_table(h, players[0])
+    for player in players:
+        reply = player.send(action="join_table", table_id=table_id, buy_in=100, request_id="j1")
+        assert reply["type"] == "ack" and not reply["replayed"]
+    record = h.store.load(table_id)
+    assert record.seat_of("p0") is not None and record.seat_of("p1") is not None

@@ -416,10 +416,10 @@ def _prompt(state: TableState, hand: HandState, seat: int) -> Prompt:
         actions.append("all_in")
     if hand.powers is None:
         return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to)
-    return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to,
-                  powers=tuple(powers.usable_powers(state, hand, seat)),
-                  anchor_targets=tuple(powers.anchor_targets(state, hand, seat)),
-                  anchored=powers.is_anchored(hand, seat))
+    usable = tuple(powers.usable_powers(state, hand, seat))
+    targets = powers.anchor_targets(state, hand, seat) if powers.SHORT_ANCHOR in usable else []
+    return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to, powers=usable,
+                  anchor_targets=tuple(targets), anchored=powers.is_anchored(hand, seat))
 
 
 def _raise_range(state: TableState, hand: HandState, seat: int) -> tuple[int | None, int | None]:

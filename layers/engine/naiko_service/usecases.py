@@ -134,7 +134,7 @@ class TableService:
             return
         change = self._change_for(connection_id, player_id, request)
         self._mutate(request.table_id, change, request_id=request.request_id,
-                     reply_to=connection_id)
+                     reply_to=connection_id, requester=player_id)
 
     def _change_for(self, connection_id: str, player_id: str, request: Any) -> Change:
         if isinstance(request, p.JoinTable):
@@ -239,14 +239,17 @@ class TableService:
     # -- the one way a table changes ---------------------------------------------------------
 
     def _mutate(self, table_id: str, change: Change, *, request_id: str | None = None,
-                reply_to: str | None = None) -> TableRecord | None:
+                reply_to: str | None = None, requester: str = "") -> TableRecord | None:
+        # Request ids are the client's: remember them per player, so two players who happen
+        # to pick the same id never shadow each other.
+        key = None if request_id is None else f"{requester}/{request_id}"
         for attempt in range(MAX_ATTEMPTS):
             record = self.deps.tables.load(table_id)
-            if request_id is not None and request_id in record.recent_requests:
+            if key is not None and key in record.recent_requests:
                 if reply_to is not None:
                     self._send(reply_to, {"type": "ack", "request_id": request_id,
                                           "table_id": table_id,
-                                          "version": record.recent_requests[request_id],
+                                          "version": record.recent_requests[key],
                                           "replayed": True})
                 return record
             now = self.deps.clock.now_ms()
@@ -254,8 +257,8 @@ class TableService:
             new.version = record.version + 1
             outcome = change(new, now)  # may raise: nothing is written
             self._after_change(new, now, outcome)
-            if request_id is not None:
-                new.remember_request(request_id, new.version)
+            if key is not None:
+                new.remember_request(key, new.version)
             fresh = [t for t in new.timers if t.token not in {x.token for x in record.timers}]
             for timer in fresh:  # scheduled before the write: if the write loses, a no-op
                 self.deps.scheduler.schedule(table_id, timer.token, timer.due_ms, timer.kind)
@@ -397,7 +400,7 @@ class TableService:
                                  private=r.private, invited=tuple(r.invited), bots=r.bots)
         now = self.deps.clock.now_ms()
         record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now)
-        record.remember_request(r.request_id, 1)
+        record.remember_request(f"{player_id}/{r.request_id}", 1)
         replayed = False
         try:
             self.deps.tables.create(record)
