@@ -1,0 +1,306 @@
+"""The ``$connect`` Lambda authorizer (functions/authorizer/app.py) on the sample event."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from naiko_service.auth import (
+    Ed25519TokenVerifier,
+    JwksTokenVerifier,
+    b64url_decode,
+    b64url_encode,
+    public_key_to_base64,
+    sign_token,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "functions" / "authorizer" / "app.py"
+SAMPLE_EVENT = ROOT / "events" / "connect_authorizer.json"
+ISSUER = "naiko"
+AUDIENCE = "naiko-ws"
+
+
+def load_app() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("naiko_authorizer_app", APP)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class FakeLambdaContext:
+    function_name: str = "naiko-dev-authorizer"
+    memory_limit_in_mb: int = 256
+    invoked_function_arn: str = \
+        "arn:aws:lambda:eu-west-1:123456789012:function:naiko-dev-authorizer"
+    aws_request_id: str = "6f1c2d3e-0000-4000-8000-000000000001"
+
+
+@pytest.fixture(scope="module")
+def key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+@pytest.fixture(scope="module")
+def app() -> ModuleType:
+    return load_app()
+
+
+@pytest.fixture
+def logs(app: ModuleType) -> Iterator[io.StringIO]:
+    """What the Powertools logger writes during one test (one JSON object per line)."""
+    stream = io.StringIO()
+    handler = app.logger.registered_handler
+    previous = handler.setStream(stream)
+    yield stream
+    handler.setStream(previous)
+
+
+@pytest.fixture
+def configured(app: ModuleType, key: Ed25519PrivateKey,
+               monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    monkeypatch.setenv("AUTH_PUBLIC_KEY", public_key_to_base64(key.public_key()))
+    monkeypatch.setenv("AUTH_ISSUER", ISSUER)
+    monkeypatch.setenv("AUTH_AUDIENCE", AUDIENCE)
+    monkeypatch.delenv("AUTH_PROVIDER", raising=False)
+    app.reset_verifier()
+    yield app
+    app.reset_verifier()
+
+
+def token_for(key: Ed25519PrivateKey, player: str = "alice", *, ttl: int = 600,
+              issued: int | None = None, issuer: str | None = ISSUER,
+              audience: str | None = AUDIENCE) -> str:
+    iat = int(time.time()) if issued is None else issued
+    return sign_token(key, player, issued_at=iat, expires_at=iat + ttl, issuer=issuer,
+                      audience=audience)
+
+
+def event_with(token: str | None) -> dict[str, Any]:
+    event: dict[str, Any] = json.loads(SAMPLE_EVENT.read_text())
+    if token is None:
+        event["queryStringParameters"] = None
+        event["multiValueQueryStringParameters"] = None
+    else:
+        event["queryStringParameters"]["token"] = token
+        event["multiValueQueryStringParameters"]["token"] = [token]
+    return event
+
+
+def log_records(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
+
+
+def test_sample_event_has_the_websocket_request_shape() -> None:
+    event = json.loads(SAMPLE_EVENT.read_text())
+    assert event["type"] == "REQUEST"
+    assert event["methodArn"].startswith("arn:aws:execute-api:")
+    assert event["methodArn"].endswith("/$connect")
+    assert "token" in event["queryStringParameters"]
+    context = event["requestContext"]
+    assert context["routeKey"] == "$connect" and context["eventType"] == "CONNECT"
+    for name in ("connectionId", "domainName", "stage", "apiId", "requestId"):
+        assert context[name]
+    assert event["methodArn"].split(":")[5].split("/")[:2] == [context["apiId"],
+                                                               context["stage"]]
+
+
+def test_allows_a_valid_token(configured: ModuleType, key: Ed25519PrivateKey,
+                              logs: io.StringIO) -> None:
+    token = token_for(key, "alice")
+    event = event_with(token)
+    response = configured.lambda_handler(event, FakeLambdaContext())
+    assert response == {
+        "principalId": "alice",
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow",
+                           "Resource": event["methodArn"]}],
+        },
+        "context": {"player_id": "alice"},
+    }
+    records = log_records(logs)
+    assert [r["message"] for r in records] == ["connection authorized"]
+    assert records[0]["player_id"] == "alice"
+    assert records[0]["service"] == "naiko"
+    assert records[0]["connection_id"] == event["requestContext"]["connectionId"]
+    assert token not in logs.getvalue()
+
+
+def test_identity_comes_only_from_the_token(configured: ModuleType, key: Ed25519PrivateKey,
+                                           logs: io.StringIO) -> None:
+    event = event_with(token_for(key, "alice"))
+    event["queryStringParameters"]["player_id"] = "mallory"
+    event["headers"]["X-Player-Id"] = "mallory"
+    event["requestContext"]["authorizer"] = {"player_id": "mallory"}
+    response = configured.lambda_handler(event, FakeLambdaContext())
+    assert response["principalId"] == "alice"
+    assert response["context"] == {"player_id": "alice"}
+
+
+def _bad_tokens(key: Ed25519PrivateKey) -> dict[str, str | None]:
+    other = Ed25519PrivateKey.generate()
+    good = token_for(key)
+    version, payload, signature = good.split(".")
+    claims = json.loads(b64url_decode(payload))
+    claims["sub"] = "mallory"
+    tampered = b64url_encode(json.dumps(claims, separators=(",", ":")).encode())
+    now = int(time.time())
+    return {
+        "missing_token": None,
+        "malformed_token": "not-a-token",
+        "bad_signature": token_for(other),
+        "bad_signature/tampered": f"{version}.{tampered}.{signature}",
+        "expired_token": token_for(key, issued=now - 7200, ttl=3600),
+        "not_yet_valid": token_for(key, issued=now + 3600),
+        "wrong_issuer": token_for(key, issuer="evil"),
+        "wrong_audience": token_for(key, audience="naiko-admin"),
+    }
+
+
+@pytest.mark.parametrize("case", [
+    "missing_token", "malformed_token", "bad_signature", "bad_signature/tampered",
+    "expired_token", "not_yet_valid", "wrong_issuer", "wrong_audience",
+])
+def test_denies_bad_tokens_with_401(configured: ModuleType, key: Ed25519PrivateKey,
+                                    logs: io.StringIO, case: str) -> None:
+    token = _bad_tokens(key)[case]
+    with pytest.raises(Exception) as caught:  # noqa: B017 (API Gateway matches the message)
+        configured.lambda_handler(event_with(token), FakeLambdaContext())
+    assert type(caught.value) is Exception and str(caught.value) == "Unauthorized"
+    assert caught.value.__suppress_context__
+    records = log_records(logs)
+    assert [(r["message"], r["reason"]) for r in records] == [
+        ("connection denied", case.split("/")[0])]
+    assert "player_id" not in records[0]
+    if token:
+        assert token not in logs.getvalue()
+
+
+def test_denies_a_token_without_its_query_parameter(configured: ModuleType,
+                                                    key: Ed25519PrivateKey,
+                                                    logs: io.StringIO) -> None:
+    event = event_with(token_for(key))
+    event["queryStringParameters"] = {"Token": event["queryStringParameters"]["token"]}
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        configured.lambda_handler(event, FakeLambdaContext())
+    assert log_records(logs)[0]["reason"] == "missing_token"
+
+
+def test_denies_a_bad_subject(configured: ModuleType, key: Ed25519PrivateKey,
+                              logs: io.StringIO) -> None:
+    iat = int(time.time())
+    payload = json.dumps({"sub": "a b", "iat": iat, "exp": iat + 60, "iss": ISSUER,
+                          "aud": AUDIENCE}, separators=(",", ":")).encode()
+    signing_input = f"v1.{b64url_encode(payload)}"
+    token = f"{signing_input}.{b64url_encode(key.sign(signing_input.encode()))}"
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        configured.lambda_handler(event_with(token), FakeLambdaContext())
+    assert log_records(logs)[0]["reason"] == "bad_subject"
+
+
+def test_denies_an_event_without_method_arn(configured: ModuleType, key: Ed25519PrivateKey,
+                                            logs: io.StringIO) -> None:
+    event = event_with(token_for(key))
+    del event["methodArn"]
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        configured.lambda_handler(event, FakeLambdaContext())
+    record = log_records(logs)[0]
+    assert (record["level"], record["reason"], record["error"]) == (
+        "ERROR", "internal_error", "KeyError")
+
+
+def test_fails_closed_when_misconfigured_and_recovers(app: ModuleType, key: Ed25519PrivateKey,
+                                                      logs: io.StringIO,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AUTH_PUBLIC_KEY", raising=False)
+    monkeypatch.delenv("AUTH_PROVIDER", raising=False)
+    monkeypatch.delenv("AUTH_ISSUER", raising=False)
+    monkeypatch.delenv("AUTH_AUDIENCE", raising=False)
+    app.reset_verifier()
+    token = token_for(key, issuer=None, audience=None)
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        app.lambda_handler(event_with(token), FakeLambdaContext())
+    record = log_records(logs)[0]
+    assert (record["level"], record["reason"]) == ("ERROR", "misconfigured")
+    assert "AUTH_PUBLIC_KEY" in record["error"]
+    # A failed build is not cached: fixing the configuration fixes the next call.
+    monkeypatch.setenv("AUTH_PUBLIC_KEY", public_key_to_base64(key.public_key()))
+    assert app.lambda_handler(event_with(token), FakeLambdaContext())["principalId"] == "alice"
+    app.reset_verifier()
+
+
+def test_verifier_is_built_once_per_container(configured: ModuleType, key: Ed25519PrivateKey,
+                                              logs: io.StringIO,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    builds: list[object] = []
+    real = configured.verifier_from_env
+
+    def counting(env: Any) -> Any:
+        builds.append(env)
+        return real(env)
+
+    monkeypatch.setattr(configured, "verifier_from_env", counting)
+    for player in ("alice", "bob", "carol"):
+        response = configured.lambda_handler(event_with(token_for(key, player)),
+                                             FakeLambdaContext())
+        assert response["principalId"] == player
+    assert len(builds) == 1
+
+
+def test_verifier_from_env(app: ModuleType, key: Ed25519PrivateKey) -> None:
+    public = public_key_to_base64(key.public_key())
+    naiko = app.verifier_from_env({"AUTH_PUBLIC_KEY": public, "AUTH_ISSUER": "i"})
+    assert isinstance(naiko, Ed25519TokenVerifier)
+    assert (naiko.issuer, naiko.audience) == ("i", None)
+    oidc = app.verifier_from_env({
+        "AUTH_PROVIDER": "oidc", "AUTH_ISSUER": "https://cognito-idp.eu-west-1.amazonaws.com/p",
+        "AUTH_AUDIENCE": "client", "AUTH_AUDIENCE_CLAIM": "client_id",
+        "AUTH_TOKEN_USE": "access"})
+    assert isinstance(oidc, JwksTokenVerifier)
+    assert (oidc.issuer, oidc.audience, oidc.audience_claim, oidc.token_use) == (
+        "https://cognito-idp.eu-west-1.amazonaws.com/p", "client", "client_id", "access")
+    for bad in ({}, {"AUTH_PUBLIC_KEY": "  "}, {"AUTH_PUBLIC_KEY": "bm90IGEga2V5"},
+                {"AUTH_PROVIDER": "oidc"}, {"AUTH_PROVIDER": "saml", "AUTH_PUBLIC_KEY": public},
+                {"AUTH_PROVIDER": "oidc", "AUTH_ISSUER": "http://plain.example"}):
+        with pytest.raises(ValueError):
+            app.verifier_from_env(bad)
+
+
+def test_event_is_not_mutated(configured: ModuleType, key: Ed25519PrivateKey,
+                              logs: io.StringIO) -> None:
+    event = event_with(token_for(key))
+    before = copy.deepcopy(event)
+    configured.lambda_handler(event, FakeLambdaContext())
+    assert event == before
+
+
+def test_module_import_is_cheap() -> None:
+    """Importing the handler loads neither boto3 nor cryptography (that waits for the first
+    call)."""
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('app', {str(APP)!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "print(sorted(m for m in ('boto3', 'cryptography') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True,
+                          env={"PYTHONPATH": str(ROOT / "layers" / "engine"),
+                               "PATH": "/usr/bin:/bin"})
+    assert done.stdout.strip() == "[]"
