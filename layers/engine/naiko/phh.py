@@ -224,10 +224,11 @@ def _from_chips(chips: int, scale: int, places: int = 0) -> Decimal:
 def format_amount(amount: Decimal) -> str:
     """An amount as PHH writes it: integers without a point, decimals as written.
 
-    >>> format_amount(Decimal("200.30")), format_amount(Decimal("1E+2")), format_amount(Decimal(5))
-    ('200.30', '100', '5')
+    >>> [format_amount(Decimal(a)) for a in ("200.30", "1E+2", "5", "0.00")]
+    ['200.30', '100', '5', '0']
     """
-    if amount == amount.to_integral_value() and amount.as_tuple().exponent >= 0:  # type: ignore[operator]
+    exponent = amount.as_tuple().exponent
+    if amount == 0 or (isinstance(exponent, int) and exponent >= 0):
         return str(int(amount))
     return format(amount, "f")
 
@@ -261,8 +262,9 @@ class Action:
 def parse_action(text: str, index: int, player_count: int) -> Action:
     """Parse one action string; ``# commentary`` is dropped.
 
-    >>> parse_action("p3 cbr 7000  # Dwan", 5, 3)
-    Action(index=5, text='p3 cbr 7000  # Dwan', verb='cbr', actor=2, cards=(), amount=Decimal('7000'), show_known=False)
+    >>> action = parse_action("p3 cbr 7000  # Dwan", 5, 3)
+    >>> action.verb, action.actor, action.amount, action.player
+    ('cbr', 2, Decimal('7000'), 'p3')
     >>> parse_action("d dh p2 ????", 1, 3).cards
     (None, None)
 
@@ -479,16 +481,17 @@ def _setup(hand: HandHistory) -> _Setup:
     if not 2 <= n <= 10:
         raise UnsupportedHand(f"{n} players: the engine seats 2 to 10 (R1.6)",
                               code="player_count")
-    lists = {"antes": hand.antes, "blinds_or_straddles": hand.blinds_or_straddles,
-             "finishing_stacks": hand.finishing_stacks, "winnings": hand.winnings,
-             "players": hand.players}
-    for name, values in lists.items():
-        if values is not None and len(values) != n:
-            raise PHHError(f"{name} has {len(values)} entries for {n} players",
-                           code="bad_field")
+    amount_lists = {"antes": hand.antes, "blinds_or_straddles": hand.blinds_or_straddles,
+                    "finishing_stacks": hand.finishing_stacks, "winnings": hand.winnings}
+    lengths = {name: len(values) for name, values in amount_lists.items() if values is not None}
+    if hand.players is not None:
+        lengths["players"] = len(hand.players)
+    for name, length in lengths.items():
+        if length != n:
+            raise PHHError(f"{name} has {length} entries for {n} players", code="bad_field")
     scale = hand.scale  # refuses inf/nan first
-    for name, values in lists.items():
-        if name != "players" and values is not None and any(v < 0 for v in values):  # type: ignore[operator]
+    for name, values in amount_lists.items():
+        if values is not None and any(v < 0 for v in values):
             raise PHHError(f"{name} has a negative amount", code="bad_field")
     if any(s <= 0 for s in hand.starting_stacks):
         raise PHHError("starting_stacks must all be positive", code="bad_field")
@@ -522,9 +525,10 @@ def _setup(hand: HandHistory) -> _Setup:
         raise UnsupportedHand(f"antes {_fmt_list(antes)}: only uniform antes and a big-blind "
                               "ante are played (R2.8)", code="antes")
     if hand.ante_trimming_status and mode is AnteMode.BIG_BLIND:
-        raise UnsupportedHand("ante_trimming_status = true with a big-blind ante: unequal "
-                              "antes would form their own pots in PokerKit; the engine keeps "
-                              "antes dead in the main pot (R2.8)", code="ante_trimming")
+        raise UnsupportedHand("ante_trimming_status = true with a big-blind ante: PokerKit "
+                              "then counts the ante as the big blind's own contribution (a "
+                              "pot only callers of it can win); R2.8 makes antes dead money "
+                              "in the main pot", code="ante_trimming")
 
     config = TableConfig(variant=variant, seat_count=n, small_blind=_to_chips(small, scale),
                          big_blind=_to_chips(big, scale), ante=_to_chips(ante, scale),
@@ -634,10 +638,12 @@ class Replay:
     """Chips won from pots (returned uncalled bets excluded), the counterpart of ``winnings``."""
     returned: list[int]
     """Uncalled chips returned to each player (R4.2)."""
+    places: int = 0
+    """Decimal places to print amounts with (:attr:`HandHistory.places`)."""
 
     def amount(self, chips: int) -> Decimal:
         """*chips* in the file's unit, written with the file's decimal places."""
-        return _from_chips(chips, self.scale, self.history.places)
+        return _from_chips(chips, self.scale, self.places)
 
     @property
     def finishing_stacks(self) -> list[Decimal]:
@@ -689,7 +695,8 @@ class Replay:
                 return Verdict("ok", "winnings match, the site counting the big blind's "
                                      "unmatched blind as won")
         rake = sum(ours) - sum(theirs)
-        if all(t <= o and (t > 0) == (o > 0) for t, o in zip(theirs, ours)) and rake > 0:
+        pairs = zip(theirs, ours, strict=True)
+        if all(t <= o and (t > 0) == (o > 0) for t, o in pairs) and rake > 0:
             return Verdict("ok", f"winnings match after a rake of {self.amount(rake)}")
         hints = divergence_hints(self.state)
         history = self.history.winnings or []
@@ -714,7 +721,7 @@ def replay(hand: HandHistory) -> Replay:
     ... ''')
     >>> result = replay(hand)
     >>> result.scale, result.chips, [str(s) for s in result.finishing_stacks]
-    (2, [900, 1100], ['9', '11'])
+    (1, [90, 110], ['9.00', '11.00'])
 
     :raises UnsupportedHand: If the engine does not play this hand.
     :raises PHHError: If an action is malformed, illegal, out of turn, missing or extra; the
@@ -755,7 +762,7 @@ def replay(hand: HandHistory) -> Replay:
             start = dealt[action.actor]
             dealt[action.actor] += len(action.cards)
             engine_cards = game.hole[action.actor][start:start + len(action.cards)]
-            if any(c is not None and c != e for c, e in zip(action.cards, engine_cards)):
+            if not _same_cards(action.cards, engine_cards):
                 raise fail(f"the engine dealt {format_cards(engine_cards)}", "deal_mismatch")
         elif action.verb == "db":
             size = _STREET_SIZES.get(confirmed)
@@ -771,7 +778,7 @@ def replay(hand: HandHistory) -> Replay:
                 raise fail(f"the betting round is not over: p{_actor(game)} is to act",
                            "premature_deal")
             engine_cards = game.board[confirmed:confirmed + size]
-            if any(c is not None and c != e for c, e in zip(action.cards, engine_cards)):
+            if not _same_cards(action.cards, engine_cards):
                 raise fail(f"the engine dealt {format_cards(engine_cards)}", "deal_mismatch")
             confirmed += size
         elif action.verb == "sm":
@@ -818,7 +825,12 @@ def replay(hand: HandHistory) -> Replay:
         for seat, amount in award["winners"].items():
             collected[int(seat)] += amount
     chips = [state.stack(seat) for seat in range(n)]
-    return Replay(hand, state, setup.scale, chips, collected, returned)
+    return Replay(hand, state, setup.scale, chips, collected, returned, hand.places)
+
+
+def _same_cards(written: Sequence[Card | None], dealt: Sequence[Card]) -> bool:
+    """Whether the engine dealt what the file says (``??`` matches anything)."""
+    return all(c is None or c == d for c, d in zip(written, dealt, strict=True))
 
 
 def _actor(game: HandState) -> str:
@@ -972,12 +984,17 @@ def from_state(state: TableState, *, scale: int = 0,
     actions = []
     for entry in hand.log:
         words = entry.split()
-        if words[0] == "d" and words[1] == "dh":
+        if words[:2] == ["d", "dh"]:
             words[2] = f"p{index[int(words[2][1:])] + 1}"
-        elif words[0] != "d":
+        elif words[:2] == ["d", "db"]:
+            pass
+        elif words[0].startswith("s") and words[1] in ("f", "cc", "cbr"):
             words[0] = f"p{index[int(words[0][1:])] + 1}"
             if words[1] == "cbr":
                 words[2] = format_amount(amount(int(words[2])))
+        else:
+            raise PHHError(f"the hand log entry {entry!r} has no PHH form",
+                           code="unsupported_log")
         actions.append(" ".join(words))
     for seat in order:
         if hand.shown[seat]:
