@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from unittest import mock
+from urllib.parse import unquote
 
 import yaml
 
@@ -170,6 +171,7 @@ def capture_posts() -> Iterator[PostCapture]:
     capture = PostCapture()
 
     def post_to_connection(backend: Any, data: bytes, connection_id: str) -> None:
+        connection_id = unquote(connection_id)  # moto passes the id still URL-encoded
         if connection_id in capture.gone:
             raise GoneException(connection_id)
         capture.raw[connection_id].append(bytes(data))

@@ -96,12 +96,15 @@ class MemoryAccounts:
             return self.balances[player_id]
 
     def apply_moves(self, moves: tuple[AccountMove, ...]) -> None:
+        totals: dict[str, int] = defaultdict(int)
+        for move in moves:  # one net change per player, as the DynamoDB transaction does
+            totals[move.player_id] += move.amount
         with self._lock:
-            for move in moves:
-                if move.amount > 0 and self.balances[move.player_id] < move.amount:
-                    raise InsufficientFunds(move.player_id)
-            for move in moves:
-                self.balances[move.player_id] -= move.amount
+            for player_id, amount in totals.items():
+                if amount > 0 and self.balances[player_id] < amount:
+                    raise InsufficientFunds(player_id)
+            for player_id, amount in totals.items():
+                self.balances[player_id] -= amount
 
 
 class MemoryConnections:

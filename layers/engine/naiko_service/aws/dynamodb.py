@@ -68,7 +68,7 @@ class DynamoTableStore:
         self.accounts_table = accounts_table
         self.sealer = sealer
         self.reads = 0
-        """Read calls made (GetItem and Query pages are not distinguished)."""
+        """Table loads made (``GetItem``), like :class:`~naiko_service.memory.MemoryTableStore`."""
         self.writes = 0
         """Write calls made (PutItem or TransactWriteItems), successful or not."""
 
@@ -211,7 +211,6 @@ class DynamoTableStore:
                 ExpressionAttributeNames={"#lobby": "lobby"},
                 ExpressionAttributeValues={":open": {"S": LOBBY_OPEN}},
                 ScanIndexForward=False, Limit=limit):
-            self.reads += 1
             summaries.append(TableSummary.from_dict(json.loads(item["summary"]["S"])))
             if len(summaries) >= limit:
                 break
@@ -230,7 +229,6 @@ class DynamoTableStore:
                 ExpressionAttributeValues={":due": {"S": TIMER_DUE},
                                            ":now": {"N": str(now_ms)}},
                 Limit=limit):
-            self.reads += 1
             table_id = str(item["table_id"]["S"])
             due += [(table_id, str(token)) for token, due_ms in
                     json.loads(item["due_tokens"]["S"]) if int(due_ms) <= now_ms]
