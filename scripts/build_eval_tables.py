@@ -7,8 +7,20 @@ copied from another evaluator.  Run it after changing the key constants or the f
     PYTHONPATH=layers/engine python scripts/build_eval_tables.py          # rewrite the file
     PYTHONPATH=layers/engine python scripts/build_eval_tables.py --check  # compare only
 
-The output is deterministic.  ``tests/unit/test_evaluator.py`` rebuilds the payload and
-compares it with the shipped file, so the tables cannot drift from this script.
+The output is deterministic.  ``tests/unit/test_evaluator.py`` rebuilds the sections and
+compares them with the shipped file, so the tables cannot drift from this script.
+
+File format (little-endian): ``HEADER`` (magic, the key constants, the number of sections),
+then per section a ``SECTION`` entry (name, uncompressed size, compressed size), then the
+sections' zlib streams in the same order.  Each section is compressed on its own so that the
+evaluator inflates only the tables a process uses, when it first needs them:
+
+* ``rank5`` / ``rank6`` / ``rank7``: the *n*-card rank table, its sorted keys as ``int32``
+  deltas (the first from 0), then the matching strengths as ``uint16``;
+* ``flush``: ``FLUSH_TABLE`` (``uint16`` x 8192), then the flush flags for 5, 6 and 7 cards
+  (``uint8`` x 256 each);
+* ``omaha3`` / ``omaha4``: ``OMAHA3`` (``uint16`` x 91 x 455) and ``OMAHA4`` (``uint16`` x
+  91 x 1820), row by row.
 
 How the tables are keyed (see ``docs/evaluator.md``):
 
@@ -21,6 +33,11 @@ How the tables are keyed (see ``docs/evaluator.md``):
   whether some suit holds five or more cards.  ``FLUSH_FLAGS[n][sum]`` is 1 for those sums.
 * ``FLUSH_TABLE[mask]`` is the strength of the best flush or straight flush within a 13-bit
   rank mask of one suit (0 when fewer than five bits are set).
+* ``OMAHA3[pair][triple]`` is the non-flush strength of two hole ranks (``PAIRS`` order) with
+  three board ranks (``TRIPLES`` order); 0 for the impossible five-of-a-kind.
+  ``OMAHA4[pair][quad]`` is the best of those over the four triples within four board ranks
+  (``QUADS`` order).  A five-card board's ten triples all lie within the four four-card
+  sub-boards that share one given card, so an Omaha river needs 6 x 4 lookups, not 6 x 10.
 """
 
 from __future__ import annotations
@@ -34,6 +51,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import combinations, combinations_with_replacement, product
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_FILE = ROOT / "layers" / "engine" / "naiko" / "data" / "eval_tables.bin"
@@ -43,8 +61,13 @@ RANK_KEYS = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 147
 SUIT_KEYS = (0, 2, 23, 28)
 RANK_BIAS = 599186  # 7 * RANK_BIAS * 256 == 2**30 - 512: every 7-card key is one digit
 HAND_SIZES = (5, 6, 7)
-HEADER = struct.Struct("<8s13i4ii3I")
-"""magic, RANK_KEYS, SUIT_KEYS, RANK_BIAS, entry counts of the 5-, 6- and 7-card tables."""
+PAIRS = tuple(combinations_with_replacement(range(13), 2))  # 91 rank pairs, ascending
+TRIPLES = tuple(combinations_with_replacement(range(13), 3))  # 455 rank triples, ascending
+QUADS = tuple(combinations_with_replacement(range(13), 4))  # 1820 rank quadruples, ascending
+HEADER = struct.Struct("<8s13i4iiI")
+"""magic, RANK_KEYS, SUIT_KEYS, RANK_BIAS, number of sections."""
+SECTION = struct.Struct("<8sII")
+"""section name (ASCII, NUL-padded), uncompressed size, compressed size."""
 
 # Categories, low to high (R1.5); the same numbers as naiko.evaluator.Category.
 HIGH_CARD, ONE_PAIR, TWO_PAIR, THREE_OF_A_KIND, STRAIGHT = 0, 1, 2, 3, 4
@@ -109,8 +132,21 @@ def hand_classes() -> list[HandClass]:
     return ordered
 
 
-def build_tables() -> dict[str, object]:
-    """Compute every table (as plain Python objects).  Takes a few seconds."""
+class Tables(NamedTuple):
+    rank_tables: dict[int, dict[int, int]]
+    """hand size -> {sum of (RANK_KEYS[r] - RANK_BIAS) over the ranks: best strength}"""
+    flush_table: list[int]
+    """13-bit rank mask of one suit -> best flush / straight flush strength (or 0)"""
+    flush_flags: dict[int, list[int]]
+    """hand size -> 256 flags: does this suit-key sum mean five or more cards of a suit?"""
+    omaha3: list[list[int]]
+    """PAIRS index -> TRIPLES index -> non-flush strength of the five ranks (or 0)"""
+    omaha4: list[list[int]]
+    """PAIRS index -> QUADS index -> best OMAHA3 value over the quad's four triples"""
+
+
+def build_tables() -> Tables:
+    """Compute every table as plain Python objects (about a second)."""
     strength = {c: i + 1 for i, c in enumerate(hand_classes())}
     plain5 = {r: strength[classify5(r, False)] for r in rank_multisets(5)}
     suited5 = {r: strength[classify5(r, True)] for r in combinations(range(13), 5)}
@@ -141,41 +177,73 @@ def build_tables() -> dict[str, object]:
                 assert total < 256 and flags.setdefault(total, flag) == flag, "suit keys"
         flush_flags[size] = [flags.get(i, 0) for i in range(256)]
 
-    return {"rank_tables": rank_tables, "flush_table": flush_table,
-            "flush_flags": flush_flags}
+    omaha3 = [[plain5.get(tuple(sorted(pair + triple)), 0) for triple in TRIPLES]
+              for pair in PAIRS]
+    triple_index = {triple: i for i, triple in enumerate(TRIPLES)}
+    omaha4 = [[max(row[triple_index[triple]] for triple in combinations(quad, 3))
+               for quad in QUADS] for row in omaha3]
+
+    return Tables(rank_tables, flush_table, flush_flags, omaha3, omaha4)
 
 
-def _le(a: array) -> bytes:  # type: ignore[type-arg]
+def _le(a: array[int]) -> bytes:
     if sys.byteorder == "big":
         a = array(a.typecode, a)
         a.byteswap()
     return a.tobytes()
 
 
-def build_payload() -> bytes:
-    """The uncompressed file content: header, then per hand size the sorted dictionary keys
-    as ``int32`` deltas and their strengths as ``uint16``, then the flush table (``uint16``
-    x 8192), then the flush flags (``uint8`` x 256 per hand size).  Little-endian."""
-    tables = build_tables()
-    rank_tables: dict[int, dict[int, int]] = tables["rank_tables"]  # type: ignore[assignment]
-    flush_table: list[int] = tables["flush_table"]  # type: ignore[assignment]
-    flush_flags: dict[int, list[int]] = tables["flush_flags"]  # type: ignore[assignment]
-    parts = [HEADER.pack(MAGIC, *RANK_KEYS, *SUIT_KEYS, RANK_BIAS,
-                         *(len(rank_tables[n]) for n in HAND_SIZES))]
+def build_sections() -> dict[str, bytes]:
+    """The uncompressed content of every section of the file, in file order."""
+    rank_tables, flush_table, flush_flags, omaha3, omaha4 = build_tables()
+    sections = {}
     for size in HAND_SIZES:
         keys = sorted(rank_tables[size])
         deltas = [b - a for a, b in zip([0, *keys], keys, strict=False)]
-        parts.append(_le(array("i", deltas)))
-        parts.append(_le(array("H", [rank_tables[size][k] for k in keys])))
-    parts.append(_le(array("H", flush_table)))
-    for size in HAND_SIZES:
-        parts.append(bytes(flush_flags[size]))
-    return b"".join(parts)
+        sections[f"rank{size}"] = (_le(array("i", deltas))
+                                   + _le(array("H", [rank_tables[size][k] for k in keys])))
+    sections["flush"] = (_le(array("H", flush_table))
+                         + b"".join(bytes(flush_flags[size]) for size in HAND_SIZES))
+    sections["omaha3"] = _le(array("H", [v for row in omaha3 for v in row]))
+    sections["omaha4"] = _le(array("H", [v for row in omaha4 for v in row]))
+    return sections
 
 
 def build_file_bytes() -> bytes:
-    """The file as shipped: the payload, zlib-compressed at level 9."""
-    return zlib.compress(build_payload(), 9)
+    """The file as shipped."""
+    sections = build_sections()
+    streams = {name: zlib.compress(raw, 9) for name, raw in sections.items()}
+    parts = [HEADER.pack(MAGIC, *RANK_KEYS, *SUIT_KEYS, RANK_BIAS, len(sections))]
+    parts += [SECTION.pack(name.encode("ascii"), len(sections[name]), len(stream))
+              for name, stream in streams.items()]
+    parts += streams.values()
+    return b"".join(parts)
+
+
+def parse_file(data: bytes) -> tuple[tuple[int, ...], dict[str, bytes]]:
+    """The key constants and the uncompressed sections of a file's content.
+
+    Compare these rather than the raw bytes: another zlib build may compress differently.
+    """
+    magic, *fields = HEADER.unpack_from(data)
+    assert magic == MAGIC, magic
+    *constants, count = fields
+    pos = HEADER.size + count * SECTION.size
+    sections = {}
+    for i in range(count):
+        name, size, length = SECTION.unpack_from(data, HEADER.size + i * SECTION.size)
+        raw = zlib.decompress(data[pos:pos + length])
+        assert len(raw) == size
+        sections[name.rstrip(b"\0").decode("ascii")] = raw
+        pos += length
+    assert pos == len(data)
+    return tuple(constants), sections
+
+
+def is_up_to_date(path: Path = DATA_FILE) -> bool:
+    """Does the file at *path* hold exactly what this script builds?"""
+    expected = ((*RANK_KEYS, *SUIT_KEYS, RANK_BIAS), build_sections())
+    return path.exists() and parse_file(path.read_bytes()) == expected
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -184,16 +252,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="only compare the shipped file with a fresh build")
     parser.add_argument("--output", type=Path, default=DATA_FILE)
     args = parser.parse_args(argv)
-    payload = build_payload()
     if args.check:
-        same = (args.output.exists()
-                and zlib.decompress(args.output.read_bytes()) == payload)
+        same = is_up_to_date(args.output)
         print(f"{args.output}: {'up to date' if same else 'STALE'}")
         return 0 if same else 1
-    data = zlib.compress(payload, 9)
+    data = build_file_bytes()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_bytes(data)
-    print(f"wrote {args.output} ({len(data):,} bytes, {len(payload):,} uncompressed)")
+    size = sum(len(raw) for raw in parse_file(data)[1].values())
+    print(f"wrote {args.output} ({len(data):,} bytes, {size:,} uncompressed)")
     return 0
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from naiko.cards import FULL_DECK, parse_cards
 from naiko.commands import (
     AllIn,
@@ -148,3 +151,18 @@ def stack_list(state: TableState) -> list[int | None]:
 
 def kinds(events: list[Event]) -> list[str]:
     return [e.kind for e in events]
+
+
+CARDS_TEXT = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card named anywhere in a view, event or message: strings made only of cards
+    ("AhKd"); words such as "Threes" or "Ace high" are not cards."""
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    if isinstance(value, str) and CARDS_TEXT.match(value):
+        return {value[i:i + 2] for i in range(0, len(value), 2)}
+    return set()

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from typing import Any
 
 import pytest
-
 from naiko.cards import FULL_DECK, format_cards
 from naiko_service.memory import MemoryTableStore
 from naiko_service.ports import ConcurrentUpdate
 from naiko_service.records import TableRecord
+from naiko_testing import cards_in
 from service_testing import Harness, Player, harness
 
 
@@ -222,20 +221,6 @@ def test_acting_out_of_turn_or_without_a_seat_is_refused() -> None:
 
 
 # -- secrecy ---------------------------------------------------------------------------------
-
-CARDS_TEXT = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card named anywhere in a message (strings made only of cards, like "AhKd")."""
-    if isinstance(value, dict):
-        return set().union(*(cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    if isinstance(value, str) and CARDS_TEXT.match(value):
-        return {value[i:i + 2] for i in range(0, len(value), 2)}
-    return set()
-
 
 def _forbidden_cards(record: TableRecord, seat: int | None) -> set[str]:
     hand = record.state.hand

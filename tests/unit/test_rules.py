@@ -96,9 +96,9 @@ def test_r1_4_powers_only_in_naiko_mode() -> None:
 
 
 def test_r1_5_rankings_decide_the_showdown() -> None:
-    # Flush (seat 0) beats straight (seat 1) on 9h8h2h + Tc + 3s.
+    # Flush (seat 0) beats straight (seat 1: Q-J-T-9-8) on 9h 8h 2h Qc 3s.
     state = table([100, 100])
-    state, events = start(state, {0: "Ah4h", 1: "JdTd"}, "9h8h2hTc3s", button=1)
+    state, events = start(state, {0: "Ah4h", 1: "JdTd"}, "9h8h2hQc3s", button=1)
     state, events = play(state, "1 c", "0 x", "0 x", "1 x", "0 x", "1 x", "0 x", "1 x")
     assert stack_list(state) == [102, 98]
     showdown = next(e for e in events if e.kind == "showdown")

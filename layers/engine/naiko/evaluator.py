@@ -24,7 +24,8 @@ list tells whether some suit has five or more cards; only then (about 3% of 7-ca
 is the suit's 13-bit rank mask looked up in the flush table.  With seven cards or fewer a
 flush excludes quads and full houses, so the flush value is then the answer.  All keys stay
 below 2**30, so CPython adds them as one-digit integers.  The tables are built by
-``scripts/build_eval_tables.py`` and loaded from ``data/eval_tables.bin`` at import.
+``scripts/build_eval_tables.py`` and read from ``data/eval_tables.bin``, each one inflated
+the first time it is needed.
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ import os
 import struct
 import sys
 import zlib
-from array import array
+from _thread import allocate_lock
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from itertools import accumulate, combinations
+from itertools import accumulate, chain, combinations, combinations_with_replacement
 from math import comb
-from typing import TypeAlias
+from operator import itemgetter
+from typing import Literal, TypeAlias
 
 from naiko.cards import RANK_NAMES, RANK_PLURALS, Card
 
@@ -81,7 +83,7 @@ class Category(IntEnum):
     STRAIGHT_FLUSH = 8
 
 
-# Number of distinct values per category: 1277 1-high .. 10 straight flushes = 7462.
+# Distinct values per category, weakest first: 1,277 high-card hands .. 10 straight flushes.
 _CATEGORY_SIZES = (1277, 2860, 858, 858, 10, 1277, 156, 156, 10)
 _CATEGORY_TOP = tuple(accumulate(_CATEGORY_SIZES))  # highest strength of each category
 _CATEGORY_BASE = (0, *_CATEGORY_TOP[:-1])  # strength just below each category
@@ -92,59 +94,161 @@ _MAGIC = b"NKEVAL01"
 _RANK_KEYS = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
 _SUIT_KEYS = (0, 2, 23, 28)
 _RANK_BIAS = 599186
-_HEADER = struct.Struct("<8s13i4ii3I")
+_HEADER = struct.Struct("<8s13i4iiI")  # magic, keys, bias, number of sections
+_SECTION = struct.Struct("<8sII")  # name, uncompressed size, compressed size
 _DATA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "eval_tables.bin")
 
 _RANK_OF: list[int] = [c >> 2 for c in range(52)]
 _BIT: list[int] = [1 << (c >> 2) for c in range(52)]  # the card's bit in a 13-bit rank mask
 _RANK_PART: list[int] = [_RANK_KEYS[c >> 2] - _RANK_BIAS for c in range(52)]
 _KEY: list[int] = [(_RANK_PART[c] << 8) + _SUIT_KEYS[c & 3] for c in range(52)]
+_KEY2: list[list[int]] = [[_KEY[a] + _KEY[b] for b in range(52)] for a in range(52)]  # pairs
 _NIBBLE: list[int] = [1 << ((c & 3) << 2) for c in range(52)]  # per-suit counters in nibbles
 _RANK_PART13: list[int] = [k - _RANK_BIAS for k in _RANK_KEYS]
 
 
-def _load_tables(path: str) -> tuple[dict[int, dict[int, int]], list[int], dict[int, list[int]]]:
-    """Read the data file: rank tables per hand size, the flush table, the flush flags."""
+# --- the data file ------------------------------------------------------------------------------
+# Each table is a separately compressed section of the file (see scripts/build_eval_tables.py),
+# inflated the first time it is needed: the flush table at import, the rank table of n cards at
+# the first n-card evaluation, the Omaha table at the first Omaha evaluation.
+
+def _read_sections(path: str) -> dict[str, tuple[int, bytes]]:
+    """Section name -> (uncompressed size, zlib stream) of the data file at *path*."""
     with open(path, "rb") as fh:
-        payload = zlib.decompress(fh.read())
-    magic, *fields = _HEADER.unpack_from(payload)
-    counts = fields[18:]
-    if magic != _MAGIC or tuple(fields[:18]) != (*_RANK_KEYS, *_SUIT_KEYS, _RANK_BIAS):
+        data = fh.read()
+    magic, *fields = _HEADER.unpack_from(data)
+    if magic != _MAGIC or tuple(fields[:-1]) != (*_RANK_KEYS, *_SUIT_KEYS, _RANK_BIAS):
         raise RuntimeError(f"{path} does not match naiko.evaluator; "
                            "run scripts/build_eval_tables.py")
-    swap = sys.byteorder == "big"
-    pos = _HEADER.size
-    rank_tables: dict[int, dict[int, int]] = {}
-    for size, count in zip((5, 6, 7), counts, strict=True):
-        deltas = array("i")
-        deltas.frombytes(payload[pos:pos + 4 * count])
-        pos += 4 * count
-        values = array("H")
-        values.frombytes(payload[pos:pos + 2 * count])
-        pos += 2 * count
-        if swap:  # pragma: no cover - the file is little-endian
-            deltas.byteswap()
-            values.byteswap()
-        rank_tables[size] = dict(zip(accumulate(deltas), values, strict=True))
-    flush = array("H")
-    flush.frombytes(payload[pos:pos + 2 * 8192])
-    pos += 2 * 8192
-    if swap:  # pragma: no cover
-        flush.byteswap()
-    flags = {size: list(payload[pos + 256 * i:pos + 256 * (i + 1)])
-             for i, size in enumerate((5, 6, 7))}
-    if pos + 3 * 256 != len(payload):
-        raise RuntimeError(f"{path} is truncated or corrupt")
-    return rank_tables, flush.tolist(), flags
+    sections = {}
+    pos = _HEADER.size + fields[-1] * _SECTION.size
+    for i in range(fields[-1]):
+        name, size, length = _SECTION.unpack_from(data, _HEADER.size + i * _SECTION.size)
+        sections[name.rstrip(b"\0").decode("ascii")] = (size, data[pos:pos + length])
+        pos += length
+    if pos != len(data):
+        raise RuntimeError(f"{path} is corrupt")
+    return sections
 
 
-_RANK_TABLES, _FLUSH_TABLE, _FLUSH_FLAGS = _load_tables(_DATA_FILE)
-_RANK5 = _RANK_TABLES[5]
-_RANK6 = _RANK_TABLES[6]
-_RANK7 = _RANK_TABLES[7]
-_FLUSH5 = _FLUSH_FLAGS[5]
-_FLUSH6 = _FLUSH_FLAGS[6]
-_FLUSH7 = _FLUSH_FLAGS[7]
+def _section(name: str, *typecodes_and_counts: tuple[Literal["i", "H", "B"], int]
+             ) -> list[list[int]]:
+    """Inflate section *name* into lists of little-endian numbers of the given struct type
+    codes and lengths (-1: the rest of the section)."""
+    size, stream = _SECTIONS[name]
+    raw = zlib.decompress(stream)
+    if len(raw) != size:  # pragma: no cover - a damaged file
+        raise RuntimeError(f"{_DATA_FILE}: section {name} is corrupt")
+    lists = []
+    pos = 0
+    for typecode, count in typecodes_and_counts:
+        itemsize = struct.calcsize(typecode)
+        end = len(raw) if count < 0 else pos + itemsize * count
+        if sys.byteorder == "little":
+            lists.append(memoryview(raw)[pos:end].cast(typecode).tolist())
+        else:  # pragma: no cover
+            lists.append(list(struct.unpack(f"<{(end - pos) // itemsize}{typecode}",
+                                            raw[pos:end])))
+        pos = end
+    return lists
+
+
+_SECTIONS = _read_sections(_DATA_FILE)
+_LOCK = allocate_lock()
+
+_flush_table, _flags = _section("flush", ("H", 8192), ("B", -1))
+_FLUSH_TABLE: list[int] = _flush_table  # 13-bit rank mask of one suit -> best flush
+_FLUSH5: list[int] = _flags[0:256]  # suit-key sum of 5 cards -> 1 if a flush
+_FLUSH6: list[int] = _flags[256:512]
+_FLUSH7: list[int] = _flags[512:768]
+_FLUSH_FLAGS = {5: _FLUSH5, 6: _FLUSH6, 7: _FLUSH7}
+del _flush_table, _flags
+
+# Hand size -> {rank-key sum: best non-flush strength}; empty until first needed.  A table is
+# built completely before it is published (rebinding the global), so other threads see either
+# the empty placeholder (and come here) or the whole table.
+_RANK5: dict[int, int] = {}
+_RANK6: dict[int, int] = {}
+_RANK7: dict[int, int] = {}
+_RANK_TABLES = {5: _RANK5, 6: _RANK6, 7: _RANK7}
+
+
+def _rank_table(size: int) -> dict[int, int]:
+    """The rank table for *size* cards, loaded on first use."""
+    global _RANK5, _RANK6, _RANK7
+    table = _RANK_TABLES[size]
+    if table:
+        return table
+    with _LOCK:
+        table = _RANK_TABLES[size]
+        if not table:
+            deltas, values = _section(f"rank{size}", ("i", _SECTIONS[f"rank{size}"][0] // 6),
+                                      ("H", -1))
+            table = dict(zip(accumulate(deltas), values, strict=True))
+            _RANK_TABLES[size] = table
+            if size == 5:
+                _RANK5 = table
+            elif size == 6:
+                _RANK6 = table
+            else:
+                _RANK7 = table
+    return table
+
+
+def _rank_miss(size: int, key: int) -> Strength:
+    """A key missed its rank table: load the table, or reject impossible cards."""
+    try:
+        return _rank_table(size)[key]
+    except KeyError:
+        raise ValueError("not a hand of distinct cards 0..51") from None
+
+
+# Omaha: _OMAHA3[h1][h2] is the row of the hole cards' rank pair in the "omaha3" table,
+# indexed by a board triple's index _TRIPLE_INDEX[sum of _BOARD_KEY over the three cards];
+# likewise _OMAHA4 and _QUAD_INDEX for four board cards.  _BOARD_KEYS give distinct sums to
+# all multisets of four ranks, hence also to all multisets of three.
+_BOARD_KEYS = (0, 1, 5, 21, 55, 153, 368, 856, 1424, 2603, 4967, 8194, 13663)
+_BOARD_KEY: list[int] = [_BOARD_KEYS[c >> 2] for c in range(52)]
+_TRIPLE_INDEX: list[int] = []
+_QUAD_INDEX: list[int] = []
+_OMAHA3: list[list[Sequence[int]]] = []
+_OMAHA4: list[list[Sequence[int]]] = []
+
+
+def _load_omaha() -> list[list[Sequence[int]]]:
+    """Load the Omaha tables on first use; return _OMAHA4.
+
+    The rows are slices of a ``uint16`` memoryview over the inflated section: no Python int
+    per entry to create at load time, and two bytes per entry (cache-friendly) at look-up."""
+    global _OMAHA3, _OMAHA4, _TRIPLE_INDEX, _QUAD_INDEX
+    with _LOCK:
+        if not _OMAHA4:
+            ranks = range(13)
+            keys = _BOARD_KEYS
+            triple_index = [0] * (3 * keys[12] + 1)
+            for i, (a, b, c) in enumerate(combinations_with_replacement(ranks, 3)):
+                triple_index[keys[a] + keys[b] + keys[c]] = i
+            quad_index = [0] * (4 * keys[12] + 1)
+            for i, (a, b, c, d) in enumerate(combinations_with_replacement(ranks, 4)):
+                quad_index[keys[a] + keys[b] + keys[c] + keys[d]] = i
+            pairs = list(combinations_with_replacement(ranks, 2))
+            tables: list[list[list[Sequence[int]]]] = []
+            for name, width in (("omaha3", 455), ("omaha4", 1820)):
+                flat: Sequence[int]
+                if sys.byteorder == "little":
+                    flat = memoryview(zlib.decompress(_SECTIONS[name][1])).cast("H")
+                else:  # pragma: no cover
+                    (flat,) = _section(name, ("H", -1))
+                if len(flat) != 91 * width:  # pragma: no cover - a damaged file
+                    raise RuntimeError(f"{_DATA_FILE}: section {name} is corrupt")
+                by_pair: dict[tuple[int, int], Sequence[int]] = {
+                    pair: flat[width * i:width * (i + 1)] for i, pair in enumerate(pairs)}
+                by_ranks = [[by_pair[min(x, y), max(x, y)] for y in _RANK_OF] for x in ranks]
+                tables.append([by_ranks[x] for x in _RANK_OF])
+            _TRIPLE_INDEX, _QUAD_INDEX = triple_index, quad_index
+            _OMAHA3 = tables[0]
+            _OMAHA4 = tables[1]  # published last: evaluate_omaha tests this one
+    return _OMAHA4
 
 
 # --- fast paths ---------------------------------------------------------------------------------
@@ -166,10 +270,13 @@ def evaluate7(c1: Card, c2: Card, c3: Card, c4: Card, c5: Card, c6: Card, c7: Ca
     >>> describe(evaluate7(*parse_cards("9c 9d 9h 4s 4c 2d Ks")))
     'full house, Nines full of Fours'
     """
-    k = _KEY[c1] + _KEY[c2] + _KEY[c3] + _KEY[c4] + _KEY[c5] + _KEY[c6] + _KEY[c7]
+    k = _KEY2[c1][c2] + _KEY2[c3][c4] + _KEY2[c5][c6] + _KEY[c7]
     if _FLUSH7[k & 255]:
         return _flush_strength((c1, c2, c3, c4, c5, c6, c7))
-    return _RANK7[k >> 8]
+    try:
+        return _RANK7[k >> 8]
+    except KeyError:
+        return _rank_miss(7, k >> 8)
 
 
 def evaluate6(c1: Card, c2: Card, c3: Card, c4: Card, c5: Card, c6: Card) -> Strength:
@@ -179,10 +286,13 @@ def evaluate6(c1: Card, c2: Card, c3: Card, c4: Card, c5: Card, c6: Card) -> Str
     >>> describe(evaluate6(*parse_cards("Ah 2h 3h 4h 5d 6h")))
     'flush, Ace high'
     """
-    k = _KEY[c1] + _KEY[c2] + _KEY[c3] + _KEY[c4] + _KEY[c5] + _KEY[c6]
+    k = _KEY2[c1][c2] + _KEY2[c3][c4] + _KEY2[c5][c6]
     if _FLUSH6[k & 255]:
         return _flush_strength((c1, c2, c3, c4, c5, c6))
-    return _RANK6[k >> 8]
+    try:
+        return _RANK6[k >> 8]
+    except KeyError:
+        return _rank_miss(6, k >> 8)
 
 
 def evaluate5(c1: Card, c2: Card, c3: Card, c4: Card, c5: Card) -> Strength:
@@ -192,10 +302,13 @@ def evaluate5(c1: Card, c2: Card, c3: Card, c4: Card, c5: Card) -> Strength:
     >>> describe(evaluate5(*parse_cards("Ah 2d 3c 4s 5h")))
     'straight, Five high'
     """
-    k = _KEY[c1] + _KEY[c2] + _KEY[c3] + _KEY[c4] + _KEY[c5]
+    k = _KEY2[c1][c2] + _KEY2[c3][c4] + _KEY[c5]
     if _FLUSH5[k & 255]:
         return _FLUSH_TABLE[_BIT[c1] | _BIT[c2] | _BIT[c3] | _BIT[c4] | _BIT[c5]]
-    return _RANK5[k >> 8]
+    try:
+        return _RANK5[k >> 8]
+    except KeyError:
+        return _rank_miss(5, k >> 8)
 
 
 def _evaluate_short(cards: Sequence[Card]) -> Strength:
@@ -224,10 +337,13 @@ def evaluate(cards: Sequence[Card]) -> Strength:
         a, b, c, d, e, f, g = cards
     except ValueError:
         return _evaluate_short(cards)
-    k = _KEY[a] + _KEY[b] + _KEY[c] + _KEY[d] + _KEY[e] + _KEY[f] + _KEY[g]
+    k = _KEY2[a][b] + _KEY2[c][d] + _KEY2[e][f] + _KEY[g]
     if _FLUSH7[k & 255]:
         return _flush_strength(cards)
-    return _RANK7[k >> 8]
+    try:
+        return _RANK7[k >> 8]
+    except KeyError:
+        return _rank_miss(7, k >> 8)
 
 
 def evaluate_omaha(hole: Sequence[Card], board: Sequence[Card]) -> Strength:
@@ -242,53 +358,59 @@ def evaluate_omaha(hole: Sequence[Card], board: Sequence[Card]) -> Strength:
     'full house, Aces full of Sevens'
     """
     h0, h1, h2, h3 = hole
-    rp = _RANK_PART
-    a = rp[h0]
-    b = rp[h1]
-    c = rp[h2]
-    d = rp[h3]
-    pairs = {a + b, a + c, a + d, b + c, b + d, c + d}
+    quad_rows = _OMAHA4 or _load_omaha()
+    bk = _BOARD_KEY
+    nib = _NIBBLE
     n = len(board)
     if n == 5:
         v, w, x, y, z = board
-        nib = _NIBBLE[v] + _NIBBLE[w] + _NIBBLE[x] + _NIBBLE[y] + _NIBBLE[z]
-        v, w, x, y, z = rp[v], rp[w], rp[x], rp[y], rp[z]
-        vw = v + w
-        vx = v + x
-        wx = w + x
-        triples = {vw + x, vw + y, vw + z, vx + y, vx + z, v + y + z,
-                   wx + y, wx + z, w + y + z, x + y + z}
+        suits = nib[v] + nib[w] + nib[x] + nib[y] + nib[z]
+        v, w, x, y, z = bk[v], bk[w], bk[x], bk[y], bk[z]
+        total = v + w + x + y + z
+        qi = _QUAD_INDEX
+        # The four 4-card sub-boards holding v contain all ten triples of the board.
+        get = itemgetter(qi[total - z], qi[total - y], qi[total - x], qi[total - w])
+        r0 = quad_rows[h0]
+        r1 = quad_rows[h1]
+        r2 = quad_rows[h2]
+        best: int = max(chain.from_iterable(map(get, (
+            r0[h1], r0[h2], r0[h3], r1[h2], r1[h3], r2[h3]))))
     elif n == 4:
         v, w, x, y = board
-        nib = _NIBBLE[v] + _NIBBLE[w] + _NIBBLE[x] + _NIBBLE[y]
-        v, w, x, y = rp[v], rp[w], rp[x], rp[y]
-        triples = {v + w + x, v + w + y, v + x + y, w + x + y}
+        suits = nib[v] + nib[w] + nib[x] + nib[y]
+        q = _QUAD_INDEX[bk[v] + bk[w] + bk[x] + bk[y]]
+        r0 = quad_rows[h0]
+        r1 = quad_rows[h1]
+        r2 = quad_rows[h2]
+        best = max(r0[h1][q], r0[h2][q], r0[h3][q], r1[h2][q], r1[h3][q], r2[h3][q])
     elif n == 3:
         v, w, x = board
-        nib = _NIBBLE[v] + _NIBBLE[w] + _NIBBLE[x]
-        triples = {rp[v] + rp[w] + rp[x]}
+        suits = nib[v] + nib[w] + nib[x]
+        t = _TRIPLE_INDEX[bk[v] + bk[w] + bk[x]]
+        r0 = _OMAHA3[h0]
+        r1 = _OMAHA3[h1]
+        r2 = _OMAHA3[h2]
+        best = max(r0[h1][t], r0[h2][t], r0[h3][t], r1[h2][t], r1[h3][t], r2[h3][t])
     else:
         raise ValueError(f"an Omaha board has 3, 4 or 5 cards, not {n}")
-    r5 = _RANK5
-    best = max([r5[p + t] for p in pairs for t in triples])
-    if (nib + 0x5555) & 0x8888:  # some suit has three or more cards on the board
-        best = max(best, _omaha_flush(hole, board))
+    # Per-suit counts in nibbles: is there a suit with >= 3 board cards and >= 2 hole cards?
+    flush_suits = ((suits + 0x5555) & (nib[h0] + nib[h1] + nib[h2] + nib[h3] + 0x6666)
+                   & 0x8888)
+    if flush_suits:  # one suit at most, as the board has 3..5 cards
+        flush = _omaha_flush(hole, board, (flush_suits.bit_length() >> 2) - 1)
+        if flush > best:
+            return flush
     return best
 
 
-def _omaha_flush(hole: Sequence[Card], board: Sequence[Card]) -> Strength:
-    """The best Omaha flush (two suited hole cards with three board cards of their suit)."""
-    best = 0
+def _omaha_flush(hole: Sequence[Card], board: Sequence[Card], suit: int) -> Strength:
+    """The best Omaha flush in *suit* (two hole cards and three board cards of the suit)."""
     bit = _BIT
     table = _FLUSH_TABLE
-    for suit in range(4):
-        on_board = [bit[c] for c in board if c & 3 == suit]
-        in_hand = [bit[c] for c in hole if c & 3 == suit]
-        if len(on_board) >= 3 and len(in_hand) >= 2:
-            best = max(best, *[table[p | q | r | s | u]
-                               for p, q in combinations(in_hand, 2)
-                               for r, s, u in combinations(on_board, 3)])
-    return best
+    in_hand = [bit[c] for c in hole if c & 3 == suit]
+    on_board = [bit[c] for c in board if c & 3 == suit]
+    return max([table[p | q | r | s | t] for p, q in combinations(in_hand, 2)
+                for r, s, t in combinations(on_board, 3)])
 
 
 _SMALL_BATCH = 48  # below this many hands, evaluate_many evaluates hands one by one
@@ -311,7 +433,7 @@ def evaluate_many(board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> lis
     if n not in (3, 4, 5):
         raise ValueError(f"a Hold'em board has 3, 4 or 5 cards, not {n}")
     total = n + 2
-    table = _RANK_TABLES[total]
+    table = _rank_table(total)
     if len(holes) < _SMALL_BATCH:
         flags = _FLUSH_FLAGS[total]
         key = _KEY
