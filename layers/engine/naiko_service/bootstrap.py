@@ -3,8 +3,10 @@ Lambda container from environment variables: the one place where real or fake ad
 chosen.
 
 Nothing here builds a client at import time. :func:`get_service` builds the AWS adapters on the
-first call (importing ``boto3`` only then) and keeps them for the life of the container; tests
-and the local stack hand in a service built from other adapters with :func:`set_service`.
+first call (importing ``boto3``, the use cases, the engine and the protocol only then) and keeps
+them for the life of the container; tests and the local stack hand in a service built from
+other adapters with :func:`set_service`. Importing this module stays cheap, and so does
+importing a handler (see "Cold start" in ``docs/deploy.md``).
 
 Environment (set by ``template.yaml``):
 
@@ -32,21 +34,24 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from .records import Sealer
-from .usecases import Deps, TableService
-
 if TYPE_CHECKING:
+    from aws_lambda_powertools import Tracer
+
     from .ports import Scheduler
+    from .usecases import TableService
+
+Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 logger = Logger(child=True)
 
@@ -75,12 +80,9 @@ class Config:
     """Base64 of the 32-byte table-state key (local/dev only)."""
     state_key_secret_arn: str | None = None
     default_decision_seconds: int = 20
+    """The decision clock of a table whose ``create_table`` does not choose one (R8.1)."""
     default_pause_seconds: int = 3
-    """
-    .. warning:: The two table defaults are parsed and validated but not applied yet: the
-       service has no hook for them (the decision clock comes from ``create_table``'s
-       ``decision_seconds``, default 20; the pause is ``TableSettings.pause_ms``, 3 s).
-    """
+    """The pause between hands of new tables."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -187,6 +189,8 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
 
     from .aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
     from .aws.gateway import ManagementApiGateway
+    from .records import Sealer
+    from .usecases import Deps, TableService
 
     websocket_endpoint = config.websocket_endpoint or endpoint
     if websocket_endpoint is None:
@@ -213,6 +217,8 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         scheduler=scheduler,
         clock=SystemClock(),
         count=count,
+        default_decision_ms=config.default_decision_seconds * 1000,
+        default_pause_ms=config.default_pause_seconds * 1000,
     )
     logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
                                                 "timers": type(scheduler).__name__})
@@ -280,3 +286,81 @@ class SweepOnlyScheduler:
         logger.warning("no timer state machine (TIMER_STATE_MACHINE_ARN unset): the timer "
                        "fires on the next sweep", extra={"table_id": table_id, "token": token,
                                                          "due_ms": due_ms, "kind": kind})
+
+
+class UnexpectedError(RuntimeError):
+    """What a handler raises, from the original exception, after logging something it did not
+    expect (so Lambda records the invocation as failed)."""
+
+
+class LazyTracer:
+    """A Powertools :class:`~aws_lambda_powertools.Tracer` built on first use.
+
+    ``Tracer()`` imports ``aws_xray_sdk.core`` (which imports ``botocore.session`` and
+    ``wrapt``) and patches botocore, even when tracing is disabled: about 0.25 s on the dev
+    machine, four times the rest of a handler's imports. Handlers declare
+    ``tracer = LazyTracer()`` at module level, so importing a handler stays cheap; the real
+    tracer is built when the first invocation starts, before the handler builds any client
+    (patching is per class, so it covers clients either way).
+    When :func:`tracing_disabled` (``POWERTOOLS_TRACE_DISABLED``, or outside Lambda) the
+    handler runs untraced and the X-Ray SDK is never imported at all.
+
+    >>> tracer = LazyTracer()
+    >>> @tracer.capture_lambda_handler
+    ... def handler(event, context):
+    ...     return event
+    >>> tracer.built
+    False
+    """
+
+    def __init__(self, **options: Any):
+        self._options = options
+        self._tracer: Tracer | None = None
+
+    @property
+    def built(self) -> bool:
+        return self._tracer is not None
+
+    @property
+    def tracer(self) -> Tracer:
+        """The real tracer (built now if needed)."""
+        if self._tracer is None:
+            from aws_lambda_powertools import Tracer
+
+            self._tracer = Tracer(**self._options)
+        return self._tracer
+
+    def capture_lambda_handler(self, handler: Handler) -> Handler:
+        """``Tracer.capture_lambda_handler``, applied on the first invocation."""
+        traced: Callable[..., Any] | None = None
+
+        @functools.wraps(handler)
+        def run(event: Any, context: Any) -> Any:
+            nonlocal traced
+            if traced is None:
+                traced = (handler if tracing_disabled()
+                          else self.tracer.capture_lambda_handler(handler))
+            return traced(event, context)
+
+        return run  # type: ignore[return-value]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.tracer, name)
+
+
+def tracing_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """Whether Powertools would disable tracing: ``POWERTOOLS_TRACE_DISABLED`` is truthy, or
+    we run outside Lambda or under ``sam local``.
+
+    >>> tracing_disabled({"POWERTOOLS_TRACE_DISABLED": "true", "LAMBDA_TASK_ROOT": "/var/task"})
+    True
+    >>> tracing_disabled({"LAMBDA_TASK_ROOT": "/var/task"})
+    False
+    """
+    env = os.environ if env is None else env
+    if env.get("POWERTOOLS_TRACE_DISABLED", "").strip().lower() in _TRUTHY:
+        return True
+    return not env.get("LAMBDA_TASK_ROOT") or bool(env.get("AWS_SAM_LOCAL"))
+
+
+_TRUTHY = frozenset({"1", "true", "t", "yes", "y", "on"})

@@ -42,7 +42,8 @@ class CreateTable(Request):
     big_blind: Chips
     min_buy_in: Chips
     max_buy_in: Chips
-    decision_seconds: Annotated[StrictInt, Field(ge=5, le=120)] = 20
+    decision_seconds: Annotated[StrictInt, Field(ge=5, le=120)] | None = None
+    """The decision clock (R8.1); the deployment's default (20 s unless configured) if absent."""
     private: StrictBool = False
     invited: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]],
                        Field(max_length=50)] = []
@@ -181,7 +182,7 @@ def parse_request(body: str | bytes | None) -> Any:
     try:
         return _REQUEST_ADAPTER.validate_python(data)
     except ValueError as exc:
-        errors = getattr(exc, "errors", lambda: [])()
+        errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}"
                            for e in errors[:3]) or str(exc)
         raise ProtocolError("invalid_request", f"invalid {action}: {detail}",

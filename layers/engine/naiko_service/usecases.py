@@ -78,6 +78,10 @@ class Deps:
     rng: Random = field(default_factory=secrets.SystemRandom)
     count: Callable[[str, int], None] = lambda name, value: None
     """Metrics hook: ``count("ActionsApplied", 1)``."""
+    default_decision_ms: int = 20_000
+    """The decision clock when ``create_table`` does not choose one (R8.1)."""
+    default_pause_ms: int = 3_000
+    """The pause between hands of new tables."""
 
 
 Change = Callable[[TableRecord, int], Outcome]
@@ -196,23 +200,23 @@ class TableService:
         state = record.state
         hand = state.hand
         if timer.kind in ("decision", "grace"):
-            if hand is None or hand.complete or hand.actor != timer.seat_index:
+            actor = None if hand is None or hand.complete else hand.actor
+            if actor is None or actor != timer.seat_index:
                 return Outcome()
-            seat = state.seats[hand.actor]
+            seat = state.seats[actor]
             assert seat is not None
             player = seat.player_id
             if timer.kind == "decision" and player in record.disconnected:
                 # R8.2: the normal clock ran out while disconnected: 20 more seconds.
-                record.timers.append(Timer(f"grace:{_turn_key(record)}", "grace",
-                                           now + record.settings.disconnect_grace_ms, hand.actor))
-                return Outcome([Event("reconnect_grace", {"seat_index": hand.actor,
-                                                          "until_ms": now + record.settings
-                                                          .disconnect_grace_ms})])
+                until = now + record.settings.disconnect_grace_ms
+                record.timers.append(Timer(f"grace:{_turn_key(record)}", "grace", until, actor))
+                return Outcome([Event("reconnect_grace", {"seat_index": actor,
+                                                          "until_ms": until})])
             prompt = legal_actions(state)
             assert prompt is not None
             # R8.1: on expiry check when legal, otherwise fold.
-            command: cmd.Command = (cmd.Check(seat_index=hand.actor) if "check" in prompt.actions
-                                    else cmd.Fold(seat_index=hand.actor))
+            command: cmd.Command = (cmd.Check(seat_index=actor) if "check" in prompt.actions
+                                    else cmd.Fold(seat_index=actor))
             outcome = self._engine(record, command)
             outcome.events.insert(0, Event("timed_out", {
                 "seat_index": prompt.seat_index,
@@ -395,9 +399,12 @@ class TableService:
         table_id = "t" + _short_hash(f"{player_id}/{r.request_id}")
         config = TableConfig(variant=Variant(r.variant), seat_count=r.seat_count,
                              small_blind=r.small_blind, big_blind=r.big_blind)
+        decision_ms = (self.deps.default_decision_ms if r.decision_seconds is None
+                       else r.decision_seconds * 1000)
         settings = TableSettings(name=r.name, host=player_id, min_buy_in=r.min_buy_in,
-                                 max_buy_in=r.max_buy_in, decision_ms=r.decision_seconds * 1000,
-                                 private=r.private, invited=tuple(r.invited), bots=r.bots)
+                                 max_buy_in=r.max_buy_in, decision_ms=decision_ms,
+                                 pause_ms=self.deps.default_pause_ms, private=r.private,
+                                 invited=tuple(r.invited), bots=r.bots)
         now = self.deps.clock.now_ms()
         record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now)
         record.remember_request(f"{player_id}/{r.request_id}", 1)
@@ -555,8 +562,10 @@ class TableService:
                 gone.append((player_id, connection_id))
         for player_id, connection_id in gone:
             self.deps.count("ConnectionsGone", 1)
-            self._internal(record.table_id, lambda r, now, pl=player_id, c=connection_id:
-                           self._drop_connection(r, now, pl, c))
+            self._internal(record.table_id, self._dropper(player_id, connection_id))
+
+    def _dropper(self, player_id: str, connection_id: str) -> Change:
+        return lambda record, now: self._drop_connection(record, now, player_id, connection_id)
 
     def _send(self, connection_id: str, message: dict[str, Any]) -> None:
         try:

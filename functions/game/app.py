@@ -1,0 +1,104 @@
+"""Every game route of the WebSocket API, and ``$default``: one client frame -> one use case.
+
+The player is the one the ``$connect`` authorizer verified, which API Gateway passes with every
+message of the connection (never a field of the frame); without it, the one bound at ``$connect``.
+A frame that is not a valid request (malformed JSON, an unknown ``action``, which is how
+``$default`` is reached, invalid fields, too large) is answered with an ``error`` frame on that
+connection; so are the service's own refusals. Anything unexpected is logged, answered with
+``internal_error`` and re-raised.
+
+The service and its pydantic protocol (~0.2 s of imports) load on the first frame, not at
+import; see ``docs/deploy.md`` ("Cold start").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from naiko_service import bootstrap
+from naiko_service.bootstrap import metrics
+
+if TYPE_CHECKING:
+    from naiko_service.usecases import TableService
+
+tracer = bootstrap.LazyTracer()  # Tracer() imports the X-Ray SDK and botocore: built lazily
+logger = Logger()
+
+OK = {"statusCode": 200}
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST,
+                              clear_state=True)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, int]:
+    request_context = event["requestContext"]
+    connection_id = request_context["connectionId"]
+    logger.append_keys(connection_id=connection_id, route=request_context.get("routeKey"))
+    service: TableService | None = None
+    try:
+        service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
+        serve(service, connection_id, event.get("body"), authorized_player(request_context))
+    except Exception as e:
+        logger.exception("unexpected error while handling a frame")
+        bootstrap.count("UnexpectedErrors")
+        if service is not None:
+            try:
+                reply(service, connection_id, "internal_error",
+                      "the server failed to handle that request; please retry",
+                      logger.get_current_keys().get("request_id"))
+            except Exception:
+                logger.exception("could not send the internal_error frame")
+        raise bootstrap.UnexpectedError(f"frame on {connection_id} failed") from e
+    return OK
+
+
+def authorized_player(request_context: dict[str, Any]) -> str | None:
+    """The player the ``$connect`` authorizer verified. API Gateway passes the authorizer's
+    context with every message of the connection, so no lookup is needed."""
+    authorizer = request_context.get("authorizer") or {}
+    player_id = authorizer.get("player_id") or authorizer.get("principalId")
+    return player_id if isinstance(player_id, str) and player_id else None
+
+
+def serve(service: TableService, connection_id: str, body: str | None,
+          player_id: str | None = None) -> None:
+    """Answer one frame: through the service, or with an ``error`` frame. Without the
+    authorizer's context (older events, tests) the player is looked up by connection."""
+    from naiko_service.protocol import ProtocolError, parse_request
+
+    if player_id is None:
+        player_id = service.deps.connections.player_of(connection_id)
+    if player_id is None:
+        bootstrap.count("NotConnected")
+        reply(service, connection_id, "not_connected",
+              "this connection has no verified player; reconnect", None)
+        return
+    logger.append_keys(player_id=player_id)
+    try:
+        request = parse_request(body)
+    except ProtocolError as error:
+        logger.append_keys(request_id=error.request_id)
+        logger.info("frame refused", extra={"code": error.code})
+        bootstrap.count("ProtocolErrors")
+        reply(service, connection_id, error.code, error.message, error.request_id)
+        return
+    logger.append_keys(request_id=request.request_id, action=request.action,
+                       table_id=getattr(request, "table_id", None))
+    bootstrap.count("Requests")
+    service.handle(connection_id, player_id, request)
+
+
+def reply(service: TableService, connection_id: str, code: str, message: str,
+          request_id: str | None) -> None:
+    """Send an ``error`` frame to the connection; a connection that is gone is not an error."""
+    from naiko_service.ports import ConnectionGone
+    from naiko_service.protocol import error_message
+
+    try:
+        service.deps.gateway.send(connection_id, error_message(code, message, request_id))
+    except ConnectionGone:
+        logger.info("connection gone before the reply", extra={"code": code})

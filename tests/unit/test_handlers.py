@@ -1,0 +1,602 @@
+"""The Lambda handlers (functions/*/app.py) driven with the sample events of events/, on the
+in-memory adapters injected through naiko_service.bootstrap; and the bootstrap's own wiring
+(environment, state key, the AWS adapters on moto, the cold-import budget)."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import importlib.util
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from naiko.cards import seeded_random
+from naiko.engine import legal_actions
+from naiko_service import bootstrap
+from naiko_service.memory import (
+    ManualClock,
+    MemoryAccounts,
+    MemoryConnections,
+    MemoryTableStore,
+    RecordingGateway,
+    RecordingScheduler,
+)
+from naiko_service.protocol import MAX_FRAME_BYTES, ROUTES, parse_request
+from naiko_service.usecases import Deps, TableService
+
+ROOT = Path(__file__).resolve().parents[2]
+FUNCTIONS = ROOT / "functions"
+EVENTS = ROOT / "events"
+HANDLER_NAMES = ("connect", "disconnect", "game", "timer", "sweep")
+
+PROTOCOL_CODES = {"malformed_json", "unknown_action", "invalid_request", "frame_too_large"}
+"""Error codes that mean the frame never reached a use case."""
+
+NOT_ACCEPTED = PROTOCOL_CODES | {"internal_error", "not_connected"}
+
+
+def load_event(name: str) -> dict[str, Any]:
+    event: dict[str, Any] = json.loads((EVENTS / f"{name}.json").read_text())
+    return event
+
+
+def event_names() -> list[str]:
+    """Every sample event of this suite (``connect_authorizer`` belongs to the authorizer)."""
+    return sorted(p.stem for p in EVENTS.glob("*.json") if p.stem != "connect_authorizer")
+
+
+def handler_of(event_name: str) -> str:
+    return event_name if event_name in ("connect", "disconnect", "timer", "sweep") else "game"
+
+
+CONNECT = load_event("connect")
+CONNECTION_ID: str = CONNECT["requestContext"]["connectionId"]
+PLAYER: str = CONNECT["requestContext"]["authorizer"]["player_id"]
+TABLE_ID: str = json.loads(load_event("join_table")["body"])["table_id"]
+
+
+def load_handler(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"naiko_{name}_app",
+                                                  FUNCTIONS / name / "app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class FakeLambdaContext:
+    function_name: str = "naiko-dev-game"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:eu-west-1:123456789012:function:naiko-dev-game"
+    aws_request_id: str = "6f1c2d3e-0000-4000-8000-000000000002"
+
+
+@dataclass
+class Stack:
+    """A service on in-memory adapters, installed with ``bootstrap.set_service``."""
+
+    service: TableService
+    store: MemoryTableStore
+    accounts: MemoryAccounts
+    connections: MemoryConnections
+    gateway: RecordingGateway
+    scheduler: RecordingScheduler
+    clock: ManualClock
+    handlers: dict[str, ModuleType]
+
+    def invoke(self, handler: str, event: dict[str, Any]) -> Any:
+        return self.handlers[handler].lambda_handler(event, FakeLambdaContext())
+
+    def send(self, event_name: str) -> Any:
+        """Invoke the sample event's handler with the sample event."""
+        return self.invoke(handler_of(event_name), load_event(event_name))
+
+    def frames(self, connection_id: str = CONNECTION_ID) -> list[dict[str, Any]]:
+        return self.gateway.sent[connection_id]
+
+    def reply_after(self, before: int, connection_id: str = CONNECTION_ID) -> dict[str, Any]:
+        """The answer to the last frame: its first ack, error, tables or snapshot message."""
+        new = self.frames(connection_id)[before:]
+        replies = [m for m in new if m["type"] in ("ack", "error", "tables", "snapshot")]
+        assert replies, f"no reply among {new}"
+        return replies[0]
+
+    def join(self, player_id: str, buy_in: int = 100) -> str:
+        """Another player, connected and seated through the service itself."""
+        connection_id = f"conn-{player_id}"
+        self.accounts.grant(player_id, 10_000)
+        self.service.connect(connection_id, player_id)
+        self.service.handle(connection_id, player_id, parse_request(json.dumps(
+            {"action": "join_table", "request_id": f"join-{player_id}", "table_id": TABLE_ID,
+             "buy_in": buy_in})))
+        assert self.frames(connection_id)[0]["type"] == "ack", self.frames(connection_id)
+        return connection_id
+
+
+@pytest.fixture(scope="module")
+def handlers() -> dict[str, ModuleType]:
+    return {name: load_handler(name) for name in HANDLER_NAMES}
+
+
+@pytest.fixture
+def logs(handlers: dict[str, ModuleType]) -> Iterator[io.StringIO]:
+    """The handlers' structured log lines (they share one Powertools logger)."""
+    stream = io.StringIO()
+    handler = handlers["game"].logger.registered_handler
+    previous = handler.setStream(stream)
+    yield stream
+    handler.setStream(previous)
+
+
+@pytest.fixture
+def stack(handlers: dict[str, ModuleType]) -> Iterator[Stack]:
+    accounts = MemoryAccounts()
+    store = MemoryTableStore(accounts=accounts)
+    connections = MemoryConnections()
+    gateway = RecordingGateway()
+    scheduler = RecordingScheduler()
+    clock = ManualClock(CONNECT["requestContext"]["connectedAt"])
+    service = TableService(Deps(tables=store, accounts=accounts, connections=connections,
+                                gateway=gateway, scheduler=scheduler, clock=clock,
+                                rng=seeded_random(7), count=bootstrap.count))
+    accounts.grant(PLAYER, 10_000)
+    bootstrap.metrics.clear_metrics()
+    bootstrap.set_service(service)
+    yield Stack(service, store, accounts, connections, gateway, scheduler, clock, handlers)
+    bootstrap.reset()
+
+
+@pytest.fixture
+def table(stack: Stack) -> Stack:
+    """The sample player connected (connect.json), the sample table created
+    (create_table.json) and joined (join_table.json); two more players seated, so hand 1 runs."""
+    assert stack.send("connect") == {"statusCode": 200}
+    assert stack.send("create_table") == {"statusCode": 200}
+    assert stack.send("join_table") == {"statusCode": 200}
+    stack.join("bob")
+    stack.join("carol")
+    assert stack.store.load(TABLE_ID).state.hand is not None
+    return stack
+
+
+def assert_accepted(stack: Stack, before: int, event_name: str) -> dict[str, Any]:
+    """The frame reached its use case: the reply is an ack/tables/snapshot, or a refusal of
+    the service or the engine (never a protocol error, internal_error or not_connected)."""
+    reply = stack.reply_after(before)
+    if reply["type"] == "error":
+        assert reply["code"] not in NOT_ACCEPTED, (event_name, reply)
+    if "request_id" in reply and event_name != "default":
+        assert reply["request_id"] == json.loads(load_event(event_name)["body"])["request_id"]
+    return reply
+
+
+# -- the sample events -----------------------------------------------------------------------
+
+def test_there_is_a_sample_event_for_every_route_the_timer_and_the_sweep() -> None:
+    expected = {"connect", "disconnect", "default", "timer", "sweep", *ROUTES}
+    assert set(event_names()) == expected
+
+
+@pytest.mark.parametrize("name", ["default", *ROUTES])
+def test_message_events_name_their_route_and_carry_a_valid_frame(name: str) -> None:
+    event = load_event(name)
+    context = event["requestContext"]
+    assert context["eventType"] == "MESSAGE"
+    assert context["routeKey"] == ("$default" if name == "default" else name)
+    body = json.loads(event["body"])
+    if name == "default":
+        assert body["action"] not in ROUTES  # how a frame reaches $default
+    else:
+        assert body["action"] == name
+        assert parse_request(event["body"]).action == name
+
+
+def test_websocket_events_have_the_api_gateway_shapes() -> None:
+    from aws_lambda_powertools.utilities.parser.models import (
+        APIGatewayWebSocketConnectEventModel,
+        APIGatewayWebSocketDisconnectEventModel,
+        APIGatewayWebSocketMessageEventModel,
+    )
+
+    APIGatewayWebSocketConnectEventModel.model_validate(load_event("connect"))
+    APIGatewayWebSocketDisconnectEventModel.model_validate(load_event("disconnect"))
+    contexts = []
+    for name in ["connect", "disconnect", "default", *ROUTES]:
+        if name not in ("connect", "disconnect"):
+            APIGatewayWebSocketMessageEventModel.model_validate(load_event(name))
+        contexts.append(load_event(name)["requestContext"])
+    # One connection of one API stage, as a sam local session would see it.
+    for key in ("apiId", "stage", "domainName", "connectionId", "connectedAt"):
+        assert len({c[key] for c in contexts}) == 1, key
+    assert len({c["requestId"] for c in contexts}) == len(contexts)
+    authorizer_event = load_event("connect_authorizer")["requestContext"]
+    assert authorizer_event["connectionId"] == CONNECTION_ID
+
+
+def test_a_table_s_life_through_the_sample_events(stack: Stack) -> None:
+    assert stack.send("connect") == {"statusCode": 200}
+    assert stack.connections.player_of(CONNECTION_ID) == PLAYER
+
+    before = len(stack.frames())
+    stack.send("create_table")
+    ack = assert_accepted(stack, before, "create_table")
+    assert ack["type"] == "ack" and ack["table_id"] == TABLE_ID  # the other events' table
+
+    before = len(stack.frames())
+    stack.send("list_tables")
+    listing = assert_accepted(stack, before, "list_tables")
+    assert [t["table_id"] for t in listing["tables"]] == [TABLE_ID]
+
+    for name, kind in (("join_table", "ack"), ("snapshot", "snapshot")):
+        before = len(stack.frames())
+        stack.send(name)
+        assert assert_accepted(stack, before, name)["type"] == kind
+    stack.join("bob")
+    stack.join("carol")
+
+    # Play until it is the sample player's turn facing a bet, so that act.json's "call" is
+    # legal whoever has the button.
+    for _ in range(10):
+        state = stack.store.load(TABLE_ID).state
+        prompt = legal_actions(state)
+        assert prompt is not None
+        seat = state.seats[prompt.seat_index]
+        assert seat is not None
+        if seat.player_id == PLAYER:
+            break
+        stack.service.handle(f"conn-{seat.player_id}", seat.player_id, parse_request(json.dumps(
+            {"action": "act", "request_id": f"r-{seat.player_id}-{len(stack.frames())}",
+             "table_id": TABLE_ID, "move": "raise_to", "amount": prompt.min_raise_to})))
+    else:
+        pytest.fail("the sample player never got the turn")
+    before = len(stack.frames())
+    stack.send("act")
+    assert assert_accepted(stack, before, "act")["type"] == "ack"
+
+    for name in ("use_power", "shield", "pass_window", "sit_out", "sit_in", "add_chips",
+                 "leave_table"):
+        before = len(stack.frames())
+        assert stack.send(name) == {"statusCode": 200}
+        assert_accepted(stack, before, name)
+
+    assert isinstance(stack.send("timer")["acted"], bool)
+    assert isinstance(stack.send("sweep")["fired"], int)
+
+    before = len(stack.frames())
+    assert stack.send("default") == {"statusCode": 200}
+    error = stack.reply_after(before)
+    assert (error["type"], error["code"], error["request_id"]) \
+        == ("error", "unknown_action", "req-default-1")
+
+    assert stack.send("disconnect") == {"statusCode": 200}
+    assert stack.connections.player_of(CONNECTION_ID) is None
+
+
+@pytest.mark.parametrize("name", [n for n in event_names()
+                                  if n not in ("connect", "disconnect", "timer", "sweep")])
+def test_every_message_event_is_accepted_by_the_game_handler(table: Stack, name: str) -> None:
+    before = len(table.frames())
+    assert table.send(name) == {"statusCode": 200}
+    if name == "default":
+        assert table.reply_after(before)["code"] == "unknown_action"
+    else:
+        assert_accepted(table, before, name)
+
+
+def test_the_timer_event_fires_the_first_decision_clock_of_the_sample_table(table: Stack) -> None:
+    timer = load_event("timer")
+    pending = [t.token for t in table.store.load(TABLE_ID).timers]
+    assert timer["token"] in pending, f"events/timer.json names no pending timer: {pending}"
+    table.clock.advance(60_000)
+    assert table.send("timer") == {"table_id": TABLE_ID, "token": timer["token"], "acted": True}
+    assert table.send("timer")["acted"] is False  # a duplicate execution is a no-op
+
+
+def test_the_sweep_event_fires_overdue_timers(table: Stack) -> None:
+    table.clock.advance(60_000)
+    assert table.send("sweep")["fired"] >= 1
+    assert table.send("sweep") == {"fired": 0}
+
+
+def test_disconnect_keeps_the_seat_and_unbinds_the_connection(table: Stack) -> None:
+    assert table.send("disconnect") == {"statusCode": 200}
+    record = table.store.load(TABLE_ID)
+    assert record.seat_of(PLAYER) is not None and PLAYER in record.disconnected
+    assert table.connections.player_of(CONNECTION_ID) is None
+
+
+# -- $connect --------------------------------------------------------------------------------
+
+def test_connect_takes_the_player_from_the_authorizer_only(stack: Stack) -> None:
+    event = copy.deepcopy(CONNECT)
+    event["queryStringParameters"]["player_id"] = "mallory"
+    event["headers"]["X-Player-Id"] = "mallory"
+    assert stack.invoke("connect", event) == {"statusCode": 200}
+    assert stack.connections.player_of(CONNECTION_ID) == PLAYER
+
+
+@pytest.mark.parametrize("authorizer", [None, {}, {"principalId": "alice"}, {"player_id": ""}])
+def test_connect_without_a_verified_player_is_refused(stack: Stack, authorizer: Any) -> None:
+    event = copy.deepcopy(CONNECT)
+    if authorizer is None:
+        del event["requestContext"]["authorizer"]
+    else:
+        event["requestContext"]["authorizer"] = authorizer
+    assert stack.invoke("connect", event) == {"statusCode": 403}
+    assert stack.connections.player_of(CONNECTION_ID) is None
+
+
+# -- errors on the game route ----------------------------------------------------------------
+
+def frame_event(body: str | None) -> dict[str, Any]:
+    event = load_event("act")
+    event["body"] = body
+    return event
+
+
+def test_a_frame_on_an_unbound_connection_is_answered_not_connected(stack: Stack) -> None:
+    # Without the authorizer's context (API Gateway always passes it on an authorized
+    # connection) the player is looked up by connection: none is bound.
+    event = load_event("act")
+    del event["requestContext"]["authorizer"]
+    assert stack.invoke("game", event) == {"statusCode": 200}
+    assert stack.frames()[-1]["code"] == "not_connected"
+
+
+def test_the_player_comes_from_the_authorizer_context_not_a_lookup(stack: Stack) -> None:
+    reads = []
+    original = stack.connections.player_of
+    stack.connections.player_of = lambda c: reads.append(c) or original(c)  # type: ignore[method-assign]
+    assert stack.send("list_tables") == {"statusCode": 200}
+    assert reads == [] and stack.frames()[-1]["type"] == "tables"
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    (None, "malformed_json"),
+    ("{not json", "malformed_json"),
+    ("[1, 2]", "malformed_json"),
+    (json.dumps({"action": "act", "request_id": "r1", "table_id": "t1", "move": "dance"}),
+     "invalid_request"),
+    (json.dumps({"action": "list_tables", "request_id": "r1", "pad": "x" * MAX_FRAME_BYTES}),
+     "frame_too_large"),
+])
+def test_frames_that_are_not_requests_get_protocol_errors(stack: Stack, body: str | None,
+                                                          code: str) -> None:
+    stack.send("connect")
+    assert stack.invoke("game", frame_event(body)) == {"statusCode": 200}
+    assert stack.frames()[-1]["code"] == code
+
+
+def test_a_request_for_an_unknown_table_is_refused_by_the_service(stack: Stack) -> None:
+    stack.send("connect")
+    before = len(stack.frames())
+    stack.send("join_table")  # the sample table was never created here
+    assert assert_accepted(stack, before, "join_table")["type"] == "error"
+
+
+def test_a_reply_to_a_connection_that_is_gone_is_not_an_error(stack: Stack) -> None:
+    stack.send("connect")
+    stack.gateway.gone.add(CONNECTION_ID)
+    assert stack.send("default") == {"statusCode": 200}
+    assert stack.send("list_tables") == {"statusCode": 200}
+
+
+def test_an_unexpected_failure_is_logged_answered_and_reraised(
+        table: Stack, logs: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_load(table_id: str) -> Any:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(table.store, "load", broken_load)
+    with pytest.raises(bootstrap.UnexpectedError) as raised:
+        table.send("act")
+    assert isinstance(raised.value.__cause__, RuntimeError)
+    frame = table.frames()[-1]
+    assert (frame["type"], frame["code"], frame["request_id"]) \
+        == ("error", "internal_error", "req-act-1")
+    assert "disk on fire" not in json.dumps(frame)
+    record = next(r for r in map(json.loads, logs.getvalue().splitlines())
+                  if r.get("level") == "ERROR")
+    assert "disk on fire" in record["exception"]
+    assert record["connection_id"] == CONNECTION_ID and record["player_id"] == PLAYER
+    assert record["table_id"] == TABLE_ID and record["route"] == "act"
+    assert record["request_id"] == "req-act-1"
+
+
+def test_log_keys_do_not_leak_into_the_next_invocation(table: Stack) -> None:
+    logger = table.handlers["game"].logger
+    table.send("act")
+    assert logger.get_current_keys()["table_id"] == TABLE_ID
+    table.send("sweep")
+    keys = table.handlers["sweep"].logger.get_current_keys()
+    assert keys["route"] == "sweep" and "table_id" not in keys and "player_id" not in keys
+
+
+def test_the_timer_event_needs_a_table_and_a_token(stack: Stack) -> None:
+    with pytest.raises(bootstrap.UnexpectedError) as raised:
+        stack.invoke("timer", {"table_id": TABLE_ID})
+    assert isinstance(raised.value.__cause__, ValueError)
+
+
+def test_metrics_are_flushed_in_the_naiko_namespace(
+        table: Stack, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    table.send("act")
+    emf = [json.loads(line) for line in capsys.readouterr().out.splitlines()
+           if line.startswith("{") and '"_aws"' in line]
+    assert emf, "no EMF document printed"
+    directives = emf[-1]["_aws"]["CloudWatchMetrics"][0]
+    assert directives["Namespace"] == "Naiko"
+    names = {m["Name"] for m in directives["Metrics"]}
+    assert {"Requests", "TableWrites"} <= names  # the handler's and the service's (Deps.count)
+
+
+# -- bootstrap -------------------------------------------------------------------------------
+
+ENV = {"TABLES_TABLE": "naiko-test-tables", "ACCOUNTS_TABLE": "naiko-test-accounts",
+       "CONNECTIONS_TABLE": "naiko-test-connections",
+       "STATE_KEY": base64.b64encode(bytes(range(32))).decode()}
+
+
+def test_config_reads_the_environment() -> None:
+    config = bootstrap.Config.from_env({**ENV, "DEFAULT_DECISION_SECONDS": "30",
+                                        "TIMER_STATE_MACHINE_ARN": ""})
+    assert config.tables_table == "naiko-test-tables"
+    assert config.timer_state_machine_arn is None and config.websocket_endpoint is None
+    assert (config.default_decision_seconds, config.default_pause_seconds) == (30, 3)
+
+
+@pytest.mark.parametrize("change", [
+    {"TABLES_TABLE": ""}, {"STATE_KEY": ""}, {"DEFAULT_PAUSE_SECONDS": "soon"},
+    {"DEFAULT_DECISION_SECONDS": "0"},
+])
+def test_config_refuses_an_incomplete_environment(change: dict[str, str]) -> None:
+    with pytest.raises(bootstrap.ConfigurationError):
+        bootstrap.Config.from_env({**ENV, **change})
+
+
+def test_state_key_from_a_secret() -> None:
+    raw = bytes(range(32))
+    assert bootstrap.state_key_from_secret(base64.b64encode(raw).decode() + "\n") == raw
+    generated = "Q7d" * 21 + "x"  # what GenerateSecretString makes: 64 letters and digits
+    key = bootstrap.state_key_from_secret(generated)
+    assert len(key) == 32 and key == bootstrap.state_key_from_secret(generated)
+    assert key != bootstrap.state_key_from_secret(generated[:-1] + "y")
+    with pytest.raises(bootstrap.ConfigurationError):
+        bootstrap.state_key_from_secret("too-short")
+
+
+def test_the_service_is_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[tuple[bootstrap.Config, str | None]] = []
+
+    def fake_build(config: bootstrap.Config, endpoint: str | None = None) -> Any:
+        built.append((config, endpoint))
+        return object()
+
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(bootstrap, "build_service", fake_build)
+    bootstrap.reset()
+    try:
+        endpoint = bootstrap.endpoint_from_event(load_event("act"))
+        assert endpoint == "https://abcdef1234.execute-api.eu-west-1.amazonaws.com/dev"
+        first = bootstrap.get_service(endpoint)
+        assert bootstrap.get_service() is first and len(built) == 1
+        assert built[0][1] == endpoint
+        bootstrap.reset()
+        assert bootstrap.get_service() is not first and len(built) == 2
+    finally:
+        bootstrap.reset()
+
+
+def test_the_aws_adapters_are_wired_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch, handlers: dict[str, ModuleType]) -> None:
+    """The real builder on moto: tables from template.yaml, the key from Secrets Manager,
+    replies through the Management API."""
+    boto3 = pytest.importorskip("boto3")
+    moto = pytest.importorskip("moto")
+    from aws_testing import REGION, capture_posts, create_tables_from_template
+    from naiko_service.aws import (
+        DynamoTableStore,
+        ManagementApiGateway,
+        StepFunctionsScheduler,
+    )
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("STATE_KEY", raising=False)
+    with moto.mock_aws(), capture_posts() as posts:
+        names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION))
+        secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
+            Name="naiko-test-state-key", SecretString="k3y" * 21 + "z")
+        monkeypatch.setenv("TABLES_TABLE", names["TablesTable"])
+        monkeypatch.setenv("ACCOUNTS_TABLE", names["AccountsTable"])
+        monkeypatch.setenv("CONNECTIONS_TABLE", names["ConnectionsTable"])
+        monkeypatch.setenv("STATE_KEY_SECRET_ARN", secret["ARN"])
+        monkeypatch.setenv("WEBSOCKET_ENDPOINT",
+                           "https://abcdef1234.execute-api.eu-west-1.amazonaws.com/dev")
+        bootstrap.reset()
+        try:
+            service = bootstrap.get_service()
+            assert isinstance(service.deps.tables, DynamoTableStore)
+            assert isinstance(service.deps.gateway, ManagementApiGateway)
+            assert isinstance(service.deps.scheduler, bootstrap.SweepOnlyScheduler)
+            assert service.deps.count is bootstrap.count
+            context = FakeLambdaContext()
+            assert handlers["connect"].lambda_handler(load_event("connect"), context) \
+                == {"statusCode": 200}
+            assert handlers["game"].lambda_handler(load_event("create_table"), context) \
+                == {"statusCode": 200}
+            ack = posts.messages[CONNECTION_ID][-1]
+            assert (ack["type"], ack["table_id"]) == ("ack", TABLE_ID)
+            assert service.deps.tables.load(TABLE_ID).settings.name == "Friday Naiko"
+
+            monkeypatch.setenv("TIMER_STATE_MACHINE_ARN",
+                               f"arn:aws:states:{REGION}:123456789012:stateMachine:timers")
+            bootstrap.reset()
+            assert isinstance(bootstrap.get_service().deps.scheduler, StepFunctionsScheduler)
+        finally:
+            bootstrap.reset()
+
+
+# -- cold start ------------------------------------------------------------------------------
+
+def _python(*args: str, handler: str = "game") -> subprocess.CompletedProcess[str]:
+    """A fresh interpreter with the Lambda's import path: the function's code, then the layer."""
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(FUNCTIONS / handler), str(ROOT / "layers/engine")])}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
+                          cwd=str(ROOT / "tests"), timeout=120)
+
+
+@pytest.mark.parametrize("handler", HANDLER_NAMES)
+def test_importing_a_handler_imports_no_sdk_no_tracer_and_no_service(handler: str) -> None:
+    # (Powertools imports the bare botocore package for its user agent: 1 ms, no session.)
+    heavy = ["boto3", "botocore.session", "aws_xray_sdk", "aws_xray_sdk.core", "pydantic",
+             "naiko_service.usecases", "naiko_service.protocol", "naiko.engine"]
+    result = _python("-c", f"import sys, app; print(sorted(set({heavy!r}) & set(sys.modules)))",
+                     handler=handler)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def _cumulative_ms(code: str, module: str) -> float:
+    result = _python("-X", "importtime", "-c", code)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for line in result.stderr.splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \| (\S+)$", line)
+        if match and match.group(2) == module:
+            return int(match.group(1)) / 1000
+    raise AssertionError(f"{module} not in -X importtime output")
+
+
+def test_cold_import_of_the_game_handler_is_within_1_3_times_import_boto3() -> None:
+    pytest.importorskip("boto3")
+    boto3_ms, handler_ms = [], []
+    for _ in range(5):  # interleaved, so both see the same machine load
+        boto3_ms.append(_cumulative_ms("import boto3", "boto3"))
+        handler_ms.append(_cumulative_ms("import app", "app"))
+    ratio = min(handler_ms) / min(boto3_ms)
+    print(f"import boto3 min {min(boto3_ms):.0f} ms median {statistics.median(boto3_ms):.0f} "
+          f"ms; game handler min {min(handler_ms):.0f} ms median "
+          f"{statistics.median(handler_ms):.0f} ms; ratio {ratio:.2f}")
+    assert ratio <= 1.3
+
+
+def test_bootstrap_doctests() -> None:
+    import doctest
+
+    assert doctest.testmod(bootstrap).failed == 0

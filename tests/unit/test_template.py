@@ -1,0 +1,409 @@
+"""template.yaml: the linters (cfn-lint, sam validate --lint), sam build, and what the
+template must say: a route and an integration per protocol route, the token authorizer on
+$connect, IAM scoped to the stack's own resources, and the functions' wiring."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from naiko_service import bootstrap
+from naiko_service.protocol import ROUTES
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "template.yaml"
+FUNCTIONS = {"ConnectFunction": "connect", "DisconnectFunction": "disconnect",
+             "GameFunction": "game", "AuthorizerFunction": "authorizer",
+             "TimerFunction": "timer", "SweepFunction": "sweep"}
+ROUTE_FUNCTIONS = {"$connect": "ConnectFunction", "$disconnect": "DisconnectFunction",
+                   "$default": "GameFunction", **{route: "GameFunction" for route in ROUTES}}
+
+
+# -- reading the template with its intrinsic functions ---------------------------------------
+
+class _Loader(yaml.SafeLoader):
+    """Turns CloudFormation's short tags into their long form (``!Ref X`` -> ``{"Ref": "X"}``,
+    ``!GetAtt A.B`` -> ``{"Fn::GetAtt": ["A", "B"]}``, ``!Sub s`` -> ``{"Fn::Sub": s}``)."""
+
+
+def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    value: Any
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    if suffix == "Ref":
+        return {"Ref": value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        return {"Fn::GetAtt": value.split(".", 1)}
+    return {f"Fn::{suffix}": value}
+
+
+_Loader.add_multi_constructor("!", _intrinsic)
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    with open(TEMPLATE, encoding="utf-8") as stream:
+        loaded: dict[str, Any] = yaml.load(stream, Loader=_Loader)  # noqa: S506 (SafeLoader)
+    return loaded
+
+
+def resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {name: r for name, r in template["Resources"].items() if r["Type"] == kind}
+
+
+def references(value: Any) -> set[str]:
+    """Every logical id or parameter *value* refers to (Ref, GetAtt, ${...} in Sub)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "Ref":
+                found.add(inner)
+            elif key == "Fn::GetAtt":
+                found.add(inner[0])
+            elif key == "Fn::Sub":
+                text = inner if isinstance(inner, str) else inner[0]
+                found |= {m.split(".")[0] for m in re.findall(r"\$\{([^}!]+)\}", text)}
+            else:
+                found |= references(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            found |= references(inner)
+    return found
+
+
+# -- the tools ---------------------------------------------------------------------------------
+
+def _tool(name: str, *candidates: Path) -> str:
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed on this machine")
+    return found
+
+
+def _run(args: list[str], env: dict[str, str] | None = None,
+         timeout: int = 900) -> tuple[subprocess.CompletedProcess[str], float]:
+    started = time.monotonic()
+    result = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+                            env={**os.environ, "SAM_CLI_TELEMETRY": "0", **(env or {})})
+    return result, time.monotonic() - started
+
+
+def _sam() -> str:
+    return _tool("sam", ROOT / ".venv-sam" / "bin" / "sam")
+
+
+def test_cfn_lint_is_clean() -> None:
+    cfn_lint = _tool("cfn-lint", Path(sys.executable).parent / "cfn-lint")
+    result, seconds = _run([cfn_lint, str(TEMPLATE)])
+    print(f"cfn-lint: {seconds:.1f} s")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_sam_validate_lint_is_clean() -> None:
+    result, seconds = _run([_sam(), "validate", "--lint", "--template-file", str(TEMPLATE)])
+    print(f"sam validate --lint: {seconds:.1f} s")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "is a valid SAM Template" in result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_sam_build_builds_the_layer_for_arm64_and_every_function(tmp_path: Path) -> None:
+    """``sam build`` without a container needs python3.12 on PATH; with pyenv that is
+    ``PYENV_VERSION=3.11.7:3.12.1``. Takes about a minute (it installs the layer's wheels)."""
+    sam = _sam()
+    env = {"PYENV_VERSION": os.environ.get("PYENV_VERSION", "3.11.7:3.12.1")}
+    probe = subprocess.run(["python3.12", "--version"], capture_output=True, text=True,
+                           env={**os.environ, **env}) if shutil.which("python3.12") else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("python3.12 is not on PATH (sam build needs it without a container)")
+    build = tmp_path / "build"
+    result, seconds = _run([sam, "build", "--template-file", str(TEMPLATE), "--build-dir",
+                            str(build), "--cache-dir", str(tmp_path / "cache")], env=env)
+    print(f"sam build: {seconds:.1f} s")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "Build Succeeded" in output
+    layer = build / "EngineLayer" / "python"
+    for package in ("naiko", "naiko_service", "pydantic", "pydantic_core", "cryptography",
+                    "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
+        assert (layer / package).is_dir(), package
+    assert (layer / "naiko" / "data" / "eval_tables.bin").is_file()
+    native = list((layer / "pydantic_core").glob("*.so"))
+    assert native and all("aarch64" in so.name for so in native)
+    for logical_id in FUNCTIONS:
+        assert (build / logical_id / "app.py").is_file(), logical_id
+
+
+# -- routes, integrations, authorizer -------------------------------------------------------
+
+def test_the_api_is_a_websocket_api_routed_by_the_action_field(template: dict[str, Any]) -> None:
+    (api,) = resources(template, "AWS::ApiGatewayV2::Api").values()
+    assert api["Properties"]["ProtocolType"] == "WEBSOCKET"
+    assert api["Properties"]["RouteSelectionExpression"] == "$request.body.action"
+    (stage,) = resources(template, "AWS::ApiGatewayV2::Stage").values()
+    props = stage["Properties"]
+    assert props["StageName"] == {"Ref": "Stage"} and props["AutoDeploy"] is True
+    assert {"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(props["DefaultRouteSettings"])
+    routes = set(resources(template, "AWS::ApiGatewayV2::Route"))
+    assert routes <= set(stage["DependsOn"])  # the first deployment has every route
+
+
+def test_every_route_has_a_route_and_an_integration_to_its_function(
+        template: dict[str, Any]) -> None:
+    integrations = resources(template, "AWS::ApiGatewayV2::Integration")
+    routes = {r["Properties"]["RouteKey"]: r["Properties"]
+              for r in resources(template, "AWS::ApiGatewayV2::Route").values()}
+    assert set(routes) == set(ROUTE_FUNCTIONS)  # nothing missing, nothing extra
+    for route_key, function in ROUTE_FUNCTIONS.items():
+        target = routes[route_key]["Target"]
+        match = re.fullmatch(r"integrations/\$\{(\w+)\}", target["Fn::Sub"])
+        assert match, (route_key, target)
+        integration = integrations[match.group(1)]["Properties"]
+        assert integration["IntegrationType"] == "AWS_PROXY"
+        assert integration["ApiId"] == {"Ref": "WebSocketApi"}
+        assert references(integration["IntegrationUri"]) >= {function}, route_key
+        assert integration["IntegrationUri"]["Fn::Sub"].endswith(f"${{{function}.Arn}}/invocations")
+
+
+def test_connect_is_the_only_route_and_uses_the_token_authorizer(
+        template: dict[str, Any]) -> None:
+    routes = {r["Properties"]["RouteKey"]: r["Properties"]
+              for r in resources(template, "AWS::ApiGatewayV2::Route").values()}
+    connect = routes["$connect"]
+    assert connect["AuthorizationType"] == "CUSTOM"
+    (name, authorizer), = resources(template, "AWS::ApiGatewayV2::Authorizer").items()
+    assert connect["AuthorizerId"] == {"Ref": name}
+    props = authorizer["Properties"]
+    assert props["AuthorizerType"] == "REQUEST"
+    assert props["IdentitySource"] == ["route.request.querystring.token"]
+    assert "AuthorizerFunction" in references(props["AuthorizerUri"])
+    for key, route in routes.items():  # WebSocket APIs authorize $connect only
+        if key != "$connect":
+            assert route.get("AuthorizationType", "NONE") == "NONE", key
+    function = template["Resources"]["AuthorizerFunction"]["Properties"]
+    assert function["Environment"]["Variables"]["AUTH_PUBLIC_KEY"] == {"Ref": "AuthPublicKey"}
+
+
+def test_api_gateway_may_invoke_each_function_from_this_api_only(
+        template: dict[str, Any]) -> None:
+    permissions = {p["Properties"]["FunctionName"]["Ref"]: p["Properties"]
+                   for p in resources(template, "AWS::Lambda::Permission").values()}
+    expected = {"ConnectFunction": "/${Stage}/$connect",
+                "DisconnectFunction": "/${Stage}/$disconnect",
+                "GameFunction": "/${Stage}/*",
+                "AuthorizerFunction": "/authorizers/${ConnectAuthorizer}"}
+    assert set(permissions) == set(expected)
+    for function, suffix in expected.items():
+        props = permissions[function]
+        assert props["Principal"] == "apigateway.amazonaws.com"
+        assert props["Action"] == "lambda:InvokeFunction"
+        assert props["SourceArn"]["Fn::Sub"] == ("arn:${AWS::Partition}:execute-api:"
+                                                 "${AWS::Region}:${AWS::AccountId}:"
+                                                 "${WebSocketApi}" + suffix)
+
+
+# -- IAM -----------------------------------------------------------------------------------
+
+def _statements(template: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(owner, statement) for every statement written in the template: managed policies and
+    the functions' inline policy documents."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for name, policy in resources(template, "AWS::IAM::ManagedPolicy").items():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            if "Fn::If" in statement:  # a conditional statement: check its true branch
+                statement = statement["Fn::If"][1]
+            found.append((name, statement))
+    for name, function in resources(template, "AWS::Serverless::Function").items():
+        for policy in function["Properties"].get("Policies", []):
+            if isinstance(policy, dict) and "Statement" in policy:
+                found += [(name, statement) for statement in policy["Statement"]]
+    return found
+
+
+def test_iam_statements_are_scoped_to_this_stack_s_resources(template: dict[str, Any]) -> None:
+    """No "*" resource anywhere in the template. (SAM itself adds AWSLambdaBasicExecutionRole
+    and, for Tracing: Active, AWSXrayWriteOnlyAccess, whose X-Ray actions only exist on "*".)"""
+    own = set(template["Resources"]) | {"TimerStateMachineArn"}
+    statements = _statements(template)
+    assert statements
+    for owner, statement in statements:
+        assert statement["Effect"] == "Allow"
+        actions = statement["Action"] if isinstance(statement["Action"], list) \
+            else [statement["Action"]]
+        assert all("*" not in action for action in actions), (owner, actions)
+        resource = statement["Resource"]
+        for item in resource if isinstance(resource, list) else [resource]:
+            assert item != "*" and isinstance(item, dict), (owner, statement)
+            refs = references(item) - {"AWS::Partition", "AWS::Region", "AWS::AccountId",
+                                       "Stage"}
+            assert refs and refs <= own, (owner, statement)
+
+
+def test_functions_get_only_the_template_s_own_policies(template: dict[str, Any]) -> None:
+    for name, function in resources(template, "AWS::Serverless::Function").items():
+        for policy in function["Properties"].get("Policies", []):
+            # No AWS managed policies and no SAM policy templates: a statement document or
+            # a reference to this template's managed policy.
+            assert ("Statement" in policy or
+                    policy.get("Ref") in resources(template, "AWS::IAM::ManagedPolicy")), \
+                (name, policy)
+
+
+def test_connections_may_be_managed_on_this_api_and_stage_only(template: dict[str, Any]) -> None:
+    manage = [s for _, s in _statements(template)
+              if "execute-api:ManageConnections" in s["Action"]]
+    assert [s["Resource"] for s in manage] == [{"Fn::Sub": (
+        "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
+        "${WebSocketApi}/${Stage}/POST/@connections/*")}]
+
+
+def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -> None:
+    """Cross-check naiko_service/aws/*.py against the service policy, so a new client call
+    cannot ship without its permission."""
+    granted = {action for owner, s in _statements(template) if owner == "ServiceAccessPolicy"
+               for action in s["Action"]}
+    service = {"dynamodb.py": "dynamodb", "gateway.py": "execute-api", "scheduler.py": "states"}
+    needed: set[str] = set()
+    for filename, prefix in service.items():
+        source = (ROOT / "layers/engine/naiko_service/aws" / filename).read_text()
+        for call in set(re.findall(r"client\.(\w+)\(", source)):
+            if call == "transact_write_items":  # authorised per item: Put/Update/ConditionCheck
+                needed |= {"dynamodb:PutItem", "dynamodb:UpdateItem"}
+                continue
+            if call == "post_to_connection":
+                needed.add("execute-api:ManageConnections")
+                continue
+            needed.add(f"{prefix}:" + "".join(w.capitalize() for w in call.split("_")))
+    assert needed <= granted, needed - granted
+
+
+def test_connect_may_only_bind_connections_and_read_the_key(template: dict[str, Any]) -> None:
+    statements = [s for owner, s in _statements(template) if owner == "ConnectFunction"]
+    actions = {a for s in statements for a in s["Action"]}
+    assert actions == {"dynamodb:PutItem", "secretsmanager:GetSecretValue"}
+
+
+# -- functions, layer, configuration ---------------------------------------------------------
+
+def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
+    function = template["Globals"]["Function"]
+    assert function["Runtime"] == "python3.12" and function["Architectures"] == ["arm64"]
+    assert (function["MemorySize"], function["Timeout"]) == (512, 10)
+    assert function["Tracing"] == "Active"
+    assert function["Layers"] == [{"Ref": "EngineLayer"}]
+    variables = function["Environment"]["Variables"]
+    assert variables["POWERTOOLS_SERVICE_NAME"] == "naiko"
+    assert variables["POWERTOOLS_METRICS_NAMESPACE"] == bootstrap.METRICS_NAMESPACE == "Naiko"
+    assert variables["POWERTOOLS_LOG_LEVEL"] == {"Ref": "LogLevel"}
+
+
+def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> None:
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    source = (ROOT / "layers/engine/naiko_service/bootstrap.py").read_text()
+    read = set(re.findall(r'(?:required|optional|seconds)\("([A-Z_]+)"', source))
+    assert read == {"TABLES_TABLE", "ACCOUNTS_TABLE", "CONNECTIONS_TABLE", "WEBSOCKET_ENDPOINT",
+                    "TIMER_STATE_MACHINE_ARN", "STATE_KEY", "STATE_KEY_SECRET_ARN",
+                    "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS"}
+    assert read - {"STATE_KEY"} <= set(variables)  # STATE_KEY is for local/dev only
+    assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
+    assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \
+        "https://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
+    for table in ("TablesTable", "AccountsTable", "ConnectionsTable"):
+        assert {"Ref": table} in variables.values()
+
+
+def test_each_function_has_its_own_directory_and_handler(template: dict[str, Any]) -> None:
+    functions = resources(template, "AWS::Serverless::Function")
+    assert set(functions) == set(FUNCTIONS)
+    for name, directory in FUNCTIONS.items():
+        props = functions[name]["Properties"]
+        assert props["CodeUri"] == f"functions/{directory}/"
+        assert props["Handler"] == "app.lambda_handler"
+        tree = ast.parse((ROOT / "functions" / directory / "app.py").read_text())
+        assert any(isinstance(node, ast.FunctionDef) and node.name == "lambda_handler"
+                   for node in tree.body), name
+
+
+def test_the_engine_layer_is_built_for_python_3_12_on_arm64(template: dict[str, Any]) -> None:
+    layer = template["Resources"]["EngineLayer"]
+    assert layer["Properties"]["ContentUri"] == "layers/engine/"
+    assert layer["Metadata"] == {"BuildMethod": "python3.12", "BuildArchitecture": "arm64"}
+
+
+def test_the_layer_pins_its_third_party_packages_and_the_engine_stays_stdlib_only() -> None:
+    lines = [line.split("#")[0].strip() for line in
+             (ROOT / "layers/engine/requirements.txt").read_text().splitlines()]
+    pins = {re.split(r"[\[<>=]", line)[0]: line for line in lines if line}
+    assert {"pydantic", "cryptography", "aws-lambda-powertools"} <= set(pins)
+    assert "aws-lambda-powertools[tracer]" in pins["aws-lambda-powertools"]
+    for line in pins.values():
+        assert ">=" in line and "<" in line.replace("<=", ""), line  # a compatible range
+    stdlib = set(sys.stdlib_module_names)
+    for path in (ROOT / "layers/engine/naiko").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module]
+            else:
+                continue
+            for module in modules:
+                top = module.split(".")[0]
+                assert top in stdlib or top == "naiko", f"{path.name} imports {module}"
+
+
+def test_the_sweep_runs_every_minute(template: dict[str, Any]) -> None:
+    events = template["Resources"]["SweepFunction"]["Properties"]["Events"]
+    assert [e["Properties"]["Schedule"] for e in events.values() if e["Type"] == "Schedule"] \
+        == ["rate(1 minute)"]
+
+
+def test_the_state_key_secret_is_generated_retained_and_derivable(
+        template: dict[str, Any]) -> None:
+    (name, secret), = resources(template, "AWS::SecretsManager::Secret").items()
+    assert secret["DeletionPolicy"] == secret["UpdateReplacePolicy"] == "Retain"
+    generate = secret["Properties"]["GenerateSecretString"]
+    assert generate["PasswordLength"] >= 43 and generate["ExcludePunctuation"] is True
+    sample = "aB3" * (generate["PasswordLength"] // 3) + "x" * (generate["PasswordLength"] % 3)
+    assert len(bootstrap.state_key_from_secret(sample)) == 32
+
+
+def test_the_timer_state_machine_is_a_marked_placeholder(template: dict[str, Any]) -> None:
+    parameter = template["Parameters"]["TimerStateMachineArn"]
+    assert parameter["Default"] == "" and "PLACEHOLDER" in parameter["Description"]
+    assert "HasTimerStateMachine" in template["Conditions"]
+
+
+def test_outputs(template: dict[str, Any]) -> None:
+    outputs = template["Outputs"]
+    assert outputs["WebSocketURL"]["Value"]["Fn::Sub"] == \
+        "wss://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
+    assert outputs["ManagementEndpoint"]["Value"]["Fn::Sub"] == \
+        template["Globals"]["Function"]["Environment"]["Variables"]["WEBSOCKET_ENDPOINT"]["Fn::Sub"]
+    for table in ("TablesTable", "AccountsTable", "ConnectionsTable"):
+        assert outputs[f"{table}Name"]["Value"] == {"Ref": table}
+
+
+def test_parameters_have_what_sam_deploy_guided_asks(template: dict[str, Any]) -> None:
+    parameters = template["Parameters"]
+    assert {"Stage", "AuthPublicKey", "DefaultDecisionSeconds", "DefaultPauseSeconds",
+            "LogLevel"} <= set(parameters)
+    pattern = re.compile(parameters["AuthPublicKey"]["AllowedPattern"])
+    assert pattern.fullmatch("A" * 43 + "=") and not pattern.fullmatch("A" * 44)
