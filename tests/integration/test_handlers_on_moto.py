@@ -1,0 +1,348 @@
+"""Whole sessions through the real Lambda handlers on moto: DynamoDB tables created from
+template.yaml, the Management API captured message by message, several connections.
+
+Checks what players would see: complete hands in every variant, each connection's messages
+one by one (versions step by one, nobody sees another seat's hidden cards), racing writes on
+DynamoDB, DynamoDB calls per action, and where a warm action spends its time.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from aws_testing import REGION, capture_posts, create_tables_from_template
+from moto import mock_aws
+from naiko_service import bootstrap
+from naiko_service.aws.dynamodb import DynamoTableStore
+from naiko_service.records import Sealer
+from naiko_testing import cards_in
+
+ROOT = Path(__file__).resolve().parents[2]
+ENDPOINT = "https://abcdef1234.execute-api.eu-west-1.amazonaws.com/dev"
+
+
+def load_handler(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"handler_{name}_moto",
+                                                  ROOT / "functions" / name / "app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Context:
+    function_name = "naiko-test"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:eu-west-1:123456789012:function:naiko-test"
+    aws_request_id = "req"
+
+
+class Session:
+    """Connections driven through the handlers exactly as API Gateway would call them."""
+
+    def __init__(self, handlers: dict[str, ModuleType], posts: Any):
+        self.handlers = handlers
+        self.posts = posts
+        self.players: dict[str, str] = {}  # connection id -> player id
+        self.counter = 0
+
+    def _event(self, connection_id: str, route: str, event_type: str,
+               body: str | None = None) -> dict[str, Any]:
+        player = self.players[connection_id]
+        context: dict[str, Any] = {
+            "routeKey": route, "eventType": event_type, "connectionId": connection_id,
+            "domainName": "abcdef1234.execute-api.eu-west-1.amazonaws.com", "stage": "dev",
+            "apiId": "abcdef1234", "requestId": f"r{self.counter}",
+            "messageDirection": "IN", "connectedAt": 1_700_000_000_000,
+            "authorizer": {"principalId": player, "player_id": player},
+        }
+        event: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
+        if body is not None:
+            event["body"] = body
+        return event
+
+    def connect(self, player: str) -> str:
+        connection_id = f"c-{player}"
+        self.players[connection_id] = player
+        result = self.handlers["connect"].lambda_handler(
+            self._event(connection_id, "$connect", "CONNECT"), Context())
+        assert result == {"statusCode": 200}
+        return connection_id
+
+    def send(self, connection_id: str, **frame: Any) -> dict[str, Any]:
+        self.counter += 1
+        frame.setdefault("request_id", f"q{self.counter}")
+        before = len(self.messages(connection_id))
+        event = self._event(connection_id, str(frame["action"]), "MESSAGE", json.dumps(frame))
+        assert self.handlers["game"].lambda_handler(event, Context()) == {"statusCode": 200}
+        new = self.messages(connection_id)[before:]
+        return next(m for m in new if m["type"] in ("ack", "error", "snapshot", "tables"))
+
+    def messages(self, connection_id: str) -> list[dict[str, Any]]:
+        return self.posts.messages.get(connection_id, [])
+
+    def view(self, connection_id: str) -> dict[str, Any]:
+        return next(m["view"] for m in reversed(self.messages(connection_id)) if "view" in m)
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Session, dict[str, str], Any]]:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("TIMER_STATE_MACHINE_ARN", raising=False)
+    monkeypatch.delenv("STATE_KEY_SECRET_ARN", raising=False)
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Naiko")
+    with mock_aws(), capture_posts() as posts:
+        names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION))
+        monkeypatch.setenv("TABLES_TABLE", names["TablesTable"])
+        monkeypatch.setenv("ACCOUNTS_TABLE", names["AccountsTable"])
+        monkeypatch.setenv("CONNECTIONS_TABLE", names["ConnectionsTable"])
+        monkeypatch.setenv("STATE_KEY", base64.b64encode(bytes(range(32))).decode())
+        monkeypatch.setenv("WEBSOCKET_ENDPOINT", ENDPOINT)
+        bootstrap.reset()
+        handlers = {n: load_handler(n) for n in ("connect", "disconnect", "game", "timer")}
+        try:
+            yield Session(handlers, posts), names, posts
+        finally:
+            bootstrap.reset()
+
+
+def grant(names: dict[str, str], player: str, chips: int = 10_000) -> None:
+    boto3.client("dynamodb", region_name=REGION).update_item(
+        TableName=names["AccountsTable"], Key={"player_id": {"S": player}},
+        UpdateExpression="ADD balance :c", ExpressionAttributeValues={":c": {"N": str(chips)}})
+
+
+def balance(names: dict[str, str], player: str) -> int:
+    item = boto3.client("dynamodb", region_name=REGION).get_item(
+        TableName=names["AccountsTable"], Key={"player_id": {"S": player}}).get("Item")
+    return int(item["balance"]["N"]) if item else 0
+
+
+def store(names: dict[str, str]) -> DynamoTableStore:
+    return DynamoTableStore(boto3.client("dynamodb", region_name=REGION), names["TablesTable"],
+                            names["AccountsTable"], Sealer(bytes(range(32))))
+
+
+def sit_players(session: Session, names: dict[str, str], variant: str,
+                count: int = 3) -> tuple[str, list[str]]:
+    connections = []
+    for i in range(count):
+        grant(names, f"player{i}")
+        connections.append(session.connect(f"player{i}"))
+    ack = session.send(connections[0], action="create_table", name="moto", variant=variant,
+                       small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=400)
+    table_id = ack["table_id"]
+    for connection in connections:
+        assert session.send(connection, action="join_table", table_id=table_id,
+                            buy_in=200)["type"] == "ack"
+    return table_id, connections
+
+
+def play_hand(session: Session, table_id: str, connections: list[str], rng: random.Random,
+              use_powers: bool = False) -> int:
+    """Play the current hand to its end with random legal actions; return actions taken."""
+    actions = 0
+    for _ in range(300):
+        view = session.view(connections[0])
+        hand = view["hand"]
+        if hand is None or hand["complete"]:
+            return actions
+        seat = hand["actor"]
+        player = view["seats"][seat]["player_id"]
+        connection = next(c for c, p in session.players.items() if p == player)
+        prompt = session.view(connection)["prompt"]
+        assert prompt is not None and prompt["seat_index"] == seat
+        if use_powers and prompt["powers"] and rng.random() < 0.4:
+            power = rng.choice(prompt["powers"])
+            frame: dict[str, Any] = {"action": "use_power", "table_id": table_id,
+                                     "power": power}
+            if power == "sleeve_swap":
+                frame["card_index"] = 0
+            if power == "short_anchor":
+                frame["target_seat"] = prompt["anchor_targets"][0]
+            assert session.send(connection, **frame)["type"] == "ack"
+            continue
+        move = rng.choice(prompt["actions"])
+        frame = {"action": "act", "table_id": table_id, "move": move}
+        if move in ("bet", "raise_to"):
+            frame["amount"] = rng.randint(prompt["min_raise_to"], prompt["max_raise_to"])
+        reply = session.send(connection, **frame)
+        assert reply["type"] == "ack", reply
+        actions += 1
+    raise AssertionError("the hand did not end")
+
+
+@pytest.mark.parametrize("variant", ["NLHE", "PLO", "NAIKO"])
+def test_complete_hands_through_the_handlers_with_several_connections(
+        aws: tuple[Session, dict[str, str], Any], variant: str) -> None:
+    session, names, posts = aws
+    rng = random.Random(5)
+    table_id, connections = sit_players(session, names, variant, count=4)
+    watcher = session.connect("watcher")
+    assert session.send(watcher, action="snapshot", table_id=table_id)["type"] == "snapshot"
+    tables = store(names)
+    for hand_number in range(1, 4):
+        play_hand(session, table_id, connections, rng, use_powers=variant == "NAIKO")
+        record = tables.load(table_id)
+        assert record.state.hand is not None and record.state.hand.complete
+        # the next hand after the pause: the timer handler, as Step Functions would call it
+        token = next(t.token for t in record.timers if t.kind == "next_hand")
+        assert session.handlers["timer"].lambda_handler(
+            {"table_id": table_id, "token": token}, Context()) is not None
+        record = tables.load(table_id)
+        if record.state.hand is None or record.state.hand.number == hand_number:
+            break  # somebody busted: fine, we still played whole hands
+    # Chips: accounts + table = everything granted.
+    total = sum(balance(names, f"player{i}") for i in range(4))
+    record = tables.load(table_id)
+    assert total + record.state.total_chips() == 40_000
+    # Per connection, message by message: versions step by one; no hidden card leaks.
+    for connection in [*connections, watcher]:
+        updates = [m for m in posts.messages[connection] if m["type"] == "update"]
+        versions = [m["version"] for m in updates]
+        assert versions == sorted(versions) and len(set(versions)) == len(versions)
+        own_seat = record.seat_of(session.players[connection])
+        for message in updates:
+            for seat_view in message["view"]["seats"]:
+                if seat_view is None or seat_view["seat_index"] == own_seat:
+                    continue
+                if seat_view.get("cards") is not None:
+                    # another seat's cards are only ever shown after a showdown
+                    assert message["view"]["hand"]["complete"], (connection, message["version"])
+            for event in message["events"]:
+                assert event.get("private_to") in (None, own_seat)
+                if event["kind"] in ("hole_cards", "peek_result", "sleeve_swap_result"):
+                    assert event["seat_index"] == own_seat
+    # The spectator saw every table version from its subscription on, in order.
+    watcher_versions = [m["version"] for m in posts.messages[watcher] if m["type"] == "update"]
+    assert watcher_versions == list(range(watcher_versions[0], watcher_versions[-1] + 1))
+
+
+def test_racing_writes_on_dynamodb_one_commits_the_other_is_reapplied(
+        aws: tuple[Session, dict[str, str], Any]) -> None:
+    session, names, _ = aws
+    table_id, connections = sit_players(session, names, "NLHE")
+    tables = store(names)
+    service = bootstrap.get_service()
+    real_save = service.deps.tables.save
+    raced = []
+
+    def racing_save(record: Any, expected_version: int, moves: tuple[Any, ...] = ()) -> None:
+        if not raced:  # a concurrent writer commits first, between our read and our write
+            raced.append(True)
+            other = tables.load(record.table_id)
+            other.version += 1
+            other.connections["spectator"] = "c-spectator"
+            tables.save(other, expected_version)
+        real_save(record, expected_version, moves)
+
+    service.deps.tables.save = racing_save  # type: ignore[method-assign]
+    view = session.view(connections[0])
+    seat = view["hand"]["actor"]
+    connection = next(c for c, p in session.players.items()
+                      if p == view["seats"][seat]["player_id"])
+    before = tables.load(table_id).version
+    assert session.send(connection, action="act", table_id=table_id, move="call")["type"] == "ack"
+    record = tables.load(table_id)
+    assert record.version == before + 2  # the other write and ours, both kept
+    assert record.connections["spectator"] == "c-spectator"
+    assert record.state.hand is not None and record.state.hand.log[-1].endswith("cc")
+    total = sum(balance(names, f"player{i}") for i in range(3)) + record.state.total_chips()
+    assert total == 30_000
+
+
+def test_one_read_and_one_write_per_action_and_where_the_time_goes(
+        aws: tuple[Session, dict[str, str], Any]) -> None:
+    """DynamoDB calls per player action (goal: 1 read + 1 write) and the warm time of an
+    action split into engine, DynamoDB and fan-out (printed; see docs/service.md)."""
+    session, names, posts = aws
+    table_id, connections = sit_players(session, names, "NLHE", count=6)
+    service = bootstrap.get_service()
+    client = service.deps.tables.client  # type: ignore[attr-defined]
+    calls: Counter[str] = Counter()
+    timings: Counter[str] = Counter()
+    original = client._make_api_call
+
+    def counted(operation: str, params: dict[str, Any]) -> Any:
+        calls[operation] += 1
+        start = time.perf_counter()
+        try:
+            return original(operation, params)
+        finally:
+            timings["dynamodb"] += time.perf_counter() - start
+
+    client._make_api_call = counted
+    gateway = service.deps.gateway
+    real_send = gateway.send
+
+    def timed_send(connection_id: str, message: dict[str, Any]) -> None:
+        start = time.perf_counter()
+        try:
+            real_send(connection_id, message)
+        finally:
+            timings["fan_out"] += time.perf_counter() - start
+
+    gateway.send = timed_send  # type: ignore[method-assign]
+    import naiko_service.usecases as usecases
+
+    real_apply = usecases.apply
+
+    def timed_apply(state: Any, command: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real_apply(state, command)
+        finally:
+            timings["engine"] += time.perf_counter() - start
+
+    usecases.apply = timed_apply  # type: ignore[assignment]
+    try:
+        actions = 0
+        start = time.perf_counter()
+        rng = random.Random(2)
+        while actions < 30:
+            calls_before = sum(calls.values())
+            view = session.view(connections[0])
+            if view["hand"]["complete"]:
+                break
+            seat = view["hand"]["actor"]
+            connection = next(c for c, p in session.players.items()
+                              if p == view["seats"][seat]["player_id"])
+            prompt = session.view(connection)["prompt"]
+            move = "check" if "check" in prompt["actions"] else rng.choice(["call", "fold"])
+            session.send(connection, action="act", table_id=table_id, move=move)
+            actions += 1
+            new_calls = sum(calls.values()) - calls_before
+            assert new_calls == 2, calls  # one GetItem, one conditional PutItem
+        total = time.perf_counter() - start
+    finally:
+        usecases.apply = real_apply  # type: ignore[assignment]
+    assert calls["GetItem"] == actions and calls["PutItem"] == actions
+    assert set(calls) == {"GetItem", "PutItem"}
+    per_action = {k: v / actions * 1000 for k, v in timings.items()}
+    print(f"\n{actions} actions, 6 players: DynamoDB calls {dict(calls)}")
+    print("warm handler time per action (ms, moto in-process): total "
+          f"{total / actions * 1000:.2f}; engine {per_action['engine']:.2f}; "
+          f"dynamodb {per_action['dynamodb']:.2f}; fan-out {per_action['fan_out']:.2f}")
+    messages = sum(len(v) for v in posts.messages.values())
+    assert messages > 0
+    print(f"item size of this 6-seat table mid-hand: {store(names).item_size(table_id)} bytes")
+    # the public view shows the board and nothing else of the cards
+    public = cards_in(session.view(connections[0])["hand"]["board"])
+    record = store(names).load(table_id)
+    assert record.state.hand is not None
+    assert len(public) == len(record.state.hand.board)
