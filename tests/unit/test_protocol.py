@@ -69,7 +69,8 @@ def test_every_route_parses_from_a_minimal_valid_example(action: str) -> None:
 def test_defaults_of_create_table() -> None:
     request = parse_request(frame("create_table", **MINIMAL["create_table"]))
     assert (request.variant, request.seat_count, request.decision_seconds, request.private,
-            request.invited, request.bots) == ("NLHE", 6, 20, False, [], False)
+            request.invited, request.bots) == ("NLHE", 6, None, False, [], False)
+    # no decision_seconds: the deployment's default clock applies (Deps.default_decision_ms)
 
 
 def test_requests_are_immutable_values() -> None:
