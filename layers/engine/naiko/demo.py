@@ -1,7 +1,6 @@
-""":mod:`naiko.demo` plays a few hands of each variant between simple scripted players and
-prints what happened and each hand's history in PHH (``naiko-demo``).
-
-The players decide from their own view only (:func:`naiko.views.view_for`), like bots will.
+""":mod:`naiko.demo` plays a few hands of each variant between bots (:mod:`naiko.bots`, which
+see only their own seat's view) and prints what happened and each hand's history in PHH
+(``naiko-demo``).
 """
 
 from __future__ import annotations
@@ -10,45 +9,15 @@ import argparse
 import random
 from collections.abc import Sequence
 
-from .cards import parse_cards, seeded_random, shuffled_deck, system_random
-from .commands import AllIn, Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
+from .bots import decide
+from .cards import seeded_random, shuffled_deck, system_random
+from .commands import SitDown, StartHand
 from .engine import apply, legal_actions
-from .evaluator import category_of, evaluate, evaluate_omaha
 from .events import Event
 from .phh import to_phh
 from .powers import draw_carousel
 from .state import TableConfig, TableState, Variant
 from .views import view_for
-
-
-def choose(view: dict[str, object], rng: random.Random) -> Command:
-    """A simple player: raise good hands, call cheap, check when free, else fold."""
-    prompt = view["prompt"]
-    assert isinstance(prompt, dict)
-    seat = prompt["seat_index"]
-    actions = prompt["actions"]
-    seats = view["seats"]
-    hand = view["hand"]
-    assert isinstance(seats, list) and isinstance(hand, dict)
-    hole = parse_cards(seats[seat]["cards"])
-    board = parse_cards(hand["board"])
-    if len(board) >= 3:
-        value = evaluate_omaha(hole, board) if len(hole) == 4 else evaluate(hole + board)
-        strength = int(category_of(value))
-    else:  # preflop: a pair or a high card is worth playing
-        ranks = [c >> 2 for c in hole]
-        strength = 1 if len(set(ranks)) < len(ranks) or max(ranks) >= 10 else 0
-    if strength >= 2 and ("raise_to" in actions or "bet" in actions) and rng.random() < 0.6:
-        amount = prompt["min_raise_to"]
-        return (Bet(seat_index=seat, amount=amount) if "bet" in actions
-                else RaiseTo(seat_index=seat, amount=amount))
-    if "check" in actions:
-        return Check(seat_index=seat)
-    if strength >= 1 or prompt["to_call"] <= 4 or rng.random() < 0.2:
-        if "call" in actions:
-            return Call(seat_index=seat)
-        return AllIn(seat_index=seat)
-    return Fold(seat_index=seat)
 
 
 def narrate(event: Event) -> str | None:
@@ -97,7 +66,9 @@ def play_table(variant: Variant, hands: int, rng: random.Random, out: list[str])
             prompt = legal_actions(state)
             if prompt is None:
                 break
-            state, events = apply(state, choose(view_for(state, prompt.seat_index), rng))
+            command = decide(view_for(state, prompt.seat_index), rng)
+            assert command is not None
+            state, events = apply(state, command)
         if config.rules.powers:
             out.append("  (Naiko hands use powers; PHH has no notation for them)")
         else:
