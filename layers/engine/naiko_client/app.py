@@ -1,0 +1,768 @@
+""":mod:`naiko_client.app` is the terminal client: ``naiko-client URL TOKEN [--table TABLE_ID]
+[--buy-in N]``.
+
+It connects to ``URL?token=TOKEN`` (the WebSocket API, ``docs/protocol.md``), finds a table (the
+one given, else the first open table of the lobby, or the one you pick when several are open),
+watches it with ``snapshot``, sits down with ``join_table`` unless already seated, and then
+redraws the whole screen (:func:`naiko_client.render.render`) on every message and every second
+for the countdowns. Commands are typed on the bottom line; :func:`parse_command` checks them
+against the prompt before anything is sent, and the server's ``error`` replies are shown on the
+status line. A dropped connection is reopened with backoff and followed by a ``snapshot`` (the
+server's confirmed state, R8.3).
+
+The module only needs the standard library and ``websockets`` (imported when connecting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import codecs
+import contextlib
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from .render import (
+    POWER_COSTS,
+    Narrator,
+    my_seat,
+    open_window_for,
+    power_name,
+    render,
+    render_lobby,
+)
+
+LOG_LINES = 200
+"""Event sentences kept (the screen shows the newest that fit)."""
+
+RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds to wait before reconnecting, then the last one again."""
+
+LOBBY_REFRESH_S = 3.0
+
+# -- commands --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a typed line means: a request to send (``action`` and its fields, without
+    ``request_id`` and ``table_id``), a local command (``quit``, ``help``, ``join``), or an
+    error to show instead of sending anything."""
+
+    request: dict[str, Any] | None = None
+    local: str | None = None
+    amount: int | None = None
+    error: str | None = None
+    label: str = ""
+
+
+_ALIASES = {
+    "f": "fold", "fold": "fold", "x": "check", "k": "check", "check": "check", "c": "call",
+    "call": "call", "b": "bet", "bet": "bet", "r": "raise", "raise": "raise", "a": "all_in",
+    "allin": "all_in", "all-in": "all_in", "shove": "all_in", "peek": "peek", "swap": "swap",
+    "sleeve": "swap", "anchor": "anchor", "shield": "shield", "pass": "pass",
+    "sitout": "sitout", "sit-out": "sitout", "sitin": "sitin", "sit-in": "sitin",
+    "leave": "leave", "q": "quit", "quit": "quit", "exit": "quit", "help": "help", "h": "help",
+    "?": "help", "join": "join", "sit": "join", "add": "add", "reload": "add",
+}
+
+_LINE = re.compile(r"^\s*([a-z?][a-z-]*)\s*(\S+)?\s*$")
+
+
+def parse_command(line: str, view: dict[str, Any] | None) -> Parsed:
+    """Read one typed line against the current *view*.
+
+    Nothing is sent for a command the prompt does not allow: the error says why.
+
+    >>> view = {"seat_index": 1, "seats": [None, {"seat_index": 1, "player_id": "bob",
+    ...         "stack": 490, "bet": 10}], "hand": {"complete": False, "actor": 1},
+    ...         "prompt": {"actions": ["fold", "call", "raise_to", "all_in"], "to_call": 10,
+    ...                    "min_raise_to": 40, "max_raise_to": 500, "powers": []}}
+    >>> parse_command("r 60", view).request
+    {'action': 'act', 'move': 'raise_to', 'amount': 60}
+    >>> parse_command("r 30", view).error
+    'The smallest raise is to 40 (only an all-in may be smaller: `a`).'
+    >>> parse_command("x", view).error
+    'You cannot check now: the prompt allows f, c, r N, a.'
+    """
+    match = _LINE.match(line.strip().lower())
+    if not line.strip():
+        return Parsed()
+    if match is None or match.group(1) not in _ALIASES:
+        return Parsed(error=f"Unknown command {line.strip()!r}: type `help`.")
+    word, arg = _ALIASES[match.group(1)], match.group(2)
+    if word in ("quit", "help"):
+        return Parsed(local=word)
+    if word == "join":
+        if arg is None:
+            return Parsed(local="join")
+        amount = _amount(arg)
+        if amount is None:
+            return Parsed(error="Type `join` or `join N` with N the buy-in in chips.")
+        return Parsed(local="join", amount=amount)
+    if view is None:
+        return Parsed(error="No table yet.")
+    seated = view.get("seat_index") is not None
+    if word in ("sitout", "sitin", "leave"):
+        if not seated:
+            return Parsed(error="You have no seat at this table (`join` to sit down).")
+        action = {"sitout": "sit_out", "sitin": "sit_in", "leave": "leave_table"}[word]
+        return Parsed(request={"action": action}, label=word)
+    if word == "add":
+        amount = _amount(arg)
+        if not seated:
+            return Parsed(error="You have no seat at this table (`join` to sit down).")
+        if amount is None:
+            return Parsed(error="Type `add N` with N the chips to add between hands.")
+        return Parsed(request={"action": "add_chips", "amount": amount}, label=f"add {amount}")
+    if word in ("shield", "pass"):
+        return _window_command(word, view)
+    if not seated:
+        return Parsed(error="You are watching: `join` to sit down first.")
+    hand = view.get("hand") or {}
+    if not hand or hand.get("complete"):
+        return Parsed(error="No hand is being played right now.")
+    prompt = view.get("prompt")
+    if not prompt:
+        return Parsed(error="It is not your turn.")
+    if word in ("peek", "swap", "anchor"):
+        return _power_command(word, arg, view, prompt)
+    return _betting_command(word, arg, view, prompt)
+
+
+def _amount(text: str | None) -> int | None:
+    if text is None or not text.isdigit():
+        return None
+    value = int(text)
+    return value if 0 < value <= 10**12 else None
+
+
+_KEYS = {"fold": "f", "check": "x", "call": "c", "bet": "b N", "raise_to": "r N", "all_in": "a"}
+
+
+def _betting_command(word: str, arg: str | None, view: dict[str, Any],
+                     prompt: dict[str, Any]) -> Parsed:
+    actions = list(prompt.get("actions") or [])
+    allowed = ", ".join(_KEYS.get(a, a) for a in actions)
+    if word in ("fold", "check", "call", "all_in"):
+        if arg is not None:
+            return Parsed(error=f"`{word}` takes no amount.")
+        if word not in actions:
+            what = "go all-in" if word == "all_in" else word
+            return Parsed(error=f"You cannot {what} now: the prompt allows {allowed}.")
+        label = f"call {prompt.get('to_call')}" if word == "call" else word.replace("_", "-")
+        return Parsed(request={"action": "act", "move": word}, label=label)
+    # bet / raise: whichever of the two the prompt allows (the amount is the total "to").
+    move = "raise_to" if "raise_to" in actions else "bet" if "bet" in actions else None
+    amount = _amount(arg)
+    if amount is None:
+        return Parsed(error=f"Type `{word[0]} N` with N the total of your bet (chips).")
+    me = my_seat(view) or {}
+    all_in_to = int(me.get("stack") or 0) + int(me.get("bet") or 0)
+    if amount == all_in_to and "all_in" in actions:
+        return Parsed(request={"action": "act", "move": "all_in"}, label="all-in")
+    if move is None:
+        hint = " (all-in is possible: `a`)" if "all_in" in actions else ""
+        return Parsed(error=f"You cannot bet or raise now{hint}: the prompt allows {allowed}.")
+    lo, hi = prompt.get("min_raise_to"), prompt.get("max_raise_to")
+    verb = "raise is to" if move == "raise_to" else "bet is"
+    if lo is not None and amount < lo:
+        return Parsed(error=f"The smallest {verb} {lo} (only an all-in may be smaller: `a`).")
+    if hi is not None and amount > hi:
+        return Parsed(error=f"The largest {verb} {hi}.")
+    label = f"raise to {amount}" if move == "raise_to" else f"bet {amount}"
+    return Parsed(request={"action": "act", "move": move, "amount": amount}, label=label)
+
+
+def _power_command(word: str, arg: str | None, view: dict[str, Any],
+                   prompt: dict[str, Any]) -> Parsed:
+    power = {"peek": "peek", "swap": "sleeve_swap", "anchor": "short_anchor"}[word]
+    if power not in (prompt.get("powers") or []):
+        return Parsed(error=f"{power_name(power)} is not available: {_why_not(view, power)}.")
+    request: dict[str, Any] = {"action": "use_power", "power": power}
+    label = power_name(power)
+    if power == "peek" and arg is not None:
+        return Parsed(error="`peek` takes nothing.")
+    if power == "sleeve_swap":
+        if arg not in ("1", "2"):
+            return Parsed(error="Type `swap 1` or `swap 2`: the hole card to throw away.")
+        request["card_index"] = int(arg) - 1
+        label += f" card {arg}"
+    if power == "short_anchor":
+        targets = [int(t) for t in prompt.get("anchor_targets") or []]
+        target = _seat_of(view, arg)
+        if target is None or target not in targets:
+            return Parsed(error="Type `anchor S` with S one of the seats "
+                                f"{', '.join(map(str, targets)) or '(none)'}.")
+        request["target_seat"] = target
+        label += f" on seat {target}"
+    return Parsed(request=request, label=label)
+
+
+def _seat_of(view: dict[str, Any], text: str | None) -> int | None:
+    if text is None:
+        return None
+    if text.isdigit():
+        return int(text)
+    for seat in view.get("seats") or []:
+        if seat and str(seat.get("player_id", "")).lower() == text:
+            return int(seat["seat_index"])
+    return None
+
+
+def _why_not(view: dict[str, Any], power: str) -> str:
+    """A best guess of why the prompt does not list *power* (the server has the last word)."""
+    hand = view.get("hand") or {}
+    powers = hand.get("powers")
+    if (view.get("config") or {}).get("variant") != "NAIKO" or powers is None:
+        return "powers exist only at Naiko tables"
+    if power not in (powers.get("carousel") or []):
+        return "it is not in this hand's Carousel"
+    if power in (powers.get("used") or {}).get(str(view.get("seat_index")), []):
+        return "you already used it this hand"
+    me = my_seat(view) or {}
+    if int(me.get("destellos") or 0) < POWER_COSTS.get(power, 0):
+        return f"it costs {POWER_COSTS[power]} destellos, you have {me.get('destellos', 0)}"
+    if int(powers.get("round_activations") or 0) >= 3:
+        return "the table already used 3 powers this round"
+    if power == "peek" and hand.get("street") == "river":
+        return "there is no card left to peek at"
+    if power == "sleeve_swap" and hand.get("street") != "preflop":
+        return "Sleeve Swap is preflop only"
+    return "not now (one power per turn, before your action)"
+
+
+def _window_command(word: str, view: dict[str, Any]) -> Parsed:
+    seat = view.get("seat_index")
+    if open_window_for(view, seat) is None:
+        return Parsed(error="No Short Anchor is aimed at you right now.")
+    if word == "pass":
+        return Parsed(request={"action": "pass_window"}, label="pass")
+    if not ((view.get("hand") or {}).get("powers") or {}).get("can_shield"):
+        return Parsed(error="You cannot shield (Seal Shield is not in the Carousel, used, or "
+                            "you have no destello): `pass`.")
+    return Parsed(request={"action": "shield"}, label="Seal Shield")
+
+
+def default_buy_in(settings: dict[str, Any], big_blind: int | None) -> int:
+    """100 big blinds, kept inside the table's buy-in range.
+
+    >>> default_buy_in({"min_buy_in": 200, "max_buy_in": 1000}, 5)
+    500
+    >>> default_buy_in({"min_buy_in": 200, "max_buy_in": 1000}, 50)
+    1000
+    """
+    lo = int(settings.get("min_buy_in") or 1)
+    hi = int(settings.get("max_buy_in") or lo)
+    return min(hi, max(lo, 100 * int(big_blind or 0)))
+
+
+def with_token(url: str, token: str) -> str:
+    """*url* with ``token`` added to its query string.
+
+    >>> with_token("ws://127.0.0.1:8000/?a=1", "p 1")
+    'ws://127.0.0.1:8000/?a=1&token=p+1'
+    >>> with_token("ws://localhost:8000", "alice")
+    'ws://localhost:8000?token=alice'
+    """
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "token"] + [("token", token)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def token_subject(token: str) -> str | None:
+    """The player id a token names, for display only (the server verifies it): the ``sub`` of
+    a ``v1.PAYLOAD.SIG`` token or a JWT, or a bare id used as the token by a local test server.
+
+    >>> token_subject("v1.eyJzdWIiOiJhbGljZSIsImlhdCI6MTcwMDAwMDAwMH0.sig")
+    'alice'
+    >>> token_subject("bob"), token_subject("a b")
+    ('bob', None)
+    """
+    parts = token.split(".")
+    if len(parts) == 3:
+        try:
+            payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        except ValueError:
+            return None
+        sub = payload.get("sub") if isinstance(payload, dict) else None
+        return sub if isinstance(sub, str) else None
+    return token if re.fullmatch(r"[A-Za-z0-9_.@-]{1,64}", token) else None
+
+
+# -- the client ------------------------------------------------------------------------------
+
+
+class Client:
+    """One player's session: the connection, the table it shows, the keyboard."""
+
+    def __init__(self, url: str, token: str, *, table_id: str | None = None,
+                 buy_in: int | None = None, out: TextIO | None = None, in_fd: int | None = None,
+                 color: bool = False, pick: bool = True, player_id: str | None = None):
+        self.url = with_token(url, token)
+        self.player_id = player_id
+        self.table_id = table_id
+        self.buy_in = buy_in
+        self.out = out or sys.stdout
+        self.in_fd = sys.stdin.fileno() if in_fd is None else in_fd
+        self.color = color
+        self.pick = pick  # several open tables and no --table: let the person choose
+        self.view: dict[str, Any] | None = None
+        self.version = 0
+        self.tables: list[dict[str, Any]] | None = None
+        self.log: deque[str] = deque(maxlen=LOG_LINES)
+        self.narrator = Narrator()
+        self.status = ""
+        self.status_is_error = False
+        self.input = ""
+        self.show_help = False
+        self.connection = "connecting"
+        self.pending: dict[str, str] = {}
+        self.auto_join = True
+        self.offset_ms = 0
+        self.ws: Any = None
+        self.quitting = False
+        self.fatal: str | None = None
+        self._quit = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._escape = ""
+        self._ever_connected = False
+
+    # -- time and screen ---------------------------------------------------------------------
+
+    def now_ms(self) -> int:
+        """Now on the server's clock (the local clock, corrected when it is clearly off)."""
+        return int(time.time() * 1000) + self.offset_ms
+
+    def screen(self, width: int = 80, height: int = 30) -> list[str]:
+        if self.view is None and self.tables is not None and self.table_id is None:
+            return render_lobby(self.tables, player_id=self.player_id, status=self.status,
+                                status_is_error=self.status_is_error, input_text=self.input,
+                                connection=self.connection, width=width, height=height,
+                                color=self.color)
+        return render(self.view, now_ms=self.now_ms(), player_id=self.player_id,
+                      log=list(self.log), status=self.status,
+                      status_is_error=self.status_is_error, input_text=self.input,
+                      connection=self.connection, show_help=self.show_help, width=width,
+                      height=height, color=self.color, version=self.version)
+
+    def redraw(self) -> None:
+        try:
+            size = os.get_terminal_size(self.out.fileno())
+            width, height = size.columns, size.lines
+        except (OSError, ValueError, AttributeError):
+            width, height = 100, 32
+        width, height = max(width, 40), max(height, 12)
+        lines = self.screen(width, height)
+        frame = "\x1b[H" + "\r\n".join(line + "\x1b[K" for line in lines) + "\x1b[J"
+        frame += f"\x1b[{len(lines)};{min(len(self.input) + 3, width)}H"
+        try:
+            self.out.write(frame)
+            self.out.flush()
+        except (OSError, ValueError):
+            pass
+
+    def notice(self, text: str, error: bool = False) -> None:
+        self.status, self.status_is_error = text, error
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def send(self, request: dict[str, Any], label: str) -> None:
+        """Send *request* (a table request gets the table id) with a fresh ``request_id``."""
+        if self.ws is None:
+            self.notice("Not connected: try again when the connection is back.", error=True)
+            return
+        request_id = uuid.uuid4().hex
+        frame = dict(request, request_id=request_id)
+        if request["action"] not in ("list_tables", "create_table"):
+            frame["table_id"] = self.table_id
+        self.pending[request_id] = label
+        self._spawn(self._send_frame(json.dumps(frame)))
+
+    async def _send_frame(self, text: str) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        with contextlib.suppress(Exception):  # a closed socket: the reconnect loop handles it
+            await ws.send(text)
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- the keyboard ------------------------------------------------------------------------
+
+    def on_keys(self, text: str) -> None:
+        for ch in text:
+            if self._escape:  # swallow escape sequences (arrows, function keys)
+                self._escape += ch
+                if len(self._escape) == 2 and ch not in "[O":
+                    self._escape = ""
+                elif len(self._escape) > 2 and "\x40" <= ch <= "\x7e":
+                    self._escape = ""
+                continue
+            if ch == "\x1b":
+                self._escape = ch
+            elif ch in "\r\n":
+                line, self.input = self.input, ""
+                self.submit(line)
+            elif ch in "\x7f\x08":
+                self.input = self.input[:-1]
+            elif ch == "\x15":
+                self.input = ""
+            elif ch in "\x03\x04":
+                self.quit()
+            elif ch.isprintable() and len(self.input) < 200:
+                self.input += ch
+        self.redraw()
+
+    def submit(self, line: str) -> None:
+        if self.view is None and self.table_id is None:
+            self._lobby_command(line.strip().lower())
+            return
+        parsed = parse_command(line, self.view)
+        if parsed.error:
+            self.notice(parsed.error, error=True)
+        elif parsed.local == "quit":
+            self.quit()
+        elif parsed.local == "help":
+            self.show_help = not self.show_help
+        elif parsed.local == "join":
+            self.join(parsed.amount)
+        elif parsed.request is not None:
+            self.notice("")
+            self.send(parsed.request, parsed.label)
+
+    def _lobby_command(self, line: str) -> None:
+        if line in ("q", "quit", "exit"):
+            self.quit()
+        elif line in ("r", "refresh"):
+            self.send({"action": "list_tables"}, "refresh")
+        elif line == "" or line.isdigit():
+            tables = self.tables or []
+            number = int(line or 1)
+            if 1 <= number <= len(tables):
+                self.choose(tables[number - 1])
+            else:
+                self.notice(f"Pick a table between 1 and {len(tables)}.", error=True)
+        else:
+            self.notice("Type a table's number, `r` or `q`.", error=True)
+
+    def quit(self) -> None:
+        self.quitting = True
+        self._quit.set()
+        if self.ws is not None:
+            self._spawn(self.ws.close())
+
+    # -- the table ---------------------------------------------------------------------------
+
+    def choose(self, table: dict[str, Any]) -> None:
+        self.table_id = str(table["table_id"])
+        if self.buy_in is None:
+            self.buy_in = default_buy_in(table, table.get("big_blind"))
+        self.notice(f"Opening {table.get('name', self.table_id)}...")
+        self.send({"action": "snapshot"}, "watch")
+
+    def join(self, amount: int | None = None) -> None:
+        view = self.view or {}
+        if view.get("seat_index") is not None:
+            self.notice("You already have a seat here.", error=True)
+            return
+        buy_in = amount or self.buy_in or default_buy_in(
+            view.get("settings") or {}, (view.get("config") or {}).get("big_blind"))
+        self.send({"action": "join_table", "buy_in": buy_in}, f"join with {buy_in}")
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        label = self.pending.pop(str(message.get("request_id")), None)
+        if kind == "tables":
+            self._on_tables(list(message.get("tables") or []))
+        elif kind == "snapshot":
+            if message.get("table_id") == self.table_id:
+                self._apply(message, [])
+                if self.auto_join and (self.view or {}).get("seat_index") is None:
+                    self.join()
+                self.auto_join = False
+        elif kind == "update":
+            if message.get("table_id") == self.table_id:
+                self._apply(message, list(message.get("events") or []))
+        elif kind == "ack":
+            if label and label.startswith("join"):
+                self.notice(f"You sit down ({label[5:]}).")
+            elif label == "leave":
+                self.notice("You leave the table (your stack goes back to your account); "
+                            "`join` to sit again, `q` to quit.")
+            elif label in ("sitout", "sitin"):
+                self.notice("You sit out from the next hand." if label == "sitout"
+                            else "You will be dealt in from the next hand.")
+            elif label and label.startswith("add "):
+                self.notice(f"Chips added ({label[4:]}).")
+        elif kind == "error":
+            self._on_error(message, label)
+
+    def _on_error(self, message: dict[str, Any], label: str | None) -> None:
+        code, text = message.get("code"), message.get("message")
+        what = f"`{label}` refused" if label else "Error"
+        self.notice(f"{what}: {text} ({code})", error=True)
+        if code == "unknown_table" and label == "watch":
+            self.table_id, self.view, self.version = None, None, 0
+            self.send({"action": "list_tables"}, "tables")
+
+    def _on_tables(self, tables: list[dict[str, Any]]) -> None:
+        self.tables = tables
+        if self.table_id is not None:
+            return
+        free = [t for t in tables if int(t.get("seated", 0)) < int(t.get("seat_count", 0))]
+        if len(free) == 1 or (free and not self.pick):
+            self.choose(free[0])
+        elif free:
+            self.tables = free
+            self.notice(f"{len(free)} open tables: pick one.")
+
+    def _apply(self, message: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        version = int(message.get("version") or 0)
+        if version <= self.version and message.get("type") == "update":
+            return  # older than what is shown (messages of concurrent writes may cross)
+        gap = message.get("type") == "update" and self.version and version > self.version + 1
+        self.version = version
+        view = message.get("view")
+        if isinstance(view, dict):
+            self.view = view
+        self.log.extend(self.narrator.narrate(events, self.view))
+        self._estimate_offset(events)
+        if gap:
+            self.send({"action": "snapshot"}, "catch up")
+
+    def _estimate_offset(self, events: list[dict[str, Any]]) -> None:
+        """A turn just started: its deadline is the server's now plus the decision clock. If the
+        local clock is clearly off (more than 1.5 s), countdowns correct for it."""
+        view = self.view or {}
+        hand = view.get("hand") or {}
+        deadline = hand.get("actor_deadline_ms")
+        decision = (view.get("settings") or {}).get("decision_ms")
+        kinds = {e.get("kind") for e in events}
+        if "turn" not in kinds or "reconnect_grace" in kinds or not deadline or not decision:
+            return
+        offset = int(deadline) - int(decision) - int(time.time() * 1000)
+        self.offset_ms = offset if abs(offset) > 1500 else 0
+
+    # -- the connection ----------------------------------------------------------------------
+
+    async def connection_loop(self) -> None:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import InvalidStatus, WebSocketException
+
+        attempt = 0
+        while not self.quitting:
+            try:
+                async with connect(self.url, open_timeout=10, max_size=2**21,
+                                   ping_interval=20) as ws:
+                    self.ws = ws
+                    attempt = 0
+                    self._on_open()
+                    self.redraw()
+                    async for raw in ws:
+                        try:
+                            message = json.loads(raw)
+                        except ValueError:
+                            continue
+                        if isinstance(message, dict):
+                            self.on_message(message)
+                            self.redraw()
+            except InvalidStatus as exc:
+                status = exc.response.status_code
+                if status in (401, 403):
+                    self.fatal = f"The server refused the token (HTTP {status})."
+                    self.quit()
+                    break
+                reason = f"HTTP {status}"
+            except (TimeoutError, OSError, WebSocketException) as exc:
+                reason = str(exc) or type(exc).__name__
+            else:
+                reason = "closed by the server"
+            self.ws = None
+            if self.quitting:
+                break
+            self._on_lost(reason)
+            delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+            attempt += 1
+            self.connection = f"OFFLINE: reconnecting in {delay:g}s"
+            self.redraw()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._quit.wait(), delay)
+            self.connection = "reconnecting"
+            self.redraw()
+
+    def _on_open(self) -> None:
+        again = self._ever_connected
+        self._ever_connected = True
+        self.connection = "online"
+        if self.table_id is not None:
+            self.send({"action": "snapshot"}, "watch")
+            if again:
+                self.notice("Reconnected: the table shows the server's confirmed state.")
+        else:
+            self.send({"action": "list_tables"}, "tables")
+
+    def _on_lost(self, reason: str) -> None:
+        unanswered = [label for label in self.pending.values()
+                      if label not in ("watch", "tables", "catch up")]
+        self.pending.clear()
+        text = f"Connection lost ({reason})."
+        if unanswered:
+            text += (f" No answer came to {', '.join(unanswered)}: the table will show what "
+                     "the server applied.")
+        self.notice(text, error=True)
+
+    async def ticker(self) -> None:
+        """Redraw every second (countdowns); refresh an empty lobby now and then."""
+        last_lobby = time.monotonic()
+        while not self.quitting:
+            await asyncio.sleep(1 - (time.time() % 1) + 0.01)
+            if self.table_id is None and self.ws is not None and not self.tables \
+                    and time.monotonic() - last_lobby > LOBBY_REFRESH_S:
+                last_lobby = time.monotonic()
+                self.send({"action": "list_tables"}, "tables")
+            self.redraw()
+
+
+# -- the terminal ----------------------------------------------------------------------------
+
+
+class Terminal:
+    """Puts a TTY in cbreak mode (keys arrive one by one, no echo: the client draws the
+    command line itself) on the alternate screen, and restores it."""
+
+    def __init__(self, in_fd: int, out: TextIO):
+        self.in_fd, self.out = in_fd, out
+        self.saved: Any = None
+
+    def __enter__(self) -> Terminal:
+        if os.isatty(self.in_fd):
+            import termios
+            import tty
+
+            self.saved = termios.tcgetattr(self.in_fd)
+            tty.setcbreak(self.in_fd)
+        if self.out.isatty():
+            self.out.write("\x1b[?1049h\x1b[H\x1b[2J")
+            self.out.flush()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.out.isatty():
+            self.out.write("\x1b[0m\x1b[?1049l")
+            self.out.flush()
+        if self.saved is not None:
+            import termios
+
+            termios.tcsetattr(self.in_fd, termios.TCSADRAIN, self.saved)
+
+
+async def run(client: Client) -> int:
+    loop = asyncio.get_running_loop()
+    tty = os.isatty(client.in_fd)
+
+    def feed(data: bytes) -> None:
+        if data:
+            client.on_keys(client._decoder.decode(data))
+        elif tty:  # the terminal went away
+            client.quit()
+        # A pipe or file ended: keep showing the table (Ctrl-C or SIGTERM quits).
+
+    def on_input() -> None:
+        try:
+            data = os.read(client.in_fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(client.in_fd)
+        feed(data)
+
+    def read_in_thread() -> None:  # stdin that cannot be polled (a regular file, /dev/null)
+        while True:
+            try:
+                data = os.read(client.in_fd, 4096)
+            except OSError:
+                data = b""
+            with contextlib.suppress(RuntimeError):  # the loop is closed: we are done
+                loop.call_soon_threadsafe(feed, data)
+            if not data:
+                return
+
+    try:
+        loop.add_reader(client.in_fd, on_input)
+    except (OSError, ValueError):
+        threading.Thread(target=read_in_thread, name="stdin", daemon=True).start()
+    handlers: list[tuple[int, Callable[[], None]]] = [
+        (signal.SIGINT, client.quit), (signal.SIGTERM, client.quit),
+        (signal.SIGWINCH, client.redraw)]
+    for signum, handler in handlers:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, handler)
+    ticker = loop.create_task(client.ticker())
+    client.redraw()
+    try:
+        await client.connection_loop()
+    finally:
+        ticker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ticker
+        with contextlib.suppress(Exception):
+            loop.remove_reader(client.in_fd)
+    return 2 if client.fatal else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="naiko-client",
+        description="Play at a Naiko table from a terminal. Type `help` at the table for the "
+                    "commands.")
+    parser.add_argument("url", help="the WebSocket URL, e.g. ws://127.0.0.1:8765")
+    parser.add_argument("token", help="your token (sent as ?token=...)")
+    parser.add_argument("--table", help="the table id (default: the first open table, or "
+                                        "pick one when several are open)")
+    parser.add_argument("--buy-in", type=int, help="chips to sit down with (default: 100 big "
+                                                   "blinds within the table's range)")
+    parser.add_argument("--first", action="store_true",
+                        help="with several open tables, join the first without asking")
+    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    args = parser.parse_args(argv)
+    if args.buy_in is not None and args.buy_in <= 0:
+        parser.error("--buy-in must be a positive number of chips")
+    out = sys.stdout
+    in_fd = sys.stdin.fileno()
+    color = (not args.no_color and out.isatty() and os.environ.get("TERM") != "dumb"
+             and "NO_COLOR" not in os.environ)
+    client = Client(args.url, args.token, table_id=args.table, buy_in=args.buy_in, out=out,
+                    in_fd=in_fd, color=color, pick=not args.first and os.isatty(in_fd),
+                    player_id=token_subject(args.token))
+    with Terminal(in_fd, out):
+        code = asyncio.run(run(client))
+    if client.fatal:
+        print(client.fatal, file=sys.stderr)
+    elif client.table_id:
+        seated = (client.view or {}).get("seat_index") is not None
+        print(f"Bye. Table {client.table_id}: " + (
+            "your seat stays (the clock checks or folds for you); reconnect with the same "
+            "token and --table to play on, or `leave` to cash out." if seated
+            else "you have no seat there."))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

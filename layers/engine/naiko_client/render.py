@@ -1,0 +1,599 @@
+""":mod:`naiko_client.render` turns what the server sent into screen text. Pure functions (and
+one small stateful narrator): no I/O, no clock (the caller passes ``now_ms``), no terminal.
+
+- :func:`render` draws the table screen from a ``view`` (``docs/protocol.md`` section 5): seats
+  with stacks, bets, BOT labels, button and blind markers, folded / all-in / sitting out /
+  offline, the actor and its countdown, your cards, the board and pot, the Carousel, destellos,
+  anchors and Shield windows (Naiko mode), the last events, the prompt with the legal actions,
+  the amount to call, the min/max raise-to and your countdown, a status line and the command
+  line.
+- :func:`render_lobby` draws the list of open tables.
+- :class:`Narrator` turns ``update.events`` into sentences ("bob raises to 40", "alice wins 120
+  with two pair, Kings and Fours").
+
+>>> cards_text("TdKh")
+'Td Kh'
+>>> seconds_left(1_000_500, 1_000_000), seconds_left(999_000, 1_000_000), seconds_left(None, 0)
+(1, 0, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+POWER_NAMES = {"peek": "Peek", "sleeve_swap": "Sleeve Swap", "short_anchor": "Short Anchor",
+               "seal_shield": "Seal Shield"}
+POWER_COSTS = {"peek": 1, "sleeve_swap": 2, "short_anchor": 2, "seal_shield": 1}
+"""Destellos each power costs (R6.1-R6.4)."""
+
+POWER_KEYS = {"peek": "peek", "sleeve_swap": "swap 1|2", "short_anchor": "anchor SEAT",
+              "seal_shield": "shield"}
+"""What to type for each power (see :data:`HELP`)."""
+
+STREET_NAMES = {"preflop": "Preflop", "flop": "Flop", "turn": "Turn", "river": "River"}
+
+HELP = (
+    "Commands (type one, then Enter):",
+    "  f          fold                 x       check            c      call",
+    "  b N        bet N chips          r N     raise to N (the total you put in this street)",
+    "  a          all-in",
+    "  peek       Peek: see the next board card (1 destello)",
+    "  swap 1|2   Sleeve Swap your 1st or 2nd hole card (2 destellos, preflop)",
+    "  anchor S   Short Anchor seat S (or a name): cap its raises this round (2 destellos)",
+    "  shield     Seal Shield the Anchor aimed at you (1)    pass   let it apply",
+    "  sitout     sit out from the next hand                 sitin  deal me in again",
+    "  join [N]   sit down with a buy-in of N                leave  leave the table",
+    "  add N      add N chips between hands (up to the maximum buy-in)",
+    "  help       show or hide this help                     q      quit (the seat stays)",
+)
+
+_STYLES = {"bold": "\x1b[1m", "turn": "\x1b[1;30;43m", "error": "\x1b[1;31m",
+           "header": "\x1b[7m", "dim": "\x1b[2m", "good": "\x1b[32m"}
+_RESET = "\x1b[0m"
+
+Line = tuple[str, str]
+"""A screen line and its style name ("" for plain)."""
+
+
+# -- small pieces ----------------------------------------------------------------------------
+
+def cards_text(cards: str | None) -> str:
+    """``"TdKh"`` -> ``"Td Kh"`` (``""`` for nothing)."""
+    if not cards:
+        return ""
+    return " ".join(cards[i:i + 2] for i in range(0, len(cards), 2))
+
+
+def seconds_left(deadline_ms: int | None, now_ms: int) -> int | None:
+    """Whole seconds until *deadline_ms* (rounded up, never negative); ``None`` without one."""
+    if deadline_ms is None:
+        return None
+    return max(0, -((now_ms - deadline_ms) // 1000))
+
+
+def clock_text(deadline_ms: int | None, now_ms: int) -> str:
+    """A countdown: ``"17s"``, ``"1:05"``; ``""`` without a deadline.
+
+    >>> clock_text(1_065_000, 1_000_000), clock_text(1_017_000, 1_000_000)
+    ('1:05', '17s')
+    """
+    left = seconds_left(deadline_ms, now_ms)
+    if left is None:
+        return ""
+    return f"{left // 60}:{left % 60:02d}" if left >= 60 else f"{left}s"
+
+
+def power_name(power: str) -> str:
+    return POWER_NAMES.get(power, power)
+
+
+def seat_name(view: dict[str, Any] | None, seat_index: int | None) -> str:
+    """The player at *seat_index* in *view*, else ``"seat N"``."""
+    if seat_index is None:
+        return "nobody"
+    seats = (view or {}).get("seats") or []
+    if 0 <= seat_index < len(seats) and seats[seat_index]:
+        return str(seats[seat_index]["player_id"])
+    return f"seat {seat_index}"
+
+
+def hole_count(view: dict[str, Any]) -> int:
+    return 4 if (view.get("config") or {}).get("variant") == "PLO" else 2
+
+
+def my_seat(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not view or view.get("seat_index") is None:
+        return None
+    seats = view.get("seats") or []
+    index = view["seat_index"]
+    return seats[index] if 0 <= index < len(seats) else None
+
+
+def open_window_for(view: dict[str, Any] | None, seat_index: int | None) -> dict[str, Any] | None:
+    """The Short Anchor response window aimed at *seat_index*, if one is open."""
+    hand = (view or {}).get("hand") or {}
+    if seat_index is None or hand.get("complete"):
+        return None
+    for window in (hand.get("powers") or {}).get("windows") or []:
+        if window.get("target") == seat_index:
+            return dict(window)
+    return None
+
+
+# -- events as sentences ---------------------------------------------------------------------
+
+class Narrator:
+    """Turns events into sentences. It remembers seat names (a player who stood up is still
+    named in the events that follow) and the hands shown at showdown (so that ``pot_awarded``
+    can say what won).
+
+    >>> n = Narrator()
+    >>> n.narrate([{"kind": "seated", "seat_index": 1, "player_id": "bob", "stack": 500,
+    ...             "is_bot": True},
+    ...            {"kind": "action", "seat_index": 1, "action": "raise_to", "to": 40,
+    ...             "all_in": False}])
+    ['bob (BOT) sits down in seat 1 with 500', 'bob raises to 40']
+    """
+
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self.hands: dict[int, str] = {}
+
+    def learn(self, view: dict[str, Any] | None, overwrite: bool = True) -> None:
+        for seat in (view or {}).get("seats") or []:
+            if seat and (overwrite or seat["seat_index"] not in self.names):
+                self.names[seat["seat_index"]] = str(seat["player_id"])
+
+    def name(self, seat_index: Any) -> str:
+        try:
+            index = int(seat_index)
+        except (TypeError, ValueError):
+            return str(seat_index)
+        return self.names.get(index, f"seat {index}")
+
+    def narrate(self, events: Iterable[dict[str, Any]],
+                view: dict[str, Any] | None = None) -> list[str]:
+        """Sentences for *events* (those that say nothing worth reading give none); *view* is
+        the view that came with them (it names seats that were not known yet)."""
+        self.learn(view, overwrite=False)
+        lines: list[str] = []
+        for event in events:
+            text = self._sentence(event)
+            if text:
+                lines.extend(text.split("\n"))
+        self.learn(view)
+        return lines
+
+    def _sentence(self, e: dict[str, Any]) -> str | None:  # noqa: C901 - one case per kind
+        kind = e.get("kind")
+        who = self.name(e.get("seat_index"))
+        if kind == "seated":
+            self.names[e["seat_index"]] = str(e["player_id"])
+            bot = " (BOT)" if e.get("is_bot") else ""
+            return f"{e['player_id']}{bot} sits down in seat {e['seat_index']} with {e['stack']}"
+        if kind == "hand_started":
+            self.hands = {}
+            return (f"--- Hand #{e['hand_number']}: button {self.name(e.get('button'))}, "
+                    f"blinds {e.get('small_blind')}/{e.get('big_blind')} ---")
+        if kind in ("blind_posted", "ante_posted"):
+            what = f"the {e.get('blind')} blind" if kind == "blind_posted" else "an ante"
+            return f"{who} posts {what} of {e['amount']}" + _all_in(e)
+        if kind == "hole_cards":
+            return f"You are dealt {cards_text(e.get('cards'))}"
+        if kind == "carousel":
+            return "Carousel: " + ", ".join(power_name(p) for p in e.get("powers", []))
+        if kind == "action":
+            return self._action(who, e)
+        if kind == "board_dealt":
+            street = STREET_NAMES.get(str(e.get("street")), str(e.get("street")))
+            run_out = " (run out)" if e.get("run_out") else ""
+            return f"{street}: {cards_text(e.get('cards'))}{run_out}"
+        if kind == "uncalled_bet_returned":
+            return f"{e['amount']} uncalled returned to {who}"
+        if kind == "showdown":
+            shown = []
+            for h in e.get("hands", []):
+                self.hands[int(h["seat_index"])] = str(h.get("hand", ""))
+                shown.append(f"{self.name(h['seat_index'])} shows {cards_text(h.get('cards'))}"
+                             f": {h.get('hand', '')}")
+            return "\n".join(shown) or None
+        if kind == "pot_awarded":
+            return self._award(e)
+        if kind == "hand_ended":
+            return f"Hand #{e.get('hand_number')} is over"
+        if kind == "hand_cancelled":
+            return f"Hand #{e.get('hand_number')} was cancelled; every bet was returned"
+        if kind == "power_used":
+            return self._power(who, e)
+        if kind == "peek_result":
+            return f"You peek: {e.get('card')} will come on the {e.get('street')}"
+        if kind == "sleeve_swap_result":
+            return (f"You swap {e.get('discarded')} for {e.get('received')}: "
+                    f"your cards are now {cards_text(e.get('cards'))}")
+        if kind == "window_opened":
+            return (f"{self.name(e.get('target'))} may answer {self.name(e.get('attacker'))}'s "
+                    f"Short Anchor with Seal Shield")
+        if kind == "window_closed":
+            return self._window_closed(e)
+        if kind == "anchor_applied":
+            return (f"{self.name(e.get('attacker'))}'s Short Anchor caps "
+                    f"{self.name(e.get('target'))}'s raises this round")
+        if kind == "timed_out":
+            decision = "checks" if e.get("decision") == "check" else "folds"
+            return f"{who}'s clock ran out: {who} {decision}"
+        if kind == "disconnected":
+            return f"{e.get('player_id')} lost the connection"
+        if kind == "reconnect_grace":
+            return f"{who} is disconnected: extra time to reconnect"
+        if kind == "reconnected":
+            return f"{e.get('player_id')} is back"
+        if kind == "sat_out":
+            return f"{who} sits out"
+        if kind == "sat_in":
+            return f"{who} is dealt in again"
+        if kind == "chips_added":
+            return f"{who} adds {e.get('amount')} (stack {e.get('stack')})"
+        if kind == "leaving_after_hand":
+            return f"{who} will leave after this hand"
+        if kind == "stood_up":
+            return f"{e.get('player_id')} stands up with {e.get('stack')}"
+        if kind == "left_table":
+            why = " (sat out too long)" if e.get("reason") == "sat_out_too_long" else ""
+            return f"{e.get('player_id')} left the table{why}"
+        return None  # "turn" and kinds this client does not know
+
+    def _action(self, who: str, e: dict[str, Any]) -> str:
+        action = e.get("action")
+        if action == "fold":
+            text = f"{who} folds"
+        elif action == "check":
+            text = f"{who} checks"
+        elif action == "call":
+            text = f"{who} calls {e.get('amount')}"
+        elif action == "bet":
+            text = f"{who} bets {e.get('to')}"
+        elif action == "raise_to":
+            text = f"{who} raises to {e.get('to')}"
+        else:
+            text = f"{who} {action}"
+        return text + _all_in(e)
+
+    def _award(self, e: dict[str, Any]) -> str:
+        winners: dict[str, int] = e.get("winners") or {}
+        pot = "" if not e.get("pot_index") else f" from side pot {e['pot_index']}"
+        split = " (split pot)" if len(winners) > 1 else ""
+        lines = []
+        for seat, amount in winners.items():
+            hand = self.hands.get(int(seat)) if e.get("showdown") else None
+            with_hand = f" with {hand}" if hand else ""
+            lines.append(f"{self.name(seat)} wins {amount}{pot}{with_hand}{split}")
+        return "\n".join(lines)
+
+    def _power(self, who: str, e: dict[str, Any]) -> str:
+        power = str(e.get("power"))
+        text = f"{who} uses {power_name(power)}"
+        if power == "short_anchor" and e.get("target_seat") is not None:
+            text += f" on {self.name(e['target_seat'])}"
+        elif power == "seal_shield" and e.get("target_seat") is not None:
+            text += f" against {self.name(e['target_seat'])}"
+        elif power == "sleeve_swap" and e.get("card_index") is not None:
+            text += f" (card {int(e['card_index']) + 1})"
+        return text + f" ({e.get('destellos')} destellos left)"
+
+    def _window_closed(self, e: dict[str, Any]) -> str | None:
+        target = self.name(e.get("target"))
+        reason = e.get("reason")
+        if reason == "shielded":
+            return f"{target} shields: the Short Anchor is cancelled"
+        if reason == "passed":
+            return f"{target} lets the Short Anchor through"
+        if reason == "timed_out":
+            return f"{target}'s Shield window timed out"
+        if reason == "round_ended":
+            return f"The Short Anchor on {target} expires with the round"
+        return None  # "acted": anchor_applied follows
+
+
+def _all_in(e: dict[str, Any]) -> str:
+    return " and is all-in" if e.get("all_in") else ""
+
+
+# -- the table screen ------------------------------------------------------------------------
+
+def render(view: dict[str, Any] | None, *, now_ms: int, player_id: str | None = None,
+           log: Sequence[str] = (), status: str = "", status_is_error: bool = False,
+           input_text: str = "", connection: str = "", show_help: bool = False,
+           width: int = 80, height: int = 30, color: bool = False,
+           version: int | None = None) -> list[str]:
+    """The whole screen, one string per row (at most *height* rows, each at most *width*
+    characters before styling; *color* adds ANSI styles). The last row is the command line.
+
+    *now_ms* is the current time on the server's clock (countdowns compare it with the
+    view's deadlines); *log* holds event sentences, oldest first (the newest that fit are
+    shown); *status* is the last error or notice; *connection* is shown in the header, and
+    *version* (the table version shown) on the line below it.
+    """
+    top: list[Line] = []
+    if view is None:
+        top.append((_header_text("Naiko", player_id, connection), "header"))
+        top.append(("", ""))
+        top.append(("Waiting for the table...", ""))
+        bottom: list[Line] = []
+    else:
+        top.extend(_table_section(view, now_ms, player_id, connection, version))
+        bottom = _prompt_section(view, now_ms, width)
+    bottom.append(("-" * width, "dim"))
+    bottom.append((status, "error" if status_is_error else "good" if status else ""))
+    bottom.append(("> " + input_text, ""))
+    room = max(height - len(top) - len(bottom) - 1, 1)
+    middle: list[Line] = [("-" * width, "dim")]
+    if show_help:
+        middle.extend((line, "") for line in HELP[:room])
+    else:
+        shown = list(log)[-room:] if room else []
+        middle.extend((line, "") for line in shown)
+        middle.extend(("", "") for _ in range(room - len(shown)))
+    lines = top + middle + bottom
+    return [_style(text[:width], style, color) for text, style in lines[-height:]]
+
+
+def _style(text: str, style: str, color: bool) -> str:
+    if not color or not style or not text:
+        return text
+    return _STYLES[style] + text + _RESET
+
+
+def _header_text(name: str, player_id: str | None, connection: str) -> str:
+    parts = [f"NAIKO  {name}"]
+    if player_id:
+        parts.append(f"you: {player_id}")
+    if connection:
+        parts.append(connection)
+    return "   ".join(parts)
+
+
+def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
+                   connection: str, version: int | None) -> list[Line]:
+    config = view.get("config") or {}
+    settings = view.get("settings") or {}
+    hand = view.get("hand")
+    variant = config.get("variant", "?")
+    naiko = variant == "NAIKO"
+    title = (f"{settings.get('name', 'table')} [{variant} {config.get('small_blind')}/"
+             f"{config.get('big_blind')}]")
+    lines: list[Line] = [(_header_text(title, player_id, connection), "header")]
+    info = f"table {view.get('table_id', '?')}"
+    if hand:
+        street = STREET_NAMES.get(hand.get("street", ""), hand.get("street", ""))
+        info += f"   hand #{hand.get('number')}   {street}"
+        if hand.get("complete"):
+            info += " (hand over)"
+    else:
+        info += "   no hand yet"
+    if settings:
+        info += f"   buy-in {settings.get('min_buy_in')}-{settings.get('max_buy_in')}"
+    if version:
+        info += f"   version {version}"
+    lines.append((info, ""))
+    lines.append(("", ""))
+    width = 3 * hole_count(view) - 1
+    head = (f"  {'#':>2} {'Pos':<5} {'Player':<22} {'Stack':>7} {'Bet':>6}  "
+            f"{'Cards':<{width}}")
+    lines.append((head + ("  Dest" if naiko else "") + "  Status", "bold"))
+    for index, seat in enumerate(view.get("seats") or []):
+        lines.append((_seat_row(view, index, seat, now_ms, width, naiko), ""))
+    lines.append(("", ""))
+    lines.extend(_board_lines(view, hand))
+    if naiko:
+        lines.extend(_naiko_lines(view, hand, now_ms))
+    me = my_seat(view)
+    if me is None:
+        lines.append(("You are watching (no seat): type `join` to sit down.", ""))
+    else:
+        cards = cards_text(me.get("cards")) if me.get("in_hand") else ""
+        mine = f"Your cards: {cards}" if cards else "Your cards: (not in this hand)"
+        mine += f"   stack {me.get('stack')}"
+        if naiko:
+            mine += f"   destellos {me.get('destellos', 0)}"
+        if me.get("sitting_out"):
+            mine += "   (sitting out: type `sitin`)"
+        lines.append((mine, "bold"))
+    return lines
+
+
+def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now_ms: int,
+              width: int, naiko: bool) -> str:
+    if seat is None:
+        return f"  {index:>2} {'':<5} (empty)"
+    hand = view.get("hand") or {}
+    live_hand = bool(hand) and not hand.get("complete")
+    marks = []
+    if hand:
+        if hand.get("button") == index:
+            marks.append("D")
+        if hand.get("small_blind_seat") == index:
+            marks.append("SB")
+        if hand.get("big_blind_seat") == index:
+            marks.append("BB")
+    actor = live_hand and hand.get("actor") == index
+    name = str(seat.get("player_id"))[:16]
+    if seat.get("is_bot"):
+        name += " BOT"
+    if view.get("seat_index") == index:
+        name += " (you)"
+    bet = seat.get("bet") or 0
+    if seat.get("in_hand"):
+        if seat.get("cards"):
+            cards = cards_text(seat["cards"])
+        else:
+            cards = " ".join(["##"] * int(seat.get("card_count") or 0))
+    else:
+        cards = ""
+    status: list[str] = []
+    if actor:
+        clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
+        status.append("to act" + (f" {clock}" if clock else ""))
+    if seat.get("in_hand") and seat.get("folded"):
+        status.append("folded")
+    if seat.get("in_hand") and seat.get("all_in") and not seat.get("folded"):
+        status.append("ALL-IN")
+    if seat.get("sitting_out"):
+        status.append("sitting out")
+    if seat.get("player_id") in (view.get("disconnected") or []):
+        status.append("offline")
+    if hand.get("complete"):
+        won = sum(int(a.get("winners", {}).get(str(index), 0)) for a in hand.get("awards", []))
+        if won:
+            status.append(f"won {won}")
+    row = (f"{'>' if actor else ' '} {index:>2} {'/'.join(marks):<5} {name:<22} "
+           f"{seat.get('stack', 0):>7} {bet if bet else '':>6}  {cards:<{width}}")
+    if naiko:
+        row += f"  {seat.get('destellos', 0):>4}"
+    return (row + "  " + ", ".join(status)).rstrip()
+
+
+def _board_lines(view: dict[str, Any], hand: dict[str, Any] | None) -> list[Line]:
+    if not hand:
+        return [("Board: -", "")]
+    board = cards_text(hand.get("board"))
+    dealt = len(hand.get("board") or "") // 2
+    board = " ".join(x for x in (board, " ".join(["--"] * (5 - dealt))) if x)
+    pot = int(hand.get("pot") or 0)
+    bets = int(hand.get("bets_total") or 0)
+    text = f"Board: {board}     Pot: {pot}"
+    if bets:
+        text += f" (+{bets} in bets = {pot + bets})"
+    if hand.get("current_bet"):
+        text += f"   current bet {hand['current_bet']}"
+    lines: list[Line] = [(text, "bold")]
+    if hand.get("complete") and hand.get("awards"):
+        parts = []
+        for award in hand["awards"]:
+            for seat, amount in (award.get("winners") or {}).items():
+                parts.append(f"{seat_name(view, int(seat))} wins {amount}")
+        lines.append(("Result: " + ", ".join(parts), "good"))
+    return lines
+
+
+def _naiko_lines(view: dict[str, Any], hand: dict[str, Any] | None, now_ms: int) -> list[Line]:
+    powers = (hand or {}).get("powers")
+    if not powers or (hand or {}).get("complete") and not powers.get("carousel"):
+        return [("Carousel: (dealt with the next hand)", "")]
+    carousel = " | ".join(f"{power_name(p)} ({POWER_COSTS.get(p, '?')})"
+                          for p in powers.get("carousel") or [])
+    lines: list[Line] = [(f"Carousel: {carousel}   powers this round: "
+                          f"{powers.get('round_activations', 0)}/3", "")]
+    extra = []
+    used = powers.get("used") or {}
+    if used:
+        extra.append("used: " + "; ".join(
+            f"{seat_name(view, int(s))} {', '.join(power_name(p) for p in ps)}"
+            for s, ps in sorted(used.items(), key=lambda kv: int(kv[0]))))
+    anchors = powers.get("anchors") or {}
+    for target, anchor in sorted(anchors.items(), key=lambda kv: int(kv[0])):
+        extra.append(f"Anchor on {seat_name(view, int(target))} by "
+                     f"{seat_name(view, anchor.get('by'))} ({anchor.get('state')})")
+    for window in powers.get("windows") or []:
+        if window.get("target") != view.get("seat_index"):
+            extra.append(f"{seat_name(view, window.get('target'))} may shield "
+                         f"({clock_text(window.get('deadline_ms'), now_ms)})")
+    if powers.get("peek"):
+        extra.append(f"your Peek: {powers['peek']} is the next board card")
+    if extra:
+        lines.append(("  " + "   ".join(extra), ""))
+    return lines
+
+
+def _prompt_section(view: dict[str, Any], now_ms: int, width: int) -> list[Line]:
+    lines: list[Line] = [("-" * width, "dim")]
+    hand = view.get("hand") or {}
+    prompt = view.get("prompt")
+    window = open_window_for(view, view.get("seat_index"))
+    if window is not None:
+        attacker = seat_name(view, window.get("attacker"))
+        clock = clock_text(window.get("deadline_ms"), now_ms)
+        can = (hand.get("powers") or {}).get("can_shield")
+        answer = "`shield` (1 destello) or `pass`" if can else "`pass` (you cannot shield)"
+        lines.append((f"SHIELD WINDOW {clock}: {attacker}'s Short Anchor aims at you: {answer}",
+                      "turn"))
+    if prompt:
+        lines.extend(_prompt_lines(view, prompt, now_ms))
+    elif hand and not hand.get("complete") and hand.get("actor") is not None:
+        actor = seat_name(view, hand["actor"])
+        seats = view.get("seats") or []
+        seat = seats[hand["actor"]] if hand["actor"] < len(seats) else None
+        bot = " (BOT)" if seat and seat.get("is_bot") else ""
+        clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
+        lines.append((f"Waiting for {actor}{bot} to act" + (f"  {clock}" if clock else ""), ""))
+    elif hand and hand.get("complete"):
+        lines.append((f"Hand #{hand.get('number')} is over; the next one starts shortly.", ""))
+    else:
+        seated = sum(1 for s in view.get("seats") or [] if s)
+        lines.append((f"Waiting for players ({seated} seated); the first hand starts with 3.",
+                      ""))
+    return lines
+
+
+def _prompt_lines(view: dict[str, Any], prompt: dict[str, Any], now_ms: int) -> list[Line]:
+    actions = list(prompt.get("actions") or [])
+    lo, hi = prompt.get("min_raise_to"), prompt.get("max_raise_to")
+    clock = clock_text(prompt.get("deadline_ms"), now_ms)
+    head = "YOUR TURN" + (f"  {clock}" if clock else "")
+    head += f"   to call {prompt.get('to_call', 0)}"
+    if lo is not None and hi is not None:
+        head += f"   raise to {lo}..{hi}" if "raise_to" in actions else f"   bet {lo}..{hi}"
+    if prompt.get("anchored"):
+        head += "   ANCHORED: your raises are capped"
+    lines: list[Line] = [(head, "turn")]
+    me = my_seat(view) or {}
+    all_in_to = int(me.get("stack") or 0) + int(me.get("bet") or 0)
+    labels = {"fold": "f fold", "check": "x check", "call": f"c call {prompt.get('to_call')}",
+              "bet": f"b N bet ({lo}-{hi})", "raise_to": f"r N raise to N ({lo}-{hi})",
+              "all_in": f"a all-in ({all_in_to})"}
+    lines.append(("  " + " | ".join(labels.get(a, a) for a in actions), "bold"))
+    powers = list(prompt.get("powers") or [])
+    if powers:
+        parts = []
+        for p in powers:
+            key = POWER_KEYS.get(p, p)
+            if p == "short_anchor":
+                targets = prompt.get("anchor_targets") or []
+                key = "anchor " + "|".join(str(t) for t in targets)
+            parts.append(f"{key} ({power_name(p)}, {POWER_COSTS.get(p, '?')})")
+        lines.append(("  powers: " + " | ".join(parts), ""))
+    return lines
+
+
+# -- the lobby -------------------------------------------------------------------------------
+
+def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = None,
+                 status: str = "", status_is_error: bool = False, input_text: str = "",
+                 connection: str = "", width: int = 80, height: int = 30,
+                 color: bool = False) -> list[str]:
+    """The open tables, numbered from 1, and how to pick one.
+
+    >>> render_lobby([{"table_id": "t1", "name": "Demo", "variant": "NAIKO", "small_blind": 5,
+    ...                "big_blind": 10, "seat_count": 4, "seated": 2, "min_buy_in": 200,
+    ...                "max_buy_in": 1000}], height=8)[3]
+    '   1  Demo                  NAIKO  5/10         2/4  200-1000     t1'
+    """
+    lines: list[Line] = [(_header_text("lobby", player_id, connection), "header"), ("", "")]
+    lines.append((f"  {'#':>2}  {'Table':<20}  {'Game':<5}  {'Blinds':<9}  {'Seats':>5}  "
+                  f"{'Buy-in':<11}  Id", "bold"))
+    for number, t in enumerate(tables, 1):
+        lines.append((f"  {number:>2}  {str(t.get('name'))[:20]:<20}  {t.get('variant', ''):<5}"
+                      f"  {str(t.get('small_blind')) + '/' + str(t.get('big_blind')):<9}  "
+                      f"{str(t.get('seated')) + '/' + str(t.get('seat_count')):>5}  "
+                      f"{str(t.get('min_buy_in')) + '-' + str(t.get('max_buy_in')):<11}  "
+                      f"{t.get('table_id')}", ""))
+    if not tables:
+        lines.append(("  No open table yet (refreshing every few seconds).", ""))
+    lines.append(("", ""))
+    lines.append(("Type a table's number to sit down there (Enter: the first), `r` to refresh, "
+                  "`q` to quit.", ""))
+    bottom: list[Line] = [(status, "error" if status_is_error else "good" if status else ""),
+                          ("> " + input_text, "")]
+    room = max(height - len(lines) - len(bottom), 0)
+    lines = lines[:height - len(bottom)] + [("", "")] * room + bottom
+    return [_style(text[:width], style, color) for text, style in lines[-height:]]

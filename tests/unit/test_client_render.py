@@ -1,0 +1,553 @@
+"""The terminal client's pure parts: the screen drawn from a view, events as sentences, commands
+checked against the prompt, and the client's reaction to server messages (with a fake socket).
+
+The views and events are the real examples of ``docs/protocol.md``, so a change to the protocol
+document that the client does not follow shows up here."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from naiko_client.app import (
+    Client,
+    default_buy_in,
+    parse_command,
+    token_subject,
+    with_token,
+)
+from naiko_client.render import (
+    HELP,
+    Narrator,
+    cards_text,
+    clock_text,
+    render,
+    render_lobby,
+    seconds_left,
+)
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+NOW = 1_700_000_008_000  # 12 s before the examples' decision deadline
+
+
+def _doc_message(kind: str) -> dict[str, Any]:
+    for block in re.findall(r"```json\n(.*?)```", DOC, re.S):
+        if block.lstrip().startswith("{") and f'"type": "{kind}"' in block.split("\n")[1]:
+            return dict(json.loads(block))
+    raise AssertionError(f"no {kind} example in docs/protocol.md")
+
+
+def _doc_events() -> list[dict[str, Any]]:
+    events = []
+    for text in re.findall(r'`(\{"kind": [^`]*\})`', DOC):
+        try:
+            events.append(json.loads(text))
+        except ValueError:  # a pattern such as {"kind": …, …data}
+            continue
+    return events
+
+
+@pytest.fixture
+def bob() -> dict[str, Any]:
+    """Bob's view on his turn (the documented snapshot): seat 1, button; SB carol, BB alice."""
+    return copy.deepcopy(_doc_message("snapshot")["view"])
+
+
+@pytest.fixture
+def carol() -> dict[str, Any]:
+    """Carol's view after bob's raise (the documented update): bob used Peek."""
+    return copy.deepcopy(_doc_message("update")["view"])
+
+
+def screen(view: dict[str, Any] | None, **kw: Any) -> str:
+    kw.setdefault("now_ms", NOW)
+    kw.setdefault("width", 100)
+    kw.setdefault("height", 40)
+    return "\n".join(render(view, **kw))
+
+
+def row(text: str, name: str) -> str:
+    return next(line for line in text.splitlines() if re.search(rf"\b{name}\b", line)
+                and re.match(r"^[> ] +\d ", line))
+
+
+# -- the table -------------------------------------------------------------------------------
+
+def test_seats_show_player_stack_bet_markers_cards_destellos_and_the_actor(bob: Any) -> None:
+    bob["seats"][3]["is_bot"] = True
+    text = screen(bob, player_id="bob", version=5)
+    assert "Friday Naiko [NAIKO 5/10]" in text and "you: bob" in text
+    assert "table t12a908ded3ed4df94230   hand #1   Preflop" in text and "version 5" in text
+    assert re.search(r"^   0 BB +alice +490 +10  ## ## +1$", row(text, "alice"))
+    assert re.search(r"^>  1 D +bob \(you\) +500 +Td Kh +1  to act 12s$", row(text, "bob"))
+    assert re.search(r"^   3 SB +carol BOT +495 +5  ## ## +1$", row(text, "carol"))
+    assert re.search(r"^   2 +\(empty\)$", text, re.M)
+    assert "Dest" in text  # the destellos column, Naiko only
+
+
+def test_board_pot_carousel_and_your_cards(bob: Any, carol: Any) -> None:
+    text = screen(bob)
+    assert "Board: -- -- -- -- --     Pot: 0 (+15 in bets = 15)   current bet 10" in text
+    assert "Carousel: Peek (1) | Sleeve Swap (2) | Short Anchor (2)   powers this round: 0/3" \
+        in text
+    assert "Your cards: Td Kh   stack 500   destellos 1" in text
+    assert "used: bob Peek" in screen(carol)
+    bob["hand"].update(street="turn", board="4h7h5hTs", pot=60, bets_total=0, current_bet=0)
+    assert "Board: 4h 7h 5h Ts --     Pot: 60" in screen(bob)
+
+
+def test_the_prompt_shows_legal_actions_to_call_raise_range_powers_and_countdown(bob: Any) -> None:
+    text = screen(bob)
+    assert "YOUR TURN  12s   to call 10   raise to 20..500" in text
+    assert "  f fold | c call 10 | r N raise to N (20-500) | a all-in (500)" in text
+    assert "  powers: peek (Peek, 1)" in text
+    bob["prompt"].update(actions=["fold", "check", "bet", "all_in"], to_call=0,
+                         powers=["peek", "sleeve_swap", "short_anchor"], anchored=True)
+    text = screen(bob, now_ms=NOW + 9_500)
+    assert "YOUR TURN  3s   to call 0   bet 20..500   ANCHORED: your raises are capped" in text
+    assert "f fold | x check | b N bet (20-500) | a all-in (500)" in text
+    assert "powers: peek (Peek, 1) | swap 1|2 (Sleeve Swap, 2) | anchor 0|3 (Short Anchor, 2)" \
+        in text
+
+
+def test_waiting_for_another_seat_shows_its_countdown_and_bot_label(carol: Any) -> None:
+    carol["prompt"] = None
+    carol["hand"]["actor"] = 0
+    carol["seats"][0]["is_bot"] = True
+    text = screen(carol)
+    assert "Waiting for alice (BOT) to act  12s" in text
+    assert re.search(r"^> +0 BB +alice BOT .*to act 12s$", text, re.M)
+
+
+def test_folded_all_in_sitting_out_and_offline_seats(bob: Any) -> None:
+    bob["seats"][0].update(folded=True, card_count=0)
+    bob["seats"][3].update(all_in=True, stack=0, sitting_out=True)
+    bob["disconnected"] = ["carol"]
+    text = screen(bob)
+    assert row(text, "alice").endswith("folded")
+    assert "##" not in row(text, "alice")
+    assert row(text, "carol").endswith("ALL-IN, sitting out, offline")
+
+
+def test_a_shield_window_aimed_at_you(bob: Any) -> None:
+    bob["prompt"] = None
+    bob["hand"]["actor"] = 0
+    bob["hand"]["powers"].update(
+        windows=[{"window_id": "h1-r0-s1", "target": 1, "attacker": 3,
+                  "deadline_ms": NOW + 6_000}],
+        anchors={"1": {"state": "pending", "by": 3}}, can_shield=True)
+    text = screen(bob)
+    assert "SHIELD WINDOW 6s: carol's Short Anchor aims at you: `shield` (1 destello) or `pass`" \
+        in text
+    assert "Anchor on bob by carol (pending)" in text
+    bob["hand"]["powers"]["can_shield"] = False
+    assert "`pass` (you cannot shield)" in screen(bob)
+    # Aimed at someone else: a note, not a prompt.
+    bob["hand"]["powers"]["windows"][0]["target"] = 0
+    text = screen(bob)
+    assert "SHIELD WINDOW" not in text and "alice may shield (6s)" in text
+
+
+def test_a_finished_hand_shows_the_shown_cards_and_who_won(bob: Any) -> None:
+    bob["prompt"] = None
+    bob["hand"].update(complete=True, actor=None, board="4h7h5hTsKd", pot=0, bets_total=0,
+                       awards=[{"amount": 60, "eligible": [0, 1, 3], "winners": {"1": 60},
+                                "showdown": True}])
+    bob["seats"][3]["cards"] = "KsQh"
+    text = screen(bob)
+    assert "Preflop (hand over)" in text
+    assert "Result: bob wins 60" in text
+    assert row(text, "bob").endswith("won 60")
+    assert "Ks Qh" in row(text, "carol")
+    assert "Hand #1 is over; the next one starts shortly." in text
+
+
+def test_spectators_see_no_cards_and_how_to_sit(bob: Any) -> None:
+    bob["seat_index"] = None
+    bob["prompt"] = None
+    bob["seats"][1]["cards"] = None
+    bob["seats"][1]["card_count"] = 2
+    text = screen(bob)
+    assert "You are watching (no seat): type `join` to sit down." in text
+    assert "Td" not in text and "YOUR TURN" not in text
+    assert "Waiting for bob to act  12s" in text
+
+
+def test_before_the_first_hand(bob: Any) -> None:
+    bob.update(hand=None, prompt=None, seats=[bob["seats"][0], None, None, None])
+    bob["seats"][0].update(in_hand=False)
+    text = screen(bob)
+    assert "no hand yet" in text and "Board: -" in text
+    assert "Carousel: (dealt with the next hand)" in text
+    assert "Waiting for players (1 seated)" in text
+
+
+def test_plo_and_hold_em_tables_have_no_naiko_lines(bob: Any) -> None:
+    bob["config"]["variant"] = "PLO"
+    del bob["hand"]["powers"]
+    bob["seats"][1]["cards"] = "TdKhAs2c"
+    bob["seats"][0]["card_count"] = 4
+    bob["prompt"]["powers"] = []
+    text = screen(bob)
+    assert "Carousel" not in text and "Dest" not in text and "destellos" not in text
+    assert "Td Kh As 2c" in row(text, "bob") and "## ## ## ##" in row(text, "alice")
+
+
+def test_the_screen_fits_the_terminal_and_ends_with_the_command_line(bob: Any) -> None:
+    log = [f"event {i}" for i in range(100)]
+    for width, height in ((80, 24), (100, 40), (60, 16)):
+        lines = render(bob, now_ms=NOW, log=log, status="hi", input_text="r 4", width=width,
+                       height=height)
+        assert len(lines) == height
+        assert all(len(line) <= width for line in lines)
+        assert lines[-1] == "> r 4" and lines[-2] == "hi"
+    text = "\n".join(render(bob, now_ms=NOW, log=log, width=100, height=40))
+    assert "event 99" in text and "event 0\n" not in text  # the newest events that fit
+    text = screen(bob, show_help=True)
+    assert HELP[0] in text and "swap 1|2" in text
+
+
+def test_colour_is_optional(bob: Any) -> None:
+    assert "\x1b[" not in screen(bob)
+    coloured = screen(bob, color=True, status="boom", status_is_error=True)
+    assert "\x1b[1;30;43mYOUR TURN" in coloured and "\x1b[1;31mboom\x1b[0m" in coloured
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == screen(bob, status="boom")
+
+
+def test_no_view_yet_and_the_lobby() -> None:
+    assert "Waiting for the table..." in screen(None, connection="connecting")
+    tables = [{"table_id": "t1", "name": "Demo table", "variant": "NAIKO", "small_blind": 5,
+               "big_blind": 10, "seat_count": 4, "seated": 2, "min_buy_in": 200,
+               "max_buy_in": 1000}]
+    text = "\n".join(render_lobby(tables, width=90, height=12))
+    assert re.search(r"1  Demo table +NAIKO  5/10 +2/4  200-1000 +t1", text)
+    assert "Type a table's number" in text
+    assert "No open table yet" in "\n".join(render_lobby([], height=12))
+    assert len(render_lobby(tables * 30, height=12)) == 12
+
+
+def test_small_helpers() -> None:
+    assert cards_text("AsKd") == "As Kd" and cards_text(None) == ""
+    assert seconds_left(NOW + 1, NOW) == 1 and seconds_left(NOW - 5000, NOW) == 0
+    assert clock_text(NOW + 125_000, NOW) == "2:05" and clock_text(None, NOW) == ""
+
+
+# -- events as sentences ---------------------------------------------------------------------
+
+def test_every_documented_event_reads_as_a_sentence(bob: Any) -> None:
+    events = _doc_events()
+    kinds = {e["kind"] for e in events}
+    assert {"action", "showdown", "pot_awarded", "window_opened", "hole_cards"} <= kinds
+    narrator = Narrator()
+    narrator.learn(bob)
+    for event in events:
+        lines = narrator.narrate([event])
+        assert lines or event["kind"] == "turn", event
+        assert all(line and "None" not in line for line in lines), (event, lines)
+
+
+def test_sentences(bob: Any) -> None:
+    n = Narrator()
+    n.learn(bob)  # 0 alice, 1 bob, 3 carol
+    said = n.narrate([
+        {"kind": "hand_started", "hand_number": 2, "button": 1, "small_blind_seat": 3,
+         "big_blind_seat": 0, "seats_dealt": [3, 0, 1], "small_blind": 5, "big_blind": 10,
+         "ante": 0},
+        {"kind": "blind_posted", "seat_index": 3, "blind": "small", "amount": 5,
+         "all_in": False},
+        {"kind": "hole_cards", "seat_index": 1, "cards": "TdKh", "private_to": 1},
+        {"kind": "action", "seat_index": 1, "action": "raise_to", "to": 40, "all_in": False},
+        {"kind": "action", "seat_index": 3, "action": "call", "amount": 35, "to": 40,
+         "all_in": True},
+        {"kind": "action", "seat_index": 0, "action": "fold"},
+        {"kind": "power_used", "seat_index": 1, "power": "short_anchor", "destellos": 0,
+         "target_seat": 3},
+        {"kind": "board_dealt", "street": "flop", "cards": "4h7h5h", "board": "4h7h5h",
+         "run_out": True},
+        {"kind": "showdown", "board": "4h7h5hTsKd", "hands": [
+            {"seat_index": 3, "cards": "KsQh", "best_five": "KsKdQhTs7h",
+             "hand": "one pair, Kings"},
+            {"seat_index": 1, "cards": "TdKh", "best_five": "KhKdTsTd7h",
+             "hand": "two pair, Kings and Tens"}]},
+        {"kind": "pot_awarded", "pot_index": 0, "amount": 120, "eligible": [1, 3],
+         "winners": {"1": 120}, "showdown": True},
+        {"kind": "pot_awarded", "pot_index": 1, "amount": 20, "eligible": [1, 3],
+         "winners": {"1": 10, "3": 10}, "showdown": True},
+        {"kind": "turn", "seat_index": 0},
+    ])
+    assert said == [
+        "--- Hand #2: button bob, blinds 5/10 ---",
+        "carol posts the small blind of 5",
+        "You are dealt Td Kh",
+        "bob raises to 40",
+        "carol calls 35 and is all-in",
+        "alice folds",
+        "bob uses Short Anchor on carol (0 destellos left)",
+        "Flop: 4h 7h 5h (run out)",
+        "carol shows Ks Qh: one pair, Kings",
+        "bob shows Td Kh: two pair, Kings and Tens",
+        "bob wins 120 with two pair, Kings and Tens",
+        "bob wins 10 from side pot 1 with two pair, Kings and Tens (split pot)",
+        "carol wins 10 from side pot 1 with one pair, Kings (split pot)",
+    ]
+    assert n.narrate([{"kind": "pot_awarded", "pot_index": 0, "amount": 25,
+                       "winners": {"1": 25}, "showdown": False}]) == ["bob wins 25"]
+
+
+def test_names_survive_a_player_standing_up(bob: Any) -> None:
+    n = Narrator()
+    n.learn(bob)
+    after = copy.deepcopy(bob)
+    after["seats"][0] = None  # alice left in the same write
+    said = n.narrate([{"kind": "action", "seat_index": 0, "action": "fold"},
+                      {"kind": "stood_up", "seat_index": 0, "player_id": "alice",
+                       "stack": 480},
+                      {"kind": "seated", "seat_index": 0, "player_id": "dave", "stack": 300,
+                       "is_bot": False},
+                      {"kind": "action", "seat_index": 0, "action": "check"}], after)
+    assert said == ["alice folds", "alice stands up with 480",
+                    "dave sits down in seat 0 with 300", "dave checks"]
+
+
+# -- commands --------------------------------------------------------------------------------
+
+def request(line: str, view: Any) -> Any:
+    parsed = parse_command(line, view)
+    assert parsed.error is None, parsed.error
+    return parsed.request
+
+
+def error(line: str, view: Any) -> str:
+    parsed = parse_command(line, view)
+    assert parsed.request is None and parsed.error, parsed
+    return parsed.error
+
+
+def test_betting_commands_follow_the_prompt(bob: Any) -> None:
+    assert request("f", bob) == {"action": "act", "move": "fold"}
+    assert request("call", bob) == {"action": "act", "move": "call"}
+    assert request("c", bob) == {"action": "act", "move": "call"}
+    assert request("r 60", bob) == {"action": "act", "move": "raise_to", "amount": 60}
+    assert request("r60", bob) == {"action": "act", "move": "raise_to", "amount": 60}
+    assert request("b 60", bob) == {"action": "act", "move": "raise_to", "amount": 60}
+    assert request("a", bob) == {"action": "act", "move": "all_in"}
+    assert request("r 500", bob) == {"action": "act", "move": "all_in"}  # the whole stack
+    assert "cannot check now: the prompt allows f, c, r N, a" in error("x", bob)
+    assert error("r 19", bob).startswith("The smallest raise is to 20")
+    assert error("r 501", bob) == "The largest raise is to 500."
+    assert error("r", bob).startswith("Type `r N`")
+    assert error("r lots", bob).startswith("Type `r N`")
+    assert error("c 10", bob) == "`call` takes no amount."
+    bob["prompt"].update(actions=["fold", "check", "bet", "all_in"], to_call=0)
+    assert request("x", bob) == {"action": "act", "move": "check"}
+    assert request("r 40", bob) == {"action": "act", "move": "bet", "amount": 40}
+    assert error("b 5", bob).startswith("The smallest bet is 20")
+    bob["prompt"].update(actions=["fold", "call"], min_raise_to=None, max_raise_to=None)
+    assert "cannot bet or raise now" in error("r 40", bob)
+
+
+def test_turn_and_seat_checks(bob: Any, carol: Any) -> None:
+    carol["prompt"] = None
+    assert error("c", carol) == "It is not your turn."
+    carol["seat_index"] = None
+    assert error("c", carol) == "You are watching: `join` to sit down first."
+    assert error("leave", carol).startswith("You have no seat")
+    bob["hand"]["complete"] = True
+    assert error("c", bob) == "No hand is being played right now."
+    assert error("hello", bob) == "Unknown command 'hello': type `help`."
+    assert parse_command("", bob) == parse_command("   ", bob)
+    assert parse_command("", bob).request is None and parse_command("", bob).error is None
+
+
+def test_table_commands_and_local_commands(bob: Any) -> None:
+    assert request("sitout", bob) == {"action": "sit_out"}
+    assert request("sitin", bob) == {"action": "sit_in"}
+    assert request("leave", bob) == {"action": "leave_table"}
+    assert request("add 100", bob) == {"action": "add_chips", "amount": 100}
+    assert error("add", bob).startswith("Type `add N`")
+    assert parse_command("q", bob).local == "quit"
+    assert parse_command("help", bob).local == "help"
+    assert parse_command("join", None).local == "join"
+    assert parse_command("join 300", None).amount == 300
+    assert error("join x", None).startswith("Type `join`")
+
+
+def test_powers_follow_the_prompt(bob: Any) -> None:
+    assert request("peek", bob) == {"action": "use_power", "power": "peek"}
+    assert "it costs 2 destellos, you have 1" in error("swap 1", bob)
+    assert "it costs 2 destellos, you have 1" in error("anchor 0", bob)
+    bob["prompt"]["powers"] = ["peek", "sleeve_swap", "short_anchor"]
+    assert request("swap 2", bob) == {"action": "use_power", "power": "sleeve_swap",
+                                      "card_index": 1}
+    assert error("swap 3", bob) == "Type `swap 1` or `swap 2`: the hole card to throw away."
+    assert request("anchor 3", bob) == {"action": "use_power", "power": "short_anchor",
+                                        "target_seat": 3}
+    assert request("anchor carol", bob)["target_seat"] == 3
+    assert error("anchor 1", bob) == "Type `anchor S` with S one of the seats 0, 3."
+    bob["prompt"]["powers"] = []
+    bob["hand"]["powers"]["carousel"] = ["peek", "short_anchor", "seal_shield"]
+    assert "not in this hand's Carousel" in error("swap 1", bob)
+    bob["hand"]["powers"]["used"] = {"1": ["peek"]}
+    assert "you already used it this hand" in error("peek", bob)
+    bob["config"]["variant"] = "NLHE"
+    del bob["hand"]["powers"]
+    assert "only at Naiko tables" in error("peek", bob)
+
+
+def test_shield_and_pass_need_a_window_aimed_at_you(bob: Any) -> None:
+    assert error("shield", bob) == "No Short Anchor is aimed at you right now."
+    assert error("pass", bob) == "No Short Anchor is aimed at you right now."
+    bob["prompt"] = None  # a window is answered on or off turn
+    bob["hand"]["powers"]["windows"] = [{"window_id": "h1-r0-s1", "target": 1, "attacker": 3,
+                                         "deadline_ms": NOW + 6000}]
+    assert request("pass", bob) == {"action": "pass_window"}
+    assert error("shield", bob).startswith("You cannot shield")
+    bob["hand"]["powers"]["can_shield"] = True
+    assert request("shield", bob) == {"action": "shield"}
+
+
+def test_helpers() -> None:
+    assert with_token("wss://x.example/prod", "v1.a.b") == "wss://x.example/prod?token=v1.a.b"
+    assert with_token("ws://h/?token=old&x=1", "new") == "ws://h/?x=1&token=new"
+    assert token_subject("v1.!!.x") is None
+    assert default_buy_in({"min_buy_in": 200, "max_buy_in": 1000}, None) == 200
+
+
+# -- the client's reactions (no network: a fake socket) --------------------------------------
+
+class FakeSocket:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    async def close(self) -> None:
+        pass
+
+
+def run_client(steps: Any, **kw: Any) -> Client:
+    async def main() -> Client:
+        client = Client("ws://127.0.0.1:1/", "bob", out=io.StringIO(), in_fd=0, **kw)
+        client.ws = FakeSocket()
+        await steps(client)
+        return client
+    return asyncio.run(main())
+
+
+async def settle() -> None:
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+def test_lobby_then_watch_then_join_with_the_default_buy_in(bob: Any) -> None:
+    seen: list[list[dict[str, Any]]] = []
+
+    async def steps(client: Client) -> None:
+        ws = client.ws
+        client._on_open()
+        await settle()
+        assert ws.sent[-1]["action"] == "list_tables"
+        client.on_message({"type": "tables", "request_id": ws.sent[-1]["request_id"],
+                           "tables": [{"table_id": "t1", "name": "Demo", "seat_count": 4,
+                                       "seated": 2, "min_buy_in": 200, "max_buy_in": 1000,
+                                       "big_blind": 5}]})
+        await settle()
+        assert ws.sent[-1] == {"action": "snapshot", "table_id": "t1",
+                               "request_id": ws.sent[-1]["request_id"]}
+        spectator = dict(bob, seat_index=None, prompt=None, table_id="t1")
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 4,
+                           "view": spectator, "request_id": ws.sent[-1]["request_id"]})
+        await settle()
+        join = ws.sent[-1]
+        assert (join["action"], join["table_id"], join["buy_in"]) == ("join_table", "t1", 500)
+        client.on_message({"type": "ack", "request_id": join["request_id"], "table_id": "t1",
+                           "version": 5, "replayed": False})
+        assert client.status == "You sit down (with 500)."
+        seen.append(list(ws.sent))
+
+    client = run_client(steps)
+    assert client.table_id == "t1" and client.version == 4
+    assert len({m["request_id"] for m in seen[0]}) == 3  # a fresh id per request
+
+
+def test_several_tables_let_the_person_pick() -> None:
+    tables = [{"table_id": f"t{i}", "name": f"T{i}", "seat_count": 4, "seated": 1,
+               "min_buy_in": 200, "max_buy_in": 1000, "big_blind": 10} for i in (1, 2)]
+
+    async def steps(client: Client) -> None:
+        client.on_message({"type": "tables", "request_id": "x", "tables": tables})
+        assert client.table_id is None and "T2" in "\n".join(client.screen(90, 20))
+        client.on_keys("2\r")
+        await settle()
+        assert client.ws.sent[-1]["table_id"] == "t2"
+
+    assert run_client(steps).buy_in == 1000
+
+
+def test_updates_in_order_gaps_and_errors(bob: Any) -> None:
+    async def steps(client: Client) -> None:
+        ws = client.ws
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5, "view": bob,
+                           "request_id": "s"})
+        client.on_message({"type": "update", "table_id": "t1", "version": 6, "view": bob,
+                           "events": [{"kind": "action", "seat_index": 3, "action": "check"}]})
+        assert client.version == 6 and list(client.log) == ["carol checks"]
+        client.on_message({"type": "update", "table_id": "t1", "version": 6, "view": bob,
+                           "events": [{"kind": "action", "seat_index": 3, "action": "fold"}]})
+        assert list(client.log) == ["carol checks"]  # an old version: ignored
+        client.on_message({"type": "update", "table_id": "other", "version": 9, "view": bob,
+                           "events": []})
+        assert client.version == 6
+        client.on_message({"type": "update", "table_id": "t1", "version": 9, "view": bob,
+                           "events": []})
+        await settle()
+        assert client.version == 9 and ws.sent[-1]["action"] == "snapshot"  # a gap: catch up
+        client.on_keys("c\r")
+        await settle()
+        call = ws.sent[-1]
+        assert (call["action"], call["move"], call["table_id"]) == ("act", "call", "t1")
+        client.on_message({"type": "error", "request_id": call["request_id"],
+                           "code": "not_your_turn", "message": "it is seat 3's turn"})
+        assert client.status_is_error
+        assert client.status == "`call 10` refused: it is seat 3's turn (not_your_turn)"
+        client.on_keys("r 1\r")
+        assert client.status.startswith("The smallest raise is to 20")
+        assert ws.sent[-1] is call  # nothing sent
+
+    run_client(steps, table_id="t1")
+
+
+def test_a_drop_is_reported_and_followed_by_a_snapshot(bob: Any) -> None:
+    async def steps(client: Client) -> None:
+        client._on_open()
+        client.view, client.version = bob, 5
+        client.on_keys("c\r")
+        client._on_lost("connection reset")
+        assert client.status_is_error and "No answer came to call 10" in client.status
+        client._on_open()
+        await settle()
+        assert client.ws.sent[-1]["action"] == "snapshot"
+        assert client.status.startswith("Reconnected")
+
+    run_client(steps, table_id="t1")
+
+
+def test_the_clock_offset_follows_the_server_when_clearly_off(bob: Any) -> None:
+    async def steps(client: Client) -> None:
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5, "view": bob,
+                           "request_id": "s"})
+        # The documented deadline is in 2023: the server clock is far from ours.
+        client.on_message({"type": "update", "table_id": "t1", "version": 6, "view": bob,
+                           "events": [{"kind": "turn", "seat_index": 1}]})
+        assert abs(client.now_ms() - (1_700_000_020_000 - 20_000)) < 5_000
+        assert "YOUR TURN  20s" in "\n".join(client.screen(100, 40)) or \
+            "YOUR TURN  19s" in "\n".join(client.screen(100, 40))
+
+    run_client(steps, table_id="t1")
