@@ -1,7 +1,9 @@
-"""Timer callback: ``{"table_id", "token"}`` from the timer state machine.
+"""Timer callback: ``{"table_id", "token"}`` from the timer state machines (a table's wake-up).
 
-A token that is no longer pending on the table (the turn moved on, a duplicate execution) is
-a no-op, so a timer never needs cancelling.
+It fires the timer named by the token if it is still pending, or, if the token names the
+table's armed wake-up, every timer already due; then the table re-arms one wake-up for its
+earliest deadline. Anything else (the turn moved on, a superseded wake-up, a duplicate
+execution) is a no-op, so a timer never needs cancelling. See ``docs/timers.md``.
 """
 
 from __future__ import annotations

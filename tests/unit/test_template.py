@@ -240,7 +240,7 @@ def _statements(template: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def test_iam_statements_are_scoped_to_this_stack_s_resources(template: dict[str, Any]) -> None:
     """No "*" resource anywhere in the template. (SAM itself adds AWSLambdaBasicExecutionRole
     and, for Tracing: Active, AWSXrayWriteOnlyAccess, whose X-Ray actions only exist on "*".)"""
-    own = set(template["Resources"]) | {"TimerStateMachineArn"}
+    own = set(template["Resources"])
     statements = _statements(template)
     assert statements
     for owner, statement in statements:
@@ -319,7 +319,8 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
     source = (ROOT / "layers/engine/naiko_service/bootstrap.py").read_text()
     read = set(re.findall(r'(?:required|optional|seconds)\("([A-Z_]+)"', source))
     assert read == {"TABLES_TABLE", "ACCOUNTS_TABLE", "CONNECTIONS_TABLE", "WEBSOCKET_ENDPOINT",
-                    "TIMER_STATE_MACHINE_ARN", "STATE_KEY", "STATE_KEY_SECRET_ARN",
+                    "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
+                    "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS"}
     assert read - {"STATE_KEY"} <= set(variables)  # STATE_KEY is for local/dev only
     assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
@@ -383,12 +384,6 @@ def test_the_state_key_secret_is_generated_retained_and_derivable(
     assert generate["PasswordLength"] >= 43 and generate["ExcludePunctuation"] is True
     sample = "aB3" * (generate["PasswordLength"] // 3) + "x" * (generate["PasswordLength"] % 3)
     assert len(bootstrap.state_key_from_secret(sample)) == 32
-
-
-def test_the_timer_state_machine_is_a_marked_placeholder(template: dict[str, Any]) -> None:
-    parameter = template["Parameters"]["TimerStateMachineArn"]
-    assert parameter["Default"] == "" and "PLACEHOLDER" in parameter["Description"]
-    assert "HasTimerStateMachine" in template["Conditions"]
 
 
 def test_outputs(template: dict[str, Any]) -> None:

@@ -16,9 +16,11 @@ Environment (set by ``template.yaml``):
     The API Gateway Management API endpoint, ``https://{apiId}.execute-api.{region}
     .amazonaws.com/{stage}``. When unset, WebSocket handlers derive it from their event
     (:func:`endpoint_from_event`).
-``TIMER_STATE_MACHINE_ARN``
-    The timer state machine. Optional for now: without it timers are only logged and the
-    sweep (every minute) fires them late, see :class:`SweepOnlyScheduler`.
+``TIMER_STATE_MACHINE_ARN``, ``TIMER_LONG_STATE_MACHINE_ARN``
+    The timer state machines (``template.yaml``): EXPRESS for wake-ups up to 45 s away,
+    STANDARD for longer ones (see :mod:`naiko_service.aws.scheduler`). Without the first,
+    timers are only logged and the sweep (every minute) fires them late, see
+    :class:`SweepOnlyScheduler`; without the second, every wake-up goes to the first.
 ``STATE_KEY`` or ``STATE_KEY_SECRET_ARN``
     The AES-256 key that seals table state: base64 of 32 bytes (local/dev), or a Secrets
     Manager secret read once per container (see :func:`state_key_from_secret`).
@@ -76,6 +78,9 @@ class Config:
     connections_table: str
     websocket_endpoint: str | None = None
     timer_state_machine_arn: str | None = None
+    """The EXPRESS timer machine (short waits)."""
+    timer_long_state_machine_arn: str | None = None
+    """The STANDARD timer machine (waits longer than 45 s)."""
     state_key: str | None = None
     """Base64 of the 32-byte table-state key (local/dev only)."""
     state_key_secret_arn: str | None = None
@@ -117,6 +122,7 @@ class Config:
             connections_table=required("CONNECTIONS_TABLE"),
             websocket_endpoint=optional("WEBSOCKET_ENDPOINT"),
             timer_state_machine_arn=optional("TIMER_STATE_MACHINE_ARN"),
+            timer_long_state_machine_arn=optional("TIMER_LONG_STATE_MACHINE_ARN"),
             state_key=optional("STATE_KEY"),
             state_key_secret_arn=optional("STATE_KEY_SECRET_ARN"),
             default_decision_seconds=seconds("DEFAULT_DECISION_SECONDS", 20),
@@ -205,7 +211,8 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         from .aws.scheduler import StepFunctionsScheduler
 
         scheduler = StepFunctionsScheduler(boto3.client("stepfunctions", config=boto),
-                                           config.timer_state_machine_arn)
+                                           config.timer_state_machine_arn,
+                                           config.timer_long_state_machine_arn)
     else:
         scheduler = SweepOnlyScheduler()
     deps = Deps(
@@ -278,9 +285,9 @@ class SystemClock:
 
 
 class SweepOnlyScheduler:
-    """The scheduler while the timer state machine does not exist yet: it only logs. Timers
-    still fire, late: the sweep function (every minute) fires every timer past its deadline
-    (the tables' ``due-index``)."""
+    """The scheduler when no timer state machine is configured (``TIMER_STATE_MACHINE_ARN``
+    unset: local runs, tests): it only logs. Timers still fire, late: the sweep function (every
+    minute) fires every timer past its deadline (the tables' ``due-index``)."""
 
     def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
         logger.warning("no timer state machine (TIMER_STATE_MACHINE_ARN unset): the timer "

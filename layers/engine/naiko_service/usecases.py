@@ -47,6 +47,26 @@ MAX_ATTEMPTS = 4
 REBUY_PROTECTION_MS = 30 * 60_000
 """R7.7: leaving with 100 big blinds or more and returning within 30 minutes."""
 
+WAKE = "wake"
+"""Kind of the marker kept in ``record.timers`` for the table's armed wake-up: the one timer
+execution the table relies on (see :meth:`TableService._arm` and ``docs/timers.md``). Its token
+is :data:`WAKE_PREFIX` + the token the execution carries; its ``due_ms`` is when it fires."""
+
+WAKE_PREFIX = "wake:"
+
+WAKE_LATE_MS = 10_000
+"""An armed wake-up this far past its time is presumed lost (a table write re-arms, and the
+sweep, which sees the marker's deadline on ``due-index``, takes over); until then it may still
+be on its way (a Lambda retry), and arming another would only add a no-op."""
+
+SWEEP_LIMIT = 1_000
+"""Due ``(table, token)`` pairs one sweep run takes (a table has its timers and its wake-up
+marker): hundreds of tables per minute, well inside the sweep function's 60 s."""
+
+MAX_TIMERS_PER_WAKE = 16
+"""Timers one wake-up fires at most (several can be due together: a decision and a sit-out
+limit); the rest, if any, stay due and the re-armed wake-up fires them at once."""
+
 
 class ServiceError(Exception):
     """A request the service refuses; ``code`` is stable, nothing was changed."""
@@ -168,32 +188,71 @@ class TableService:
     # -- timers ------------------------------------------------------------------------------
 
     def timer_fired(self, table_id: str, token: str) -> bool:
-        """A timer fired. It acts only if *token* is still pending on the table: stale and
-        duplicated timers are no-ops. Returns whether it acted."""
-        acted = False
+        """A timer execution carrying *token* fired. Returns whether a timer acted.
+
+        It acts if *token* is still pending on the table (that timer fires), or if it names the
+        table's armed wake-up and its time has come (every timer already due fires: the
+        deadline may have moved since it was armed). Either way the table then re-arms one
+        wake-up for its earliest remaining deadline (:meth:`_arm`). Anything else is stale or a
+        duplicate (the turn moved on, a superseded wake-up, an execution delivered twice): a
+        no-op that writes nothing."""
+        return self._wake(table_id, token) > 0
+
+    def sweep(self) -> int:
+        """Every minute: wake every table whose earliest deadline (armed wake-up included)
+        passed, found on the ``due-index`` (a query, never a scan). This recovers lost timer
+        executions: a table is never stuck more than about a minute. Returns the number of
+        timers that acted."""
+        fired = 0
+        woken: set[str] = set()
+        for table_id, _token in self.deps.tables.due_tables(self.deps.clock.now_ms(),
+                                                            limit=SWEEP_LIMIT):
+            if table_id not in woken:
+                woken.add(table_id)
+                fired += self._wake(table_id, None)
+        return fired
+
+    def _wake(self, table_id: str, token: str | None) -> int:
+        """Fire what is due on the table for the execution that carried *token* (``None``: the
+        sweep, which also takes over an overdue wake-up); returns how many timers acted."""
+        fired = 0
 
         def change(record: TableRecord, now: int) -> Outcome:
-            nonlocal acted
-            timer = next((t for t in record.timers if t.token == token), None)
-            if timer is None:
-                acted = False
-                raise _NoOp()
-            acted = True
-            record.timers.remove(timer)
-            return self._fire(record, now, timer)
+            nonlocal fired
+            fired = 0
+            wake = next((t for t in record.timers if t.kind == WAKE), None)
+            pending = None if token is None else next(
+                (t for t in record.timers if t.kind != WAKE and t.token == token), None)
+            if token is None:  # the sweep takes over an overdue wake-up (lost, or late)
+                ours = wake is not None and wake.due_ms <= now
+            else:  # the armed execution fired: its time came, or its timer is still pending
+                ours = (wake is not None and wake.token == WAKE_PREFIX + token
+                        and (wake.due_ms <= now or pending is not None))
+            if pending is None and not ours and (token is not None or not _due(record, now)):
+                raise _NoOp()  # stale, duplicated, or not yet time
+            if ours and wake is not None:
+                record.timers.remove(wake)  # consumed: _mutate re-arms (see _arm)
+            outcome = Outcome()
+            timer = pending
+            for _ in range(MAX_TIMERS_PER_WAKE):
+                if timer is None:
+                    due = _due(record, now)
+                    if not due:
+                        break
+                    timer = min(due, key=lambda t: (t.due_ms, t.token))
+                record.timers.remove(timer)
+                step = self._fire(record, now, timer)
+                outcome.events.extend(step.events)
+                outcome.moves.extend(step.moves)
+                fired += 1
+                self._after_change(record, now, outcome)  # as if each timer were its own write
+                timer = None
+            return outcome
 
         try:
             self._mutate(table_id, change)
         except (_NoOp, TableNotFound):
-            return False
-        return acted
-
-    def sweep(self) -> int:
-        """Fire every timer whose deadline passed (recovers lost timer executions)."""
-        fired = 0
-        for table_id, token in self.deps.tables.due_tables(self.deps.clock.now_ms()):
-            if self.timer_fired(table_id, token):
-                fired += 1
+            return 0
         return fired
 
     def _fire(self, record: TableRecord, now: int, timer: Timer) -> Outcome:
@@ -263,9 +322,9 @@ class TableService:
             self._after_change(new, now, outcome)
             if key is not None:
                 new.remember_request(key, new.version)
-            fresh = [t for t in new.timers if t.token not in {x.token for x in record.timers}]
-            for timer in fresh:  # scheduled before the write: if the write loses, a no-op
-                self.deps.scheduler.schedule(table_id, timer.token, timer.due_ms, timer.kind)
+            # Armed before the write: if the write loses, the wake-up fires as a no-op; if the
+            # process dies after the write, the wake-up exists (and the sweep backs it up).
+            self._arm(table_id, new, now)
             try:
                 self.deps.tables.save(new, record.version, tuple(outcome.moves))
             except ConcurrentUpdate:
@@ -376,7 +435,32 @@ class TableService:
         for player, since in record.sitting_out_since.items():  # R7.7
             token = f"sit_out_limit:{player}:{since}"
             wanted.append(Timer(token, "sit_out_limit", since + record.settings.sit_out_limit_ms))
-        record.timers = wanted
+        record.timers = wanted + [t for t in record.timers if t.kind == WAKE]
+
+    def _arm(self, table_id: str, record: TableRecord, now: int) -> None:
+        """Keep ONE wake-up armed per table, for its earliest deadline.
+
+        A Step Functions execution is started only when no armed wake-up fires by the earliest
+        deadline: when that deadline moved EARLIER than the armed one (the pause after a hand,
+        a Shield window), when the armed one was consumed (it fired) or presumed lost. A turn
+        that ends early moves the deadline later: nothing is started, the armed wake-up fires
+        at its time, finds nothing due, and re-arms for the deadline of the moment. The armed
+        wake-up is remembered as a :data:`WAKE` marker in ``record.timers``, so its deadline is
+        also on ``due-index`` for the sweep. The execution carries the earliest timer's own
+        token and kind (a pending token always acts, so even a superseded execution that
+        fires is either useful or a no-op)."""
+        real = [t for t in record.timers if t.kind != WAKE]
+        wake = next((t for t in record.timers if t.kind == WAKE), None)
+        earliest = min(real, key=lambda t: (t.due_ms, t.token), default=None)
+        if earliest is None:
+            record.timers = real  # nothing to wait for: an armed wake-up will be a no-op
+            return
+        if wake is not None and now - WAKE_LATE_MS <= wake.due_ms <= earliest.due_ms:
+            record.timers = [*real, wake]
+            return
+        self.deps.scheduler.schedule(table_id, earliest.token, earliest.due_ms, earliest.kind)
+        self.deps.count("WakeupsArmed", 1)
+        record.timers = [*real, Timer(WAKE_PREFIX + earliest.token, WAKE, earliest.due_ms)]
 
     # -- the changes -------------------------------------------------------------------------
 
@@ -583,6 +667,11 @@ def _seat(record: TableRecord, player_id: str) -> int:
     if seat_index is None:
         raise ServiceError("not_seated", "you have no seat at this table")
     return seat_index
+
+
+def _due(record: TableRecord, now: int) -> list[Timer]:
+    """The table's timers (not the wake-up marker) whose deadline has come."""
+    return [t for t in record.timers if t.kind != WAKE and t.due_ms <= now]
 
 
 def _leaving(record: TableRecord) -> list[str]:

@@ -1,9 +1,15 @@
-""":mod:`naiko_service.aws.scheduler` runs table timers as Step Functions executions.
+""":mod:`naiko_service.aws.scheduler` runs table wake-ups as Step Functions executions.
 
-One execution per timer: the state machine waits until ``$.due``, then invokes the timer
-Lambda with ``{table_id, token}``. The execution name is derived from the table and the token,
-so scheduling the same timer twice starts one execution (Step Functions names are unique per
-state machine), and timers never need cancelling: a stale token is a no-op when it fires.
+The service keeps one armed wake-up per table (``TableService._arm``, ``docs/timers.md``) and
+asks for a new one only when the table's earliest deadline moves earlier than the armed one.
+Each wake-up is one execution that waits until ``$.due``, then invokes the timer Lambda with
+``{table_id, token}``. The execution name is derived from the table and the token, so
+scheduling the same timer twice starts one execution on a STANDARD machine (names are unique
+per state machine); on EXPRESS (names not enforced) a duplicate is a no-op when it fires, like
+any execution whose token is no longer current.
+
+Two machines with the same definition (``template.yaml``), chosen BY COST per wake-up from its
+wait (see :data:`EXPRESS_MAX_WAIT_MS`): short waits on EXPRESS, long ones on STANDARD.
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -68,27 +76,60 @@ def execution_input(table_id: str, token: str, due_ms: int, kind: str) -> str:
                       separators=(",", ":"), sort_keys=True)
 
 
+EXPRESS_MAX_WAIT_MS = 45_000
+"""Waits up to this long go to the EXPRESS machine, longer ones to the STANDARD machine.
+
+us-east-1 prices (``scripts/cost_model.py`` has the table and its sources): a STANDARD wake-up
+is 2 state transitions (``WaitUntilDue`` and ``Fire`` entered) x $0.000025 = $0.000050 whatever
+it waits; an EXPRESS one is $0.000001 per request + 64 MB x (wait + ~0.1 s for the Lambda call)
+x $0.0000166667 per GB-second = $0.000001 + $0.00000104 per second of wait. They cost the same
+at a wait of (0.000050 - 0.000001 - 0.0000001) / 0.00000104 = 47 s: below, EXPRESS is cheaper
+(a 20 s decision clock: $0.0000219, 2.3x cheaper; the 3 s pause: $0.0000042, 12x); above,
+STANDARD (the 10-minute sit-out limit: $0.000050 instead of $0.000626, and EXPRESS stops at 5
+minutes anyway). 45 s keeps every decision clock up to 45 s on EXPRESS."""
+
+
+def _wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
 class StepFunctionsScheduler:
     """:class:`~naiko_service.ports.Scheduler` on Step Functions.
 
     :param client: A boto3 ``stepfunctions`` client.
-    :param state_machine_arn: The timer state machine (waits until ``$.due``, then invokes the
-        timer Lambda).
+    :param state_machine_arn: The timer machine for short waits (EXPRESS in ``template.yaml``:
+        waits until ``$.due``, then invokes the timer Lambda).
+    :param long_state_machine_arn: The same machine as STANDARD, for waits longer than
+        *express_max_wait_ms*; when ``None`` every wait goes to *state_machine_arn*.
+    :param express_max_wait_ms: The longest wait sent to *state_machine_arn*.
+    :param now_ms: The clock that measures the wait (wall-clock milliseconds).
     """
 
-    def __init__(self, client: Any, state_machine_arn: str):
+    def __init__(self, client: Any, state_machine_arn: str,
+                 long_state_machine_arn: str | None = None, *,
+                 express_max_wait_ms: int = EXPRESS_MAX_WAIT_MS,
+                 now_ms: Callable[[], int] = _wall_clock_ms):
         self.client = client
         self.state_machine_arn = state_machine_arn
+        self.long_state_machine_arn = long_state_machine_arn or state_machine_arn
+        self.express_max_wait_ms = express_max_wait_ms
+        self.now_ms = now_ms
+
+    def machine_for(self, due_ms: int) -> str:
+        """The state machine for a wake-up due at *due_ms*: by the length of its wait."""
+        if due_ms - self.now_ms() <= self.express_max_wait_ms:
+            return self.state_machine_arn
+        return self.long_state_machine_arn
 
     def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
-        """Start the timer's execution. Starting it again is harmless: an existing execution
+        """Start the wake-up's execution. Starting it again is harmless: an existing execution
         of that name (``ExecutionAlreadyExists``: same timer, possibly a slightly different
         deadline computed by a retried write) counts as scheduled.
 
         :raises botocore.exceptions.ClientError: Any other failure, unchanged.
         """
         try:
-            self.client.start_execution(stateMachineArn=self.state_machine_arn,
+            self.client.start_execution(stateMachineArn=self.machine_for(due_ms),
                                         name=execution_name(table_id, token),
                                         input=execution_input(table_id, token, due_ms, kind))
         except ClientError as exc:

@@ -1,0 +1,696 @@
+#!/usr/bin/env python3
+"""Cost per 1,000 hands of a 6-max table of humans, from AWS calls COUNTED while hands are
+played through the real Lambda handlers on moto.
+
+    .venv/bin/python scripts/cost_model.py [--hands 200] [--seed 1] [--design all]
+
+What runs: six players connect and sit at an NLHE 1/2 table (buy-in 200, decision clock 20 s,
+pause 3 s, the template's defaults); each decision is taken after a think time drawn below (or
+never, for a player who lets the clock run out), by sending the frame through
+``functions/game/app.py``. Every AWS call the handlers make is counted at botocore's
+``_make_api_call`` (moto answers it), with its parameters and response, so DynamoDB units come
+from the real item sizes. Step Functions is simulated on a virtual clock: each counted
+``StartExecution`` fires at its ``$.due`` by calling ``functions/timer/app.py``, as the state
+machine's Task does (the state machines themselves are exercised in
+``tests/integration/test_timers_on_moto.py``); the sweep runs every virtual minute. Setup
+(connecting, creating the table, the first buy-ins) is not counted; rebuys are.
+
+Designs compared on the same seeded players:
+
+``wake-up``   this design: one armed wake-up per table, re-armed only when the earliest
+              deadline moves earlier (``TableService._arm``); EXPRESS up to 45 s, else STANDARD.
+``per-timer`` one execution per timer, each waiting until its deadline even when the turn ended
+              early (the design before; EXPRESS up to 45 s, else STANDARD).
+``naive``     one STANDARD execution per timer, i.e. per action.
+
+Prices (us-east-1, on-demand, no free tier; read 2026-11-29 from the pages below):
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import heapq
+import importlib.util
+import itertools
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "tests")]
+
+PRICES = {
+    # https://aws.amazon.com/lambda/pricing/ (Arm, first tier)
+    "lambda_request": 0.20 / 1e6,
+    "lambda_gb_second_arm": 0.0000133334,
+    # https://aws.amazon.com/dynamodb/pricing/on-demand/ (since 2024-11-01)
+    "dynamodb_wru": 0.625 / 1e6,
+    "dynamodb_rru": 0.125 / 1e6,
+    # https://aws.amazon.com/api-gateway/pricing/ (WebSocket: first billion messages; a message
+    # is metered in 32 KB units)
+    "apigw_message": 1.00 / 1e6,
+    "apigw_connection_minute": 0.25 / 1e6,
+    # https://aws.amazon.com/step-functions/pricing/
+    "sfn_standard_transition": 0.025 / 1000,
+    "sfn_express_request": 1.00 / 1e6,
+    "sfn_express_gb_second": 0.00001667,  # first 1,000 GB-hours/month; 64 MB chunks, 100 ms
+}
+__doc__ += "".join(f"\n    {name:26} ${price:.10f}" for name, price in PRICES.items())
+__doc__ += """
+
+Lambda: 512 MB (template Globals), arm64, billed per ms. A handler's duration is MODELLED:
+its Python time measured here (time outside AWS calls) x CPU_FACTOR (512 MB is ~0.29 vCPU),
+plus an assumed in-region latency per AWS call (LATENCY_MS). Express executions: billed from
+start to end (the whole wait, plus the Lambda call), rounded up to 100 ms, at 64 MB. Standard:
+2 transitions per execution (WaitUntilDue and Fire entered; no retries happen here). DynamoDB:
+a strongly consistent GetItem is ceil(size / 4 KB) RRU; a write ceil(size / 1 KB) WRU, doubled
+in a transaction; each GSI whose projection changes costs ceil(entry / 1 KB) more (2 when its
+key changes: delete + put; 0 when nothing projected changed); the sweep's GSI query is
+eventually consistent (0.5 RRU per 4 KB, at least 0.5). API Gateway: every frame in and every
+post out is a message (per 32 KB); connection minutes for the 6 players the whole time.
+"""
+
+MEMORY_GB = 512 / 1024
+CPU_FACTOR = 3.5
+LATENCY_MS = {"GetItem": 4, "PutItem": 6, "UpdateItem": 6, "DeleteItem": 6, "Query": 6,
+              "TransactWriteItems": 12, "PostToConnection": 12, "StartExecution": 15,
+              "GetSecretValue": 20}
+EXPRESS_OVERHEAD_MS = 30
+"""Step Functions' own time around the Lambda call inside an Express execution (assumed)."""
+SEATS = 6
+BUY_IN = 200
+DECISION_MS = 20_000
+PAUSE_MS = 3_000
+TIMEOUT_RATE = 0.02
+"""Share of decisions a player lets run out (away, distracted)."""
+THINK_MEDIAN_S = {"fold": 1.5, "check": 1.5, "call": 3.0, "bet": 5.0, "raise_to": 5.0,
+                  "all_in": 6.0}
+THINK_SIGMA = 0.6
+"""Think times are lognormal around these medians, capped at 19 s (the clock is 20 s)."""
+ACCOUNT, REGION = "123456789012", "us-east-1"
+START_MS = 1_800_000_000_000
+ENDPOINT = "https://abcdef1234.execute-api.us-east-1.amazonaws.com/prod"
+
+
+# -- DynamoDB sizes and units ---------------------------------------------------------------
+
+def attribute_size(value: dict[str, Any]) -> int:
+    """Bytes of one typed attribute value, by DynamoDB's item-size rules."""
+    (kind, raw), = value.items()
+    if kind == "S":
+        return len(raw.encode())
+    if kind == "N":
+        digits = raw.lstrip("-").replace(".", "").strip("0") or "0"
+        return (len(digits) + 1) // 2 + 1
+    if kind == "B":
+        return len(raw if isinstance(raw, bytes | bytearray) else base64.b64decode(raw))
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "M":
+        return 3 + sum(len(k.encode()) + attribute_size(v) + 1 for k, v in raw.items())
+    if kind == "L":
+        return 3 + sum(attribute_size(v) + 1 for v in raw)
+    return sum(attribute_size({kind[0]: v}) for v in raw)  # SS, NS, BS
+
+
+def item_size(item: dict[str, Any]) -> int:
+    return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())
+
+
+def index_entry(item: dict[str, Any] | None, index: dict[str, Any],
+                table_keys: list[str]) -> tuple[tuple[Any, ...], int, str] | None:
+    """(index key, entry size, projected content) of *item* in a GSI, or None if absent."""
+    if item is None:
+        return None
+    keys = [k["AttributeName"] for k in index["KeySchema"]]
+    if any(k not in item for k in keys):
+        return None
+    names = list(dict.fromkeys(keys + table_keys
+                               + index["Projection"].get("NonKeyAttributes", [])))
+    entry = {n: item[n] for n in names if n in item}
+    return (tuple(json.dumps(item[k], sort_keys=True) for k in keys), item_size(entry),
+            json.dumps(entry, sort_keys=True, default=str))
+
+
+def gsi_units(before: dict[str, Any] | None, after: dict[str, Any] | None,
+              indexes: list[dict[str, Any]], table_keys: list[str]) -> int:
+    units = 0
+    for index in indexes:
+        old, new = (index_entry(before, index, table_keys),
+                    index_entry(after, index, table_keys))
+        if old is None and new is None:
+            continue
+        if old is None or new is None:
+            units += math.ceil(((new or old))[1] / 1024)  # type: ignore[index]
+        elif old[0] != new[0]:
+            units += math.ceil(old[1] / 1024) + math.ceil(new[1] / 1024)
+        elif old[2] != new[2]:
+            units += math.ceil(new[1] / 1024)
+    return units
+
+
+# -- counting ---------------------------------------------------------------------------------
+
+@dataclass
+class Invocation:
+    function: str
+    calls: Counter[str] = field(default_factory=Counter)
+    aws_seconds: float = 0.0
+    started: float = 0.0
+    wall: float = 0.0
+
+    @property
+    def modeled_ms(self) -> int:
+        cpu_ms = max(0.0, self.wall - self.aws_seconds) * 1000 * CPU_FACTOR
+        return math.ceil(cpu_ms + sum(LATENCY_MS.get(op, 10) * n
+                                      for op, n in self.calls.items()))
+
+
+@dataclass
+class Bill:
+    """Everything counted for one design."""
+
+    invocations: list[Invocation] = field(default_factory=list)
+    sweep_invocations: list[Invocation] = field(default_factory=list)
+    calls: Counter[str] = field(default_factory=Counter)
+    rru: float = 0.0
+    wru: int = 0
+    gsi_wru: int = 0
+    messages_in: int = 0
+    messages_out: int = 0
+    express: list[tuple[int, int]] = field(default_factory=list)
+    """(start_ms, due_ms) of each EXPRESS execution."""
+    standard: int = 0
+    timer_durations: list[int] = field(default_factory=list)
+    sweep_rru: float = 0.0
+    seconds: float = 0.0
+    hands: int = 0
+    decisions: int = 0
+    timeouts: int = 0
+
+
+class Counting:
+    """Patches botocore's ``_make_api_call``: inside a handler invocation every call is
+    counted (and its DynamoDB units computed); outside (setup) nothing is."""
+
+    def __init__(self, template: dict[str, Any], express_arn: str, standard_arn: str):
+        self.current: Invocation | None = None
+        self.bill = Bill()
+        self.express_arn, self.standard_arn = express_arn, standard_arn
+        self.now_ms = START_MS
+        self.items: dict[tuple[str, str], dict[str, Any]] = {}
+        self.indexes: dict[str, list[dict[str, Any]]] = {}
+        self.keys: dict[str, list[str]] = {}
+        for resource in template["Resources"].values():
+            if resource["Type"] == "AWS::DynamoDB::Table":
+                props = resource["Properties"]
+                name = props["TableName"].replace("${Stage}", "cost")
+                self.indexes[name] = props.get("GlobalSecondaryIndexes", [])
+                self.keys[name] = [k["AttributeName"] for k in props["KeySchema"]]
+        self.started: list[tuple[str, dict[str, Any]]] = []
+        self.sweeping = False
+
+    def _key(self, table: str, item: dict[str, Any]) -> tuple[str, str]:
+        return table, json.dumps([item.get(k) for k in self.keys.get(table, [])],
+                                 sort_keys=True)
+
+    def _write(self, table: str, item: dict[str, Any], factor: int) -> None:
+        key = self._key(table, item)
+        before = self.items.get(key)
+        self.items[key] = item
+        if self.current is None:
+            return
+        self.bill.wru += factor * math.ceil(item_size(item) / 1024)
+        self.bill.gsi_wru += factor * gsi_units(before, item, self.indexes.get(table, []),
+                                                self.keys.get(table, []))
+
+    @contextlib.contextmanager
+    def invocation(self, function: str) -> Iterator[Invocation]:
+        current = Invocation(function, started=time.perf_counter())
+        self.current = current
+        try:
+            yield current
+        finally:
+            current.wall = time.perf_counter() - current.started
+            self.current = None
+            if function == "sweep":
+                self.bill.sweep_invocations.append(current)
+            else:
+                self.bill.invocations.append(current)
+
+    def make_api_call(self, original: Any) -> Any:
+        counting = self
+
+        def call(client: Any, operation: str, params: dict[str, Any]) -> Any:
+            start = time.perf_counter()
+            try:
+                response = original(client, operation, params)
+            finally:
+                if counting.current is not None:
+                    counting.current.aws_seconds += time.perf_counter() - start
+            counting.observe(operation, params, response)
+            return response
+
+        return call
+
+    def observe(self, operation: str, params: dict[str, Any], response: Any) -> None:
+        if operation == "PutItem":
+            self._write(params["TableName"], params["Item"], 1)
+        elif operation == "TransactWriteItems":
+            for entry in params["TransactItems"]:
+                if "Put" in entry:
+                    self._write(entry["Put"]["TableName"], entry["Put"]["Item"], 2)
+                elif self.current is not None:
+                    self.bill.wru += 2  # account updates and condition checks: < 1 KB items
+        if operation == "StartExecution":  # fires in the simulation, billed or not
+            self.started.append((params["stateMachineArn"], json.loads(params["input"])))
+        if self.current is None:
+            return
+        self.current.calls[operation] += 1
+        if self.current.function == "sweep":  # per deployment, reported apart
+            if operation == "Query":
+                size = sum(item_size(i) for i in response.get("Items", []))
+                self.bill.sweep_rru += max(0.5, math.ceil(size / 4096) * 0.5)
+            return
+        self.bill.calls[operation] += 1
+        if operation == "GetItem":
+            item = response.get("Item")
+            size = item_size(item) if item else 1
+            units = math.ceil(size / 4096) * (1 if params.get("ConsistentRead") else 0.5)
+            self.bill.rru += units
+        elif operation in ("UpdateItem", "DeleteItem"):
+            self.bill.wru += 1
+        elif operation == "Query":
+            size = sum(item_size(i) for i in response.get("Items", []))
+            self.bill.rru += max(0.5, math.ceil(size / 4096) * 0.5)
+        elif operation == "PostToConnection":
+            self.bill.messages_out += max(1, math.ceil(len(params["Data"]) / 32768))
+        elif operation == "StartExecution":
+            execution = json.loads(params["input"])
+            if params["stateMachineArn"] == self.express_arn:
+                self.bill.express.append((self.now_ms, execution["due_ms"]))
+            else:
+                self.bill.standard += 1
+
+
+# -- the table ----------------------------------------------------------------------------------
+
+def load_handler(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"cost_{name}",
+                                                  ROOT / "functions" / name / "app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Context:
+    function_name = "naiko-cost"
+    memory_limit_in_mb = 512
+    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:naiko-cost"
+    aws_request_id = "req"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START_MS
+
+    def now_ms(self) -> int:
+        return self.now
+
+
+@dataclass
+class Player:
+    player_id: str
+    connection_id: str
+    seen: int = 0
+    view: dict[str, Any] | None = None
+    version: int = 0
+    turn: tuple[int, int] | None = None
+    rebuying: bool = False
+
+
+def choose(prompt: dict[str, Any], street: str, rng: random.Random) -> dict[str, Any]:
+    """A plausible human decision: mostly folds preflop, checks and small bets after."""
+    actions = prompt["actions"]
+    facing = "call" in actions
+
+    def sized(low: float, high: float) -> dict[str, Any]:
+        move = "bet" if "bet" in actions else "raise_to"
+        lo, hi = prompt["min_raise_to"], prompt["max_raise_to"]
+        return {"move": move, "amount": min(hi, max(lo, int(lo * rng.uniform(low, high))))}
+
+    roll = rng.random()
+    if street == "preflop":
+        if facing:
+            if roll < 0.62:
+                return {"move": "fold"}
+            if roll < 0.84 or "raise_to" not in actions:
+                return {"move": "call"}
+            return sized(1.0, 1.6)
+        return {"move": "check"} if roll < 0.8 or "raise_to" not in actions else sized(1, 2)
+    if facing:
+        if roll < 0.40:
+            return {"move": "fold"}
+        if roll < 0.85 or "raise_to" not in actions:
+            return {"move": "call"}
+        return sized(1.0, 1.5)
+    if roll < 0.6 or "bet" not in actions:
+        return {"move": "check"}
+    return sized(1.0, 3.0)
+
+
+class Table:
+    """One simulated 6-max table and its players, on one design."""
+
+    def __init__(self, design: str, hands: int, seed: int):
+        self.design, self.hands_wanted, self.seed = design, hands, seed
+
+    def run(self) -> Bill:
+        import boto3
+        from aws_testing import capture_posts, create_tables_from_template, load_template
+        from botocore.client import BaseClient
+        from moto import mock_aws
+
+        template = load_template()
+        env = {"AWS_ACCESS_KEY_ID": "cost", "AWS_SECRET_ACCESS_KEY": "cost",
+               "AWS_DEFAULT_REGION": REGION, "POWERTOOLS_TRACE_DISABLED": "true",
+               "POWERTOOLS_METRICS_NAMESPACE": "Naiko", "POWERTOOLS_LOG_LEVEL": "ERROR",
+               "STATE_KEY": base64.b64encode(bytes(range(32))).decode(),
+               "WEBSOCKET_ENDPOINT": ENDPOINT}
+        with mock.patch.dict(os.environ, env), mock_aws(), capture_posts() as posts:
+            for name in ("AWS_ENDPOINT_URL", "STATE_KEY_SECRET_ARN"):
+                os.environ.pop(name, None)
+            names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION),
+                                                stage="cost")
+            sfn = boto3.client("stepfunctions", region_name=REGION)
+            arns = {}
+            for logical_id in ("TimerExpressStateMachine", "TimerStandardStateMachine"):
+                props = template["Resources"][logical_id]["Properties"]
+                arns[logical_id] = sfn.create_state_machine(
+                    name=f"cost-{logical_id}", type=props["StateMachineType"],
+                    definition=json.dumps(props["Definition"]),
+                    roleArn=f"arn:aws:iam::{ACCOUNT}:role/cost")["stateMachineArn"]
+            os.environ.update({
+                "TABLES_TABLE": names["TablesTable"], "ACCOUNTS_TABLE": names["AccountsTable"],
+                "CONNECTIONS_TABLE": names["ConnectionsTable"],
+                "TIMER_STATE_MACHINE_ARN": arns["TimerExpressStateMachine"],
+                "TIMER_LONG_STATE_MACHINE_ARN": arns["TimerStandardStateMachine"]})
+            counting = Counting(template, arns["TimerExpressStateMachine"],
+                                arns["TimerStandardStateMachine"])
+            original = BaseClient._make_api_call
+            with mock.patch.object(BaseClient, "_make_api_call",
+                                   counting.make_api_call(original)), \
+                    open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+                return self._play(counting, posts, names)
+
+    def _play(self, counting: Counting, posts: Any, names: dict[str, str]) -> Bill:
+        import boto3
+        from naiko.cards import seeded_random
+        from naiko_service import bootstrap, usecases
+        from naiko_service.records import TableRecord
+
+        bootstrap.reset()
+        handlers = {n: load_handler(n) for n in ("connect", "game", "timer", "sweep")}
+        clock = Clock()
+        service = bootstrap.get_service()
+        service.deps.clock = clock
+        service.deps.rng = seeded_random(self.seed)
+        scheduler: Any = service.deps.scheduler
+        scheduler.now_ms = clock.now_ms
+        if self.design == "naive":
+            scheduler.express_max_wait_ms = -1  # every execution on STANDARD
+        if self.design in ("naive", "per-timer"):
+            scheduled: set[tuple[str, str]] = set()
+
+            def per_timer(_self: Any, table_id: str, record: TableRecord, now: int) -> None:
+                """The design before: one execution for each new timer, no wake-up marker."""
+                record.timers = [t for t in record.timers if t.kind != usecases.WAKE]
+                for timer in record.timers:
+                    if (table_id, timer.token) not in scheduled:
+                        scheduled.add((table_id, timer.token))
+                        service.deps.scheduler.schedule(table_id, timer.token, timer.due_ms,
+                                                        timer.kind)
+
+            patch = mock.patch.object(usecases.TableService, "_arm", per_timer)
+        else:
+            patch = contextlib.nullcontext()  # type: ignore[assignment]
+        rng = random.Random(self.seed)
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        players = []
+        counter = itertools.count()
+
+        def event(player: Player, route: str, kind: str, body: str | None = None) -> Any:
+            context = {"routeKey": route, "eventType": kind,
+                       "connectionId": player.connection_id,
+                       "domainName": "abcdef1234.execute-api.us-east-1.amazonaws.com",
+                       "stage": "prod", "apiId": "abcdef1234",
+                       "requestId": f"r{next(counter)}", "messageDirection": "IN",
+                       "connectedAt": START_MS,
+                       "authorizer": {"principalId": player.player_id,
+                                      "player_id": player.player_id}}
+            out: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
+            if body is not None:
+                out["body"] = body
+            return out
+
+        def send(player: Player, **frame: Any) -> None:
+            frame.setdefault("request_id", f"q{next(counter)}")
+            body = json.dumps(frame)
+            counting.bill.messages_in += max(1, math.ceil(len(body.encode()) / 32768))
+            with counting.invocation("game"):
+                handlers["game"].lambda_handler(
+                    event(player, str(frame["action"]), "MESSAGE", body), Context())
+
+        for seat in range(SEATS):
+            player_id = f"human{seat}"
+            dynamodb.update_item(TableName=names["AccountsTable"],
+                                 Key={"player_id": {"S": player_id}},
+                                 UpdateExpression="ADD balance :c",
+                                 ExpressionAttributeValues={":c": {"N": "1000000"}})
+            player = Player(player_id, f"conn-{player_id}")
+            handlers["connect"].lambda_handler(event(player, "$connect", "CONNECT"), Context())
+            players.append(player)
+        queue: list[tuple[int, int, str, Any]] = []
+        seq = itertools.count()
+
+        def refresh(player: Player) -> None:
+            raw = posts.raw.get(player.connection_id, [])
+            for body in raw[player.seen:]:
+                message = json.loads(body)
+                if "view" in message and message.get("version", 0) >= player.version:
+                    player.view, player.version = message["view"], message.get("version", 0)
+            player.seen = len(raw)
+
+        with patch:
+            # -- setup, not counted: the table and the first buy-ins
+            counting.current = None
+            frame = {"action": "create_table", "request_id": "create", "name": "cost",
+                     "variant": "NLHE", "small_blind": 1, "big_blind": 2,
+                     "min_buy_in": 40, "max_buy_in": 400}
+            handlers["game"].lambda_handler(event(players[0], "create_table", "MESSAGE",
+                                                  json.dumps(frame)), Context())
+            refresh(players[0])
+            ack = next(json.loads(b) for b in posts.raw[players[0].connection_id]
+                       if b"create" in b)
+            table_id = ack["table_id"]
+            for player in players:
+                frame = {"action": "join_table", "request_id": f"join-{player.player_id}",
+                         "table_id": table_id, "buy_in": BUY_IN}
+                handlers["game"].lambda_handler(event(player, "join_table", "MESSAGE",
+                                                      json.dumps(frame)), Context())
+            # The first hand starts with the third player; from here on everything counts.
+            counting.bill = Bill()  # executions started so far still fire (not billed)
+            first_ms = clock.now
+            heapq.heappush(queue, (START_MS + 60_000, next(seq), "sweep", None))
+            fired = 0
+            hand_number = 0
+            steps = 0
+            while True:
+                steps += 1
+                if steps > 200_000:
+                    raise RuntimeError("the simulation does not end")
+                # executions started since the last step fire at their $.due (whole seconds)
+                while fired < len(counting.started):
+                    arn, execution = counting.started[fired]
+                    fired += 1
+                    due = -(-execution["due_ms"] // 1000) * 1000
+                    heapq.heappush(queue, (due, next(seq), "fire", execution))
+                for player in players:
+                    refresh(player)
+                    view = player.view
+                    if view is None or view["hand"] is None:
+                        continue
+                    hand = view["hand"]
+                    hand_number = max(hand_number, hand["number"])
+                    prompt = view["prompt"]
+                    if prompt is not None and prompt.get("deadline_ms") is not None:
+                        turn = (hand["number"], prompt["deadline_ms"])
+                        if turn != player.turn:
+                            player.turn = turn
+                            counting.bill.decisions += 1
+                            if rng.random() < TIMEOUT_RATE:
+                                counting.bill.timeouts += 1
+                                continue
+                            choice = choose(prompt, hand["street"], rng)
+                            think = min(19.0, rng.lognormvariate(
+                                math.log(THINK_MEDIAN_S[choice["move"]]), THINK_SIGMA))
+                            heapq.heappush(queue, (clock.now + int(think * 1000), next(seq),
+                                                   "act", (player, turn, choice)))
+                    me = view["seats"][view["seat_index"]]
+                    if hand["complete"] and me and me["stack"] == 0 and not player.rebuying:
+                        player.rebuying = True
+                        heapq.heappush(queue, (clock.now + 1_000, next(seq), "rebuy", player))
+                if hand_number > self.hands_wanted:
+                    break
+                when, _, kind, payload = heapq.heappop(queue)
+                clock.now = max(clock.now, when)
+                counting.now_ms = clock.now
+                if kind == "act":
+                    player, turn, choice = payload
+                    if player.turn != turn or player.view is None \
+                            or player.view.get("prompt") is None:
+                        continue
+                    send(player, action="act", table_id=table_id, **choice)
+                elif kind == "rebuy":
+                    player = payload
+                    player.rebuying = False
+                    refresh(player)
+                    send(player, action="add_chips", table_id=table_id, amount=BUY_IN)
+                elif kind == "fire":
+                    with counting.invocation("timer") as invocation:
+                        handlers["timer"].lambda_handler(
+                            {"table_id": payload["table_id"], "token": payload["token"]},
+                            Context())
+                    counting.bill.timer_durations.append(invocation.modeled_ms)
+                elif kind == "sweep":
+                    with counting.invocation("sweep"):
+                        handlers["sweep"].lambda_handler({}, Context())
+                    heapq.heappush(queue, (when + 60_000, next(seq), "sweep", None))
+            counting.bill.hands = self.hands_wanted
+            counting.bill.seconds = (clock.now - first_ms) / 1000
+            bootstrap.reset()
+            return counting.bill
+
+
+# -- the bill -----------------------------------------------------------------------------------
+
+def costs(bill: Bill) -> dict[str, dict[str, float]]:
+    """Per 1,000 hands: quantities and dollars per service."""
+    scale = 1000 / bill.hands
+    lambda_requests = len(bill.invocations)
+    lambda_gbs = sum(i.modeled_ms for i in bill.invocations) / 1000 * MEMORY_GB
+    timer_ms = (sum(bill.timer_durations) / len(bill.timer_durations)
+                if bill.timer_durations else 100)
+    express_gbs = 0.0
+    for start, due in bill.express:
+        due_fire = -(-due // 1000) * 1000
+        billed_ms = max(0, due_fire - start) + timer_ms + EXPRESS_OVERHEAD_MS
+        express_gbs += math.ceil(billed_ms / 100) / 10 * (64 / 1024)
+    connection_minutes = SEATS * bill.seconds / 60
+    out = {
+        "Lambda": {"requests": lambda_requests, "GB-s": lambda_gbs,
+                   "$": lambda_requests * PRICES["lambda_request"]
+                   + lambda_gbs * PRICES["lambda_gb_second_arm"]},
+        "DynamoDB": {"RRU": bill.rru, "WRU": bill.wru + bill.gsi_wru, "of which GSI": bill.gsi_wru,
+                     "$": bill.rru * PRICES["dynamodb_rru"]
+                     + (bill.wru + bill.gsi_wru) * PRICES["dynamodb_wru"]},
+        "API Gateway": {"messages in": bill.messages_in, "messages out": bill.messages_out,
+                        "connection-min": connection_minutes,
+                        "$": (bill.messages_in + bill.messages_out) * PRICES["apigw_message"]
+                        + connection_minutes * PRICES["apigw_connection_minute"]},
+        "Step Functions": {
+            "express runs": len(bill.express), "express GB-s": express_gbs,
+            "standard runs": bill.standard, "transitions": 2 * bill.standard,
+            "$": len(bill.express) * PRICES["sfn_express_request"]
+            + express_gbs * PRICES["sfn_express_gb_second"]
+            + 2 * bill.standard * PRICES["sfn_standard_transition"]},
+    }
+    return {service: {k: v * scale for k, v in row.items()} for service, row in out.items()}
+
+
+def report(bills: dict[str, Bill]) -> str:
+    lines = []
+    first = next(iter(bills.values()))
+    lines.append(f"6-max NLHE 1/2, humans; {first.hands} hands per design, "
+                 f"{first.seconds / first.hands:.1f} s per hand on average "
+                 f"(decision clock {DECISION_MS // 1000} s, pause {PAUSE_MS // 1000} s, "
+                 f"{first.decisions / first.hands:.1f} decisions per hand, "
+                 f"{first.timeouts / max(1, first.decisions):.1%} timed out)")
+    per_hand = {d: sum(i.modeled_ms for i in b.invocations) / max(1, len(b.invocations))
+                for d, b in bills.items()}
+    lines.append("Lambda: 512 MB arm64; modelled mean duration per invocation: "
+                 + ", ".join(f"{d} {ms:.0f} ms" for d, ms in per_hand.items()))
+    table = {d: costs(b) for d, b in bills.items()}
+    designs = list(bills)
+    width = 16
+    lines.append("")
+    lines.append("per 1,000 hands".ljust(34) + "".join(d.rjust(width) for d in designs))
+    lines.append("(table seconds per hand)".ljust(34) + "".join(
+        f"{bills[d].seconds / bills[d].hands:.1f}".rjust(width) for d in designs))
+    lines.append("(decisions per hand, timed out)".ljust(34) + "".join(
+        f"{bills[d].decisions / bills[d].hands:.2f}, {bills[d].timeouts / bills[d].hands:.2f}"
+        .rjust(width) for d in designs))
+    for service in table[designs[0]]:
+        for quantity in table[designs[0]][service]:
+            label = f"{service} {quantity}" if quantity != "$" else f"{service} $"
+            cells = []
+            for d in designs:
+                value = table[d][service][quantity]
+                cells.append((f"${value:.4f}" if quantity == "$" else f"{value:,.1f}")
+                             .rjust(width))
+            lines.append(label.ljust(34) + "".join(cells))
+    operations = sorted({op for b in bills.values() for op in b.calls})
+    for op in operations:
+        lines.append(f"AWS calls: {op}".ljust(34) + "".join(
+            f"{bills[d].calls[op] * 1000 / bills[d].hands:,.0f}".rjust(width) for d in designs))
+    totals = {d: sum(row["$"] for row in table[d].values()) for d in designs}
+    lines.append("TOTAL $ per 1,000 hands".ljust(34)
+                 + "".join(f"${totals[d]:.4f}".rjust(width) for d in designs))
+    lines.append("goal <= $0.25".ljust(34)
+                 + "".join(("met" if totals[d] <= 0.25 else "MISSED").rjust(width)
+                           for d in designs))
+    sweep = next(iter(bills.values()))
+    if sweep.sweep_invocations:
+        ms = sum(i.modeled_ms for i in sweep.sweep_invocations) / len(sweep.sweep_invocations)
+        per_month = 43_200 * (PRICES["lambda_request"]
+                              + ms / 1000 * MEMORY_GB * PRICES["lambda_gb_second_arm"]
+                              + 0.5 * PRICES["dynamodb_rru"])
+        lines.append("")
+        lines.append(f"sweep (rate 1 minute, per deployment, not per table): {ms:.0f} ms per "
+                     f"run, ${per_month:.4f} per month")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--design", choices=["all", "wake-up", "per-timer", "naive"],
+                        default="all")
+    args = parser.parse_args(argv)
+    designs = ["wake-up", "per-timer", "naive"] if args.design == "all" else [args.design]
+    bills = {}
+    for design in designs:
+        started = time.perf_counter()
+        bills[design] = Table(design, args.hands, args.seed).run()
+        print(f"[{design}: {args.hands} hands simulated in "
+              f"{time.perf_counter() - started:.0f} s]", file=sys.stderr)
+    print(report(bills))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
