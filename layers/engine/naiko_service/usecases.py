@@ -102,6 +102,8 @@ class Deps:
     """The decision clock when ``create_table`` does not choose one (R8.1)."""
     default_pause_ms: int = 3_000
     """The pause between hands of new tables."""
+    bot_think_ms: int = 800
+    """How long a BOT seat "thinks" before acting (R8.4)."""
 
 
 Change = Callable[[TableRecord, int], Outcome]
@@ -185,6 +187,27 @@ class TableService:
             return lambda r, now: self._engine(r, cmd.PassWindow(seat_index=_seat(r, player_id)))
         raise ServiceError("unknown_action", f"no use case for {type(request).__name__}")
 
+    def add_bot(self, table_id: str, bot_id: str, buy_in: int) -> None:
+        """Seat a BOT (R8.4) with chips from its own account, like any buy-in (ops and local
+        mode: bots fill seats of tables created with ``bots: true``)."""
+        def change(record: TableRecord, now: int) -> Outcome:
+            if not record.settings.bots:
+                raise ServiceError("bots_off", "this table was created without bots")
+            if record.seat_of(bot_id) is not None:
+                raise _NoOp()
+            seat_index = next((i for i, s in enumerate(record.state.seats) if s is None), None)
+            if seat_index is None:
+                raise ServiceError("table_full", "every seat is taken")
+            outcome = self._engine(record, cmd.SitDown(seat_index=seat_index, player_id=bot_id,
+                                                       stack=buy_in, is_bot=True))
+            outcome.moves.append(AccountMove(bot_id, buy_in, table_id))
+            return outcome
+
+        try:
+            self._mutate(table_id, change)
+        except _NoOp:
+            pass
+
     # -- timers ------------------------------------------------------------------------------
 
     def timer_fired(self, table_id: str, token: str) -> bool:
@@ -258,6 +281,8 @@ class TableService:
     def _fire(self, record: TableRecord, now: int, timer: Timer) -> Outcome:
         state = record.state
         hand = state.hand
+        if timer.kind in ("bot", "bot_respond"):
+            return self._bot_move(record, now, timer)
         if timer.kind in ("decision", "grace"):
             actor = None if hand is None or hand.complete else hand.actor
             if actor is None or actor != timer.seat_index:
@@ -432,10 +457,54 @@ class TableService:
                 token = f"window:{window.window_id}"
                 wanted.append(next((t for t in record.timers if t.token == token),
                                    Timer(token, "window", window.deadline_ms)))
+        wanted += self._bot_timers(record, now)
         for player, since in record.sitting_out_since.items():  # R7.7
             token = f"sit_out_limit:{player}:{since}"
             wanted.append(Timer(token, "sit_out_limit", since + record.settings.sit_out_limit_ms))
         record.timers = wanted + [t for t in record.timers if t.kind == WAKE]
+
+    def _bot_timers(self, record: TableRecord, now: int) -> list[Timer]:
+        """R8.4: a BOT seat acts through the timer mechanism, after a short think delay: one
+        ``bot`` timer per decision (the token changes with every logged step, so a bot that
+        used a power gets a new timer for its action) and one ``bot_respond`` timer per Shield
+        window aimed at a bot."""
+        hand = record.state.hand
+        if hand is None or hand.complete:
+            return []
+        timers = []
+        if hand.actor is not None:
+            seat = record.state.seats[hand.actor]
+            if seat is not None and seat.is_bot:
+                token = f"bot:{hand.number}.{len(hand.log)}"
+                timers.append(next((t for t in record.timers if t.token == token),
+                                   Timer(token, "bot", now + self.deps.bot_think_ms,
+                                         hand.actor)))
+        for window in hand.powers.windows if hand.powers is not None else []:
+            seat = record.state.seats[window.target]
+            if seat is not None and seat.is_bot:
+                token = f"bot_respond:{window.window_id}"
+                timers.append(next((t for t in record.timers if t.token == token),
+                                   Timer(token, "bot_respond", now + self.deps.bot_think_ms,
+                                         window.target)))
+        return timers
+
+    def _bot_move(self, record: TableRecord, now: int, timer: Timer) -> Outcome:
+        """Let the bot at ``timer.seat_index`` decide from its own view only (R8.4)."""
+        from dataclasses import replace
+
+        from naiko import bots
+
+        seat_index = timer.seat_index
+        if seat_index is None:
+            return Outcome()
+        view = view_for(record.state, seat_index)
+        choose = bots.respond if timer.kind == "bot_respond" else bots.decide
+        command = choose(view, self.deps.rng)
+        if command is None:
+            return Outcome()
+        if isinstance(command, cmd.UsePower):
+            command = replace(command, at_ms=now)
+        return self._engine(record, command)
 
     def _arm(self, table_id: str, record: TableRecord, now: int) -> None:
         """Keep ONE wake-up armed per table, for its earliest deadline.
