@@ -1,0 +1,949 @@
+""":mod:`naiko_local.stack` runs the whole backend on this machine: ``python -m naiko_local.stack``
+(what ``scripts/run`` starts).
+
+What is real and what is local:
+
+* **Real**: the Lambda handlers (``functions/*/app.py``, loaded by path, one warm module per
+  function), the service and engine they call, the AWS adapters (``naiko_service.aws``:
+  DynamoDB through boto3, ``ManagementApiGateway`` posting through boto3's
+  ``apigatewaymanagementapi`` client), the token authorizer and its Ed25519 tokens, the
+  sealed table state, and ``template.yaml`` (tables, routes, authorizer, sweep schedule).
+* **Local**: DynamoDB is moto's server (in this process, on ``127.0.0.1``; ``AWS_ENDPOINT_URL``
+  points boto3 at it); API Gateway is :class:`naiko_local.gateway.LocalGateway`; Step Functions
+  and EventBridge are :class:`naiko_local.timers.LocalTimers`; Lambda is a thread pool.
+
+:class:`LocalStack` is the programmatic form (the end-to-end tests start one in-process);
+:func:`main` adds the demo table, bots and the banner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import importlib.util
+import io
+import json
+import logging
+import os
+import random
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
+
+from . import template as tpl
+from .gateway import Limits, LocalGateway, Routes
+from .timers import LocalTimers
+
+log = logging.getLogger("naiko_local")
+
+REGION = "us-east-1"
+ACCOUNT_ID = "123456789012"
+DEFAULT_PORT = 8765
+WELCOME_CHIPS = 10_000
+"""Chips granted to a player's account on its first connection to a running stack (local
+only: the service has no cashier route)."""
+
+
+# -- Lambda stand-in -------------------------------------------------------------------------
+
+class LambdaContext:
+    """What a handler's ``context`` offers (Powertools reads these)."""
+
+    def __init__(self, function_name: str, timeout_s: float = 10.0, memory_mb: int = 512):
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = memory_mb
+        self.invoked_function_arn = (f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:"
+                                     f"{function_name}")
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = "local"
+        self._deadline = time.monotonic() + timeout_s
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+_in_lambda = threading.local()
+
+
+class _RoutedOutput(io.TextIOBase):
+    """``sys.stdout`` while the stack runs: what a handler prints (Powertools' JSON logs and EMF
+    metrics, CloudWatch's share in AWS) goes to the Lambda log; everything else to the
+    console."""
+
+    def __init__(self, console: TextIO, sink: TextIO):
+        self.console = console
+        self.sink = sink
+        self._lock = threading.Lock()
+
+    def _target(self) -> TextIO:
+        return self.sink if getattr(_in_lambda, "active", False) else self.console
+
+    def write(self, text: str) -> int:
+        target = self._target()
+        if target is self.sink:
+            with self._lock:
+                return self.sink.write(text)
+        return target.write(text)
+
+    def flush(self) -> None:
+        for stream in (self.console, self.sink):
+            try:
+                stream.flush()
+            except ValueError:
+                pass
+
+    def isatty(self) -> bool:
+        return self.console.isatty()
+
+    def fileno(self) -> int:
+        return self.console.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.console, "encoding", "utf-8")
+
+
+class LocalFunctions:
+    """The functions of ``template.yaml``, each loaded once from its code directory (a warm
+    container) and invoked synchronously with a Lambda context."""
+
+    def __init__(self, specs: Mapping[str, tpl.FunctionSpec], root: Path = tpl.ROOT):
+        self.specs = dict(specs)
+        self.root = root
+        self.modules: dict[str, ModuleType] = {}
+        self.invocations: dict[str, int] = {}
+        self.errors: dict[str, int] = {}
+        self._count_lock = threading.Lock()
+
+    def load(self) -> None:
+        tag = uuid.uuid4().hex[:8]
+        for name, spec in self.specs.items():
+            path = spec.module_path(self.root)
+            module_spec = importlib.util.spec_from_file_location(
+                f"naiko_local_fn_{name}_{tag}", path)
+            if module_spec is None or module_spec.loader is None:
+                raise RuntimeError(f"cannot load the {name} function from {path}")
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+            self.modules[name] = module
+
+    def invoke(self, name: str, event: dict[str, Any]) -> Any:
+        """Run function *name* on *event* in this thread; returns or raises what it does."""
+        module = self.modules[name]
+        handler = getattr(module, self.specs[name].function_name)
+        with self._count_lock:
+            self.invocations[name] = self.invocations.get(name, 0) + 1
+        previous = getattr(_in_lambda, "active", False)
+        _in_lambda.active = True
+        try:
+            return handler(event, LambdaContext(f"naiko-local-{name}"))
+        except Exception:
+            with self._count_lock:
+                self.errors[name] = self.errors.get(name, 0) + 1
+            raise
+        finally:
+            _in_lambda.active = previous
+
+
+def _serialise_metrics() -> None:
+    """Lambda runs one invocation per container at a time; here handlers share one process, so
+    the Powertools metric set (a shared dict) is guarded by a lock."""
+    from naiko_service.bootstrap import metrics
+
+    provider = metrics.provider
+    if getattr(provider, "_naiko_local_locked", False):
+        return
+    # Handlers that count nothing (a stale timer) make Powertools warn on every flush.
+    warnings.filterwarnings("ignore", message="No application metrics to publish")
+    lock = threading.RLock()
+    for name in ("add_metric", "flush_metrics", "clear_metrics", "serialize_metric_set"):
+        original = getattr(provider, name, None)
+        if original is None:
+            continue
+
+        def locked(*args: Any, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
+            with lock:
+                return _original(*args, **kwargs)
+
+        setattr(provider, name, locked)
+    setattr(provider, "_naiko_local_locked", True)  # noqa: B010
+
+
+# -- the stack -------------------------------------------------------------------------------
+
+@dataclass
+class StackConfig:
+    """How to run the stack; the defaults are the run command's."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    """WebSocket API port (0: any free port)."""
+    management_port: int = 0
+    """Management API port (0: any free port)."""
+    moto_port: int = 0
+    """moto's port (0: any free port)."""
+    stage: str = "local"
+    root: Path = tpl.ROOT
+    """The repository: ``template.yaml`` and ``functions/``."""
+    sweep_seconds: float | None = None
+    """Sweep period; ``None``: the template's schedule (every minute)."""
+    decision_seconds: int | None = None
+    """``DEFAULT_DECISION_SECONDS`` (a table's clock when ``create_table`` names none)."""
+    pause_seconds: int | None = None
+    """``DEFAULT_PAUSE_SECONDS`` (the pause between hands of new tables)."""
+    welcome_chips: int = WELCOME_CHIPS
+    lambda_workers: int = 8
+    """Concurrent invocations (boto3's pool holds 10 connections per client)."""
+    lambda_log: Path | None = None
+    """Where handlers' output goes; ``None``: stdout, unchanged."""
+    log_level: str = "INFO"
+    """``POWERTOOLS_LOG_LEVEL`` of the handlers."""
+    limits: Limits = field(default_factory=Limits)
+    env: dict[str, str] = field(default_factory=dict)
+    """Extra environment for the handlers."""
+
+
+class LocalStack:
+    """moto + the local gateway + local timers around the real handlers.
+
+    >>> stack = LocalStack(StackConfig(port=0)).start()  # doctest: +SKIP
+    >>> stack.gateway.url, stack.token("alice")  # doctest: +SKIP
+    >>> stack.stop()  # doctest: +SKIP
+    """
+
+    def __init__(self, config: StackConfig | None = None):
+        self.config = config or StackConfig()
+        self.moto: Any = None
+        self.moto_endpoint = ""
+        self.table_names: dict[str, str] = {}
+        self.gateway: LocalGateway
+        self.timers: LocalTimers
+        self.functions: LocalFunctions
+        self.service: Any = None
+        self.private_key: Any = None
+        self.public_key = ""
+        self.private_key_pem = b""
+        self._executor: ThreadPoolExecutor | None = None
+        self._saved_env: dict[str, str | None] = {}
+        self._output: _RoutedOutput | None = None
+        self._log_file: TextIO | None = None
+        self._welcomed: set[str] = set()
+        self._welcome_lock = threading.Lock()
+        self._dynamodb: Any = None
+        self.started = False
+
+    # -- start / stop ------------------------------------------------------------------------
+
+    def start(self) -> LocalStack:
+        from moto.server import ThreadedMotoServer
+        from naiko_service import auth, bootstrap
+
+        config = self.config
+        if not logging.getLogger("werkzeug").level:  # moto's server logs every request
+            logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        try:
+            template = tpl.load_template(config.root / "template.yaml")
+            self.moto = _serial_moto_server(ThreadedMotoServer)(
+                ip_address=config.host, port=config.moto_port, verbose=False)
+            self.moto.start()
+            host, port = self.moto.get_host_and_port()
+            self.moto_endpoint = f"http://{host}:{port}"
+
+            self.private_key = auth.generate_private_key()
+            self.private_key_pem = auth.private_key_to_pem(self.private_key)
+            self.public_key = auth.public_key_to_base64(self.private_key.public_key())
+            self._set_env({
+                "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+                "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None,
+                "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION,
+                "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+                "AWS_EC2_METADATA_DISABLED": "true",
+                "AWS_ENDPOINT_URL": self.moto_endpoint,
+                "POWERTOOLS_SERVICE_NAME": "naiko", "POWERTOOLS_METRICS_NAMESPACE": "Naiko",
+                "POWERTOOLS_LOG_LEVEL": config.log_level,
+                "POWERTOOLS_TRACE_DISABLED": "true",
+                "STATE_KEY": base64.b64encode(secrets.token_bytes(32)).decode(),
+                "STATE_KEY_SECRET_ARN": None,
+                "TIMER_STATE_MACHINE_ARN": None, "TIMER_LONG_STATE_MACHINE_ARN": None,
+                "AUTH_PROVIDER": "naiko", "AUTH_PUBLIC_KEY": self.public_key,
+                "AUTH_ISSUER": None, "AUTH_AUDIENCE": None,
+                "DEFAULT_DECISION_SECONDS": (None if config.decision_seconds is None
+                                             else str(config.decision_seconds)),
+                "DEFAULT_PAUSE_SECONDS": (None if config.pause_seconds is None
+                                          else str(config.pause_seconds)),
+                "WEBSOCKET_ENDPOINT": None,
+                **config.env,
+            })
+
+            import boto3
+
+            self._dynamodb = boto3.client("dynamodb", endpoint_url=self.moto_endpoint,
+                                          region_name=REGION)
+            # moto's backends are per process: drop what an earlier stack here left behind
+            existing = set(self._dynamodb.list_tables().get("TableNames", []))
+            for args in tpl.table_definitions(template, config.stage).values():
+                if args["TableName"] in existing:
+                    self._dynamodb.delete_table(TableName=args["TableName"])
+            self.table_names = tpl.create_tables(self._dynamodb, template, config.stage)
+            self._set_env({"TABLES_TABLE": self.table_names["TablesTable"],
+                           "ACCOUNTS_TABLE": self.table_names["AccountsTable"],
+                           "CONNECTIONS_TABLE": self.table_names["ConnectionsTable"]})
+
+            if config.lambda_log is not None:
+                config.lambda_log.parent.mkdir(parents=True, exist_ok=True)
+                self._log_file = open(config.lambda_log, "a", encoding="utf-8",  # noqa: SIM115
+                                      buffering=1)
+                self._output = _RoutedOutput(sys.stdout, self._log_file)
+                sys.stdout = self._output
+
+            routes = tpl.websocket_routes(template)
+            authorizer = tpl.connect_authorizer(template)
+            sweep = tpl.sweep_function(template)
+            specs = {spec.name: spec for spec in tpl.functions(template).values()}
+            self.functions = LocalFunctions(specs, config.root)
+            self.functions.load()
+            _serialise_metrics()
+
+            self._executor = ThreadPoolExecutor(config.lambda_workers,
+                                                thread_name_prefix="lambda")
+            self.gateway = LocalGateway(
+                self.functions.invoke,
+                Routes({key: spec.name for key, spec in routes.items()},
+                       authorizer=authorizer.function.name if authorizer else None,
+                       identity_query=authorizer.query_parameters() if authorizer else (),
+                       selection_key=_selection_key(tpl.route_selection_expression(template))),
+                host=config.host, port=config.port, management_port=config.management_port,
+                stage=config.stage, region=REGION, account_id=ACCOUNT_ID,
+                executor=self._executor, limits=config.limits,
+                before_connect=self._welcome if config.welcome_chips > 0 else None)
+            self.gateway.start()
+            self._set_env({"WEBSOCKET_ENDPOINT": self.gateway.management_url})
+
+            # The handlers' own bootstrap builds the service on the AWS adapters from this
+            # environment; only the Scheduler port is swapped for local timers.
+            bootstrap.reset()
+            self.service = bootstrap.get_service()
+            sweep_name = sweep[0].name if sweep else None
+            sweep_seconds = (config.sweep_seconds if config.sweep_seconds is not None
+                             else sweep[1] if sweep else 60.0)
+            self.timers = LocalTimers(
+                lambda event: self.functions.invoke("timer", event),
+                sweep=(lambda: self.functions.invoke(sweep_name, _sweep_event()))
+                if sweep_name else None,
+                sweep_seconds=sweep_seconds, executor=self._executor)
+            self.service.deps.scheduler = self.timers
+            self.timers.start()
+            self.started = True
+            return self
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop everything and restore the process's environment (idempotent)."""
+        from naiko_service import bootstrap
+
+        for part in ("gateway", "timers"):
+            component = getattr(self, part, None)
+            if component is not None:
+                try:
+                    component.stop()
+                except Exception:
+                    log.exception("stopping the %s failed", part)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+        if self._dynamodb is not None:  # moto's backends outlive its server in this process
+            for name in self.table_names.values():
+                try:
+                    self._dynamodb.delete_table(TableName=name)
+                except Exception:
+                    log.debug("could not delete %s", name)
+            self._dynamodb = None
+        if self.moto is not None:
+            try:
+                self.moto.stop()
+            except Exception:
+                log.exception("stopping moto failed")
+            self.moto = None
+        if self.service is not None:
+            bootstrap.reset()
+            self.service = None
+        if self._output is not None:
+            if sys.stdout is self._output:
+                sys.stdout = self._output.console
+            self._output = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_env = {}
+        self.started = False
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _set_env(self, values: Mapping[str, str | None]) -> None:
+        for name, value in values.items():
+            if name not in self._saved_env:
+                self._saved_env[name] = os.environ.get(name)
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    # -- players -----------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return self.gateway.url
+
+    def token(self, player_id: str, ttl: int = 12 * 3600) -> str:
+        """A v1 token for *player_id*, signed with this run's key (``docs/auth.md``)."""
+        from naiko_service import auth
+
+        now = int(time.time())
+        return auth.sign_token(self.private_key, player_id, issued_at=now,
+                               expires_at=now + ttl, issuer=None, audience=None)
+
+    def accounts(self) -> Any:
+        from naiko_service.aws.dynamodb import DynamoAccounts
+
+        return DynamoAccounts(self._dynamodb, self.table_names["AccountsTable"])
+
+    def grant(self, player_id: str, chips: int) -> int:
+        """Add chips to a player's account; returns the balance."""
+        balance: int = self.accounts().grant(player_id, chips)
+        return balance
+
+    def balance(self, player_id: str) -> int:
+        balance: int = self.accounts().balance(player_id)
+        return balance
+
+    def _welcome(self, player_id: str) -> None:
+        with self._welcome_lock:
+            if player_id in self._welcomed:
+                return
+            self._welcomed.add(player_id)
+        self.grant(player_id, self.config.welcome_chips)
+
+    def write_private_key(self, path: Path) -> Path:
+        """Write this run's private key (PEM, mode 0600), for ``scripts/mint_token.py --key``."""
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as file:
+            file.write(self.private_key_pem)
+        return path
+
+
+def _serial_moto_server(base: type) -> type:
+    """``ThreadedMotoServer`` handling one request at a time.
+
+    DynamoDB applies a conditional write atomically; moto checks the condition and then stores
+    the item without a lock, so two threads of its threaded server could both pass
+    ``version = :read``. The service's optimistic lock depends on that atomicity: requests are
+    serialised (connections are still accepted concurrently)."""
+
+    class SerialMotoServer(base):  # type: ignore[misc]
+        def _server_entry(self) -> None:
+            from moto.moto_server.werkzeug_app import (
+                DomainDispatcherApplication,
+                MotoRequestHandler,
+                create_backend_app,
+            )
+            from werkzeug.serving import make_server
+
+            app = DomainDispatcherApplication(create_backend_app)
+            lock = threading.Lock()
+
+            def serial(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+                with lock:
+                    result = app(environ, start_response)
+                    try:
+                        return [b"".join(result)]
+                    finally:
+                        close = getattr(result, "close", None)
+                        if close is not None:
+                            close()
+
+            self._server = make_server(self._ip_address, self._port, serial, True,
+                                       request_handler=MotoRequestHandler)
+            self._server_ready_event.set()
+            self._server.serve_forever()
+
+    return SerialMotoServer
+
+
+def _selection_key(expression: str | None) -> str:
+    prefix = "$request.body."
+    if expression and expression.startswith(prefix):
+        return expression[len(prefix):]
+    return "action"
+
+
+def _sweep_event() -> dict[str, Any]:
+    """The EventBridge scheduled event the sweep function receives."""
+    now = time.gmtime()
+    return {"version": "0", "id": str(uuid.uuid4()), "detail-type": "Scheduled Event",
+            "source": "aws.events", "account": ACCOUNT_ID,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", now), "region": REGION,
+            "resources": [f"arn:aws:events:{REGION}:{ACCOUNT_ID}:rule/naiko-local-sweep"],
+            "detail": {}}
+
+
+# -- a WebSocket player driven by the bots' decision code -------------------------------------
+
+def frame_for(command: Any, table_id: str) -> dict[str, Any]:
+    """The protocol frame (without ``request_id``) for an engine command a bot returned.
+
+    >>> from naiko.commands import RaiseTo, UsePower
+    >>> frame_for(RaiseTo(seat_index=1, amount=20), "t1")
+    {'action': 'act', 'table_id': 't1', 'move': 'raise_to', 'amount': 20}
+    >>> frame_for(UsePower(seat_index=1, power="seal_shield"), "t1")
+    {'action': 'shield', 'table_id': 't1'}
+    """
+    kind = command.kind
+    if kind in ("fold", "check", "call", "all_in"):
+        return {"action": "act", "table_id": table_id, "move": kind}
+    if kind in ("bet", "raise_to"):
+        return {"action": "act", "table_id": table_id, "move": kind, "amount": command.amount}
+    if kind == "pass_window":
+        return {"action": "pass_window", "table_id": table_id}
+    if kind == "use_power":
+        if command.power == "seal_shield":
+            return {"action": "shield", "table_id": table_id}
+        frame = {"action": "use_power", "table_id": table_id, "power": command.power}
+        if command.target_seat is not None:
+            frame["target_seat"] = command.target_seat
+        if command.card_index is not None:
+            frame["card_index"] = command.card_index
+        return frame
+    raise ValueError(f"no frame for a {kind} command")
+
+
+def my_turn(view: Mapping[str, Any] | None) -> bool:
+    """Whether *view* prompts its own seat."""
+    prompt = (view or {}).get("prompt")
+    return isinstance(prompt, dict) and prompt.get("seat_index") == (view or {}).get(
+        "seat_index") and view.get("seat_index") is not None  # type: ignore[union-attr]
+
+
+def window_aimed_at_me(view: Mapping[str, Any] | None) -> bool:
+    """Whether *view* shows an open Short Anchor window aimed at its own seat."""
+    if not view or view.get("seat_index") is None or not view.get("hand"):
+        return False
+    powers = view["hand"].get("powers") or {}
+    return any(w.get("target") == view["seat_index"] for w in powers.get("windows", []))
+
+
+class BotClient:
+    """A seat played over a real WebSocket connection with :func:`naiko.bots.decide` /
+    :func:`naiko.bots.respond` (the seat's own view only), after a short think.
+
+    This is how the run command fills seats until the service seats its own BOT players
+    (``create_table`` with ``bots: true``); the bots connect with their own tokens like anyone.
+    """
+
+    def __init__(self, url: str, token: str, player_id: str, table_id: str, *, buy_in: int,
+                 seed: int | None = None, think: tuple[float, float] = (0.4, 1.2)):
+        self.url = url
+        self.token = token
+        self.player_id = player_id
+        self.table_id = table_id
+        self.buy_in = buy_in
+        self.rng = random.Random(seed)
+        self.think = think
+        self.view: dict[str, Any] | None = None
+        self.version = 0
+        self.hands_seen = 0
+        self.errors: list[dict[str, Any]] = []
+        self._ws: Any = None
+        self._ids = 0
+        self._acting_on: int | None = None
+        self._joined_at: int | None = None
+        self._reloaded_at: int | None = None
+
+    def _request_id(self) -> str:
+        self._ids += 1
+        return f"{self.player_id}-{self._ids}-{secrets.token_hex(3)}"
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        frame = {**frame, "request_id": self._request_id()}
+        await self._ws.send(json.dumps(frame))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Play until *stop* is set, reconnecting (and re-subscribing) when dropped."""
+        from websockets.asyncio.client import connect
+
+        delay = 0.5
+        while not stop.is_set():
+            try:
+                async with connect(f"{self.url}/?token={self.token}", max_size=2**21,
+                                   compression=None, open_timeout=10) as ws:
+                    self._ws = ws
+                    delay = 0.5
+                    await self.send({"action": "snapshot", "table_id": self.table_id})
+                    receiver = asyncio.create_task(self._receive(ws))
+                    stopper = asyncio.create_task(stop.wait())
+                    await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                    for task in (receiver, stopper):
+                        task.cancel()
+            except Exception as error:  # refused, dropped, timed out: try again
+                log.debug("bot %s: %s", self.player_id, error)
+            if not stop.is_set():
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 8.0)
+
+    async def _receive(self, ws: Any) -> None:
+        async for raw in ws:
+            message = json.loads(raw)
+            kind = message.get("type")
+            if kind == "error":
+                self.errors.append(message)
+                continue
+            view = message.get("view")
+            version = message.get("version")
+            if view is None or not isinstance(version, int) or version < self.version:
+                continue
+            self.version, self.view = version, view
+            for event in message.get("events") or []:
+                if event.get("kind") == "hand_ended":
+                    self.hands_seen += 1
+            await self._react()
+
+    async def _react(self) -> None:
+        view = self.view
+        assert view is not None
+        if view.get("seat_index") is None:
+            if self._joined_at != self.version:
+                self._joined_at = self.version
+                await self.send({"action": "join_table", "table_id": self.table_id,
+                                 "buy_in": self.buy_in})
+            return
+        seat = view["seats"][view["seat_index"]]
+        if seat and seat["stack"] == 0 and kind_of_hand(view) != "running" and (
+                self._reloaded_at is None or self._reloaded_at < view.get("hand_count", 0)):
+            self._reloaded_at = view.get("hand_count", 0)
+            await self.send({"action": "add_chips", "table_id": self.table_id,
+                             "amount": self.buy_in})
+            return
+        if (my_turn(view) or window_aimed_at_me(view)) and self._acting_on != self.version:
+            self._acting_on = self.version
+            asyncio.get_running_loop().create_task(self._act_later(self.version))
+
+    async def _act_later(self, version: int) -> None:
+        from naiko import bots
+
+        await asyncio.sleep(self.rng.uniform(*self.think))
+        if self.version != version or self.view is None:
+            return  # the table moved on; the newer view decides
+        view = self.view
+        command = bots.decide(view, self.rng) if my_turn(view) else None
+        if command is None and window_aimed_at_me(view):
+            command = bots.respond(view, self.rng)
+        if command is not None:
+            await self.send(frame_for(command, self.table_id))
+
+
+def kind_of_hand(view: Mapping[str, Any]) -> str:
+    """``"running"`` while a hand is being played, else ``"between"``."""
+    hand = view.get("hand")
+    return "running" if hand and not hand.get("complete") else "between"
+
+
+class BotRunner:
+    """Runs :class:`BotClient` players on an event loop of their own (a thread)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.stop_event: asyncio.Event | None = None
+        self.bots: list[BotClient] = []
+        self._tasks: list[Any] = []
+        self._thread = threading.Thread(target=self.loop.run_forever, name="naiko-local-bots",
+                                        daemon=True)
+        self._thread.start()
+
+    def add(self, bot: BotClient) -> None:
+        async def start() -> None:
+            if self.stop_event is None:
+                self.stop_event = asyncio.Event()
+            self._tasks.append(asyncio.create_task(bot.run(self.stop_event)))
+
+        self.bots.append(bot)
+        asyncio.run_coroutine_threadsafe(start(), self.loop).result(timeout=10)
+
+    def run(self, coroutine: Any, timeout: float = 30) -> Any:
+        """Run *coroutine* on the bots' loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=timeout)
+
+    def stop(self) -> None:
+        async def finish() -> None:
+            if self.stop_event is not None:
+                self.stop_event.set()
+            if self._tasks:
+                await asyncio.wait(self._tasks, timeout=5)
+            rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in rest:  # a bot's pending think
+                task.cancel()
+            await asyncio.gather(*rest, return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(finish(), self.loop).result(timeout=10)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=5)
+
+
+async def request(url: str, token: str, frame: dict[str, Any], *,
+                  expect: tuple[str, ...] = ("ack", "error", "snapshot", "tables"),
+                  timeout: float = 10.0) -> dict[str, Any]:
+    """Open a connection, send one request and return its reply (then close)."""
+    from websockets.asyncio.client import connect
+
+    request_id = f"req-{secrets.token_hex(6)}"
+    async with connect(f"{url}/?token={token}", compression=None) as ws:
+        await ws.send(json.dumps({**frame, "request_id": request_id}))
+        async with asyncio.timeout(timeout):
+            async for raw in ws:
+                message = json.loads(raw)
+                if message.get("type") in expect and message.get("request_id") == request_id:
+                    return dict(message)
+    raise ConnectionError("the connection closed before the reply")
+
+
+# -- the run command -------------------------------------------------------------------------
+
+@dataclass
+class DemoTable:
+    table_id: str
+    name: str
+    variant: str
+    seats: int
+    small_blind: int
+    big_blind: int
+    min_buy_in: int
+    max_buy_in: int
+
+
+def open_demo_table(stack: LocalStack, *, variant: str, seats: int, small_blind: int,
+                    big_blind: int, decision_seconds: int | None, bots: bool,
+                    host: str = "house") -> DemoTable:
+    """Create the demo table through the WebSocket API, as its host *host* would."""
+    name = f"Demo {variant} {seats}-max"
+    frame: dict[str, Any] = {
+        "action": "create_table", "name": name, "variant": variant, "seat_count": seats,
+        "small_blind": small_blind, "big_blind": big_blind,
+        "min_buy_in": 20 * big_blind, "max_buy_in": 200 * big_blind}
+    if decision_seconds is not None:
+        frame["decision_seconds"] = decision_seconds
+    if bots:
+        frame["bots"] = True
+    reply = asyncio.run(request(stack.url, stack.token(host), frame))
+    if reply.get("type") != "ack":
+        raise RuntimeError(f"create_table failed: {reply}")
+    return DemoTable(reply["table_id"], name, variant, seats, small_blind, big_blind,
+                     20 * big_blind, 200 * big_blind)
+
+
+def seat_server_bots(stack: LocalStack, table_id: str, count: int, *, buy_in: int) -> None:
+    """Seat *count* server-side BOT players (R8.4) through the service itself: they buy in from
+    their own accounts and act through the timer mechanism, deciding from their own view."""
+    from naiko_service import bootstrap
+
+    service = bootstrap.get_service()
+    for i in range(count):
+        bot_id = f"bot-{i + 1}"
+        stack.grant(bot_id, 100 * buy_in)
+        service.add_bot(table_id, bot_id, buy_in)
+
+
+def _parse_blinds(text: str) -> tuple[int, int]:
+    small, _, big = text.partition("/")
+    try:
+        values = int(small), int(big)
+    except ValueError:
+        raise argparse.ArgumentTypeError("blinds are SMALL/BIG, e.g. 1/2") from None
+    if not 0 < values[0] <= values[1]:
+        raise argparse.ArgumentTypeError("0 < small blind <= big blind")
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="naiko-local",
+        description="Run the Naiko backend locally: moto (DynamoDB), a local API Gateway "
+                    "(WebSocket + Management API), local timers, the real Lambda handlers, "
+                    "and a demo table with bots.")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="interface to listen on (default 127.0.0.1; keep it local)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"WebSocket port (default {DEFAULT_PORT}; 0 = any free port)")
+    parser.add_argument("--management-port", type=int,
+                        help="Management API port (default: --port + 1, or free with --port 0)")
+    parser.add_argument("--moto-port", type=int, default=0,
+                        help="moto (DynamoDB) port (default: any free port)")
+    parser.add_argument("--variant", choices=("NLHE", "PLO", "NAIKO"), default="NLHE",
+                        help="the demo table's variant (default NLHE)")
+    parser.add_argument("--seats", type=int, default=6, choices=range(2, 11),
+                        metavar="{2..10}", help="the demo table's seats (default 6)")
+    parser.add_argument("--bots", type=int, default=3, metavar="N",
+                        help="bots seated at the demo table (default 3)")
+    parser.add_argument("--client-bots", action="store_true",
+                        help="instead of the service's BOT seats (R8.4: server-side, timer "
+                             "driven), start bots as WebSocket clients (ordinary players)")
+    parser.add_argument("--blinds", type=_parse_blinds, default=(1, 2), metavar="SB/BB",
+                        help="the demo table's blinds (default 1/2)")
+    parser.add_argument("--decision-seconds", type=int, default=None,
+                        help="the demo table's decision clock (5-120; default 20)")
+    parser.add_argument("--pause-seconds", type=int, default=None,
+                        help="pause between hands (DEFAULT_PAUSE_SECONDS; default 3)")
+    parser.add_argument("--player", default="you", help="your player id (default: you)")
+    parser.add_argument("--no-table", action="store_true", help="do not open a demo table")
+    parser.add_argument("--sweep-seconds", type=float, default=None,
+                        help="sweep period (default: template.yaml's, 60)")
+    parser.add_argument("--state-dir", type=Path, default=None,
+                        help="where the key and the Lambda log go (default: a temp dir)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="log gateway and timer activity to the console")
+    args = parser.parse_args(argv)
+    if not 0 <= args.bots < args.seats:
+        parser.error(f"--bots must be between 0 and {args.seats - 1} (leave a seat for you)")
+    if args.decision_seconds is not None and not 5 <= args.decision_seconds <= 120:
+        parser.error("--decision-seconds must be between 5 and 120")
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+                        stream=sys.stderr)
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    state_dir = args.state_dir or Path(tempfile.mkdtemp(prefix="naiko-local-"))
+    state_dir.mkdir(parents=True, exist_ok=True)
+    management_port = (args.management_port if args.management_port is not None
+                       else args.port + 1 if args.port else 0)
+    stack = LocalStack(StackConfig(
+        host=args.host, port=args.port, management_port=management_port,
+        moto_port=args.moto_port, sweep_seconds=args.sweep_seconds,
+        pause_seconds=args.pause_seconds, lambda_log=state_dir / "lambda.log"))
+    print("Starting the Naiko local stack...", flush=True)
+    try:
+        stack.start()
+    except OSError as error:
+        print(f"naiko-local: cannot start: {error} (is the port in use? try --port)",
+              file=sys.stderr)
+        return 1
+    runner: BotRunner | None = None
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        key_path = stack.write_private_key(state_dir / "auth.pem")
+        table = None
+        if not args.no_table:
+            small, big = args.blinds
+            table = open_demo_table(stack, variant=args.variant, seats=args.seats,
+                                    small_blind=small, big_blind=big,
+                                    decision_seconds=args.decision_seconds,
+                                    bots=not args.client_bots)
+            if args.bots and not args.client_bots:
+                seat_server_bots(stack, table.table_id, args.bots, buy_in=100 * big)
+            if args.bots and args.client_bots:
+                runner = BotRunner()
+                for i in range(args.bots):
+                    player = f"bot-{i + 1}"
+                    runner.add(BotClient(stack.url, stack.token(player), player, table.table_id,
+                                         buy_in=100 * big))
+        token = stack.token(args.player)
+        print(_banner(stack, table, args, token, key_path), flush=True)
+        while not stopping.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print("\nStopping...", flush=True)
+        if runner is not None:
+            runner.stop()
+        stack.stop()
+    return 0
+
+
+def _python() -> str:
+    """This interpreter, relative to the working directory when inside it."""
+    path = Path(sys.executable)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _client_command() -> str:
+    """How to start the terminal client from here: ``naiko-client`` when it is on ``PATH``, the
+    venv's script, or the module."""
+    if shutil.which("naiko-client"):
+        return "naiko-client"
+    script = Path(sys.executable).parent / "naiko-client"
+    if script.exists():
+        return str(Path(_python()).parent / "naiko-client")
+    return f"{_python()} -m naiko_client.app"
+
+
+def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace, token: str,
+            key_path: Path) -> str:
+    names = ", ".join(stack.table_names.values())
+    lines = [
+        "",
+        "Naiko is running locally (the real Lambda handlers; AWS is simulated).",
+        f"  WebSocket API    {stack.url}   (API Gateway stand-in: connect with ?token=...)",
+        f"  Management API   {stack.gateway.management_url}",
+        f"  DynamoDB (moto)  {stack.moto_endpoint}   tables: {names}",
+        f"  Lambda logs      {stack.config.lambda_log}",
+    ]
+    if table is not None:
+        kind = "WebSocket client bot" if args.client_bots else "BOT seat"
+        bots = f"{args.bots} {kind}{'s' * (args.bots != 1)}"
+        lines += [
+            "",
+            f"Demo table {table.table_id}: {table.name}, blinds {table.small_blind}/"
+            f"{table.big_blind}, buy-in {table.min_buy_in}-{table.max_buy_in}, {bots}.",
+        ]
+    lines += [
+        "",
+        f"Your token (player '{args.player}', valid 12 h; {stack.config.welcome_chips:,} chips "
+        "on first connect):",
+        f"  {token}",
+        "",
+        "Play from a terminal:",
+        f"  {_client_command()} {stack.url} {token}",
+        "",
+        "Tokens for more players:",
+        f"  {_python()} scripts/mint_token.py --key {key_path} --player alice",
+        "",
+        "Ctrl-C stops everything; all state is in memory.",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
