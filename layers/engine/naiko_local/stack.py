@@ -588,9 +588,10 @@ class BotClient:
         self._ids += 1
         return f"{self.player_id}-{self._ids}-{secrets.token_hex(3)}"
 
-    async def send(self, frame: dict[str, Any]) -> None:
-        frame = {**frame, "request_id": self._request_id()}
-        await self._ws.send(json.dumps(frame))
+    async def send(self, frame: dict[str, Any]) -> str:
+        request_id = self._request_id()
+        await self._ws.send(json.dumps({**frame, "request_id": request_id}))
+        return request_id
 
     async def run(self, stop: asyncio.Event) -> None:
         """Play until *stop* is set, reconnecting (and re-subscribing) when dropped."""
@@ -617,30 +618,35 @@ class BotClient:
 
     async def _receive(self, ws: Any) -> None:
         async for raw in ws:
-            message = json.loads(raw)
-            kind = message.get("type")
-            if kind == "error":
-                self.errors.append(message)
-                continue
-            view = message.get("view")
-            version = message.get("version")
-            if view is None or not isinstance(version, int) or version < self.version:
-                continue
-            self.version, self.view = version, view
-            for event in message.get("events") or []:
-                if event.get("kind") == "hand_ended":
-                    self.hands_seen += 1
-            await self._react()
+            await self.handle(json.loads(raw))
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        """React to one server message (the load script extends this to time replies)."""
+        kind = message.get("type")
+        if kind == "error":
+            self.errors.append(message)
+            return
+        view = message.get("view")
+        version = message.get("version")
+        if view is None or not isinstance(version, int) or version < self.version:
+            return
+        self.version, self.view = version, view
+        for event in message.get("events") or []:
+            if event.get("kind") == "hand_ended":
+                self.hands_seen += 1
+        await self._react()
 
     async def _react(self) -> None:
         view = self.view
         assert view is not None
         if view.get("seat_index") is None:
-            if self._joined_at != self.version:
+            # join once per sitting: updates that raced the join's write must not re-send it
+            if self._joined_at is None:
                 self._joined_at = self.version
                 await self.send({"action": "join_table", "table_id": self.table_id,
                                  "buy_in": self.buy_in})
             return
+        self._joined_at = None
         seat = view["seats"][view["seat_index"]]
         if seat and seat["stack"] == 0 and kind_of_hand(view) != "running" and (
                 self._reloaded_at is None or self._reloaded_at < view.get("hand_count", 0)):
