@@ -598,3 +598,28 @@ def serve_forever(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     serve_forever()
+
+
+def test_a_person_plays_a_hand_on_the_real_local_stack_against_bot_seats(
+        clients: Any, tmp_path: Any) -> None:
+    """The whole thing a person runs: the local stack of ``scripts/run`` (moto, the local API
+    Gateway, local timers, the real handlers) with a demo table whose bots are the service's
+    BOT seats; the terminal client, in a pseudo-terminal, joins it and plays a hand to the end."""
+    from naiko_local.stack import LocalStack, StackConfig, open_demo_table, seat_server_bots
+
+    stack = LocalStack(StackConfig(port=0, management_port=0, pause_seconds=1,
+                                   lambda_log=tmp_path / "lambda.log")).start()
+    try:
+        table = open_demo_table(stack, variant="NLHE", seats=3, small_blind=1, big_blind=2,
+                                decision_seconds=None, bots=True)
+        seat_server_bots(stack, table.table_id, 2, buy_in=200)
+        client = clients(stack.url, stack.token("person"), "--table", table.table_id)
+        screen = client.wait_for(r"person \(you\)", 30)
+        assert re.search(r"bot-1 BOT\s+\d+", screen) and re.search(r"bot-2 BOT\s+\d+", screen)
+        screen, typed = play_until_hand_over(client)
+        assert typed, "the person never got a prompt"
+        assert re.search(r"^(person|bot-1|bot-2) wins \d+", screen, re.M)
+        client.command("q")
+        assert client.wait_exit()[0] == 0
+    finally:
+        stack.stop()
