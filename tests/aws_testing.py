@@ -14,8 +14,6 @@ from typing import Any
 from unittest import mock
 from urllib.parse import unquote
 
-import yaml
-
 REGION = "us-east-1"
 """The region every test client uses (moto's default backend region)."""
 
@@ -23,96 +21,24 @@ TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "template.yaml"
 """The SAM template: the single source of truth for the DynamoDB tables."""
 
 
-# -- template.yaml -> moto tables -----------------------------------------------------------
+# -- template.yaml -> moto tables (the same code local mode uses) ----------------------------
 
+from naiko_local.template import create_tables as _create_tables  # noqa: E402
+from naiko_local.template import (  # noqa: E402
+    load_template,
+    table_definitions,
+)
 
-class _TemplateLoader(yaml.SafeLoader):
-    """A SafeLoader that accepts CloudFormation tags (``!Sub``, ``!Ref``, ``!GetAtt`` ...)."""
-
-
-def _raw_tag_value(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> Any:
-    """The value under a CloudFormation tag, as plain YAML (``!Sub "a-${Stage}"`` -> the
-    string); the tag itself is dropped."""
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node, deep=True)
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node, deep=True)
-    raise yaml.constructor.ConstructorError(None, None, f"unexpected node {node!r}",
-                                            node.start_mark)
-
-
-_TemplateLoader.add_multi_constructor("!", _raw_tag_value)
-
-
-def load_template(path: Path = TEMPLATE_PATH) -> dict[str, Any]:
-    """Parse a CloudFormation/SAM template, tolerating its intrinsic-function tags."""
-    with open(path, encoding="utf-8") as stream:
-        template: dict[str, Any] = yaml.load(stream, Loader=_TemplateLoader)
-    return template
-
-
-def _table_name(logical_id: str, properties: dict[str, Any], stage: str) -> str:
-    """The template's TableName with ``${Stage}`` substituted, else ``naiko-<stage>-<id>``."""
-    name = properties.get("TableName")
-    if isinstance(name, str):
-        name = name.replace("${Stage}", stage)
-        if "${" not in name:
-            return name
-    return f"naiko-{stage}-{logical_id}"
-
-
-def table_definitions(template: dict[str, Any], stage: str = "test") -> dict[str, dict[str, Any]]:
-    """``logical id -> CreateTable arguments`` for every ``AWS::DynamoDB::Table`` of *template*
-    (CloudFormation property shapes turned into API shapes). The TTL and point-in-time
-    recovery settings are returned under the extra keys ``TimeToLiveSpecification`` and
-    ``PointInTimeRecoverySpecification``, which :func:`create_tables_from_template` applies
-    with their own calls."""
-    definitions: dict[str, dict[str, Any]] = {}
-    for logical_id, resource in template.get("Resources", {}).items():
-        if resource.get("Type") != "AWS::DynamoDB::Table":
-            continue
-        props: dict[str, Any] = resource.get("Properties", {})
-        args: dict[str, Any] = {
-            "TableName": _table_name(logical_id, props, stage),
-            "AttributeDefinitions": props["AttributeDefinitions"],
-            "KeySchema": props["KeySchema"],
-            "BillingMode": props.get("BillingMode", "PROVISIONED"),
-        }
-        for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes", "ProvisionedThroughput",
-                    "TimeToLiveSpecification", "PointInTimeRecoverySpecification"):
-            if key in props:
-                args[key] = props[key]
-        if "SSESpecification" in props:  # CloudFormation says SSEEnabled, the API Enabled
-            sse = dict(props["SSESpecification"])
-            args["SSESpecification"] = {"Enabled": bool(sse.pop("SSEEnabled", False)), **sse}
-        if "StreamSpecification" in props:
-            args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
-        definitions[logical_id] = args
-    return definitions
+__all__ = ["REGION", "TEMPLATE_PATH", "load_template", "table_definitions",
+           "create_tables_from_template", "PostCapture", "capture_posts"]
 
 
 def create_tables_from_template(dynamodb_client: Any, stage: str = "test",
                                template_path: Path = TEMPLATE_PATH) -> dict[str, str]:
     """Create every DynamoDB table of ``template.yaml`` (keys, GSIs, TTL, as defined there)
-    with *dynamodb_client* (moto's or DynamoDB Local's); returns ``logical id -> table
-    name`` (``{"TablesTable": "naiko-test-tables", ...}``)."""
-    names: dict[str, str] = {}
-    for logical_id, args in table_definitions(load_template(template_path), stage).items():
-        ttl = args.pop("TimeToLiveSpecification", None)
-        pitr = args.pop("PointInTimeRecoverySpecification", None)
-        dynamodb_client.create_table(**args)
-        dynamodb_client.get_waiter("table_exists").wait(
-            TableName=args["TableName"], WaiterConfig={"Delay": 1, "MaxAttempts": 30})
-        if ttl:
-            dynamodb_client.update_time_to_live(TableName=args["TableName"],
-                                                TimeToLiveSpecification=ttl)
-        if pitr:
-            dynamodb_client.update_continuous_backups(
-                TableName=args["TableName"], PointInTimeRecoverySpecification=pitr)
-        names[logical_id] = args["TableName"]
-    return names
+    with *dynamodb_client* (moto's); returns ``logical id -> table name``
+    (``{"TablesTable": "naiko-test-tables", ...}``)."""
+    return _create_tables(dynamodb_client, load_template(template_path), stage)
 
 
 # -- API Gateway Management API ---------------------------------------------------------------
