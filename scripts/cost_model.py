@@ -32,7 +32,6 @@ import argparse
 import base64
 import contextlib
 import heapq
-import importlib.util
 import itertools
 import json
 import math
@@ -44,12 +43,20 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "tests")]
+
+from naiko_local.stack import LambdaContext  # noqa: E402
+from naiko_local.template import load_handler  # noqa: E402
+
+
+def Context() -> LambdaContext:  # noqa: N802 - reads like the handlers' context class
+    """A Lambda context for the handlers (naiko_local.stack.LambdaContext)."""
+    return LambdaContext("naiko-cost")
+
 
 PRICES = {
     # https://aws.amazon.com/lambda/pricing/ (Arm, first tier)
@@ -306,22 +313,6 @@ class Counting:
 
 
 # -- the table ----------------------------------------------------------------------------------
-
-def load_handler(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"cost_{name}",
-                                                  ROOT / "functions" / name / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class Context:
-    function_name = "naiko-cost"
-    memory_limit_in_mb = 512
-    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:naiko-cost"
-    aws_request_id = "req"
-
 
 class Clock:
     def __init__(self) -> None:

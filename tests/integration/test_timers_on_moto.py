@@ -25,7 +25,6 @@ test checks that too.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import itertools
 import json
 import threading
@@ -50,10 +49,18 @@ from aws_testing import (
 )
 from moto import mock_aws
 from naiko.cards import seeded_random
+from naiko_local.stack import LambdaContext
+from naiko_local.template import load_handler
 from naiko_service import bootstrap
 from naiko_service.aws import execution_name
 from naiko_service.aws.dynamodb import DynamoTableStore
 from naiko_service.records import Sealer, TableRecord
+
+
+def Context() -> LambdaContext:  # noqa: N802 - reads like the handlers' context class
+    """A Lambda context for the handlers (naiko_local.stack.LambdaContext)."""
+    return LambdaContext("naiko-test")
+
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT = "123456789012"
@@ -191,22 +198,6 @@ class VirtualTime:
 
 
 # -- the world: moto, the handlers, both machines -------------------------------------------
-
-
-def load_handler(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"handler_{name}_timers",
-                                                  ROOT / "functions" / name / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class Context:
-    function_name = "naiko-test"
-    memory_limit_in_mb = 512
-    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:naiko-test"
-    aws_request_id = "req"
 
 
 @dataclass

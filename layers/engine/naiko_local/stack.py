@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import importlib.util
 import io
 import json
 import logging
@@ -133,14 +132,8 @@ class LocalFunctions:
     def load(self) -> None:
         tag = uuid.uuid4().hex[:8]
         for name, spec in self.specs.items():
-            path = spec.module_path(self.root)
-            module_spec = importlib.util.spec_from_file_location(
-                f"naiko_local_fn_{name}_{tag}", path)
-            if module_spec is None or module_spec.loader is None:
-                raise RuntimeError(f"cannot load the {name} function from {path}")
-            module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
-            self.modules[name] = module
+            self.modules[name] = tpl.load_module(spec.module_path(self.root),
+                                                 f"naiko_local_fn_{name}_{tag}")
 
     def invoke(self, name: str, event: dict[str, Any]) -> Any:
         """Run function *name* on *event* in this thread; returns or raises what it does."""

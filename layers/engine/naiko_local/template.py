@@ -26,10 +26,13 @@ import this module instead of keeping its own copy.
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -147,6 +150,23 @@ def create_tables(dynamodb_client: Any, template: Mapping[str, Any] | None = Non
 
 
 # -- functions and the WebSocket API ---------------------------------------------------------
+
+def load_module(path: Path, module_name: str | None = None) -> ModuleType:
+    """Load a function's source file as a fresh module, like a new Lambda container: it is not
+    registered in ``sys.modules``, so two loads never share module state."""
+    name = module_name or f"naiko_fn_{path.parent.name}_{uuid.uuid4().hex[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load a function from {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_handler(name: str, root: Path = ROOT) -> ModuleType:
+    """``functions/<name>/app.py`` as a fresh module (tests, the cost model, local mode)."""
+    return load_module(root / "functions" / name / "app.py")
+
 
 @dataclass(frozen=True)
 class FunctionSpec:
