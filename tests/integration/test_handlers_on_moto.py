@@ -9,13 +9,11 @@ DynamoDB, DynamoDB calls per action, and where a warm action spends its time.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import random
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -23,29 +21,20 @@ import boto3
 import pytest
 from aws_testing import REGION, capture_posts, create_tables_from_template
 from moto import mock_aws
+from naiko_local.stack import LambdaContext
+from naiko_local.template import load_handler
 from naiko_service import bootstrap
 from naiko_service.aws.dynamodb import DynamoTableStore
 from naiko_service.records import Sealer
 from naiko_testing import cards_in
 
-ROOT = Path(__file__).resolve().parents[2]
+
+def Context() -> LambdaContext:  # noqa: N802 - reads like the handlers' context class
+    """A Lambda context for the handlers (naiko_local.stack.LambdaContext)."""
+    return LambdaContext("naiko-test")
+
+
 ENDPOINT = "https://abcdef1234.execute-api.eu-west-1.amazonaws.com/dev"
-
-
-def load_handler(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"handler_{name}_moto",
-                                                  ROOT / "functions" / name / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class Context:
-    function_name = "naiko-test"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:eu-west-1:123456789012:function:naiko-test"
-    aws_request_id = "req"
 
 
 class Session:
@@ -300,7 +289,7 @@ def test_one_read_and_one_write_per_action_and_where_the_time_goes(
     gateway.send = timed_send  # type: ignore[method-assign]
     import naiko_service.usecases as usecases
 
-    real_apply = usecases.apply
+    real_apply = usecases.apply_in_place
 
     def timed_apply(state: Any, command: Any) -> Any:
         start = time.perf_counter()
@@ -309,7 +298,7 @@ def test_one_read_and_one_write_per_action_and_where_the_time_goes(
         finally:
             timings["engine"] += time.perf_counter() - start
 
-    usecases.apply = timed_apply  # type: ignore[assignment]
+    usecases.apply_in_place = timed_apply  # type: ignore[assignment]
     try:
         actions = 0
         start = time.perf_counter()
@@ -330,7 +319,7 @@ def test_one_read_and_one_write_per_action_and_where_the_time_goes(
             assert new_calls == 2, calls  # one GetItem, one conditional PutItem
         total = time.perf_counter() - start
     finally:
-        usecases.apply = real_apply  # type: ignore[assignment]
+        usecases.apply_in_place = real_apply  # type: ignore[assignment]
     assert calls["GetItem"] == actions and calls["PutItem"] == actions
     assert set(calls) == {"GetItem", "PutItem"}
     per_action = {k: v / actions * 1000 for k, v in timings.items()}

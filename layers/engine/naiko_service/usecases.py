@@ -17,7 +17,7 @@ from typing import Any
 
 from naiko import commands as cmd
 from naiko.cards import shuffled_deck
-from naiko.engine import apply, legal_actions
+from naiko.engine import apply_in_place, legal_actions
 from naiko.errors import EngineError
 from naiko.events import Event
 from naiko.powers import draw_carousel
@@ -535,8 +535,10 @@ class TableService:
 
     def _engine(self, record: TableRecord, command: cmd.Command,
                 sit_out: tuple[str, int] | None = None) -> Outcome:
-        state, events = apply(record.state, command)
-        record.state = state
+        # The record is already this attempt's private copy (see _mutate): no second copy of
+        # the state per command. A rejection happens before any change, and a failed change
+        # is never written anyway.
+        events = apply_in_place(record.state, command)
         if sit_out is not None:
             record.sitting_out_since.setdefault(*sit_out)
         self.deps.count("EngineCommands", 1)
