@@ -205,7 +205,9 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing(frame: str, code: str)
     assert after == before and dict(h.accounts.balances) == balances
 
 
-def test_acting_out_of_turn_or_without_a_seat_is_refused() -> None:
+def test_r8_5_acting_out_of_turn_or_without_a_seat_is_refused() -> None:
+    """R8.5: the server is authoritative: the seat is always the verified player's own, so
+    acting out of turn or without a seat is refused and nothing changes."""
     h = harness()
     table_id, players = seated(h, 3)
     waiting = next(p for p in players if p is not actor(players))
