@@ -18,7 +18,7 @@ machine's Task does (the state machines themselves are exercised in
 Designs compared on the same seeded players:
 
 ``wake-up``   this design: one armed wake-up per table, re-armed only when the earliest
-              deadline moves earlier (``TableService._arm``); EXPRESS up to 45 s, else STANDARD.
+              deadline moves earlier (``usecases.path.arm``); EXPRESS up to 45 s, else STANDARD.
 ``per-timer`` one execution per timer, each waiting until its deadline even when the turn ended
               early (the design before; EXPRESS up to 45 s, else STANDARD).
 ``naive``     one STANDARD execution per timer, i.e. per action.
@@ -410,8 +410,10 @@ class Table:
     def _play(self, counting: Counting, posts: Any, names: dict[str, str]) -> Bill:
         import boto3
         from naiko.cards import seeded_random
-        from naiko_service import bootstrap, usecases
-        from naiko_service.records import TableRecord
+        from naiko_service import bootstrap
+        from naiko_service.records import TableRecord, TimerKind
+        from naiko_service.usecases import path
+
 
         bootstrap.reset()
         handlers = {n: load_handler(n) for n in ("connect", "game", "timer", "sweep")}
@@ -426,16 +428,16 @@ class Table:
         if self.design in ("naive", "per-timer"):
             scheduled: set[tuple[str, str]] = set()
 
-            def per_timer(_self: Any, table_id: str, record: TableRecord, now: int) -> None:
+            def per_timer(deps: Any, table_id: str, record: TableRecord, now: int) -> None:
                 """The design before: one execution for each new timer, no wake-up marker."""
-                record.timers = [t for t in record.timers if t.kind != usecases.WAKE]
+                record.timers = [t for t in record.timers if t.kind is not TimerKind.WAKE]
                 for timer in record.timers:
                     if (table_id, timer.token) not in scheduled:
                         scheduled.add((table_id, timer.token))
                         service.deps.scheduler.schedule(table_id, timer.token, timer.due_ms,
                                                         timer.kind)
 
-            patch = mock.patch.object(usecases.TableService, "_arm", per_timer)
+            patch = mock.patch.object(path, "arm", per_timer)
         else:
             patch = contextlib.nullcontext()  # type: ignore[assignment]
         rng = random.Random(self.seed)

@@ -269,7 +269,7 @@ class LocalServer:
     def view_of(self, player_id: str) -> dict[str, Any]:
         def read() -> dict[str, Any]:
             record = self.h.store.load(self.table_id)
-            return self.h.service._view(record, record.seat_of(player_id))
+            return self.h.service.view(record, record.seat_of(player_id))
         return dict(self.call(read))
 
     async def _timers(self) -> None:

@@ -25,7 +25,15 @@ from naiko.state import TableConfig, TableState, Variant
 from naiko_service.aws import DynamoAccounts, DynamoConnections, DynamoTableStore
 from naiko_service.memory import ManualClock, RecordingGateway, RecordingScheduler
 from naiko_service.ports import AccountMove, ConcurrentUpdate, InsufficientFunds, TableNotFound
-from naiko_service.records import RECENT_REQUESTS_KEPT, Sealer, TableRecord, TableSettings, Timer
+from naiko_service.records import (
+    RECENT_REQUESTS_KEPT,
+    Sealer,
+    TableKind,
+    TableRecord,
+    TableSettings,
+    Timer,
+    TimerKind,
+)
 from naiko_service.usecases import Deps, TableService
 from naiko_testing import play, start, table
 from service_testing import Harness
@@ -79,7 +87,8 @@ def record(table_id: str = "t1", *, seats: int = 6, seated: int = 2, created_ms:
     """A small NLHE table, *seated* players (p0, p1, ...) with 200 each, no hand yet."""
     state = table([200] * seated + [None] * (seats - seated))
     settings = TableSettings(name=f"table {table_id}", host="p0", min_buy_in=40,
-                             max_buy_in=200, private=private)
+                             max_buy_in=200,
+                             kind=TableKind.PRIVATE if private else TableKind.CASH)
     return TableRecord(table_id, 1, settings, state, created_ms, timers=list(timers))
 
 
@@ -135,7 +144,7 @@ def nine_seat_mid_hand(variant: Variant = Variant.NLHE, *, seed: int = 7,
         rec.remember_request(str(uuid.UUID(int=rng.getrandbits(128), version=4)), 26 + n)
     prompt = legal_actions(state)
     assert prompt is not None
-    rec.timers = [Timer("decision:1.5", "decision", 1_700_000_020_000, prompt.seat_index)]
+    rec.timers = [Timer("decision:1.5", TimerKind.DECISION, 1_700_000_020_000, prompt.seat_index)]
     return rec
 
 
@@ -188,7 +197,8 @@ def test_create_of_an_existing_id_raises_concurrent_update_and_keeps_the_first(a
 
 
 def test_item_layout_seals_the_document_and_keeps_only_index_keys_in_clear(aws: Aws) -> None:
-    timers = (Timer("next_hand:3", "next_hand", 9_000), Timer("window:2", "window", 7_000))
+    timers = (Timer("next_hand:3", TimerKind.NEXT_HAND, 9_000),
+              Timer("window:2", TimerKind.WINDOW, 7_000))
     rec = record(timers=timers)
     aws.store.create(rec)
     item = aws.raw("t1")
@@ -463,10 +473,10 @@ def test_a_table_leaves_the_lobby_when_its_last_seat_is_taken(aws: Aws) -> None:
 
 
 def test_due_tables_queries_the_due_index_for_timers_past_their_deadline(aws: Aws) -> None:
-    aws.store.create(record("t1", timers=(Timer("decision:1.0", "decision", 5_000, 0),
-                                          Timer("window:1", "window", 9_000))))
-    aws.store.create(record("t2", timers=(Timer("next_hand:1", "next_hand", 3_000),)))
-    aws.store.create(record("t3", timers=(Timer("next_hand:4", "next_hand", 20_000),)))
+    aws.store.create(record("t1", timers=(Timer("decision:1.0", TimerKind.DECISION, 5_000, 0),
+                                          Timer("window:1", TimerKind.WINDOW, 9_000))))
+    aws.store.create(record("t2", timers=(Timer("next_hand:1", TimerKind.NEXT_HAND, 3_000),)))
+    aws.store.create(record("t3", timers=(Timer("next_hand:4", TimerKind.NEXT_HAND, 20_000),)))
     aws.store.create(record("t4"))
     aws.calls.clear()
     assert aws.store.due_tables(2_999) == []
@@ -481,7 +491,7 @@ def test_due_tables_queries_the_due_index_for_timers_past_their_deadline(aws: Aw
 
 
 def test_a_table_whose_timers_fired_leaves_the_due_index(aws: Aws) -> None:
-    rec = record(timers=(Timer("next_hand:1", "next_hand", 3_000),))
+    rec = record(timers=(Timer("next_hand:1", TimerKind.NEXT_HAND, 3_000),))
     aws.store.create(rec)
     assert aws.store.due_tables(5_000) == [("t1", "next_hand:1")]
     fired = bumped(rec)

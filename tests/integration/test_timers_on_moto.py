@@ -49,6 +49,7 @@ from aws_testing import (
 )
 from moto import mock_aws
 from naiko.cards import seeded_random
+from naiko.events import ActionTaken, Move
 from naiko_local.stack import LambdaContext
 from naiko_local.template import load_handler
 from naiko_service import bootstrap
@@ -635,7 +636,7 @@ def test_disconnect_mid_decision_and_reconnect_before_the_deadline(world: World)
     assert snapshot["type"] == "snapshot" and snapshot["version"] == record.version
     assert player not in record.disconnected
     service = bootstrap.get_service()
-    assert snapshot["view"] == service._view(record, seat)  # the server's state, exactly
+    assert snapshot["view"] == service.view(record, seat)  # the server's state, exactly
     assert snapshot["view"]["prompt"]["deadline_ms"] == deadline  # not reset
     assert _decision(record) == deadline
     assert world.send(back, action="act", table_id=table_id, move="call")["type"] == "ack"
@@ -643,7 +644,9 @@ def test_disconnect_mid_decision_and_reconnect_before_the_deadline(world: World)
     assert not any(world.events(c, "timed_out") for c in [*connections, back])
     record = world.load(table_id)
     assert record.state.hand is not None and record.state.hand.actor != seat
-    assert record.state.hand.log[-1] == f"s{seat} cc"
+    actions = [e for e in record.state.hand.log if isinstance(e, ActionTaken)]
+    assert actions[-1] == ActionTaken(seat_index=seat, action=Move.CALL, amount=2, to=2,
+                                      all_in=False)
     last = [m for m in world.messages(back) if m["type"] == "update"][-1]
     assert last["version"] == record.version  # the new connection follows the table
     assert_named(world.executions())

@@ -238,7 +238,7 @@ def test_decide_takes_only_a_view_and_a_random_source() -> None:
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for alias in node.names}
     assert imported <= {"__future__", "random", "collections.abc", "dataclasses", "typing",
-                        "cards", "commands", "evaluator"}, imported
+                        "cards", "commands", "evaluator", "events"}, imported
 
 
 def shuffled_tail(deck: tuple[int, ...], keep: int, rng: random.Random) -> tuple[int, ...]:

@@ -264,9 +264,9 @@ def _doc() -> str:
 
 def _error_codes_in_source() -> set[str]:
     """Every error code a client can be sent, as written in the code that sends it."""
-    sources = [ROOT / "layers" / "engine" / p for p in (
-        "naiko/errors.py", "naiko/engine.py", "naiko/powers.py",
-        "naiko_service/usecases.py", "naiko_service/protocol.py")]
+    engine = ROOT / "layers" / "engine"
+    sources = [engine / p for p in ("naiko/errors.py", "naiko/engine.py", "naiko/powers.py")]
+    sources += sorted((engine / "naiko_service").rglob("*.py"))
     sources.append(ROOT / "functions" / "game" / "app.py")
     pattern = re.compile(r'(?:\bcode\s*=\s*|ServiceError\(|ProtocolError\(|error_message\(\s*'
                          r'|reply\([^()"]*?,\s*)"([a-z_]+)"')

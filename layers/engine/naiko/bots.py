@@ -43,17 +43,14 @@ from typing import Any
 from .cards import Card, RandomSource, parse_cards
 from .commands import Bet, Call, Check, Command, Fold, PassWindow, RaiseTo, UsePower
 from .evaluator import evaluate_many, evaluate_omaha
+from .events import Power
+
+PEEK, SLEEVE_SWAP, SHORT_ANCHOR, SEAL_SHIELD = Power
+POWER_NAMES = frozenset(p.value for p in Power)
 
 __all__ = ["decide", "respond", "estimate_equity", "trials_for", "weak_card_to_swap", "has_draw",
            "read_view", "Knowledge", "value_line"]
 
-PEEK = "peek"
-SLEEVE_SWAP = "sleeve_swap"
-SHORT_ANCHOR = "short_anchor"
-SEAL_SHIELD = "seal_shield"
-COSTS = {PEEK: 1, SLEEVE_SWAP: 2, SHORT_ANCHOR: 2, SEAL_SHIELD: 1}
-"""Destellos each power costs (R6.1–R6.4); the prompt already lists only affordable powers,
-the bot checks again from its public destellos."""
 
 WORK_BUDGET = 3000
 """Monte Carlo work per equity estimate, in units of one Hold'em hand evaluation (about 0.6 µs;
@@ -365,7 +362,7 @@ def _shield_choice(view: dict[str, Any], k: Knowledge, equity: float) -> Command
     if not _window_aimed_at(view, k.seat):
         return None
     powers = view["hand"].get("powers") or {}
-    if (powers.get("can_shield") and k.destellos >= COSTS[SEAL_SHIELD]
+    if (powers.get("can_shield") and k.destellos >= SEAL_SHIELD.cost
             and SEAL_SHIELD in powers.get("carousel", [])
             and equity >= value_line(k.opponents, RAISE_EXPONENT)):
         return UsePower(seat_index=k.seat, power=SEAL_SHIELD)
@@ -375,7 +372,8 @@ def _shield_choice(view: dict[str, Any], k: Knowledge, equity: float) -> Command
 def _power_choice(prompt: dict[str, Any], k: Knowledge, equity: float,
                   rnd: random.Random) -> Command | None:
     """A turn power to use now, or ``None``: only powers the prompt lists (R5.5–R6.3)."""
-    usable = [p for p in prompt.get("powers") or [] if k.destellos >= COSTS.get(p, 99)]
+    usable = [p for p in prompt.get("powers") or []
+              if p in POWER_NAMES and k.destellos >= Power(p).cost]
     if not usable:
         return None
     if SLEEVE_SWAP in usable and k.street == "preflop" and int(prompt["to_call"]) <= k.big_blind:

@@ -52,15 +52,6 @@ def rank_of(card: Card) -> Rank:
     return card >> 2
 
 
-def suit_of(card: Card) -> Suit:
-    """The suit of *card* (0..3 for ``c d h s``).
-
-    >>> suit_of(parse_card("Ah"))
-    2
-    """
-    return card & 3
-
-
 def parse_card(text: str) -> Card:
     """Parse one card such as ``"Ah"`` or ``"td"`` (rank letters are case-insensitive).
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from .errors import MalformedCommand
-
 
 @dataclass(frozen=True, slots=True)
 class Command:
@@ -180,65 +178,3 @@ class WindowTimeout(Command):
 
     kind: ClassVar[str] = "window_timeout"
     window_id: str
-
-
-COMMAND_TYPES: dict[str, type[Command]] = {
-    c.kind: c for c in (SitDown, StandUp, SitOut, SitIn, AddChips, StartHand, CancelHand,
-                        Fold, Check, Call, Bet, RaiseTo, AllIn, UsePower, PassWindow,
-                        WindowTimeout)
-}
-
-BETTING_COMMANDS = (Fold, Check, Call, Bet, RaiseTo, AllIn)
-
-
-def command_from_dict(data: dict[str, Any]) -> Command:
-    """Build a command from its dict form (``{"kind": "raise_to", "seat_index": 2, ...}``).
-
-    :raises MalformedCommand: If the kind is unknown or a field is missing or mistyped.
-    """
-    if not isinstance(data, dict):
-        raise MalformedCommand(f"a command is an object, not {type(data).__name__}")
-    kind = data.get("kind")
-    cls = COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise MalformedCommand(f"unknown command kind {kind!r}; expected one of "
-                               f"{', '.join(sorted(COMMAND_TYPES))}")
-    kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in data:
-            continue
-        value = data[f.name]
-        if f.name in ("deck", "carousel") and isinstance(value, list):
-            value = tuple(value)
-        elif f.name == "mucked":
-            value = frozenset(value)
-        kwargs[f.name] = value
-    try:
-        command = cls(**kwargs)
-    except TypeError as exc:
-        raise MalformedCommand(f"bad {kind} command: {exc}") from exc
-    _check_types(command)
-    return command
-
-
-_INT_FIELDS = {"seat_index", "stack", "amount", "at_ms"}
-_OPTIONAL_INT_FIELDS = {"button", "target_seat", "card_index"}
-_STR_FIELDS = {"player_id", "power", "window_id"}
-
-
-def _check_types(command: Command) -> None:
-    for f in fields(command):
-        value = getattr(command, f.name)
-        if f.name in _INT_FIELDS and (not isinstance(value, int) or isinstance(value, bool)):
-            raise MalformedCommand(f"{command.kind}.{f.name} must be an integer, not {value!r}")
-        if f.name in _OPTIONAL_INT_FIELDS and value is not None and (
-                not isinstance(value, int) or isinstance(value, bool)):
-            raise MalformedCommand(f"{command.kind}.{f.name} must be an integer or null")
-        if f.name in _STR_FIELDS and (not isinstance(value, str) or not value):
-            raise MalformedCommand(f"{command.kind}.{f.name} must be a non-empty string")
-        if f.name == "deck" and not (isinstance(value, tuple) and all(
-                isinstance(c, int) and not isinstance(c, bool) for c in value)):
-            raise MalformedCommand(f"{command.kind}.deck must be a list of card numbers")
-        if f.name == "carousel" and not (isinstance(value, tuple) and all(
-                isinstance(p, str) for p in value)):
-            raise MalformedCommand(f"{command.kind}.carousel must be a list of power names")

@@ -13,7 +13,17 @@ from .bots import decide
 from .cards import seeded_random, shuffled_deck, system_random
 from .commands import SitDown, StartHand
 from .engine import apply, legal_actions
-from .events import Event
+from .events import (
+    ActionTaken,
+    BlindPosted,
+    BoardDealt,
+    Event,
+    HandStarted,
+    PotAwarded,
+    PowerUsed,
+    Showdown,
+    UncalledBetReturned,
+)
 from .phh import to_phh
 from .powers import draw_carousel
 from .state import TableConfig, TableState, Variant
@@ -21,28 +31,28 @@ from .views import view_for
 
 
 def narrate(event: Event) -> str | None:
-    d = event.data
-    kind = event.kind
-    if kind == "hand_started":
-        return (f"Hand #{d['hand_number']}: button seat {d['button']}, blinds "
-                f"{d['small_blind']}/{d['big_blind']}")
-    if kind == "blind_posted":
-        return f"  seat {d['seat_index']} posts the {d['blind']} blind {d['amount']}"
-    if kind == "action":
-        amount = f" {d['to']}" if "to" in d else ""
-        return f"  seat {d['seat_index']} {d['action'].replace('_', ' ')}{amount}"
-    if kind == "board_dealt":
-        return f"  {d['street']}: {d['board']}"
-    if kind == "showdown":
-        return "\n".join(f"  seat {h['seat_index']} shows {h['cards']} ({h['hand']})"
-                         for h in d["hands"])
-    if kind == "pot_awarded":
-        return f"  pot {d['amount']} -> {d['winners']}"
-    if kind == "uncalled_bet_returned":
-        return f"  {d['amount']} uncalled returned to seat {d['seat_index']}"
-    if kind == "power_used":
-        target = f" on seat {d['target_seat']}" if "target_seat" in d else ""
-        return f"  seat {d['seat_index']} uses {d['power']}{target}"
+    """One line for the events worth printing, ``None`` for the others."""
+    match event:
+        case HandStarted():
+            return (f"Hand #{event.hand_number}: button seat {event.button}, blinds "
+                    f"{event.small_blind}/{event.big_blind}")
+        case BlindPosted():
+            return f"  seat {event.seat_index} posts the {event.blind} blind {event.amount}"
+        case ActionTaken():
+            amount = "" if event.to is None else f" {event.to}"
+            return f"  seat {event.seat_index} {event.action.replace('_', ' ')}{amount}"
+        case BoardDealt():
+            return f"  {event.street}: {event.board}"
+        case Showdown():
+            return "\n".join(f"  seat {h.seat_index} shows {h.cards} ({h.hand})"
+                             for h in event.hands)
+        case PotAwarded():
+            return f"  pot {event.amount} -> {event.winners}"
+        case UncalledBetReturned():
+            return f"  {event.amount} uncalled returned to seat {event.seat_index}"
+        case PowerUsed():
+            target = "" if event.target_seat is None else f" on seat {event.target_seat}"
+            return f"  seat {event.seat_index} uses {event.power}{target}"
     return None
 
 

@@ -58,7 +58,28 @@ from .errors import (
     UnknownSeat,
 )
 from .evaluator import best_hand, evaluate, evaluate_omaha
-from .events import Event
+from .events import (
+    ActionTaken,
+    AntePosted,
+    BlindPosted,
+    BoardDealt,
+    ChipsAdded,
+    Event,
+    HandCancelled,
+    HandEnded,
+    HandStarted,
+    HoleCardsDealt,
+    Move,
+    PotAwarded,
+    SatIn,
+    SatOut,
+    Seated,
+    Showdown,
+    ShownHand,
+    StoodUp,
+    TurnStarted,
+    UncalledBetReturned,
+)
 from .pots import build_pots, clockwise_from_button, split_pot
 from .state import (
     BOARD_CARDS_DEALT,
@@ -128,6 +149,9 @@ def apply_in_place(state: TableState, command: Command) -> list[Event]:
         raise MalformedCommand(f"not a command: {command!r}")
     events: list[Event] = []
     handler(state, command, events)
+    hand = state.hand
+    if hand is not None:  # the hand's record: every recorded event, in order
+        hand.log.extend(e for e in events if e.recorded)
     return events
 
 
@@ -169,8 +193,8 @@ def _sit_down(state: TableState, c: SitDown, events: list[Event]) -> None:
         raise IllegalAction(f"a buy-in must be a positive number of chips, not {c.stack!r}",
                             code="bad_amount")
     state.seats[seat_index] = Seat(c.player_id, c.stack, sitting_out=False, is_bot=c.is_bot)
-    events.append(Event("seated", {"seat_index": seat_index, "player_id": c.player_id,
-                                   "stack": c.stack, "is_bot": c.is_bot}))
+    events.append(Seated(seat_index=seat_index, player_id=c.player_id, stack=c.stack,
+                         is_bot=c.is_bot))
 
 
 def _stand_up(state: TableState, c: StandUp, events: list[Event]) -> None:
@@ -179,20 +203,19 @@ def _stand_up(state: TableState, c: StandUp, events: list[Event]) -> None:
         raise TableError("you are still in this hand: fold or finish it before leaving",
                          code="in_hand")
     state.seats[c.seat_index] = None
-    events.append(Event("stood_up", {"seat_index": c.seat_index, "player_id": seat.player_id,
-                                     "stack": seat.stack}))
+    events.append(StoodUp(seat_index=c.seat_index, player_id=seat.player_id, stack=seat.stack))
 
 
 def _sit_out(state: TableState, c: SitOut, events: list[Event]) -> None:
     seat = _occupied(state, c.seat_index)
     seat.sitting_out = True
-    events.append(Event("sat_out", {"seat_index": c.seat_index}))
+    events.append(SatOut(seat_index=c.seat_index))
 
 
 def _sit_in(state: TableState, c: SitIn, events: list[Event]) -> None:
     seat = _occupied(state, c.seat_index)
     seat.sitting_out = False
-    events.append(Event("sat_in", {"seat_index": c.seat_index}))
+    events.append(SatIn(seat_index=c.seat_index))
 
 
 def _add_chips(state: TableState, c: AddChips, events: list[Event]) -> None:
@@ -204,8 +227,7 @@ def _add_chips(state: TableState, c: AddChips, events: list[Event]) -> None:
         raise TableError("chips can be added only between hands (R7.1)", code="in_hand",
                          rule_id="R7.1")
     seat.stack += c.amount
-    events.append(Event("chips_added", {"seat_index": c.seat_index, "amount": c.amount,
-                                        "stack": seat.stack}))
+    events.append(ChipsAdded(seat_index=c.seat_index, amount=c.amount, stack=seat.stack))
 
 
 # -- starting a hand -------------------------------------------------------------------------
@@ -310,10 +332,10 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
     state.last_big_blind_seat = big_blind
     state.last_small_blind_position = small_blind_position
     order = clockwise_from_button(sorted(active), n, button)
-    events.append(Event("hand_started", {
-        "hand_number": number, "button": button, "small_blind_seat": small_blind,
-        "big_blind_seat": big_blind, "seats_dealt": order,
-        "small_blind": config.small_blind, "big_blind": config.big_blind, "ante": config.ante}))
+    events.append(HandStarted(
+        hand_number=number, button=button, small_blind_seat=small_blind,
+        big_blind_seat=big_blind, seats_dealt=tuple(order), small_blind=config.small_blind,
+        big_blind=config.big_blind, ante=config.ante))
 
     # R2.8: antes before the blinds, as dead money; the big-blind ante after the blind.
     if config.ante_mode is AnteMode.EACH:
@@ -332,9 +354,7 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
         cards = hand.deck[:hole_count]
         del hand.deck[:hole_count]
         hand.hole[seat] = cards
-        hand.log.append(f"d dh s{seat} {format_cards(cards)}")
-        events.append(Event("hole_cards", {"seat_index": seat, "cards": format_cards(cards)},
-                            private_to=seat))
+        events.append(HoleCardsDealt(seat_index=seat, cards=format_cards(cards)))
     if config.rules.powers:
         powers.on_hand_start(state, hand, c.carousel, events)
     # R2.3 decision: a short big blind does not lower the price: the preflop bet to call is
@@ -354,8 +374,7 @@ def _post_ante(state: TableState, hand: HandState, seat: int, ante: int,
     hand.antes[seat] += amount
     hand.committed[seat] += amount
     hand.pot += amount
-    events.append(Event("ante_posted", {"seat_index": seat, "amount": amount,
-                                        "all_in": player.stack == 0}))
+    events.append(AntePosted(seat_index=seat, amount=amount, all_in=player.stack == 0))
 
 
 def _post_blind(state: TableState, hand: HandState, seat: int, blind: int, which: str,
@@ -366,8 +385,8 @@ def _post_blind(state: TableState, hand: HandState, seat: int, blind: int, which
     player.stack -= amount
     hand.bets[seat] += amount
     hand.committed[seat] += amount
-    events.append(Event("blind_posted", {"seat_index": seat, "blind": which, "amount": amount,
-                                         "all_in": player.stack == 0}))
+    events.append(BlindPosted(seat_index=seat, blind=which, amount=amount,
+                              all_in=player.stack == 0))
 
 
 # -- betting ---------------------------------------------------------------------------------
@@ -400,7 +419,7 @@ def _advance(state: TableState, hand: HandState, after: int, events: list[Event]
         _end_round(state, hand, events)
     else:
         powers.on_new_turn(hand)
-        events.append(Event("turn", {"seat_index": actor}))
+        events.append(TurnStarted(seat_index=actor))
 
 
 def _prompt(state: TableState, hand: HandState, seat: int) -> Prompt:
@@ -472,8 +491,7 @@ def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
     powers.on_poker_action(hand, seat, events)
     hand.folded[seat] = True
     hand.acted[seat] = True
-    hand.log.append(f"s{seat} f")
-    events.append(Event("action", {"seat_index": seat, "action": "fold"}))
+    events.append(ActionTaken(seat_index=seat, action=Move.FOLD))
     live = [s for s in range(state.config.seat_count) if hand.is_live(s)]
     if len(live) == 1:
         hand.actor = None
@@ -491,8 +509,7 @@ def _check(state: TableState, c: Check, events: list[Event]) -> None:
     powers.on_poker_action(hand, seat, events)
     hand.acted[seat] = True
     hand.faced[seat] = hand.current_bet
-    hand.log.append(f"s{seat} cc")
-    events.append(Event("action", {"seat_index": seat, "action": "check"}))
+    events.append(ActionTaken(seat_index=seat, action=Move.CHECK))
     _advance(state, hand, seat, events)
 
 
@@ -508,9 +525,8 @@ def _call(state: TableState, c: Call, events: list[Event]) -> None:
     _put_in(state, hand, seat, amount)
     hand.acted[seat] = True
     hand.faced[seat] = hand.current_bet
-    hand.log.append(f"s{seat} cc")
-    events.append(Event("action", {"seat_index": seat, "action": "call", "amount": amount,
-                                   "to": hand.bets[seat], "all_in": state.stack(seat) == 0}))
+    events.append(ActionTaken(seat_index=seat, action=Move.CALL, amount=amount,
+                              to=hand.bets[seat], all_in=state.stack(seat) == 0))
     _advance(state, hand, seat, events)
 
 
@@ -519,7 +535,7 @@ def _bet(state: TableState, c: Bet, events: list[Event]) -> None:
     if hand.current_bet > 0:
         raise IllegalAction(f"there is already a bet of {hand.current_bet}: raise instead",
                             code="bet_not_allowed", rule_id="R2.7")
-    _raise_to(state, hand, c.seat_index, c.amount, "bet", events)
+    _raise_to(state, hand, c.seat_index, c.amount, Move.BET, events)
 
 
 def _raise(state: TableState, c: RaiseTo, events: list[Event]) -> None:
@@ -527,7 +543,7 @@ def _raise(state: TableState, c: RaiseTo, events: list[Event]) -> None:
     if hand.current_bet == 0:
         raise IllegalAction("there is no bet to raise: bet instead", code="raise_not_allowed",
                             rule_id="R2.7")
-    _raise_to(state, hand, c.seat_index, c.amount, "raise_to", events)
+    _raise_to(state, hand, c.seat_index, c.amount, Move.RAISE_TO, events)
 
 
 def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
@@ -536,7 +552,7 @@ def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
     all_in_to = state.stack(seat) + hand.bets[seat]
     _, max_to = _raise_range(state, hand, seat)
     if max_to == all_in_to:
-        action = "bet" if hand.current_bet == 0 else "raise_to"
+        action = Move.BET if hand.current_bet == 0 else Move.RAISE_TO
         _raise_to(state, hand, seat, all_in_to, action, events)
     elif hand.current_bet - hand.bets[seat] >= state.stack(seat):
         _call(state, Call(seat_index=seat), events)
@@ -546,7 +562,7 @@ def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
                             f"{all_in_to}", code="all_in_not_allowed", rule_id="R3.3")
 
 
-def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action: str,
+def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action: Move,
               events: list[Event]) -> None:
     if not isinstance(amount, int) or isinstance(amount, bool):
         raise MalformedCommand(f"{action} amount must be an integer, not {amount!r}")
@@ -571,9 +587,8 @@ def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action
     _put_in(state, hand, seat, amount - hand.bets[seat])
     hand.acted[seat] = True
     hand.faced[seat] = amount
-    hand.log.append(f"s{seat} cbr {amount}")
-    events.append(Event("action", {"seat_index": seat, "action": action, "to": amount,
-                                   "all_in": state.stack(seat) == 0}))
+    events.append(ActionTaken(seat_index=seat, action=action, to=amount,
+                              all_in=state.stack(seat) == 0))
     _advance(state, hand, seat, events)
 
 
@@ -613,20 +628,17 @@ def _end_round(state: TableState, hand: HandState, events: list[Event]) -> None:
         cards = hand.deck[:count]
         del hand.deck[:count]
         hand.board.extend(cards)
-        hand.log.append(f"d db {format_cards(cards)}")
         hand.acted = [False] * n
         hand.faced = [0] * n
         hand.current_bet = 0
         hand.min_raise = state.config.big_blind
-        events.append(Event("board_dealt", {"street": hand.street.name.lower(),
-                                            "cards": format_cards(cards),
-                                            "board": format_cards(hand.board),
-                                            "run_out": run_out}))
+        events.append(BoardDealt(street=hand.street.name.lower(), cards=format_cards(cards),
+                                 board=format_cards(hand.board), run_out=run_out))
         # R2.1: after the flop the first player able to act left of the button starts.
         actor = _next_to_act(state, hand, hand.button)
         if actor is not None:
             hand.actor = actor
-            events.append(Event("turn", {"seat_index": actor}))
+            events.append(TurnStarted(seat_index=actor))
             return
         run_out = True  # R4.3: no more betting is possible: deal the rest at once
     _showdown(state, hand, events)
@@ -645,7 +657,7 @@ def _return_uncalled(state: TableState, hand: HandState, events: list[Event]) ->
     bets[seat] -= excess
     hand.committed[seat] -= excess
     player.stack += excess
-    events.append(Event("uncalled_bet_returned", {"seat_index": seat, "amount": excess}))
+    events.append(UncalledBetReturned(seat_index=seat, amount=excess))
 
 
 def _award_uncontested(state: TableState, hand: HandState, winner: int,
@@ -657,8 +669,8 @@ def _award_uncontested(state: TableState, hand: HandState, winner: int,
     player.stack += amount
     hand.pot = 0
     hand.awards = [{"amount": amount, "winners": {str(winner): amount}, "showdown": False}]
-    events.append(Event("pot_awarded", {"pot_index": 0, "amount": amount,
-                                        "winners": {str(winner): amount}, "showdown": False}))
+    events.append(PotAwarded(pot_index=0, amount=amount, winners={str(winner): amount},
+                             showdown=False))
     _finish(hand, events)
 
 
@@ -668,7 +680,7 @@ def _showdown(state: TableState, hand: HandState, events: list[Event]) -> None:
     omaha = state.config.rules.omaha
     live = [hand.is_live(s) for s in range(n)]
     strengths: dict[int, int] = {}
-    shown = []
+    shown: list[ShownHand] = []
     for seat in clockwise_from_button([s for s in range(n) if live[s]], n, hand.button):
         if hand.mucked[seat]:
             continue
@@ -677,9 +689,9 @@ def _showdown(state: TableState, hand: HandState, events: list[Event]) -> None:
                            else evaluate(hole + hand.board))
         value = best_hand(hole, hand.board, omaha=omaha)
         hand.shown[seat] = True
-        shown.append({"seat_index": seat, "cards": format_cards(hole),
-                      "best_five": format_cards(value.cards), "hand": value.description})
-    events.append(Event("showdown", {"board": format_cards(hand.board), "hands": shown}))
+        shown.append(ShownHand(seat_index=seat, cards=format_cards(hole),
+                               best_five=format_cards(value.cards), hand=value.description))
+    events.append(Showdown(board=format_cards(hand.board), hands=tuple(shown)))
     awards = []
     for index, pot in enumerate(build_pots(hand.committed, hand.antes, live)):
         contenders = [s for s in pot.eligible if s in strengths] or list(pot.eligible)
@@ -690,10 +702,11 @@ def _showdown(state: TableState, hand: HandState, events: list[Event]) -> None:
             player = state.seats[seat]
             assert player is not None
             player.stack += amount
-        award = {"amount": pot.amount, "eligible": list(pot.eligible),
-                 "winners": {str(s): a for s, a in shares.items()}, "showdown": True}
-        awards.append(award)
-        events.append(Event("pot_awarded", {"pot_index": index, **award}))
+        won = {str(s): a for s, a in shares.items()}
+        awards.append({"amount": pot.amount, "eligible": list(pot.eligible),
+                       "winners": won, "showdown": True})
+        events.append(PotAwarded(pot_index=index, amount=pot.amount, winners=dict(won),
+                                 showdown=True, eligible=tuple(pot.eligible)))
     hand.pot = 0
     hand.awards = awards
     _finish(hand, events)
@@ -702,7 +715,7 @@ def _showdown(state: TableState, hand: HandState, events: list[Event]) -> None:
 def _finish(hand: HandState, events: list[Event]) -> None:
     hand.complete = True
     hand.actor = None
-    events.append(Event("hand_ended", {"hand_number": hand.number}))
+    events.append(HandEnded(hand_number=hand.number))
 
 
 def _cancel_hand(state: TableState, c: CancelHand, events: list[Event]) -> None:
@@ -722,8 +735,8 @@ def _cancel_hand(state: TableState, c: CancelHand, events: list[Event]) -> None:
     hand.complete = True
     hand.actor = None
     hand.awards = []
-    events.append(Event("hand_cancelled", {"hand_number": hand.number, "refunds": refunds,
-                                           "player_ids": hand.player_ids[:]}))
+    events.append(HandCancelled(hand_number=hand.number, refunds=refunds,
+                                player_ids=tuple(hand.player_ids)))
 
 
 _HANDLERS: dict[type[Command], Callable[[TableState, Any, list[Event]], None]] = {

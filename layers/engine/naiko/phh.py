@@ -47,6 +47,14 @@ from .cards import DECK_SIZE, Card, InvalidCard, format_cards, parse_card
 from .commands import Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
 from .engine import apply_in_place
 from .errors import EngineError
+from .events import (
+    ActionTaken,
+    BoardDealt,
+    HandCancelled,
+    HoleCardsDealt,
+    Move,
+    UncalledBetReturned,
+)
 from .pots import clockwise_from_button
 from .state import VARIANT_RULES, AnteMode, HandState, TableConfig, TableState, Variant
 
@@ -810,8 +818,8 @@ def replay(hand: HandHistory) -> Replay:
                 raise fail(exc.message + (f" [{'; '.join(hints)}]" if hints else ""),
                            "illegal_action") from None
             for event in events:
-                if event.kind == "uncalled_bet_returned":
-                    returned[event.data["seat_index"]] += event.data["amount"]
+                if isinstance(event, UncalledBetReturned):
+                    returned[event.seat_index] += event.amount
     if not game.complete:
         raise PHHError(f"the file ends but the hand is not over: p{_actor(game)} is to act "
                        "(missing action)", code="incomplete")
@@ -982,20 +990,23 @@ def from_state(state: TableState, *, scale: int = 0,
     if hand.small_blind_seat is not None:
         blinds_paid[hand.small_blind_seat] = config.small_blind
     actions = []
-    for entry in hand.log:
-        words = entry.split()
-        if words[:2] == ["d", "dh"]:
-            words[2] = f"p{index[int(words[2][1:])] + 1}"
-        elif words[:2] == ["d", "db"]:
-            pass
-        elif words[0].startswith("s") and words[1] in ("f", "cc", "cbr"):
-            words[0] = f"p{index[int(words[0][1:])] + 1}"
-            if words[1] == "cbr":
-                words[2] = format_amount(amount(int(words[2])))
-        else:
-            raise PHHError(f"the hand log entry {entry!r} has no PHH form",
-                           code="unsupported_log")
-        actions.append(" ".join(words))
+    for event in hand.log:
+        match event:
+            case HoleCardsDealt(seat_index=seat, cards=cards):
+                actions.append(f"d dh p{index[seat] + 1} {cards}")
+            case BoardDealt(cards=cards):
+                actions.append(f"d db {cards}")
+            case ActionTaken(seat_index=seat, action=Move.FOLD):
+                actions.append(f"p{index[seat] + 1} f")
+            case ActionTaken(seat_index=seat, action=Move.CHECK | Move.CALL):
+                actions.append(f"p{index[seat] + 1} cc")
+            case ActionTaken(seat_index=seat, to=int(to)):
+                actions.append(f"p{index[seat] + 1} cbr {format_amount(amount(to))}")
+            case HandCancelled():
+                raise PHHError("a cancelled hand (R8.6) has no PHH form",
+                               code="hand_cancelled")
+            case _:
+                pass  # posts, returns, showdown and awards follow from the actions
     for seat in order:
         if hand.shown[seat]:
             actions.append(f"p{index[seat] + 1} sm {format_cards(hand.hole[seat])}")

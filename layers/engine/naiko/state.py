@@ -12,6 +12,7 @@ from enum import IntEnum, StrEnum
 from typing import Any
 
 from .errors import MalformedCommand
+from .events import ActionTaken, Event, event_from_dict
 
 SCHEMA_VERSION = 1
 """Version of the dict layout produced by :meth:`TableState.to_dict`."""
@@ -282,8 +283,9 @@ class HandState:
     """Hands shown at showdown (R4.4): public from then on."""
     mucked: list[bool] = field(default_factory=list)
     """Replay of external logs only: hands thrown away unseen at showdown, which cannot win."""
-    log: list[str] = field(default_factory=list)
-    """Every dealing and action, in the engine's compact notation (``s3 cbr 40``, ``d db Ah``)."""
+    log: list[Event] = field(default_factory=list)
+    """The hand's record: every recorded event (:attr:`naiko.events.Event.recorded`) in order,
+    hidden ones included (hole cards, peeks, swaps). Hidden information."""
     awards: list[dict[str, Any]] = field(default_factory=list)
     """Once complete: the pots and who won what."""
     powers: PowersState | None = None
@@ -299,6 +301,11 @@ class HandState:
             self.current_bet, self.min_raise, self.actor, self.starting_stacks[:],
             self.shown[:], self.mucked[:], self.log[:], [dict(a) for a in self.awards],
             self.powers.copy() if self.powers else None)
+
+    @property
+    def betting_actions(self) -> int:
+        """Betting actions taken so far this hand (folds, checks, calls, bets, raises)."""
+        return sum(1 for e in self.log if isinstance(e, ActionTaken))
 
     def is_live(self, seat: int) -> bool:
         """Dealt in and not folded."""
@@ -317,7 +324,7 @@ class HandState:
             "acted": self.acted[:], "faced": self.faced[:], "pot": self.pot,
             "current_bet": self.current_bet, "min_raise": self.min_raise, "actor": self.actor,
             "starting_stacks": self.starting_stacks[:], "shown": self.shown[:],
-            "mucked": self.mucked[:], "log": self.log[:],
+            "mucked": self.mucked[:], "log": [e.to_dict() for e in self.log],
             "awards": [dict(a) for a in self.awards],
             "powers": self.powers.to_dict() if self.powers else None,
         }
@@ -345,7 +352,8 @@ class HandState:
             antes=ints("antes"), acted=bools("acted"), faced=ints("faced"), pot=int(d["pot"]),
             current_bet=int(d["current_bet"]), min_raise=int(d["min_raise"]),
             actor=None if actor is None else int(actor), starting_stacks=ints("starting_stacks"),
-            shown=bools("shown"), mucked=bools("mucked"), log=[str(x) for x in d["log"]],
+            shown=bools("shown"), mucked=bools("mucked"),
+            log=[event_from_dict(e) for e in d["log"]],
             awards=[dict(a) for a in d["awards"]],
             powers=PowersState.from_dict(d["powers"]) if d.get("powers") else None)
 

@@ -15,9 +15,6 @@ from .engine import legal_actions
 from .events import Event
 from .state import TableState
 
-SPECTATOR = None
-"""Pass as ``seat_index`` for the public view."""
-
 
 def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
     """The table as *seat_index* may see it (``None``: a spectator).

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .records import TableRecord, TableSummary
+from .records import TableRecord, TableSummary, TimerKind
 
 
 class PortError(Exception):
@@ -110,7 +110,7 @@ class Gateway(Protocol):
 class Scheduler(Protocol):
     """Runs a timer: at *due_ms*, call the timer use case with ``(table_id, token)``."""
 
-    def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None: ...
+    def schedule(self, table_id: str, token: str, due_ms: int, kind: TimerKind) -> None: ...
 
 
 class Clock(Protocol):

@@ -11,7 +11,7 @@ Server -> client: objects with a ``type``: ``ack``, ``error``, ``snapshot``, ``u
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, TypeAdapter
 
@@ -132,18 +132,20 @@ class PassWindow(Request):
     table_id: TableId
 
 
-AnyRequest = Annotated[
-    CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn | AddChips | Snapshot
-    | Act | UsePower | Shield | PassWindow,
-    Field(discriminator="action"),
-]
+ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn | AddChips
+                 | Snapshot | Act | UsePower | Shield | PassWindow)
+"""Every request a client can send; the service dispatches on it with an exhaustive ``match``
+(``mypy --strict`` proves every kind is handled)."""
 
-ROUTES: tuple[str, ...] = ("create_table", "list_tables", "join_table", "leave_table", "sit_out",
-                           "sit_in", "add_chips", "snapshot", "act", "use_power", "shield",
-                           "pass_window")
-"""Every game route of the WebSocket API (besides ``$connect``, ``$disconnect``, ``$default``)."""
+AnyRequest = Annotated[ClientRequest, Field(discriminator="action")]
+"""The request union, told apart by ``action`` (a pydantic discriminated union)."""
 
-_REQUEST_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyRequest)
+ROUTES: tuple[str, ...] = tuple(
+    get_args(model.model_fields["action"].annotation)[0] for model in get_args(ClientRequest))
+"""Every game route of the WebSocket API (besides ``$connect``, ``$disconnect``, ``$default``),
+read off the request models themselves."""
+
+_REQUEST_ADAPTER: TypeAdapter[ClientRequest] = TypeAdapter(AnyRequest)
 
 
 class ProtocolError(ValueError):
@@ -156,7 +158,7 @@ class ProtocolError(ValueError):
         self.request_id = request_id
 
 
-def parse_request(body: str | bytes | None) -> Any:
+def parse_request(body: str | bytes | None) -> ClientRequest:
     """Parse one client frame into its request model.
 
     :raises ProtocolError: ``frame_too_large``, ``malformed_json``, ``unknown_action`` or

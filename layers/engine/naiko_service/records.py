@@ -1,10 +1,10 @@
 """:mod:`naiko_service.records` is what the service stores per table, and how it is stored.
 
 One table is one item. Everything the game needs (the engine state with its hidden deck and hole
-cards, the connections, the recent request ids, the pending timer) travels in one JSON document
+cards, the connections, the recent request ids, its pending timers) travels in one JSON document
 that is compressed and then sealed with AES-GCM (:class:`Sealer`), so reading the database does
 not reveal the deck. Only what indexes need stays in clear: the version, the lobby summary of a
-public table with a free seat, and the timer deadline.
+public table with a free seat, and the earliest timer deadline.
 """
 
 from __future__ import annotations
@@ -13,14 +13,46 @@ import json
 import os
 import zlib
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from naiko.state import TableState
 
 RECENT_REQUESTS_KEPT = 16
-"""Request ids remembered per table, to answer a replayed request without applying it twice."""
+"""Request ids (per player, ``player/request_id``) remembered per table, to answer a replayed
+request without applying it twice."""
 
 FORMAT_VERSION = 1
+
+
+class TableKind(StrEnum):
+    """What kind of table an item is (R7.1, R7.2)."""
+
+    CASH = "cash"
+    """A public cash table, listed in the lobby while a seat is free."""
+    PRIVATE = "private"
+    """A host's table for invited players only; never listed."""
+
+
+class TimerKind(StrEnum):
+    """What a table timer is for; its token names the exact turn or window it was set for."""
+
+    DECISION = "decision"
+    """The decision clock of the seat to act (R8.1)."""
+    GRACE = "grace"
+    """A disconnected player's 20 more seconds on turn (R8.2)."""
+    WINDOW = "window"
+    """A Seal Shield response window closes (R6.5)."""
+    NEXT_HAND = "next_hand"
+    """The pause between hands ends."""
+    SIT_OUT_LIMIT = "sit_out_limit"
+    """A player sitting out 10 minutes is removed (R7.9)."""
+    BOT = "bot"
+    """A BOT seat acts after its think delay (R8.4)."""
+    BOT_RESPOND = "bot_respond"
+    """A BOT seat answers a Shield window aimed at it (R8.4)."""
+    WAKE = "wake"
+    """Not a timer: the marker of the table's one armed wake-up execution (docs/timers.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,28 +70,35 @@ class TableSettings:
     pause_ms: int = 3_000
     """The pause between hands."""
     sit_out_limit_ms: int = 600_000
-    """Sitting out this long removes the player from the table (R7.7: 10 minutes)."""
-    private: bool = False
+    """Sitting out this long removes the player from the table (R7.9: 10 minutes)."""
+    kind: TableKind = TableKind.CASH
     invited: tuple[str, ...] = ()
     """Private tables (R7.2): only these players (and the host) may sit."""
     bots: bool = False
 
+    @property
+    def private(self) -> bool:
+        """Whether only invited players may sit (R7.2)."""
+        return self.kind is TableKind.PRIVATE
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["kind"] = self.kind.value
         data["invited"] = list(self.invited)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableSettings:
-        return cls(**{**data, "invited": tuple(data.get("invited", ()))})
+        return cls(**{**data, "kind": TableKind(data["kind"]),
+                      "invited": tuple(data.get("invited", ()))})
 
 
 @dataclass(slots=True)
 class Timer:
-    """The one pending timer of a table: it fires ``(table_id, token)`` at ``due_ms``."""
+    """A pending timer of a table: it fires ``(table_id, token)`` at ``due_ms``."""
 
     token: str
-    kind: str
+    kind: TimerKind
     due_ms: int
     seat_index: int | None = None
 
@@ -69,7 +108,7 @@ class Timer:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Timer:
-        return cls(str(data["token"]), str(data["kind"]), int(data["due_ms"]),
+        return cls(str(data["token"]), TimerKind(data["kind"]), int(data["due_ms"]),
                    data.get("seat_index"))
 
 
@@ -87,7 +126,7 @@ class TableRecord:
     disconnected: dict[str, int] = field(default_factory=dict)
     """Seated players whose connection dropped -> since when (ms). Their seat is kept (R8.3)."""
     sitting_out_since: dict[str, int] = field(default_factory=dict)
-    """Players sitting out -> since when (R7.7)."""
+    """Players sitting out -> since when (R7.9)."""
     sit_out_after_hand: list[str] = field(default_factory=list)
     """Players the clock decided for while disconnected: sat out when the hand ends (R8.2)."""
     recent_requests: dict[str, int] = field(default_factory=dict)
@@ -95,7 +134,7 @@ class TableRecord:
     timers: list[Timer] = field(default_factory=list)
     """Pending timers; a fired timer acts only while its token is listed here."""
     left_stacks: dict[str, dict[str, int]] = field(default_factory=dict)
-    """R7.7: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
+    """R7.11: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
     hands_closed: int = 0
     """The last hand whose end-of-hand chores ran."""
 

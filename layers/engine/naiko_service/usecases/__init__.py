@@ -1,0 +1,117 @@
+""":mod:`naiko_service.usecases` is the table service: every route and timer, written once
+against the ports, one module per concern:
+
+========================  =================================================================
+:mod:`.connections`       ``$connect``, ``$disconnect``, ``snapshot``
+:mod:`.lobby`             ``create_table``, ``list_tables``
+:mod:`.cash`              ``join_table``, ``leave_table``, ``sit_out``, ``sit_in``, ``add_chips``
+:mod:`.play`              ``act``, ``use_power``, ``shield``, ``pass_window``
+:mod:`.timers`            the timer callback, the sweep, one handler per timer kind
+:mod:`.bots`              BOT seats
+:mod:`.path`              the one way a table changes: load, change, drive, arm, conditional
+                          write, answer, fan out
+:mod:`.dealer`            what drives a table after any change (hands, timers)
+:mod:`.seats`, :mod:`.subscriptions`   record-level seat and connection changes
+========================  =================================================================
+
+:func:`handle` dispatches a parsed request with an exhaustive ``match`` (``mypy --strict``
+proves that every request kind of :data:`naiko_service.protocol.ClientRequest` is handled);
+:class:`TableService` is the object the Lambda handlers and the local stack hold.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from naiko.errors import EngineError
+
+from .. import protocol as p
+from ..ports import TableNotFound
+from ..records import TableRecord
+from . import bots, cash, connections, lobby, path, play, timers
+from .base import Caller, Deps, ServiceError
+
+__all__ = ["Deps", "ServiceError", "TableService", "handle"]
+
+
+def handle(deps: Deps, connection_id: str, player_id: str, request: p.ClientRequest) -> None:
+    """Apply one validated request from *player_id* and answer on *connection_id*: the use
+    case's own answer, or an ``error`` frame with a stable code (nothing changed)."""
+    caller = Caller(connection_id, player_id, request.request_id)
+    try:
+        dispatch(deps, caller, request)
+    except (ServiceError, EngineError) as error:
+        deps.count("Errors", 1)
+        path.send(deps, connection_id,
+                  p.error_message(error.code, error.message, request.request_id))
+    except TableNotFound:
+        deps.count("Errors", 1)
+        path.send(deps, connection_id,
+                  p.error_message("unknown_table", "no table has that id", request.request_id))
+
+
+def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
+    """The use case of each request kind."""
+    match request:
+        case p.CreateTable():
+            lobby.create_table(deps, caller, request)
+        case p.ListTables():
+            lobby.list_tables(deps, caller, request)
+        case p.Snapshot():
+            connections.snapshot(deps, caller, request)
+        case p.JoinTable():
+            cash.join_table(deps, caller, request)
+        case p.LeaveTable():
+            cash.leave_table(deps, caller, request)
+        case p.SitOut():
+            cash.sit_out_request(deps, caller, request)
+        case p.SitIn():
+            cash.sit_in(deps, caller, request)
+        case p.AddChips():
+            cash.add_chips(deps, caller, request)
+        case p.Act():
+            play.act(deps, caller, request)
+        case p.UsePower():
+            play.use_power(deps, caller, request)
+        case p.Shield():
+            play.shield(deps, caller, request)
+        case p.PassWindow():
+            play.pass_window(deps, caller, request)
+        case _:
+            assert_never(request)
+
+
+class TableService:
+    """The use cases bound to one set of ports: one instance per Lambda container (or per
+    local server). Each method is one entry point of the service."""
+
+    def __init__(self, deps: Deps):
+        self.deps = deps
+
+    def connect(self, connection_id: str, player_id: str) -> None:
+        """``$connect``: see :func:`.connections.connect`."""
+        connections.connect(self.deps, connection_id, player_id)
+
+    def disconnect(self, connection_id: str) -> None:
+        """``$disconnect``: see :func:`.connections.disconnect`."""
+        connections.disconnect(self.deps, connection_id)
+
+    def handle(self, connection_id: str, player_id: str, request: p.ClientRequest) -> None:
+        """A client frame, parsed: see :func:`handle`."""
+        handle(self.deps, connection_id, player_id, request)
+
+    def timer_fired(self, table_id: str, token: str) -> bool:
+        """The timer callback: see :func:`.timers.timer_fired`."""
+        return timers.timer_fired(self.deps, table_id, token)
+
+    def sweep(self) -> int:
+        """The sweep: see :func:`.timers.sweep`."""
+        return timers.sweep(self.deps)
+
+    def add_bot(self, table_id: str, bot_id: str, buy_in: int) -> None:
+        """Seat a BOT: see :func:`.bots.add_bot`."""
+        bots.add_bot(self.deps, table_id, bot_id, buy_in)
+
+    def view(self, record: TableRecord, seat_index: int | None) -> dict[str, Any]:
+        """What *seat_index* sees of the table: see :func:`.path.table_view`."""
+        return path.table_view(record, seat_index)

@@ -1,0 +1,112 @@
+""":mod:`naiko_service.usecases.base` holds what every use case shares: the ports
+(:class:`Deps`), who is asking (:class:`Caller`), what a change produced (:class:`Outcome`), the
+service's refusals (:class:`ServiceError`) and the one way a use case asks the engine for
+something (:func:`engine_step`)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from naiko import commands as cmd
+from naiko.engine import apply_in_place
+from naiko.events import Event
+
+from ..ports import (
+    AccountMove,
+    Accounts,
+    Clock,
+    Connections,
+    Gateway,
+    Random,
+    Scheduler,
+    TableStore,
+)
+from ..records import TableRecord
+
+
+class ServiceError(Exception):
+    """A request the service refuses; ``code`` is stable, nothing was changed."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class NoOp(Exception):
+    """A change that turned out to have nothing to do (nothing is written)."""
+
+
+@dataclass
+class Deps:
+    """The ports the service works against (wired in :mod:`naiko_service.bootstrap`)."""
+
+    tables: TableStore
+    accounts: Accounts
+    connections: Connections
+    gateway: Gateway
+    scheduler: Scheduler
+    clock: Clock
+    rng: Random = field(default_factory=secrets.SystemRandom)
+    count: Callable[[str, int], None] = lambda name, value: None
+    """Metrics hook: ``count("ActionsApplied", 1)``."""
+    default_decision_ms: int = 20_000
+    """The decision clock when ``create_table`` does not choose one (R8.1)."""
+    default_pause_ms: int = 3_000
+    """The pause between hands of new tables."""
+    bot_think_ms: int = 800
+    """How long a BOT seat "thinks" before acting (R8.4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who sent a request: the verified player (never a field of the frame), the connection
+    to answer on, and the client's request id."""
+
+    connection_id: str
+    player_id: str
+    request_id: str
+
+
+@dataclass
+class Outcome:
+    """What a change to a table produced: events for the players, and chips moving between
+    accounts and the table (written in the same transaction as the table)."""
+
+    events: list[Event] = field(default_factory=list)
+    moves: list[AccountMove] = field(default_factory=list)
+
+    def add(self, other: Outcome) -> Outcome:
+        """Append *other*'s events and moves; returns ``self``."""
+        self.events.extend(other.events)
+        self.moves.extend(other.moves)
+        return self
+
+
+Change = Callable[[TableRecord, int], Outcome]
+"""A use case's change to a table: it edits the record (this attempt's private copy) at the
+given time, or raises (:class:`ServiceError`, an engine rejection, :class:`NoOp`) to write
+nothing."""
+
+
+def engine_step(deps: Deps, record: TableRecord, command: cmd.Command) -> Outcome:
+    """Apply one engine command to the record's state, in place. The record is already this
+    attempt's private copy (see :func:`naiko_service.usecases.path.mutate`), so there is no
+    second copy per command: the engine makes every check before its first change, and a
+    failed change is never written anyway."""
+    events = apply_in_place(record.state, command)
+    deps.count("EngineCommands", 1)
+    return Outcome(events)
+
+
+def seat_of(record: TableRecord, player_id: str) -> int:
+    """The seat of *player_id* at the table.
+
+    :raises ServiceError: ``not_seated``.
+    """
+    seat_index = record.seat_of(player_id)
+    if seat_index is None:
+        raise ServiceError("not_seated", "you have no seat at this table")
+    return seat_index

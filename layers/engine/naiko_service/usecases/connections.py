@@ -1,0 +1,44 @@
+""":mod:`naiko_service.usecases.connections` is a client's connection: binding the verified
+player at ``$connect``, marking them disconnected at ``$disconnect`` (the seat is kept and the
+clock is not reset, R8.2), and the ``snapshot`` that (re)subscribes a connection to a table and
+returns its confirmed state (R8.3)."""
+
+from __future__ import annotations
+
+from .. import protocol as p
+from ..records import TableRecord
+from . import path
+from .base import Caller, Deps, Outcome
+from .subscriptions import drop_connection, subscribe
+
+
+def connect(deps: Deps, connection_id: str, player_id: str) -> None:
+    """``$connect``: bind the verified player to the connection."""
+    deps.connections.bind(connection_id, player_id, deps.clock.now_ms())
+
+
+def disconnect(deps: Deps, connection_id: str) -> None:
+    """``$disconnect``: the player is marked disconnected at the tables it watched; the seat
+    is kept and the clock is not reset (R8.2, R8.3)."""
+    player_id = deps.connections.player_of(connection_id)
+    if player_id is not None:
+        for table_id in deps.connections.tables_of(connection_id):
+            path.internal(deps, table_id, drop_connection(player_id, connection_id))
+    deps.connections.unbind(connection_id)
+
+
+def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
+    """Watch a table (as a player or a spectator) and get its confirmed state. Subscribing a
+    new connection (or coming back after a disconnect) is a table write; a snapshot on the
+    connection already subscribed is a read only."""
+    record = deps.tables.load(request.table_id)
+    player_id = caller.player_id
+    if record.connections.get(player_id) != caller.connection_id \
+            or player_id in record.disconnected:
+        def change(rec: TableRecord, now: int) -> Outcome:
+            return subscribe(rec, player_id, caller.connection_id)
+
+        record = path.mutate(deps, request.table_id, change)
+        deps.connections.add_table(caller.connection_id, request.table_id)
+    path.send(deps, caller.connection_id,
+              path.snapshot_message(record, player_id, caller.request_id))

@@ -1,0 +1,145 @@
+""":mod:`naiko_service.usecases.dealer` drives a table after any change, as a dealer would:
+folds players who are leaving when their turn comes, runs the end-of-hand chores, deals the
+next hand when the table may start one, and keeps exactly the timers the new state needs.
+
+:func:`after_change` runs inside every table write (:func:`naiko_service.usecases.path.mutate`),
+after the use case's own change and before the conditional write."""
+
+from __future__ import annotations
+
+from naiko import commands as cmd
+from naiko.cards import shuffled_deck
+from naiko.powers import draw_carousel
+
+from ..records import TableRecord, Timer, TimerKind
+from . import seats
+from .base import Deps, Outcome, engine_step
+
+DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
+"""Timers that belong to the turn of the seat to act."""
+
+
+def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
+    """Drive the table after any change: end-of-hand chores, start the next hand, and keep
+    exactly the timers the new state needs."""
+    # Players leaving: fold them as soon as they are to act.
+    while True:
+        hand = record.state.hand
+        if hand is None or hand.complete or hand.actor is None:
+            break
+        seat = record.state.seats[hand.actor]
+        if seat is None or seat.player_id not in seats.leaving(record):
+            break
+        outcome.add(engine_step(deps, record, cmd.Fold(seat_index=hand.actor)))
+    hand = record.state.hand
+    if hand is not None and hand.complete and hand.number > record.hands_closed:
+        record.hands_closed = hand.number
+        close_hand(deps, record, now, outcome)
+        record.timers.append(Timer(f"next_hand:{hand.number}", TimerKind.NEXT_HAND,
+                                   now + record.settings.pause_ms))
+    if not record.state.hand_in_progress and may_start(record, now):
+        start_hand(deps, record, outcome)
+    sync_timers(deps, record, now)
+
+
+def may_start(record: TableRecord, now: int) -> bool:
+    """Whether the table may deal now: the pause after the last hand is over and enough
+    players are in (R7.7)."""
+    state = record.state
+    if any(t.kind is TimerKind.NEXT_HAND and t.due_ms > now for t in record.timers):
+        return False
+    active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
+    # R7.7: a new table needs 3 players (2 at a heads-up table); a hand continues with 2.
+    needed = 2 if state.hand_count else min(3, state.config.seat_count)
+    return len(active) >= needed
+
+
+def start_hand(deps: Deps, record: TableRecord, outcome: Outcome) -> None:
+    """Deal: a shuffled deck, the first button at random (R2.6), a Carousel in Naiko mode."""
+    state = record.state
+    rng = deps.rng
+    button = None
+    if state.last_big_blind_seat is None:
+        active = [i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0]
+        button = active[rng.randrange(len(active))]  # R2.6: placed at random
+    carousel = draw_carousel(rng) if state.config.rules.powers else ()
+    record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
+    outcome.add(engine_step(deps, record, cmd.StartHand(
+        deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel)))
+
+
+def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
+    """End-of-hand chores: sit out players the clock decided for while disconnected (R8.2),
+    let leaving players go with their stacks."""
+    state = record.state
+    leaving = seats.leaving(record)
+    for player in list(record.sit_out_after_hand):
+        if player.startswith("leave:") or player in leaving:
+            continue
+        seat_index = record.seat_of(player)
+        if seat_index is not None:
+            seat = state.seats[seat_index]
+            if seat is not None and not seat.sitting_out:
+                outcome.add(seats.sit_out(deps, record, now, player))
+        record.sit_out_after_hand.remove(player)
+    for player in leaving:
+        outcome.add(seats.remove_player(deps, record, now, player, reason="left"))
+    record.sit_out_after_hand = [x for x in record.sit_out_after_hand
+                                 if not x.startswith("leave:")]
+
+
+def turn_key(record: TableRecord) -> str:
+    """Names the current decision: hand number and how many betting actions came before."""
+    hand = record.state.hand
+    assert hand is not None
+    return f"{hand.number}.{hand.betting_actions}"
+
+
+def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
+    """Keep exactly the timers the state needs (a kept timer keeps its deadline)."""
+    state = record.state
+    hand = state.hand
+    wanted: list[Timer] = [t for t in record.timers if t.kind is TimerKind.NEXT_HAND]
+    if hand is not None and not hand.complete and hand.actor is not None:
+        key = turn_key(record)
+        kept = [t for t in record.timers if t.kind in DEALT_IN_TIMERS
+                and t.token.split(":", 1)[1] == key]
+        wanted += kept or [Timer(f"decision:{key}", TimerKind.DECISION,
+                                 now + record.settings.decision_ms, hand.actor)]
+    if hand is not None and hand.powers is not None and not hand.complete:
+        for window in hand.powers.windows:
+            token = f"window:{window.window_id}"
+            wanted.append(next((t for t in record.timers if t.token == token),
+                               Timer(token, TimerKind.WINDOW, window.deadline_ms)))
+    wanted += bot_timers(deps, record, now)
+    for player, since in record.sitting_out_since.items():  # R7.9
+        token = f"sit_out_limit:{player}:{since}"
+        wanted.append(Timer(token, TimerKind.SIT_OUT_LIMIT,
+                            since + record.settings.sit_out_limit_ms))
+    record.timers = wanted + [t for t in record.timers if t.kind is TimerKind.WAKE]
+
+
+def bot_timers(deps: Deps, record: TableRecord, now: int) -> list[Timer]:
+    """R8.4: a BOT seat acts through the timer mechanism, after a short think delay: one
+    ``bot`` timer per decision (the token changes with every recorded step, so a bot that
+    used a power gets a new timer for its action) and one ``bot_respond`` timer per Shield
+    window aimed at a bot."""
+    hand = record.state.hand
+    if hand is None or hand.complete:
+        return []
+    timers = []
+    if hand.actor is not None:
+        seat = record.state.seats[hand.actor]
+        if seat is not None and seat.is_bot:
+            token = f"bot:{hand.number}.{len(hand.log)}"
+            timers.append(next((t for t in record.timers if t.token == token),
+                               Timer(token, TimerKind.BOT, now + deps.bot_think_ms,
+                                     hand.actor)))
+    for window in hand.powers.windows if hand.powers is not None else []:
+        seat = record.state.seats[window.target]
+        if seat is not None and seat.is_bot:
+            token = f"bot_respond:{window.window_id}"
+            timers.append(next((t for t in record.timers if t.token == token),
+                               Timer(token, TimerKind.BOT_RESPOND, now + deps.bot_think_ms,
+                                     window.target)))
+    return timers

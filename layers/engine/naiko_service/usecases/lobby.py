@@ -1,0 +1,51 @@
+""":mod:`naiko_service.usecases.lobby` is the lobby: creating a table (its creator is the host)
+and listing the public tables with a free seat (an index query, never a scan)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from naiko.state import TableConfig, TableState, Variant
+
+from .. import protocol as p
+from ..ports import ConcurrentUpdate
+from ..records import TableKind, TableRecord, TableSettings
+from . import path
+from .base import Caller, Deps, ServiceError
+
+
+def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
+    """Create a cash or private table (R7.1, R7.2). A replayed ``create_table`` finds the same
+    id (derived from the player and request ids) and is answered ``replayed``."""
+    if request.small_blind > request.big_blind:
+        raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
+    if not request.big_blind <= request.min_buy_in <= request.max_buy_in:
+        raise ServiceError("invalid_request",
+                           "buy-ins must satisfy big_blind <= min_buy_in <= max_buy_in")
+    table_id = "t" + hashlib.sha256(
+        f"{caller.player_id}/{caller.request_id}".encode()).hexdigest()[:20]
+    config = TableConfig(variant=Variant(request.variant), seat_count=request.seat_count,
+                         small_blind=request.small_blind, big_blind=request.big_blind)
+    decision_ms = (deps.default_decision_ms if request.decision_seconds is None
+                   else request.decision_seconds * 1000)
+    settings = TableSettings(
+        name=request.name, host=caller.player_id, min_buy_in=request.min_buy_in,
+        max_buy_in=request.max_buy_in, decision_ms=decision_ms, pause_ms=deps.default_pause_ms,
+        kind=TableKind.PRIVATE if request.private else TableKind.CASH,
+        invited=tuple(request.invited), bots=request.bots)
+    now = deps.clock.now_ms()
+    record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now)
+    record.remember_request(f"{caller.player_id}/{caller.request_id}", 1)
+    replayed = False
+    try:
+        deps.tables.create(record)
+    except ConcurrentUpdate:
+        replayed = True
+    path.send(deps, caller.connection_id, path.ack(caller, table_id, 1, replayed=replayed))
+
+
+def list_tables(deps: Deps, caller: Caller, request: p.ListTables) -> None:
+    """Public tables with a free seat, newest first."""
+    tables = [s.to_dict() for s in deps.tables.list_open()]
+    path.send(deps, caller.connection_id, {"type": "tables", "request_id": request.request_id,
+                                           "tables": tables})

@@ -1,0 +1,32 @@
+""":mod:`naiko_service.usecases.subscriptions` records who watches a table: the connection a
+player's updates go to, and whether a seated player is disconnected (R8.2, R8.3). Record-level
+changes only; the caller's table write stores them."""
+
+from __future__ import annotations
+
+from ..notices import Disconnected, Reconnected
+from ..records import TableRecord
+from .base import Change, NoOp, Outcome
+
+
+def subscribe(record: TableRecord, player_id: str, connection_id: str) -> Outcome:
+    """Send *player_id*'s updates to *connection_id*; a disconnected player is back (R8.3)."""
+    record.connections[player_id] = connection_id
+    if record.disconnected.pop(player_id, None) is not None:
+        return Outcome([Reconnected(player_id=player_id)])
+    return Outcome()
+
+
+def drop_connection(player_id: str, connection_id: str) -> Change:
+    """The change that forgets *connection_id* of *player_id* (it closed, or API Gateway said it
+    is gone); a seated player is marked disconnected and keeps the seat (R8.2)."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        if record.connections.get(player_id) != connection_id:
+            raise NoOp()
+        del record.connections[player_id]
+        if record.seat_of(player_id) is not None:
+            record.disconnected.setdefault(player_id, now)
+            return Outcome([Disconnected(player_id=player_id)])
+        return Outcome()
+
+    return change
