@@ -5,7 +5,7 @@ message of the connection (never a field of the frame); without it, the one boun
 A frame that is not a valid request (malformed JSON, an unknown ``action``, which is how
 ``$default`` is reached, invalid fields, too large) is answered with an ``error`` frame on that
 connection; so are the service's own refusals. Anything unexpected is logged, answered with
-``internal_error`` and re-raised.
+``internal_error`` and re-raised (:func:`naiko_service.bootstrap.entry_point`).
 
 The service and its pydantic protocol (~0.2 s of imports) load on the first frame, not at
 import; see ``docs/deploy.md`` ("Cold start").
@@ -15,44 +15,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger
 from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from naiko_service import bootstrap
-from naiko_service.bootstrap import metrics
 
 if TYPE_CHECKING:
     from naiko_service.usecases import TableService
 
-tracer = bootstrap.LazyTracer()  # Tracer() imports the X-Ray SDK and botocore: built lazily
-logger = Logger()
+logger = bootstrap.logger
 
 OK = {"statusCode": 200}
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST,
-                              clear_state=True)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, int]:
-    request_context = event["requestContext"]
-    connection_id = request_context["connectionId"]
-    logger.append_keys(connection_id=connection_id, route=request_context.get("routeKey"))
-    service: TableService | None = None
-    try:
-        service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
-        serve(service, connection_id, event.get("body"), authorized_player(request_context))
-    except Exception as e:
-        logger.exception("unexpected error while handling a frame")
-        bootstrap.count("UnexpectedErrors")
-        if service is not None:
-            try:
-                reply(service, connection_id, "internal_error",
-                      "the server failed to handle that request; please retry",
-                      logger.get_current_keys().get("request_id"))
-            except Exception:
-                logger.exception("could not send the internal_error frame")
-        raise bootstrap.UnexpectedError(f"frame on {connection_id} failed") from e
+def internal_error(event: dict[str, Any]) -> None:
+    """Tell the client that its frame failed on our side (nothing it sent was wrong)."""
+    service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
+    reply(service, event["requestContext"]["connectionId"], "internal_error",
+          "the server failed to handle that request; please retry",
+          logger.get_current_keys().get("request_id"))
+
+
+@bootstrap.entry_point("game", correlation_id_path=correlation_paths.API_GATEWAY_REST,
+                       on_failure=internal_error)
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
+    connection_id = bootstrap.connection_of(event)
+    service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
+    serve(service, connection_id, event.get("body"), authorized_player(event["requestContext"]))
     return OK
 
 

@@ -55,7 +55,9 @@ if TYPE_CHECKING:
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
-logger = Logger(child=True)
+logger = Logger()
+"""The functions' one Powertools logger (service name from ``POWERTOOLS_SERVICE_NAME``); every
+handler logs through it (:func:`entry_point` injects the Lambda context)."""
 
 METRICS_NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "Naiko"
 metrics = Metrics(namespace=METRICS_NAMESPACE)
@@ -298,6 +300,53 @@ class SweepOnlyScheduler:
 class UnexpectedError(RuntimeError):
     """What a handler raises, from the original exception, after logging something it did not
     expect (so Lambda records the invocation as failed)."""
+
+
+LambdaHandler = Callable[[dict[str, Any], Any], Any]
+
+
+def entry_point(route: str, *, correlation_id_path: str | None = None,
+                on_failure: Callable[[dict[str, Any]], None] | None = None
+                ) -> Callable[[LambdaHandler], LambdaHandler]:
+    """The one decorator stack of every Lambda handler: the Powertools logger with the Lambda
+    context (keys cleared per invocation, ``route`` set), the lazy tracer, metrics flushed at
+    the end, and one way to fail: anything unexpected is logged with its traceback, counted
+    (``UnexpectedErrors``), handed to *on_failure* (the game handler answers the client), and
+    re-raised as :class:`UnexpectedError` from the original, so Lambda records the failure.
+
+    Each ``functions/<name>/app.py`` keeps only what is specific to its route.
+    """
+    def decorate(handler: LambdaHandler) -> LambdaHandler:
+        @functools.wraps(handler)
+        def run(event: dict[str, Any], context: Any) -> Any:
+            logger.append_keys(route=route)
+            try:
+                return handler(event, context)
+            except Exception as error:
+                logger.exception(f"{route} failed")
+                count("UnexpectedErrors")
+                if on_failure is not None:
+                    try:
+                        on_failure(event)
+                    except Exception:
+                        logger.exception("the failure could not be reported to the client")
+                raise UnexpectedError(f"{route} failed") from error
+
+        traced = LazyTracer().capture_lambda_handler(metrics.log_metrics(run))
+        injected: LambdaHandler = logger.inject_lambda_context(
+            correlation_id_path=correlation_id_path, clear_state=True)(traced)
+        return injected
+
+    return decorate
+
+
+def connection_of(event: Mapping[str, Any]) -> str:
+    """The WebSocket connection id of an API Gateway event; it and the event's route key
+    become log keys."""
+    request_context = event["requestContext"]
+    connection_id = str(request_context["connectionId"])
+    logger.append_keys(connection_id=connection_id, route=request_context.get("routeKey"))
+    return connection_id
 
 
 class LazyTracer:
