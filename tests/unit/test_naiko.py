@@ -413,7 +413,7 @@ def test_r6_5_pass_timeout_or_acting_applies_the_anchor_and_costs_nothing() -> N
         assert destellos(state) == [2, 0, 2]  # the target spent nothing
         hand = state.hand
         assert hand is not None and hand.powers is not None and hand.powers.windows == []
-        assert rejected(state, "2 shield") == "no_open_window"
+        assert rejected(state, "2 shield") == "window_closed"  # R6.5: it closed
 
 
 def test_r6_5_play_does_not_pause_for_the_window() -> None:

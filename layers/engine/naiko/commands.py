@@ -91,9 +91,13 @@ class StartHand(Command):
 
 @dataclass(frozen=True, slots=True)
 class CancelHand(Command):
-    """A server fault stopped the hand: every chip put in this hand goes back (R8.6)."""
+    """A server fault stopped the hand (R8.6): the table returns to exactly its state before
+    the hand: every chip put in goes back, destellos as they were (the hand's credit removed,
+    powers paid refunded), the button does not move. *reason* is told to the players
+    (``server_error``, ``state_unreadable``, ``stalled``)."""
 
     kind: ClassVar[str] = "cancel_hand"
+    reason: str = "server_error"
 
 
 # -- betting ---------------------------------------------------------------------------------

@@ -327,6 +327,9 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
         acted=[False] * n, faced=[0] * n, starting_stacks=[state.stack(i) for i in range(n)],
         shown=[False] * n, mucked=[i in c.mucked for i in range(n)],
         current_bet=config.big_blind, min_raise=config.big_blind)
+    hand.starting_destellos = [s.destellos if s else 0 for s in seats]
+    hand.previous_big_blind_seat = state.last_big_blind_seat
+    hand.previous_small_blind_position = state.last_small_blind_position
     state.hand = hand
     state.hand_count = number
     state.last_big_blind_seat = big_blind
@@ -638,6 +641,7 @@ def _end_round(state: TableState, hand: HandState, events: list[Event]) -> None:
         actor = _next_to_act(state, hand, hand.button)
         if actor is not None:
             hand.actor = actor
+            powers.on_new_turn(hand)  # R5.5/R6.6: a new street's first turn is a new turn
             events.append(TurnStarted(seat_index=actor))
             return
         run_out = True  # R4.3: no more betting is possible: deal the rest at once
@@ -719,24 +723,44 @@ def _finish(hand: HandState, events: list[Event]) -> None:
 
 
 def _cancel_hand(state: TableState, c: CancelHand, events: list[Event]) -> None:
-    """R8.6: a hand that a server fault stopped is cancelled; every chip goes back."""
+    """R8.6: a hand that a server fault stopped is cancelled: the table returns to exactly its
+    state before the hand. Every chip a player put in goes back to them (to the seat if they
+    still sit there; otherwise it is reported in ``absent`` for their account), destellos are
+    those before the hand (the credit removed, powers paid refunded), and the blind positions
+    are restored so the button does not move. Hand numbers are not reused."""
     hand = state.hand
     if hand is None or hand.complete:
         raise NoHandInProgress("no hand is being played")
+    if not isinstance(c.reason, str) or not c.reason:
+        raise MalformedCommand("a cancellation needs a reason")
     refunds: dict[str, int] = {}
+    absent: dict[str, int] = {}
     for seat, amount in enumerate(hand.committed):
+        player_id = hand.player_ids[seat]
+        player = state.seats[seat]
+        here = player is not None and player.player_id == player_id
         if amount:
-            player = state.seats[seat]
-            if player is not None and player.player_id == hand.player_ids[seat]:
-                player.stack += amount
             refunds[str(seat)] = amount
+            if here:
+                assert player is not None
+                player.stack += amount
+            elif player_id is not None:
+                absent[player_id] = absent.get(player_id, 0) + amount
+        if here and hand.dealt[seat] and hand.starting_destellos:
+            assert player is not None
+            player.destellos = hand.starting_destellos[seat]
+    state.last_big_blind_seat = hand.previous_big_blind_seat
+    state.last_small_blind_position = hand.previous_small_blind_position
     hand.pot = 0
     hand.bets = [0] * state.config.seat_count
     hand.complete = True
+    hand.cancelled = True
     hand.actor = None
     hand.awards = []
-    events.append(HandCancelled(hand_number=hand.number, refunds=refunds,
-                                player_ids=tuple(hand.player_ids)))
+    if hand.powers is not None:
+        hand.powers.windows = []
+    events.append(HandCancelled(hand_number=hand.number, reason=c.reason, refunds=refunds,
+                                absent=absent, player_ids=tuple(hand.player_ids)))
 
 
 _HANDLERS: dict[type[Command], Callable[[TableState, Any, list[Event]], None]] = {

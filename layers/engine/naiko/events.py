@@ -299,11 +299,15 @@ class HandEnded(Event):
 
 @dataclass(frozen=True, slots=True)
 class HandCancelled(Event):
-    """R8.6: every chip put in this hand went back (``refunds``: seat as text -> chips)."""
+    """R8.6: the hand was cancelled and the table is as it was before it. ``refunds``: seat as
+    text -> the chips that seat had put in; ``absent``: player id -> chips owed to players who
+    left the table during the hand (their account is refunded by the service)."""
 
     kind: ClassVar[str] = "hand_cancelled"
     hand_number: int
+    reason: str
     refunds: dict[str, int]
+    absent: dict[str, int]
     player_ids: tuple[str | None, ...]
 
 

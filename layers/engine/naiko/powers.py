@@ -149,7 +149,7 @@ def verify_use_power(state: TableState, c: UsePower) -> None:
         raise PowerRejected(f"seat {seat} is not playing", code="unknown_seat")
     power = _power(c.power)
     if power is Power.SEAL_SHIELD:
-        _verify_shield(state, hand, powers, seat)
+        _verify_shield(state, hand, powers, seat, c.at_ms)
         return
     if hand.actor != seat:
         raise NotYourTurn(f"powers are used on your own turn, before your action (R5.5); it is "
@@ -258,11 +258,21 @@ def _verify_anchor_target(state: TableState, hand: HandState, powers: PowersStat
                             code="invalid_target", rule_id="R6.3")
 
 
-def _verify_shield(state: TableState, hand: HandState, powers: PowersState, seat: int) -> None:
-    """R6.4/R6.7: only inside the window of an Anchor aimed at *seat*, at any time."""
-    if powers.window_for(seat) is None:
+def _verify_shield(state: TableState, hand: HandState, powers: PowersState, seat: int,
+                   at_ms: int) -> None:
+    """R6.4/R6.7: only inside the window of an Anchor aimed at *seat*, at any time; R6.5: the
+    window's 8 seconds are measured on the caller's (the server's) clock, so a Shield after
+    the deadline is refused even before the window's timer has closed it."""
+    window = powers.window_for(seat)
+    if window is None:
+        if powers.anchors[seat] == "applied":
+            raise PowerRejected("the Seal Shield window of the Anchor aimed at you has closed",
+                                code="window_closed", rule_id="R6.5")
         raise PowerRejected("Seal Shield only answers an open Short Anchor window aimed at you",
                             code="no_open_window", rule_id="R6.4")
+    if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms > window.deadline_ms:
+        raise PowerRejected(f"the Seal Shield window closed at {window.deadline_ms}",
+                            code="window_closed", rule_id="R6.5")
     if Power.SEAL_SHIELD not in powers.carousel:
         raise PowerRejected("seal_shield is not in this hand's Carousel", code="not_in_carousel",
                             rule_id="R5.7")

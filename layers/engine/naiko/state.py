@@ -279,6 +279,14 @@ class HandState:
     """The last full bet or raise increment of this street (R3.1)."""
     actor: int | None = None
     starting_stacks: list[int] = field(default_factory=list)
+    starting_destellos: list[int] = field(default_factory=list)
+    """Destellos before the hand's credit (R8.6: a cancelled hand gives them back)."""
+    previous_big_blind_seat: int | None = None
+    """The table's ``last_big_blind_seat`` before this hand (R8.6: the button does not move)."""
+    previous_small_blind_position: int | None = None
+    """The table's ``last_small_blind_position`` before this hand."""
+    cancelled: bool = False
+    """R8.6: the hand was cancelled and every chip went back (``complete`` is true too)."""
     shown: list[bool] = field(default_factory=list)
     """Hands shown at showdown (R4.4): public from then on."""
     mucked: list[bool] = field(default_factory=list)
@@ -299,6 +307,8 @@ class HandState:
             self.board[:], self.street, self.complete, self.folded[:], self.bets[:],
             self.committed[:], self.antes[:], self.acted[:], self.faced[:], self.pot,
             self.current_bet, self.min_raise, self.actor, self.starting_stacks[:],
+            self.starting_destellos[:], self.previous_big_blind_seat,
+            self.previous_small_blind_position, self.cancelled,
             self.shown[:], self.mucked[:], self.log[:], [dict(a) for a in self.awards],
             self.powers.copy() if self.powers else None)
 
@@ -323,7 +333,11 @@ class HandState:
             "bets": self.bets[:], "committed": self.committed[:], "antes": self.antes[:],
             "acted": self.acted[:], "faced": self.faced[:], "pot": self.pot,
             "current_bet": self.current_bet, "min_raise": self.min_raise, "actor": self.actor,
-            "starting_stacks": self.starting_stacks[:], "shown": self.shown[:],
+            "starting_stacks": self.starting_stacks[:],
+            "starting_destellos": self.starting_destellos[:],
+            "previous_big_blind_seat": self.previous_big_blind_seat,
+            "previous_small_blind_position": self.previous_small_blind_position,
+            "cancelled": self.cancelled, "shown": self.shown[:],
             "mucked": self.mucked[:], "log": [e.to_dict() for e in self.log],
             "awards": [dict(a) for a in self.awards],
             "powers": self.powers.to_dict() if self.powers else None,
@@ -352,6 +366,10 @@ class HandState:
             antes=ints("antes"), acted=bools("acted"), faced=ints("faced"), pot=int(d["pot"]),
             current_bet=int(d["current_bet"]), min_raise=int(d["min_raise"]),
             actor=None if actor is None else int(actor), starting_stacks=ints("starting_stacks"),
+            starting_destellos=ints("starting_destellos"),
+            previous_big_blind_seat=_opt_int(d["previous_big_blind_seat"]),
+            previous_small_blind_position=_opt_int(d["previous_small_blind_position"]),
+            cancelled=bool(d["cancelled"]),
             shown=bools("shown"), mucked=bools("mucked"),
             log=[event_from_dict(e) for e in d["log"]],
             awards=[dict(a) for a in d["awards"]],
@@ -429,3 +447,7 @@ class TableState:
             last_big_blind_seat=None if bb is None else int(bb),
             last_small_blind_position=None if sbp is None else int(sbp),
         )
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
