@@ -13,7 +13,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ports import AccountMove, ConcurrentUpdate, ConnectionGone, InsufficientFunds, TableNotFound
-from .records import Sealer, TableRecord, TableSummary
+from .records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
+
+
+@dataclass
+class _Item:
+    """What the DynamoDB item holds, in memory: version, sealed state, sealed fallback, and the
+    index keys in clear."""
+
+    version: int
+    blob: bytes
+    fallback: bytes | None
+    summary: TableSummary | None
+    due_ms: int | None
 
 
 class MemoryTableStore:
@@ -22,8 +34,7 @@ class MemoryTableStore:
     def __init__(self, sealer: Sealer | None = None, accounts: MemoryAccounts | None = None):
         self.sealer = sealer or Sealer(bytes(32))
         self.accounts = accounts or MemoryAccounts()
-        self._items: dict[str, tuple[int, bytes, TableSummary | None, int | None,
-                                     list[str]]] = {}
+        self._items: dict[str, _Item] = {}
         self._lock = threading.Lock()
         self.reads = 0
         self.writes = 0
@@ -34,8 +45,7 @@ class MemoryTableStore:
             item = self._items.get(table_id)
         if item is None:
             raise TableNotFound(table_id)
-        version, blob = item[0], item[1]
-        return TableRecord.from_document(table_id, version, self.sealer.open(blob, table_id))
+        return open_record(self.sealer, table_id, item.version, item.blob, item.fallback)
 
     def create(self, record: TableRecord) -> None:
         with self._lock:
@@ -48,36 +58,43 @@ class MemoryTableStore:
              moves: tuple[AccountMove, ...] = ()) -> None:
         with self._lock:
             current = self._items.get(record.table_id)
-            if current is None or current[0] != expected_version:
+            if current is None or current.version != expected_version:
                 raise ConcurrentUpdate(record.table_id)
             self.accounts.apply_moves(moves)  # raises InsufficientFunds before any change
             self.writes += 1
             self._items[record.table_id] = self._item(record)
 
-    def _item(self, record: TableRecord) -> tuple[int, bytes, TableSummary | None, int | None,
-                                                  list[str]]:
-        blob = self.sealer.seal(record.to_document(), record.table_id)
-        return (record.version, blob, record.summary() if record.listed else None,
-                record.next_due_ms(), [t.token for t in record.timers])
+    def _item(self, record: TableRecord) -> _Item:
+        return _Item(record.version, self.sealer.seal(record.to_document(), record.table_id),
+                     seal_fallback(self.sealer, record),
+                     record.summary() if record.listed else None, record.next_due_ms())
 
     def list_open(self, limit: int = 50) -> list[TableSummary]:
         with self._lock:
-            summaries = [item[2] for item in self._items.values() if item[2] is not None]
+            summaries = [item.summary for item in self._items.values() if item.summary]
         return sorted(summaries, key=lambda s: -s.created_ms)[:limit]
 
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         due = []
         with self._lock:
             items = list(self._items.items())
-        for table_id, (_, blob, _, due_ms, _) in items:
-            if due_ms is not None and due_ms <= now_ms:
-                record = TableRecord.from_document(table_id, 0, self.sealer.open(blob, table_id))
+        for table_id, item in items:
+            if item.due_ms is not None and item.due_ms <= now_ms:
+                record = TableRecord.from_document(table_id, 0,
+                                                   self.sealer.open(item.blob, table_id))
                 due += [(table_id, t.token) for t in record.timers if t.due_ms <= now_ms]
         return due[:limit]
 
     def item_size(self, table_id: str) -> int:
-        """Bytes of the stored blob (what dominates a DynamoDB item's size)."""
-        return len(self._items[table_id][1])
+        """Bytes of the stored blobs (what dominates a DynamoDB item's size)."""
+        item = self._items[table_id]
+        return len(item.blob) + len(item.fallback or b"")
+
+    def corrupt(self, table_id: str) -> None:
+        """Tests: make the stored state unreadable (its fallback stays as it is)."""
+        with self._lock:
+            item = self._items[table_id]
+            item.blob = item.blob[:-1] + bytes([item.blob[-1] ^ 1])
 
 
 class MemoryAccounts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .records import TableRecord, TableSummary, TimerKind
+from .records import Fallback, TableRecord, TableSummary, TimerKind
 
 
 class PortError(Exception):
@@ -31,6 +31,21 @@ class InsufficientFunds(PortError):
 
 class ConnectionGone(PortError):
     """The WebSocket connection no longer exists (API Gateway answered 410)."""
+
+
+class UnreadableTable(PortError):
+    """The table's stored state cannot be opened or read (R8.6). ``version`` is the stored
+    version; ``fallback`` is the table as it would be with its hand cancelled (kept sealed on its
+    own, written with every write during a hand), when there is one and it can be read.
+
+    :param fallback: A :class:`~naiko_service.records.Fallback`, or ``None``.
+    """
+
+    def __init__(self, table_id: str, version: int, fallback: Fallback | None):
+        super().__init__(table_id)
+        self.table_id = table_id
+        self.version = version
+        self.fallback = fallback
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +130,14 @@ class Scheduler(Protocol):
 
 class Clock(Protocol):
     def now_ms(self) -> int: ...
+
+
+class Deadline(Protocol):
+    """How long the current invocation may still run (a Lambda function's timeout)."""
+
+    def remaining_ms(self) -> float:
+        """Milliseconds left; ``math.inf`` outside Lambda."""
+        ...
 
 
 class Random(Protocol):

@@ -18,6 +18,9 @@ from typing import Any
 
 from naiko.state import TableState
 
+RECENT_TIMERS_KEPT = 8
+"""Timer execution tokens remembered per table, to answer a duplicated execution."""
+
 RECENT_REQUESTS_KEPT = 16
 """Request ids (per player, ``player/request_id``) remembered per table, to answer a replayed
 request without applying it twice."""
@@ -51,6 +54,8 @@ class TimerKind(StrEnum):
     """A BOT seat acts after its think delay (R8.4)."""
     BOT_RESPOND = "bot_respond"
     """A BOT seat answers a Shield window aimed at it (R8.4)."""
+    STALLED = "stalled"
+    """A hand that has not progressed for 5 minutes is cancelled (R8.6)."""
     WAKE = "wake"
     """Not a timer: the marker of the table's one armed wake-up execution (docs/timers.md)."""
 
@@ -137,6 +142,12 @@ class TableRecord:
     """R7.11: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
     hands_closed: int = 0
     """The last hand whose end-of-hand chores ran."""
+    recent_timers: dict[str, int] = field(default_factory=dict)
+    """Tokens of executions that acted -> the version they wrote (the last
+    :data:`RECENT_TIMERS_KEPT`): a duplicated execution is answered without acting again."""
+    fallback: Fallback | None = None
+    """Not part of the document: while a hand is in progress, the table as it would be with the
+    hand cancelled (R8.6), which the store seals on its own next to the state."""
 
     def copy(self) -> TableRecord:
         return TableRecord(
@@ -144,12 +155,18 @@ class TableRecord:
             dict(self.connections), dict(self.disconnected), dict(self.sitting_out_since),
             list(self.sit_out_after_hand), dict(self.recent_requests),
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
-            {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed)
+            {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
+            dict(self.recent_timers))
 
     def remember_request(self, request_id: str, version: int) -> None:
         self.recent_requests[request_id] = version
         while len(self.recent_requests) > RECENT_REQUESTS_KEPT:
             del self.recent_requests[next(iter(self.recent_requests))]
+
+    def remember_timer(self, token: str, version: int) -> None:
+        self.recent_timers[token] = version
+        while len(self.recent_timers) > RECENT_TIMERS_KEPT:
+            del self.recent_timers[next(iter(self.recent_timers))]
 
     def seat_of(self, player_id: str) -> int | None:
         for index, seat in enumerate(self.state.seats):
@@ -174,6 +191,7 @@ class TableRecord:
             "timers": [t.to_dict() for t in self.timers],
             "left_stacks": self.left_stacks,
             "hands_closed": self.hands_closed,
+            "recent_timers": self.recent_timers,
         }
 
     @classmethod
@@ -190,7 +208,8 @@ class TableRecord:
             recent_requests=dict(doc["recent_requests"]),
             timers=[Timer.from_dict(t) for t in doc["timers"]],
             left_stacks={k: dict(v) for k, v in doc.get("left_stacks", {}).items()},
-            hands_closed=int(doc.get("hands_closed", 0)))
+            hands_closed=int(doc.get("hands_closed", 0)),
+            recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()})
 
     def summary(self) -> TableSummary:
         config = self.state.config
@@ -205,6 +224,36 @@ class TableRecord:
     def listed(self) -> bool:
         """Whether the lobby lists it: public with a free seat."""
         return not self.settings.private and any(s is None for s in self.state.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """R8.6: what to write if the table's state cannot be read: the table with its hand
+    cancelled (``record``, whose state has no hand), the notice for its players, and the chips
+    owed to players who left during the hand. Sealed on its own, so that whatever makes the
+    hand unreadable cannot reach it."""
+
+    record: TableRecord
+    event: dict[str, Any]
+    """The ``hand_cancelled`` event (wire form) to send to the players."""
+    moves: tuple[tuple[str, int], ...] = ()
+    """(player_id, chips) owed to players who left the table during the hand."""
+
+    def to_document(self) -> dict[str, Any]:
+        return {"format": FORMAT_VERSION, "record": self.record.to_document(),
+                "event": self.event, "moves": [list(m) for m in self.moves]}
+
+    @classmethod
+    def from_document(cls, table_id: str, version: int, doc: dict[str, Any]) -> Fallback:
+        if doc.get("format") != FORMAT_VERSION:
+            raise ValueError(f"unknown fallback format {doc.get('format')!r}")
+        return cls(TableRecord.from_document(table_id, version, doc["record"]),
+                   dict(doc["event"]), tuple((str(p), int(a)) for p, a in doc["moves"]))
+
+
+FALLBACK_AAD_SUFFIX = "#fallback"
+"""The fallback is sealed with the table id + this suffix as associated data, so it can never
+be opened as (or swapped with) the state itself."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,3 +305,32 @@ class Sealer:
         plain = self._aead.decrypt(blob[:12], blob[12:], table_id.encode())
         document: dict[str, Any] = json.loads(zlib.decompress(plain))
         return document
+
+
+def seal_fallback(sealer: Sealer, record: TableRecord) -> bytes | None:
+    """The sealed fallback of *record* (R8.6), or ``None`` when it has none."""
+    if record.fallback is None:
+        return None
+    return sealer.seal(record.fallback.to_document(), record.table_id + FALLBACK_AAD_SUFFIX)
+
+
+def open_record(sealer: Sealer, table_id: str, version: int, blob: bytes,
+                fallback: bytes | None) -> TableRecord:
+    """Open a stored table.
+
+    :raises UnreadableTable: If the state cannot be opened or read (R8.6), with the fallback
+        when it can be.
+    """
+    try:
+        return TableRecord.from_document(table_id, version, sealer.open(blob, table_id))
+    except Exception as exc:  # a bad tag, a bad document, a bug in from_document: all unreadable
+        rescue = None
+        if fallback is not None:
+            try:
+                doc = sealer.open(fallback, table_id + FALLBACK_AAD_SUFFIX)
+                rescue = Fallback.from_document(table_id, version, doc)
+            except Exception:
+                rescue = None
+        from .ports import UnreadableTable
+
+        raise UnreadableTable(table_id, version, rescue) from exc

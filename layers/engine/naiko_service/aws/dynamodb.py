@@ -16,7 +16,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..ports import AccountMove, ConcurrentUpdate, InsufficientFunds, TableNotFound
-from ..records import Sealer, TableRecord, TableSummary
+from ..records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
 
 LOBBY_INDEX = "lobby-index"
 """GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the lobby list."""
@@ -78,7 +78,8 @@ class DynamoTableStore:
         """The DynamoDB item of *record*: key, version, sealed blob, and the sparse index keys.
 
         ``lobby``/``summary`` exist only while the table is listed (public with a free seat),
-        ``timer``/``due_ms``/``due_tokens`` only while it has a pending timer.
+        ``timer``/``due_ms``/``due_tokens`` only while it has a pending timer, ``fallback`` (the
+        table with its hand cancelled, sealed on its own, R8.6) only while a hand is played.
         """
         item: Item = {
             "table_id": {"S": record.table_id},
@@ -86,6 +87,9 @@ class DynamoTableStore:
             "blob": {"B": self.sealer.seal(record.to_document(), record.table_id)},
             "created_ms": {"N": str(record.created_ms)},
         }
+        fallback = seal_fallback(self.sealer, record)
+        if fallback is not None:
+            item["fallback"] = {"B": fallback}
         if record.listed:
             item["lobby"] = {"S": LOBBY_OPEN}
             item["summary"] = {"S": json.dumps(record.summary().to_dict(),
@@ -99,10 +103,14 @@ class DynamoTableStore:
         return item
 
     def from_item(self, item: Item) -> TableRecord:
-        """The record stored in *item* (opens the sealed blob)."""
-        table_id = str(item["table_id"]["S"])
-        document = self.sealer.open(bytes(item["blob"]["B"]), table_id)
-        return TableRecord.from_document(table_id, int(item["version"]["N"]), document)
+        """The record stored in *item* (opens the sealed blob).
+
+        :raises UnreadableTable: If the state cannot be read (with its fallback, R8.6).
+        """
+        fallback = item.get("fallback")
+        return open_record(self.sealer, str(item["table_id"]["S"]), int(item["version"]["N"]),
+                           bytes(item["blob"]["B"]),
+                           None if fallback is None else bytes(fallback["B"]))
 
     # -- the port ----------------------------------------------------------------------------
 

@@ -5,9 +5,12 @@ something (:func:`engine_step`)."""
 
 from __future__ import annotations
 
+import logging
+import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from naiko import commands as cmd
 from naiko.engine import apply_in_place
@@ -18,12 +21,25 @@ from ..ports import (
     Accounts,
     Clock,
     Connections,
+    Deadline,
     Gateway,
     Random,
     Scheduler,
     TableStore,
 )
 from ..records import TableRecord
+
+_log = logging.getLogger("naiko_service")
+
+
+class NoDeadline:
+    """Outside Lambda: no time limit."""
+
+    def remaining_ms(self) -> float:
+        return math.inf
+
+
+NO_DEADLINE = NoDeadline()
 
 
 class ServiceError(Exception):
@@ -52,6 +68,12 @@ class Deps:
     rng: Random = field(default_factory=secrets.SystemRandom)
     count: Callable[[str, int], None] = lambda name, value: None
     """Metrics hook: ``count("ActionsApplied", 1)``."""
+    warn: Callable[[str, dict[str, Any]], None] = lambda message, fields: _log.warning(
+        "%s %s", message, fields)
+    """Logging hook for what went wrong but was handled (a failed post, a cancelled hand)."""
+    deadline: Deadline = field(default_factory=lambda: NO_DEADLINE)
+    """How long the current invocation may still run; the path never starts an AWS call whose
+    worst case would outlast it (docs/deploy.md, "Worst cases")."""
     default_decision_ms: int = 20_000
     """The decision clock when ``create_table`` does not choose one (R8.1)."""
     default_pause_ms: int = 3_000

@@ -31,7 +31,7 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
     """Watch a table (as a player or a spectator) and get its confirmed state. Subscribing a
     new connection (or coming back after a disconnect) is a table write; a snapshot on the
     connection already subscribed is a read only."""
-    record = deps.tables.load(request.table_id)
+    record = path.load(deps, request.table_id)
     player_id = caller.player_id
     if record.connections.get(player_id) != caller.connection_id \
             or player_id in record.disconnected:

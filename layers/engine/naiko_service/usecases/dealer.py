@@ -18,6 +18,9 @@ from .base import Deps, Outcome, engine_step
 DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
 """Timers that belong to the turn of the seat to act."""
 
+STALLED_MS = 5 * 60_000
+"""R8.6: a hand that has not progressed for 5 minutes is cancelled."""
+
 
 def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
     """Drive the table after any change: end-of-hand chores, start the next hand, and keep
@@ -111,12 +114,25 @@ def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
             token = f"window:{window.window_id}"
             wanted.append(next((t for t in record.timers if t.token == token),
                                Timer(token, TimerKind.WINDOW, window.deadline_ms)))
+    stalled = stalled_token(record)
+    if stalled is not None:  # R8.6
+        wanted.append(next((t for t in record.timers if t.token == stalled),
+                           Timer(stalled, TimerKind.STALLED, now + STALLED_MS)))
     wanted += bot_timers(deps, record, now)
     for player, since in record.sitting_out_since.items():  # R7.9
         token = f"sit_out_limit:{player}:{since}"
         wanted.append(Timer(token, TimerKind.SIT_OUT_LIMIT,
                             since + record.settings.sit_out_limit_ms))
     record.timers = wanted + [t for t in record.timers if t.kind is TimerKind.WAKE]
+
+
+def stalled_token(record: TableRecord) -> str | None:
+    """The token of the hand's ``stalled`` timer: it changes whenever the hand progresses
+    (its record grows), so only a hand that stood still for :data:`STALLED_MS` meets it."""
+    hand = record.state.hand
+    if hand is None or hand.complete:
+        return None
+    return f"stalled:{hand.number}.{len(hand.log)}"
 
 
 def bot_timers(deps: Deps, record: TableRecord, now: int) -> list[Timer]:

@@ -1,37 +1,60 @@
 """:mod:`naiko_service.usecases.path` is the one way a table changes, used by every use case
 (cash tables, play, timers, connections, and next to them tournaments):
 
-**load → change → drive → schedule → conditional write → answer → fan out**
+**load → catch up → change → drive → arm → conditional write → answer → fan out**
 
 1. load the item (one consistent read); a request id this player sent recently is answered
-   (``replayed``) and not applied again;
-2. the use case's change edits this attempt's private copy (it may raise: nothing is written);
-3. the dealer drives the table (:func:`naiko_service.usecases.dealer.after_change`);
-4. the table's one wake-up is armed for its earliest deadline (:func:`arm`), *before* the write:
+   (``replayed``, with the current state) and not applied again. A state that cannot be read is
+   replaced by its fallback: the table with the hand cancelled (R8.6, :func:`recover`);
+2. catch up: deadlines already past (a decision clock, a Shield window) act first, on the
+   server's clock, even if their timer has not fired yet (R6.5, R8.1);
+3. the use case's change edits this attempt's private copy; a refusal writes nothing (but what
+   step 2 did); an unexpected failure cancels the hand in progress (R8.6) and is re-raised;
+4. the dealer drives the table (:func:`naiko_service.usecases.dealer.after_change`);
+5. the table's one wake-up is armed for its earliest deadline (:func:`arm`), *before* the write:
    if the write loses, the wake-up fires as a no-op; if the process dies after the write, it
    exists (and the sweep backs it up);
-5. the write is conditional on the version read, with the account moves in the same
-   transaction; on a conflict the change is re-applied to a fresh read, a bounded number of
-   times;
-6. the requester gets its ``ack``, and every watching connection its own view (R8.3: the
-   confirmed state).
+6. the write is conditional on the version read, with the account moves in the same
+   transaction and, during a hand, the table's fallback sealed on its own; on a conflict the
+   change is re-applied to a fresh read, a bounded number of times;
+7. the requester gets its ``ack``, and every watching connection its own view (R8.3: the
+   confirmed state). A recipient that cannot be reached never stops the others; connections
+   that are gone are forgotten in one more write, which tells nobody.
+
+No step starts an AWS call whose worst case would outlast the invocation
+(:attr:`Deps.deadline`, ``docs/deploy.md``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from naiko.events import Event
+from naiko.errors import EngineError
+from naiko.events import Event, event_from_dict
 from naiko.views import events_for, view_for
 
-from ..ports import ConcurrentUpdate, ConnectionGone, InsufficientFunds, TableNotFound
+from ..ports import (
+    AccountMove,
+    ConcurrentUpdate,
+    ConnectionGone,
+    InsufficientFunds,
+    TableNotFound,
+    UnreadableTable,
+)
 from ..records import TableRecord, Timer, TimerKind
-from . import dealer
-from .base import Caller, Change, Deps, NoOp, ServiceError
-from .subscriptions import drop_connection
+from . import cancel, deadlines, dealer
+from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError
+from .subscriptions import drop_connections
 
 MAX_ATTEMPTS = 4
 """Conditional-write attempts before a request is answered ``busy``."""
+
+AWS_CALL_WORST_MS = 4_000
+"""The worst case of one AWS call with the clients' settings (``bootstrap.BOTO_CONFIG``: two
+attempts of at most 0.5 s to connect and 1 s to read, and the SDK's backoff between them)."""
+
+ATTEMPT_WORST_MS = 3 * AWS_CALL_WORST_MS
+"""One attempt of the path: the read, a timer execution, the write."""
 
 WAKE_PREFIX = "wake:"
 """The token of a table's wake-up marker is this prefix + the token its execution carries."""
@@ -42,13 +65,20 @@ sweep, which sees the marker's deadline on ``due-index``, takes over); until the
 be on its way (a Lambda retry), and arming another would only add a no-op."""
 
 
-def mutate(deps: Deps, table_id: str, change: Change, *,
-           caller: Caller | None = None) -> TableRecord:
+def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None = None,
+           catch_up: bool = True, announce: bool = True,
+           cancel_on_failure: bool = True) -> TableRecord:
     """Apply *change* to the table through the whole path (see the module docstring) and
     return the record as written (or as found, for a replayed request).
 
-    :raises ServiceError: A refusal (nothing written), or ``busy`` after :data:`MAX_ATTEMPTS`
-        conflicts.
+    :param catch_up: Fire the deadlines already past before the change (the timer use cases,
+        which fire them themselves, say ``False``).
+    :param announce: Fan the write out to every connection (``False``: a bookkeeping write
+        nobody needs to hear about).
+    :param cancel_on_failure: Cancel the hand in progress if the change fails unexpectedly
+        (``False`` for that cancellation itself).
+    :raises ServiceError: A refusal (nothing of the change written), or ``busy`` after
+        :data:`MAX_ATTEMPTS` conflicts or when no attempt fits in the time left.
     :raises TableNotFound: If there is no such table.
     :raises NoOp: If the change found nothing to do.
     """
@@ -56,18 +86,45 @@ def mutate(deps: Deps, table_id: str, change: Change, *,
     # the same id never shadow each other.
     key = None if caller is None else f"{caller.player_id}/{caller.request_id}"
     for attempt in range(MAX_ATTEMPTS):
-        record = deps.tables.load(table_id)
+        if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
+            deps.count("OutOfTime", 1)
+            break
+        try:
+            record = deps.tables.load(table_id)
+        except UnreadableTable as unreadable:
+            recover(deps, unreadable)
+            continue
         if caller is not None and key in record.recent_requests:
-            send(deps, caller.connection_id, ack(caller, table_id,
-                                                 record.recent_requests[key], replayed=True))
+            replay(deps, caller, record)
             return record
         now = deps.clock.now_ms()
         new = record.copy()
         new.version = record.version + 1
-        outcome = change(new, now)  # may raise: nothing is written
-        dealer.after_change(deps, new, now, outcome)
-        if key is not None:
-            new.remember_request(key, new.version)
+        outcome = Outcome()
+        refusal: ServiceError | EngineError | None = None
+        try:
+            # Strictly past: an action (or a Shield) at its deadline's millisecond is in time.
+            caught_up = (deadlines.fire_due(deps, new, now, outcome, horizon=now - 1)
+                         if catch_up else 0)
+            before_change = new.copy() if caught_up else new
+            try:
+                outcome.add(change(new, now))
+            except (ServiceError, EngineError) as error:
+                if not caught_up:
+                    raise
+                refusal = error  # the deadlines that passed are written; the request is not
+                new = before_change
+            else:
+                if key is not None:
+                    new.remember_request(key, new.version)
+            dealer.after_change(deps, new, now, outcome)
+        except (ServiceError, EngineError, NoOp):
+            raise
+        except Exception as failure:
+            if cancel_on_failure:
+                cancel_after_failure(deps, record, failure)
+            raise
+        new.fallback = cancel.fallback_for(deps, new, now)
         arm(deps, table_id, new, now)
         try:
             deps.tables.save(new, record.version, tuple(outcome.moves))
@@ -80,18 +137,31 @@ def mutate(deps: Deps, table_id: str, change: Change, *,
         if attempt:
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
-        if caller is not None:
+        if caller is not None and refusal is None:
             send(deps, caller.connection_id, ack(caller, table_id, new.version))
-        fan_out(deps, new, outcome.events)
+        if announce:
+            fan_out(deps, new, outcome.events)
+        if refusal is not None:
+            raise refusal
         return new
     raise ServiceError("busy", "the table is busy; please retry")
 
 
-def internal(deps: Deps, table_id: str, change: Change) -> None:
+def load(deps: Deps, table_id: str) -> TableRecord:
+    """Read a table for a use case that does not change it (a snapshot); a state that cannot
+    be read is first replaced by its fallback (:func:`recover`)."""
+    try:
+        return deps.tables.load(table_id)
+    except UnreadableTable as unreadable:
+        recover(deps, unreadable)
+        return deps.tables.load(table_id)
+
+
+def internal(deps: Deps, table_id: str, change: Change, *, announce: bool = True) -> None:
     """A change nobody waits for an answer to (a timer, a dropped connection): a missing
     table or nothing to do is not an error."""
     try:
-        mutate(deps, table_id, change)
+        mutate(deps, table_id, change, announce=announce)
     except (TableNotFound, NoOp):
         pass
 
@@ -100,6 +170,69 @@ def ack(caller: Caller, table_id: str, version: int, replayed: bool = False) -> 
     """The ``ack`` message of an applied (or replayed) request."""
     return {"type": "ack", "request_id": caller.request_id, "table_id": table_id,
             "version": version, "replayed": replayed}
+
+
+def replay(deps: Deps, caller: Caller, record: TableRecord) -> None:
+    """A request already applied (the client or the SDK retried): answered without applying
+    it again, with the version that applied it, and with the table as it is now, so that an
+    update lost with the first answer is never left unseen."""
+    deps.count("Replays", 1)
+    send(deps, caller.connection_id,
+         ack(caller, record.table_id, record.recent_requests[
+             f"{caller.player_id}/{caller.request_id}"], replayed=True))
+    send(deps, caller.connection_id, snapshot_message(record, caller.player_id, None))
+
+
+# -- R8.6: what cannot be read or applied cancels the hand -----------------------------------
+
+def recover(deps: Deps, unreadable: UnreadableTable) -> None:
+    """The stored state cannot be read: write its fallback (the table with the hand
+    cancelled, R8.6) in its place and tell its players why. Without a fallback (no hand was in
+    progress when it was last written) nothing can be restored: the error stands.
+
+    :raises UnreadableTable: If there is no fallback.
+    """
+    fallback = unreadable.fallback
+    deps.warn("table state unreadable", {"table_id": unreadable.table_id,
+                                         "restored": fallback is not None})
+    if fallback is None:
+        raise unreadable
+    record = fallback.record
+    record.version = unreadable.version + 1
+    now = deps.clock.now_ms()
+    arm(deps, record.table_id, record, now)
+    moves = tuple(AccountMove(player, -amount, record.table_id)
+                  for player, amount in fallback.moves)
+    try:
+        deps.tables.save(record, unreadable.version, moves)
+    except ConcurrentUpdate:
+        return  # another invocation restored it first
+    deps.count("HandsCancelled", 1)
+    fan_out(deps, record, [event_from_dict(fallback.event)])
+
+
+def cancel_after_failure(deps: Deps, record: TableRecord, failure: Exception) -> None:
+    """Applying a change to *record* failed unexpectedly (not a rule rejection): cancel the
+    hand in progress (R8.6) in a write of its own, and tell every player why. The failure
+    itself is re-raised by the caller (logged and answered ``internal_error``)."""
+    hand = record.state.hand
+    deps.warn("change failed unexpectedly", {"table_id": record.table_id,
+                                             "error": type(failure).__name__,
+                                             "hand_in_progress": record.state.hand_in_progress})
+    if hand is None or hand.complete:
+        return
+
+    def change(new: TableRecord, now: int) -> Outcome:
+        current = new.state.hand
+        if current is None or current.complete or current.number != hand.number:
+            raise NoOp()  # the hand ended meanwhile
+        return cancel.cancel_hand(deps, new, "server_error")
+
+    try:
+        mutate(deps, record.table_id, change, catch_up=False, cancel_on_failure=False)
+    except Exception as error:  # the stalled timer, then the sweep, will try again
+        deps.warn("could not cancel the hand", {"table_id": record.table_id,
+                                                "error": type(error).__name__})
 
 
 # -- telling the players ---------------------------------------------------------------------
@@ -130,9 +263,15 @@ def snapshot_message(record: TableRecord, player_id: str,
 
 def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
     """After the commit: every watching connection gets its own view (R8.3: the confirmed
-    state). A gone connection never fails the action."""
+    state). Each recipient stands alone: a failure of one (gone, throttled, timed out, any
+    error) is counted and logged, and the others still get their message; a recipient that
+    missed one sees the gap in versions and asks for a snapshot. Connections that are gone are
+    forgotten in ONE more write that tells nobody (no fan-out of the drop itself)."""
     gone: list[tuple[str, str]] = []
-    for player_id, connection_id in record.connections.items():
+    for player_id, connection_id in list(record.connections.items()):
+        if deps.deadline.remaining_ms() < AWS_CALL_WORST_MS:
+            deps.count("FanOutSkipped", 1)  # out of time: the client will ask for a snapshot
+            continue
         seat_index = record.seat_of(player_id)
         message = {"type": "update", "table_id": record.table_id, "version": record.version,
                    "events": events_for(events, seat_index),
@@ -142,17 +281,31 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
             deps.count("MessagesSent", 1)
         except ConnectionGone:
             gone.append((player_id, connection_id))
-    for player_id, connection_id in gone:
-        deps.count("ConnectionsGone", 1)
-        internal(deps, record.table_id, drop_connection(player_id, connection_id))
+        except Exception as error:
+            deps.count("FanOutFailures", 1)
+            deps.warn("could not post an update", {"table_id": record.table_id,
+                                                   "connection_id": connection_id,
+                                                   "version": record.version,
+                                                   "error": type(error).__name__})
+    if gone:
+        deps.count("ConnectionsGone", len(gone))
+        internal(deps, record.table_id, drop_connections(gone), announce=False)
 
 
 def send(deps: Deps, connection_id: str, message: dict[str, Any]) -> None:
-    """Send one message to one connection; a gone connection is not an error."""
+    """Send one message to one connection; a failure (gone or otherwise) is counted and
+    logged, never raised: the client can always recover with a snapshot."""
+    if deps.deadline.remaining_ms() < AWS_CALL_WORST_MS:
+        deps.count("FanOutSkipped", 1)
+        return
     try:
         deps.gateway.send(connection_id, message)
     except ConnectionGone:
         deps.count("ConnectionsGone", 1)
+    except Exception as error:
+        deps.count("FanOutFailures", 1)
+        deps.warn("could not post a reply", {"connection_id": connection_id,
+                                             "error": type(error).__name__})
 
 
 # -- the table's wake-up ---------------------------------------------------------------------

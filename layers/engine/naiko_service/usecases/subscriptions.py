@@ -30,3 +30,22 @@ def drop_connection(player_id: str, connection_id: str) -> Change:
         return Outcome()
 
     return change
+
+
+def drop_connections(gone: list[tuple[str, str]]) -> Change:
+    """The change that forgets every ``(player_id, connection_id)`` of *gone* at once (a
+    fan-out found them gone): seated players are marked disconnected and keep their seats."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        dropped = False
+        for player_id, connection_id in gone:
+            if record.connections.get(player_id) != connection_id:
+                continue
+            del record.connections[player_id]
+            dropped = True
+            if record.seat_of(player_id) is not None:
+                record.disconnected.setdefault(player_id, now)
+        if not dropped:
+            raise NoOp()
+        return Outcome()
+
+    return change

@@ -1,0 +1,153 @@
+""":mod:`naiko_service.usecases.deadlines` is what happens when one of a table's deadlines comes:
+one handler per :class:`~naiko_service.records.TimerKind` (:data:`HANDLERS`), and
+:func:`fire_due`, which fires every timer already due. Timer executions (the wake-up callback,
+the sweep: :mod:`.timers`) and every table write (:func:`.path.mutate`, before it applies a
+new request: a late Shield or a late action meets the deadline first, R6.5, R8.1) use it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from naiko import bots as strategy
+from naiko import commands as cmd
+from naiko.engine import legal_actions
+from naiko.views import view_for
+
+from ..notices import ReconnectGrace, TimedOut
+from ..records import TableRecord, Timer, TimerKind
+from . import cancel, dealer, seats
+from .base import Deps, Outcome, engine_step
+
+MAX_TIMERS_PER_WAKE = 16
+"""Timers fired at most in one write (several can be due together: a decision and a sit-out
+limit); the rest, if any, stay due and the re-armed wake-up fires them at once."""
+
+
+def due(record: TableRecord, now: int) -> list[Timer]:
+    """The table's timers (not the wake-up marker) whose deadline has come."""
+    return [t for t in record.timers if t.kind is not TimerKind.WAKE and t.due_ms <= now]
+
+
+def fire(deps: Deps, record: TableRecord, now: int, timer: Timer, outcome: Outcome) -> None:
+    """Fire one pending *timer*, then drive the table as if it were its own write."""
+    record.timers.remove(timer)
+    outcome.add(HANDLERS[timer.kind](deps, record, now, timer))
+    dealer.after_change(deps, record, now, outcome)
+
+
+def fire_due(deps: Deps, record: TableRecord, now: int, outcome: Outcome,
+             first: Timer | None = None, horizon: int | None = None) -> int:
+    """Fire *first* (a pending timer named by an execution), then every timer due by
+    *horizon* (default: *now*), earliest first; returns how many fired."""
+    fired = 0
+    timer = first
+    for _ in range(MAX_TIMERS_PER_WAKE):
+        if timer is None:
+            ready = due(record, now if horizon is None else horizon)
+            if not ready:
+                break
+            timer = min(ready, key=lambda t: (t.due_ms, t.token))
+        fire(deps, record, now, timer, outcome)
+        fired += 1
+        timer = None
+    return fired
+
+
+# -- one handler per timer kind --------------------------------------------------------------
+
+TimerHandler = Callable[[Deps, TableRecord, int, Timer], Outcome]
+
+
+def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """R8.1: the clock ran out: check when legal, otherwise fold. R8.2: a disconnected player
+    first gets 20 more seconds, and is sat out when the hand ends if the clock decides."""
+    state = record.state
+    hand = state.hand
+    actor = None if hand is None or hand.complete else hand.actor
+    if actor is None or actor != timer.seat_index:
+        return Outcome()
+    seat = state.seats[actor]
+    assert seat is not None
+    player = seat.player_id
+    if timer.kind is TimerKind.DECISION and player in record.disconnected:
+        until = now + record.settings.disconnect_grace_ms
+        record.timers.append(Timer(f"grace:{dealer.turn_key(record)}", TimerKind.GRACE, until,
+                                   actor))
+        return Outcome([ReconnectGrace(seat_index=actor, until_ms=until)])
+    prompt = legal_actions(state)
+    assert prompt is not None
+    command: cmd.Command = (cmd.Check(seat_index=actor) if "check" in prompt.actions
+                            else cmd.Fold(seat_index=actor))
+    outcome = engine_step(deps, record, command)
+    outcome.events.insert(0, TimedOut(
+        seat_index=actor, decision="check" if isinstance(command, cmd.Check) else "fold"))
+    if player in record.disconnected and player not in record.sit_out_after_hand:
+        record.sit_out_after_hand.append(player)  # R8.2
+    return outcome
+
+
+def on_window(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """R6.5: the Seal Shield window timed out: the Anchor applies."""
+    window_id = timer.token.split(":", 1)[1]
+    hand = record.state.hand
+    if hand is None or hand.powers is None or not any(
+            w.window_id == window_id for w in hand.powers.windows):
+        return Outcome()
+    return engine_step(deps, record, cmd.WindowTimeout(window_id=window_id))
+
+
+def on_next_hand(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """The pause between hands is over: the dealer starts the hand when it can."""
+    return Outcome()
+
+
+def on_sit_out_limit(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """R7.9: sitting out 10 minutes removes the player, stack to the account."""
+    player = timer.token.split(":")[1]
+    since = record.sitting_out_since.get(player)
+    if since is None or since + record.settings.sit_out_limit_ms > now:
+        return Outcome()
+    return seats.remove_player(deps, record, now, player, reason="sat_out_too_long")
+
+
+def on_stalled(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """R8.6: the hand has not progressed for 5 minutes: it is cancelled."""
+    if timer.token != dealer.stalled_token(record):
+        return Outcome()
+    return cancel.cancel_hand(deps, record, "stalled")
+
+
+def on_wake_marker(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """Never due as a timer (:func:`due` skips markers); here so the table is complete."""
+    return Outcome()
+
+
+def on_bot_timer(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """Let the bot at ``timer.seat_index`` decide from its own view only (R8.4): its action or
+    power on its turn (``bot``), or its answer to a Shield window (``bot_respond``)."""
+    seat_index = timer.seat_index
+    if seat_index is None:
+        return Outcome()
+    view = view_for(record.state, seat_index)
+    choose = strategy.respond if timer.kind is TimerKind.BOT_RESPOND else strategy.decide
+    command = choose(view, deps.rng)
+    if command is None:
+        return Outcome()
+    if isinstance(command, cmd.UsePower):
+        command = replace(command, at_ms=now)
+    return engine_step(deps, record, command)
+
+
+HANDLERS: dict[TimerKind, TimerHandler] = {
+    TimerKind.DECISION: on_decision,
+    TimerKind.GRACE: on_decision,
+    TimerKind.WINDOW: on_window,
+    TimerKind.NEXT_HAND: on_next_hand,
+    TimerKind.SIT_OUT_LIMIT: on_sit_out_limit,
+    TimerKind.BOT: on_bot_timer,
+    TimerKind.BOT_RESPOND: on_bot_timer,
+    TimerKind.STALLED: on_stalled,
+    TimerKind.WAKE: on_wake_marker,
+}
+"""The token -> handler table: what each kind of timer does when it fires."""

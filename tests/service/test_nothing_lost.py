@@ -1,0 +1,350 @@
+"""Nothing lost, whatever fails (issue 10): deadlines met on the server's clock (R6.5, R8.1),
+hands cancelled on server faults (R8.6), a fan-out that survives every error, replays and
+duplicated timers that re-send what may have been missed, gone connections dropped in one
+write, and a path that never starts a call it has no time to finish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from naiko.engine import legal_actions
+from naiko_service.records import TableRecord, TimerKind
+from naiko_service.usecases import path
+from service_testing import Harness, Player, harness
+from test_service import actor, chips_everywhere, seated
+
+
+def install(h: Harness, table_id: str, edit: Any) -> TableRecord:
+    """Rewrite the stored table through *edit* (a position for a test to start from)."""
+    record = h.store.load(table_id)
+    new = record.copy()
+    new.version += 1
+    edit(new)
+    h.store.save(new, record.version)
+    return new
+
+
+def updates(player: Player) -> list[dict[str, Any]]:
+    return [m for m in player.messages if m["type"] == "update"]
+
+
+def events_of(player: Player, kind: str) -> list[dict[str, Any]]:
+    return [e for m in updates(player) for e in m["events"] if e["kind"] == kind]
+
+
+def naiko_anchor_position(h: Harness) -> tuple[str, list[Player], Player, Player]:
+    """A NAIKO table whose hand offers Short Anchor and Seal Shield, everyone with 3 destellos;
+    the player to act anchors the next player, who has not acted yet. Returns the table, the
+    players, the attacker and the target."""
+    table_id, players = seated(h, 3, "NAIKO")
+
+    def edit(record: TableRecord) -> None:
+        hand = record.state.hand
+        assert hand is not None and hand.powers is not None
+        hand.powers.carousel = ["peek", "short_anchor", "seal_shield"]
+        for seat in record.state.seats:
+            if seat is not None:
+                seat.destellos = 3
+
+    install(h, table_id, edit)
+    attacker = actor(players)
+    record = h.store.load(table_id)
+    prompt = legal_actions(record.state)
+    assert prompt is not None and prompt.anchor_targets
+    target_seat = prompt.anchor_targets[0]
+    target = next(p for p in players if record.seat_of(p.player_id) == target_seat)
+    reply = attacker.send(action="use_power", table_id=table_id, power="short_anchor",
+                          target_seat=target_seat)
+    assert reply["type"] == "ack", reply
+    return table_id, players, attacker, target
+
+
+# -- R6.5 and R8.1 on the server's clock ---------------------------------------------------------
+
+def test_r6_5_a_shield_after_the_deadline_is_refused_before_its_timer_fires() -> None:
+    h = harness()
+    table_id, players, attacker, target = naiko_anchor_position(h)
+    h.clock.advance(8_001)  # the window's timer has not fired (nobody fires it here)
+    reply = target.send(action="shield", table_id=table_id)
+    assert (reply["type"], reply["code"]) == ("error", "window_closed")
+    record = h.store.load(table_id)
+    seat = record.state.seats[record.seat_of(target.player_id)]  # type: ignore[index]
+    assert seat is not None and seat.destellos == 3  # nothing paid
+    hand = record.state.hand
+    assert hand is not None and hand.powers is not None and hand.powers.windows == []
+    closed = events_of(target, "window_closed")
+    assert closed and closed[-1]["reason"] == "timed_out"  # the window closed on its deadline
+
+
+def test_r6_5_a_shield_at_the_deadline_is_in_time() -> None:
+    h = harness()
+    table_id, players, attacker, target = naiko_anchor_position(h)
+    h.clock.advance(8_000)
+    assert target.send(action="shield", table_id=table_id)["type"] == "ack"
+    assert events_of(target, "window_closed")[-1]["reason"] == "shielded"
+
+
+def test_r8_1_a_late_action_meets_its_expired_clock_first() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    late = actor(players)
+    h.clock.advance(20_001)  # the decision clock ran out; its timer has not fired
+    reply = late.send(action="act", table_id=table_id, move="call", request_id="late-1")
+    assert (reply["type"], reply["code"]) == ("error", "not_your_turn")
+    for player in players:  # everyone was told what the clock decided
+        assert events_of(player, "timed_out")[-1]["decision"] == "fold"
+    record = h.store.load(table_id)
+    assert f"{late.player_id}/late-1" not in record.recent_requests  # the call was not applied
+    seat = record.seat_of(late.player_id)
+    assert record.state.hand is not None and record.state.hand.folded[seat]  # type: ignore
+
+
+# -- R8.6: server faults cancel the hand ---------------------------------------------------------
+
+def _stacks(h: Harness, table_id: str) -> list[int | None]:
+    return [s.stack if s else None for s in h.store.load(table_id).state.seats]
+
+
+def test_r8_6_an_unexpected_failure_applying_a_command_cancels_the_hand(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    record = h.store.load(table_id)
+    hand = record.state.hand
+    assert hand is not None
+    before = [stack + hand.committed[i] if stack is not None else None
+              for i, stack in enumerate(_stacks(h, table_id))]
+    total = chips_everywhere(h, table_id, players)
+    from naiko_service.usecases import play
+
+    def broken(seat_index: int, request: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(play, "betting_command", broken)
+    with pytest.raises(ZeroDivisionError):
+        actor(players).send(action="act", table_id=table_id, move="call")
+    record = h.store.load(table_id)
+    assert record.state.hand is not None and record.state.hand.cancelled
+    assert _stacks(h, table_id) == before
+    assert chips_everywhere(h, table_id, players) == total
+    for player in players:
+        assert events_of(player, "hand_cancelled")[-1]["reason"] == "server_error"
+    assert h.counters["HandsCancelled"] == 1
+
+
+def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    first = actor(players)
+    assert first.send(action="act", table_id=table_id, move="call")["type"] == "ack"
+    record = h.store.load(table_id)
+    hand = record.state.hand
+    assert hand is not None
+    before = [s.stack + hand.committed[i] if s else None
+              for i, s in enumerate(record.state.seats)]
+    total = chips_everywhere(h, table_id, players)
+    h.store.corrupt(table_id)
+    reply = players[0].send(action="snapshot", table_id=table_id)  # any request will do
+    assert reply["type"] == "snapshot"
+    record = h.store.load(table_id)
+    assert record.state.hand is None and record.hands_closed == hand.number
+    assert [s.stack if s else None for s in record.state.seats] == before
+    assert chips_everywhere(h, table_id, players) == total
+    for player in players:
+        assert events_of(player, "hand_cancelled")[-1]["reason"] == "state_unreadable"
+    h.clock.advance(record.settings.pause_ms)
+    h.fire_due_timers()
+    assert h.store.load(table_id).state.hand_in_progress  # play goes on with the next hand
+
+
+def test_r8_6_a_player_who_left_during_a_cancelled_hand_gets_the_chips_back() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    folder = actor(players)
+    assert folder.send(action="act", table_id=table_id, move="fold")["type"] == "ack"
+    before_balance = h.accounts.balance(folder.player_id)
+    record = h.store.load(table_id)
+    hand = record.state.hand
+    assert hand is not None
+    seat = record.seat_of(folder.player_id)
+    assert seat is not None
+    owed = hand.committed[seat]
+    stack = record.state.seats[seat].stack  # type: ignore[union-attr]
+    assert folder.send(action="leave_table", table_id=table_id)["type"] == "ack"
+    total = chips_everywhere(h, table_id, players)
+    h.store.corrupt(table_id)
+    players[1].send(action="snapshot", table_id=table_id)
+    assert h.accounts.balance(folder.player_id) == before_balance + stack + owed
+    assert chips_everywhere(h, table_id, players) == total
+
+
+def test_r8_6_a_hand_that_has_not_progressed_for_5_minutes_is_cancelled_by_the_sweep() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+
+    def lose_every_clock(record: TableRecord) -> None:  # a bug left the hand without timers
+        record.timers = [t for t in record.timers if t.kind is TimerKind.STALLED]
+
+    install(h, table_id, lose_every_clock)
+    h.clock.advance(5 * 60_000 - 1)
+    assert h.service.sweep() == 0
+    h.clock.advance(1)
+    assert h.service.sweep() == 1
+    record = h.store.load(table_id)
+    assert record.state.hand is not None and record.state.hand.cancelled
+    assert events_of(players[0], "hand_cancelled")[-1]["reason"] == "stalled"
+
+
+# -- the fan-out --------------------------------------------------------------------------------
+
+class FlakyGateway:
+    """A gateway whose posts to some connections fail with an error of any kind."""
+
+    def __init__(self, inner: Any, failing: dict[str, Exception]):
+        self.inner, self.failing = inner, failing
+
+    def send(self, connection_id: str, message: dict[str, Any]) -> None:
+        error = self.failing.get(connection_id)
+        if error is not None:
+            raise error
+        self.inner.send(connection_id, message)
+
+
+@pytest.mark.parametrize("error", [RuntimeError("LimitExceededException"),
+                                   TimeoutError("read timeout"), ValueError("throttled")])
+def test_one_recipient_failing_never_hides_a_committed_action_from_the_others(
+        error: Exception) -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    mover = actor(players)
+    broken = next(p for p in players if p is not mover)
+    h.service.deps.gateway = FlakyGateway(h.gateway, {broken.connection_id: error})
+    before = {p.player_id: len(updates(p)) for p in players}
+    assert mover.send(action="act", table_id=table_id, move="call")["type"] == "ack"
+    version = h.store.load(table_id).version
+    for player in players:
+        if player is not broken:
+            assert len(updates(player)) == before[player.player_id] + 1
+            assert updates(player)[-1]["version"] == version
+    assert len(updates(broken)) == before[broken.player_id]
+    assert h.counters["FanOutFailures"] == 1
+    h.service.deps.gateway = h.gateway  # the recipient recovers with a snapshot
+    assert broken.send(action="snapshot", table_id=table_id)["version"] == version
+
+
+def test_a_replayed_request_also_resends_the_current_state() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    mover = actor(players)
+    frame = {"action": "act", "request_id": "again-1", "table_id": table_id, "move": "call"}
+    assert mover.send(**frame)["type"] == "ack"
+    other = actor(players)
+    assert other.send(action="act", table_id=table_id, move="call")["type"] == "ack"
+    version = h.store.load(table_id).version
+    writes = h.store.writes
+    before = len(mover.messages)
+    assert mover.send(**frame)["replayed"] is True
+    assert h.store.writes == writes
+    resent = [m for m in mover.messages[before:] if m["type"] == "snapshot"]
+    assert [m["version"] for m in resent] == [version]
+
+
+def test_a_duplicated_timer_acts_once_and_resends_the_state() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    record = h.store.load(table_id)
+    decision = next(t for t in record.timers if t.kind is TimerKind.DECISION)
+    h.clock.advance(20_000)
+    assert h.service.timer_fired(table_id, decision.token) is True
+    version = h.store.load(table_id).version
+    counts = [len(updates(p)) for p in players]
+    writes = h.store.writes
+    assert h.service.timer_fired(table_id, decision.token) is False  # delivered again
+    assert h.store.writes == writes
+    assert [len(updates(p)) for p in players] == [c + 1 for c in counts]
+    assert {updates(p)[-1]["version"] for p in players} == {version}
+    assert h.counters["TimersDuplicated"] == 1
+
+
+def test_a_fold_with_64_dead_spectators_drops_them_in_one_write_without_recursion() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    spectators = [h.player(f"s{i}") for i in range(64)]
+    for spectator in spectators:
+        assert spectator.send(action="snapshot", table_id=table_id)["type"] == "snapshot"
+    assert all(s.player_id in h.store.load(table_id).connections for s in spectators)
+    for spectator in spectators:  # 64 spectators cut their connections at once
+        h.gateway.gone.add(spectator.connection_id)
+    reads, writes = h.store.reads, h.store.writes
+    assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] == "ack"
+    assert h.store.writes - writes == 2  # the fold, and ONE write dropping all 64
+    assert h.store.reads - reads == 2
+    record = h.store.load(table_id)
+    assert not any(s.player_id in record.connections for s in spectators)
+    assert h.counters["ConnectionsGone"] == 64
+
+
+def test_an_idle_wake_up_a_moment_early_on_our_clock_still_re_arms() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    record = h.store.load(table_id)
+    first = next(t for t in record.timers if t.kind is TimerKind.DECISION)
+    h.clock.advance(5_000)
+    assert actor(players).send(action="act", table_id=table_id, move="call")["type"] == "ack"
+    record = h.store.load(table_id)
+    marker = next(t for t in record.timers if t.kind is TimerKind.WAKE)
+    assert marker.token == path.WAKE_PREFIX + first.token  # armed for the turn that ended
+    scheduled = len(h.scheduler.scheduled)
+    h.clock.now = marker.due_ms - 500  # Step Functions' clock runs a little ahead of ours
+    h.service.timer_fired(table_id, first.token)
+    record = h.store.load(table_id)
+    marker = next(t for t in record.timers if t.kind is TimerKind.WAKE)
+    current = next(t for t in record.timers if t.kind is TimerKind.DECISION)
+    assert marker.token == path.WAKE_PREFIX + current.token  # re-armed, not left to the sweep
+    assert len(h.scheduler.scheduled) == scheduled + 1
+
+
+class Remaining:
+    def __init__(self, ms: float):
+        self.ms = ms
+
+    def remaining_ms(self) -> float:
+        return self.ms
+
+
+def test_no_attempt_starts_without_the_time_to_finish_it() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    version = h.store.load(table_id).version
+    h.service.deps.deadline = Remaining(path.ATTEMPT_WORST_MS - 1)
+    reply = actor(players).send(action="act", table_id=table_id, move="call")
+    assert reply["type"] != "ack"  # busy, or no answer at all when even that cannot be sent
+    assert h.store.load(table_id).version == version
+    assert h.counters["OutOfTime"] == 1
+
+
+def test_the_fan_out_skips_what_it_has_no_time_to_send() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    h.service.deps.deadline = Remaining(path.AWS_CALL_WORST_MS - 1)
+    version = h.store.load(table_id).version
+    h.service.deps.deadline = Remaining(path.ATTEMPT_WORST_MS)  # time for the write only
+    mover = actor(players)
+    before = [len(updates(p)) for p in players]
+
+    class Ticking(Remaining):
+        def remaining_ms(self) -> float:  # the write took the time: nothing left to post
+            return self.ms if h.store.load(table_id).version == version else 0
+
+    h.service.deps.deadline = Ticking(path.ATTEMPT_WORST_MS)
+    mover.harness.service.handle(mover.connection_id, mover.player_id, _call(table_id))
+    assert h.store.load(table_id).version == version + 1
+    assert [len(updates(p)) for p in players] == before
+    assert h.counters["FanOutSkipped"] == 4  # the ack and three updates
+
+
+def _call(table_id: str) -> Any:
+    from naiko_service.protocol import Act
+
+    return Act(action="act", request_id="late-1", table_id=table_id, move="call")
