@@ -15,7 +15,7 @@ the wall clock, and the test can fire one at once (:meth:`LocalServer.fire_timer
 
 Play against it by hand::
 
-    PYTHONPATH=layers/engine:tests python tests/e2e/test_client_pty.py   # prints the command
+    PYTHONPATH=layers/engine:local:tests python tests/e2e/test_client_pty.py   # prints the command
 """
 
 from __future__ import annotations
@@ -347,7 +347,7 @@ class PtyClient:
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         env = dict(os.environ, TERM="xterm-256color",
-                   PYTHONPATH=os.pathsep.join([str(ROOT / "layers" / "engine"),
+                   PYTHONPATH=os.pathsep.join([str(ROOT / "layers" / "engine"), str(ROOT / "local"),
                                                os.environ.get("PYTHONPATH", "")]))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "naiko_client.app", *args], stdin=slave, stdout=slave,
@@ -587,7 +587,7 @@ def serve_forever(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = LocalServer(port=args.port, variant=args.variant, think_s=1.0).start()
     print(f"Demo table {server.table_id} ({args.variant}) on {server.url}\nPlay:  "
-          f"PYTHONPATH=layers/engine python -m naiko_client.app {server.url} alice\n"
+          f"PYTHONPATH=layers/engine:local python -m naiko_client.app {server.url} alice\n"
           "Ctrl-C stops the server.")
     try:
         while True:

@@ -11,6 +11,7 @@ which sees only the seat's view); some seats are the run command's own WebSocket
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import random
@@ -517,6 +518,162 @@ def test_the_management_api_answers_like_api_gateway(stack: LocalStack) -> None:
     run(scenario())
 
 
+def test_a_connection_is_usable_as_soon_as_its_handshake_completes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """API Gateway knows a connection once its client has the 101: the client, and the service
+    posting to it, may use it before the local gateway's handler for it has started (a loaded
+    machine). That handler is held back here by a second."""
+    import boto3
+    from naiko_local.gateway import LocalGateway
+
+    handle = LocalGateway._handle
+
+    async def late_handle(self: LocalGateway, websocket: Any) -> None:
+        await asyncio.sleep(1.0)
+        await handle(self, websocket)
+
+    monkeypatch.setattr(LocalGateway, "_handle", late_handle)
+    local = LocalStack(StackConfig(port=0, management_port=0)).start()
+    try:
+        client = boto3.client("apigatewaymanagementapi", region_name="us-east-1",
+                              endpoint_url=local.gateway.management_url)
+
+        async def scenario() -> None:
+            player = await Player(local, unique("early")).connect()
+            connection_id = connection_of(local, player.player_id)
+            info = await asyncio.to_thread(client.get_connection, ConnectionId=connection_id)
+            assert info["Identity"]["SourceIp"] == "127.0.0.1"
+            await asyncio.to_thread(client.post_to_connection, ConnectionId=connection_id,
+                                    Data=b'{"early": 1}')
+            await player.wait_for(lambda: {"early": 1} in player.messages)
+            reply = await player.request({"action": "list_tables"})
+            assert reply["type"] == "tables"
+            await player.close()
+
+        run(scenario())
+    finally:
+        local.stop()
+
+
+# -- the Lambda log ----------------------------------------------------------------------------
+
+PROBE = """\
+import sys
+
+OUT = sys.stdout  # taken at load, as Powertools' Logger takes it for its one handler
+
+
+def lambda_handler(event, context):
+    OUT.write(event["line"] + "\\n")
+    return len(event["line"])
+"""
+
+
+class _Tee(io.TextIOBase):
+    """A console that keeps what it is given and passes it on; never closed (a stack's router
+    keeps its console for the life of the process: pytest's ``capsys`` stream would be closed
+    after the test)."""
+
+    def __init__(self, out: Any):
+        self.out = out
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.lines += [line for line in text.splitlines() if line]
+        return int(self.out.write(text))
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def test_handler_output_racing_the_stack_s_stop_never_hits_the_closed_lambda_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function keeps writing (from a thread outside the stack's pool, through the stdout it
+    took while the stack ran) while the stack stops and after: every line lands in the Lambda
+    log until the stack lets it go, then on the console; none hits the closed file (``ValueError:
+    I/O operation on closed file``)."""
+    import threading
+
+    from naiko_local import template as tpl
+
+    console = _Tee(sys.stdout)
+    monkeypatch.setattr(sys, "stdout", console)
+    log_path = tmp_path / "lambda.log"
+    local = LocalStack(StackConfig(port=0, management_port=0, lambda_log=log_path)).start()
+    try:
+        (tmp_path / "probe").mkdir()
+        (tmp_path / "probe" / "app.py").write_text(PROBE)
+        spec = tpl.FunctionSpec("ProbeFunction", "probe/", "app.lambda_handler")
+        local.functions.specs["probe"] = spec
+        local.functions.modules["probe"] = tpl.load_module(spec.module_path(tmp_path))
+    except BaseException:
+        local.stop()
+        raise
+    written, errors = [], []
+    first, stopped = threading.Event(), threading.Event()
+
+    def invoke(line: str) -> None:
+        try:
+            local.functions.invoke("probe", {"line": line})
+            written.append(line)
+        except Exception as error:  # noqa: BLE001 (reported below)
+            errors.append(f"{line}: {type(error).__name__}: {error}")
+
+    def writer() -> None:
+        count = 0
+        while not stopped.is_set():
+            count += 1
+            invoke(f"probe line {count}")
+            first.set()
+            time.sleep(0.0005)
+        invoke("probe line after the stop")
+
+    thread = threading.Thread(target=writer, name="lambda-straggler")
+    thread.start()
+    assert first.wait(10)
+    local.stop()
+    stopped.set()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert errors == []
+    assert sys.stdout is console  # the stack put back what it found
+    logged = log_path.read_text().splitlines()
+    printed = [line for line in console.lines if line.startswith("probe")]
+    assert logged and logged + printed == written  # each line once, in order
+    assert printed[-1:] == ["probe line after the stop"]
+
+
+def test_a_later_stack_s_handlers_log_to_its_own_lambda_log(tmp_path: Path) -> None:
+    """Two stacks one after the other in a fresh process, each with a Lambda log: the
+    handlers' Powertools logger, built on the first stack's stdout, writes to the second
+    stack's log while that one runs, never to the first's closed file."""
+    script = f"""
+import asyncio
+from pathlib import Path
+from naiko_local.stack import LocalStack, StackConfig, request
+
+for name in ("first", "second"):
+    stack = LocalStack(StackConfig(port=0, management_port=0,
+                                   lambda_log=Path({str(tmp_path)!r}) / f"{{name}}.log")).start()
+    try:
+        reply = asyncio.run(request(stack.url, stack.token(name), {{"action": "list_tables"}}))
+        assert reply["type"] == "tables", reply
+    finally:
+        stack.stop()
+print("done")
+"""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT / "layers" / "engine"), str(ROOT / "local")])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stdout + done.stderr
+    assert "Logging error" not in done.stderr and "closed file" not in done.stderr, done.stderr
+    for name in ("first", "second"):
+        lines = [json.loads(line) for line in (tmp_path / f"{name}.log").read_text().splitlines()]
+        authorized = [line for line in lines if line.get("message") == "connection authorized"]
+        assert [line["player_id"] for line in authorized] == [name], lines
+
+
 # -- the run command ---------------------------------------------------------------------------
 
 
@@ -524,7 +681,8 @@ def test_the_run_command_opens_a_demo_table_with_bots(tmp_path: Path) -> None:
     """``python -m naiko_local.stack`` (what ``scripts/run`` starts): the banner's URL and token
     let a person's client in, the demo table is in the lobby with its bots, and a hand is
     played; SIGINT stops it cleanly."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "layers" / "engine"), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT / "layers" / "engine"), str(ROOT / "local")])}
     process = subprocess.Popen(
         [sys.executable, "-m", "naiko_local.stack", "--port", "0", "--bots", "2",
          "--pause-seconds", "1", "--player", "human", "--state-dir", str(tmp_path)],

@@ -123,16 +123,71 @@ def test_sam_validate_lint_is_clean() -> None:
     assert "is a valid SAM Template" in result.stdout + result.stderr
 
 
-@pytest.mark.slow
-def test_sam_build_builds_the_layer_for_arm64_and_every_function(tmp_path: Path) -> None:
-    """``sam build`` without a container needs python3.12 on PATH; with pyenv that is
-    ``PYENV_VERSION=3.11.7:3.12.1``. Takes about a minute (it installs the layer's wheels)."""
-    sam = _sam()
-    env = {"PYENV_VERSION": os.environ.get("PYENV_VERSION", "3.11.7:3.12.1")}
-    probe = subprocess.run(["python3.12", "--version"], capture_output=True, text=True,
-                           env={**os.environ, **env}) if shutil.which("python3.12") else None
+LAYER_PACKAGES = ("naiko", "naiko_service")
+"""What the layer carries of this repository (``layers/engine/Makefile``)."""
+
+LOCAL_PACKAGES = ("naiko_client", "naiko_local")
+"""Packages of ``local/``: the terminal client and the local stack never go to Lambda."""
+
+
+def _python312(env: dict[str, str]) -> str:
+    """The magic number of python3.12's bytecode (hex); skips when python3.12 is not on PATH
+    (``sam build`` needs it without a container; ``scripts/test`` puts pyenv's there)."""
+    probe = subprocess.run(
+        ["python3.12", "-c", "import importlib.util; print(importlib.util.MAGIC_NUMBER.hex())"],
+        capture_output=True, text=True, env={**os.environ, **env}) \
+        if shutil.which("python3.12") else None
     if probe is None or probe.returncode != 0:
         pytest.skip("python3.12 is not on PATH (sam build needs it without a container)")
+    return probe.stdout.strip()
+
+
+def assert_lean_compiled_layer(layer: Path, magic: str) -> None:
+    """*layer* (the layer's ``python/``) holds the engine, the service and their third-party
+    packages, nothing of ``local/`` nor of the build, and an unchecked-hash cpython-312 .pyc
+    beside every module, so that Lambda's read-only file system never compiles one."""
+    for package in (*LAYER_PACKAGES, "pydantic", "pydantic_core", "cryptography",
+                    "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
+        assert (layer / package / "__init__.py").is_file(), package
+    assert (layer / "naiko" / "data" / "eval_tables.bin").is_file()
+    assert (layer / "naiko" / "py.typed").is_file()
+    for package in LOCAL_PACKAGES:
+        assert not (layer / package).exists(), f"{package} is in the layer"
+        assert not list(layer.rglob(f"{package}*")), f"{package} is in the layer"
+    for stray in ("Makefile", "requirements.txt", "bin"):
+        assert not (layer / stray).exists(), stray
+    assert not list(layer.glob("naiko_backend*")), "build metadata in the layer"
+    for package in LAYER_PACKAGES:  # every module of ours, as in the repository
+        shipped = {p.relative_to(layer / package) for p in (layer / package).rglob("*.py")}
+        assert shipped, package
+        assert shipped <= {p.relative_to(ROOT / "layers/engine" / package)
+                           for p in (ROOT / "layers/engine" / package).rglob("*.py")}
+    modules = list(layer.rglob("*.py"))
+    assert len(modules) > 500  # the third-party packages are compiled too
+    missing, checked = [], []
+    for module in modules:
+        pyc = module.parent / "__pycache__" / f"{module.stem}.cpython-312.pyc"
+        if not pyc.is_file():
+            missing.append(str(module.relative_to(layer)))
+            continue
+        header = pyc.read_bytes()[:8]
+        flags = int.from_bytes(header[4:8], "little")
+        if header[:4].hex() != magic or flags != 0b01:  # hash-based, source never checked
+            checked.append(f"{module.relative_to(layer)}: magic {header[:4].hex()} flags {flags}")
+    assert not missing, f"{len(missing)} of {len(modules)} modules without a .pyc: {missing[:5]}"
+    assert not checked, f"not unchecked-hash cpython-312: {checked[:5]}"
+    for package in LAYER_PACKAGES:
+        assert list((layer / package / "__pycache__").glob("*.cpython-312.pyc")), package
+
+
+@pytest.mark.slow
+def test_sam_build_builds_a_lean_compiled_layer_for_arm64_and_every_function(
+        tmp_path: Path) -> None:
+    """``sam build`` without a container needs python3.12 on PATH; with pyenv that is
+    ``PYENV_VERSION=3.11.7:3.12.1``. Takes 10-90 s (pip, wheels cached or not)."""
+    sam = _sam()
+    env = {"PYENV_VERSION": os.environ.get("PYENV_VERSION", "3.11.7:3.12.1")}
+    magic = _python312(env)
     build = tmp_path / "build"
     result, seconds = _run([sam, "build", "--template-file", str(TEMPLATE), "--build-dir",
                             str(build), "--cache-dir", str(tmp_path / "cache")], env=env)
@@ -141,10 +196,7 @@ def test_sam_build_builds_the_layer_for_arm64_and_every_function(tmp_path: Path)
     assert result.returncode == 0, output
     assert "Build Succeeded" in output
     layer = build / "EngineLayer" / "python"
-    for package in ("naiko", "naiko_service", "pydantic", "pydantic_core", "cryptography",
-                    "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
-        assert (layer / package).is_dir(), package
-    assert (layer / "naiko" / "data" / "eval_tables.bin").is_file()
+    assert_lean_compiled_layer(layer, magic)
     native = list((layer / "pydantic_core").glob("*.so"))
     assert native and all("aarch64" in so.name for so in native)
     for logical_id in FUNCTIONS:
@@ -345,7 +397,28 @@ def test_each_function_has_its_own_directory_and_handler(template: dict[str, Any
 def test_the_engine_layer_is_built_for_python_3_12_on_arm64(template: dict[str, Any]) -> None:
     layer = template["Resources"]["EngineLayer"]
     assert layer["Properties"]["ContentUri"] == "layers/engine/"
-    assert layer["Metadata"] == {"BuildMethod": "python3.12", "BuildArchitecture": "arm64"}
+    assert layer["Properties"]["CompatibleRuntimes"] == ["python3.12"]
+    assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+    assert layer["Metadata"] == {"BuildMethod": "makefile", "BuildArchitecture": "arm64"}
+    makefile = (ROOT / "layers/engine/Makefile").read_text()
+    assert re.search(r"^build-EngineLayer:", makefile, re.M)
+    for option in ("--platform manylinux2014_aarch64", "--only-binary=:all:",
+                   "--implementation cp", "--python-version 3.12",
+                   "-m compileall", "--invalidation-mode unchecked-hash"):
+        assert option in makefile, option
+    assert re.search(r"^PACKAGES := naiko naiko_service$", makefile, re.M)
+
+
+def test_nothing_in_the_template_ships_the_local_packages() -> None:
+    """The client and the local stack live in local/, outside every CodeUri and ContentUri."""
+    text = TEMPLATE.read_text()
+    for package in LOCAL_PACKAGES:
+        assert package not in text
+        assert (ROOT / "local" / package / "__init__.py").is_file()
+        assert not (ROOT / "layers/engine" / package).exists()
+    uris = re.findall(r"(?:CodeUri|ContentUri): (\S+)", text)
+    assert len(uris) == len(FUNCTIONS) + 1
+    assert not [uri for uri in uris if uri.startswith("local") or "naiko_" in uri]
 
 
 def test_the_layer_pins_its_third_party_packages_and_the_engine_stays_stdlib_only() -> None:

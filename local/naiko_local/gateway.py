@@ -246,7 +246,9 @@ class LocalGateway:
     def connection_ids(self) -> list[str]:
         """The open connections."""
         with self._lock:
-            return list(self._connections)
+            known = list(self._connections)
+        return [connection_id for connection_id in known
+                if self.connection(connection_id) is not None]
 
     def connection(self, connection_id: str) -> Connection | None:
         """The open connection with that id (``None`` once it is closing or closed)."""
@@ -427,8 +429,13 @@ class LocalGateway:
             status = result.get("statusCode", 200) if isinstance(result, dict) else 200
             if not 200 <= int(status) < 300:
                 return refuse(HTTPStatus(int(status)), HTTPStatus(int(status)).phrase)
+        # Known at once, as in API Gateway: the client may use its connection (and others post
+        # to it) as soon as the 101 reaches it, before this server's handler for it runs.
+        # connection() hides it until the handshake has completed (the websocket is OPEN).
+        conn.websocket = websocket
         with self._lock:
             self._handshaking[websocket] = conn
+            self._connections[conn.connection_id] = conn
         return None
 
     def _new_connection_id(self) -> str:
@@ -443,10 +450,8 @@ class LocalGateway:
     async def _handle(self, websocket: Any) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        with self._lock:
+        with self._lock:  # (registered by _process_request; DeleteConnection may have gone)
             conn = self._handshaking.pop(websocket)
-            conn.websocket = websocket
-            self._connections[conn.connection_id] = conn
         self.stats["connects"] += 1
         log.info("connected %s (%s)", conn.connection_id, conn.authorizer.get("principalId"))
         loop = asyncio.get_running_loop()

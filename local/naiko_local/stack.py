@@ -78,33 +78,52 @@ class LambdaContext:
 
 _in_lambda = threading.local()
 
+_lambda_logs: list[TextIO] = []
+"""The Lambda logs of the running stacks, newest last: where handlers' output goes. Process-wide
+like :data:`_in_lambda`, because a :class:`_RoutedOutput` outlives its stack: whoever took
+``sys.stdout`` while it was installed keeps it (Powertools' ``Logger`` builds one handler per
+service name, on the stdout of its first load, for the life of the process)."""
+_lambda_logs_lock = threading.Lock()
+"""Held by every write to a Lambda log and while one is attached or detached, so that a log is
+never written to once detached (and never closed before that)."""
+
+
+def _attach_lambda_log(sink: TextIO) -> None:
+    with _lambda_logs_lock:
+        _lambda_logs.append(sink)
+
+
+def _detach_lambda_log(sink: TextIO) -> None:
+    """After this returns no write reaches *sink*: it may be closed."""
+    with _lambda_logs_lock:
+        if sink in _lambda_logs:
+            _lambda_logs.remove(sink)
+
 
 class _RoutedOutput(io.TextIOBase):
-    """``sys.stdout`` while the stack runs: what a handler prints (Powertools' JSON logs and EMF
-    metrics, CloudWatch's share in AWS) goes to the Lambda log; everything else to the
-    console."""
+    """``sys.stdout`` while a stack with a Lambda log runs: what a handler prints (Powertools'
+    JSON logs and EMF metrics, CloudWatch's share in AWS) goes to the Lambda log of the newest
+    running stack; everything else, and handlers' output when no such stack runs (this object
+    stays in the hands of whoever took ``sys.stdout`` meanwhile), to the console."""
 
-    def __init__(self, console: TextIO, sink: TextIO):
+    def __init__(self, console: TextIO):
         self.console = console
-        self.sink = sink
-        self._lock = threading.Lock()
-
-    def _target(self) -> TextIO:
-        return self.sink if getattr(_in_lambda, "active", False) else self.console
 
     def write(self, text: str) -> int:
-        target = self._target()
-        if target is self.sink:
-            with self._lock:
-                return self.sink.write(text)
-        return target.write(text)
+        if getattr(_in_lambda, "active", False):
+            with _lambda_logs_lock:
+                if _lambda_logs:
+                    return _lambda_logs[-1].write(text)
+        return self.console.write(text)
 
     def flush(self) -> None:
-        for stream in (self.console, self.sink):
-            try:
-                stream.flush()
-            except ValueError:
-                pass
+        with _lambda_logs_lock:
+            for sink in _lambda_logs:
+                sink.flush()
+        try:
+            self.console.flush()
+        except ValueError:  # a console closed under us (a test's capture): nothing to flush
+            pass
 
     def isatty(self) -> bool:
         return self.console.isatty()
@@ -301,7 +320,8 @@ class LocalStack:
                 config.lambda_log.parent.mkdir(parents=True, exist_ok=True)
                 self._log_file = open(config.lambda_log, "a", encoding="utf-8",  # noqa: SIM115
                                       buffering=1)
-                self._output = _RoutedOutput(sys.stdout, self._log_file)
+                _attach_lambda_log(self._log_file)
+                self._output = _RoutedOutput(sys.stdout)
                 sys.stdout = self._output
 
             routes = tpl.websocket_routes(template)
@@ -382,6 +402,9 @@ class LocalStack:
                 sys.stdout = self._output.console
             self._output = None
         if self._log_file is not None:
+            # Handlers' output may still come (a logger holding this stack's stdout, a thread
+            # that outlived the pool): detach the log first, then close it.
+            _detach_lambda_log(self._log_file)
             self._log_file.close()
             self._log_file = None
         for name, value in self._saved_env.items():

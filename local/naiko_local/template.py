@@ -35,8 +35,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
-ROOT = Path(__file__).resolve().parents[3]
-"""The repository (``layers/engine/naiko_local/`` is three levels below it)."""
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository (this file is ``local/naiko_local/template.py``): ``template.yaml`` and
+``functions/``."""
 
 TEMPLATE_PATH = ROOT / "template.yaml"
 
