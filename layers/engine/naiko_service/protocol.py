@@ -11,9 +11,19 @@ Server -> client: objects with a ``type``: ``ack``, ``error``, ``snapshot``, ``u
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+)
 
 MAX_FRAME_BYTES = 32 * 1024
 """API Gateway WebSocket frames are at most 32 KB."""
@@ -21,6 +31,42 @@ MAX_FRAME_BYTES = 32 * 1024
 RequestId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
 TableId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Chips = Annotated[StrictInt, Field(gt=0, le=10**12)]
+
+_FORMAT_ALLOWED = frozenset("\u200d")
+"""Format characters (Unicode category Cf) display text may hold: the zero-width joiner of
+emoji sequences. Bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069), marks and
+invisible characters are all refused."""
+
+
+def _display_text(value: str) -> str:
+    """Text shown to other players (a table's name): NFC, trimmed, not blank, and without
+    control, format (bidi overrides: a name must not reorder the lobby), private-use or
+    unassigned characters.
+
+    >>> _display_text("  Friday \u2663 ")
+    'Friday \u2663'
+    """
+    text = unicodedata.normalize("NFC", value).strip()
+    if not text:
+        raise ValueError("must not be blank")
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cs", "Co", "Cn") or (
+                category == "Cf" and char not in _FORMAT_ALLOWED):
+            raise ValueError(f"must not contain control or formatting characters "
+                             f"(U+{ord(char):04X})")
+    return text
+
+
+def _identifier(value: str) -> str:
+    """A player id named in a request: printable, no spaces, no control or format characters."""
+    if any(char.isspace() or unicodedata.category(char)[0] in ("C", "Z") for char in value):
+        raise ValueError("must be printable, without spaces")
+    return value
+
+
+DisplayText = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_display_text)]
+PlayerId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_identifier)]
 SeatIndex = Annotated[StrictInt, Field(ge=0, le=9)]
 
 
@@ -35,7 +81,7 @@ class CreateTable(Request):
     """Create a cash or private table; the creator is its host."""
 
     action: Literal["create_table"]
-    name: Annotated[str, Field(min_length=1, max_length=40)]
+    name: DisplayText
     variant: Literal["NLHE", "PLO", "NAIKO"] = "NLHE"
     seat_count: Annotated[StrictInt, Field(ge=2, le=10)] = 6
     small_blind: Chips
@@ -45,8 +91,7 @@ class CreateTable(Request):
     decision_seconds: Annotated[StrictInt, Field(ge=5, le=120)] | None = None
     """The decision clock (R8.1); the deployment's default (20 s unless configured) if absent."""
     private: StrictBool = False
-    invited: Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]],
-                       Field(max_length=50)] = []
+    invited: Annotated[list[PlayerId], Field(max_length=50)] = []
     bots: StrictBool = False
 
 
@@ -161,34 +206,109 @@ class ProtocolError(ValueError):
 def parse_request(body: str | bytes | None) -> ClientRequest:
     """Parse one client frame into its request model.
 
+    Whatever a frame holds, the answer is this model or one :class:`ProtocolError` with a
+    stable code: the frame's size, its nesting (:data:`MAX_NESTING`, checked before parsing)
+    and its text (valid Unicode only: a lone surrogate such as ``"\\ud800"`` could be neither
+    echoed nor logged) are bounded before anything reads it.
+
     :raises ProtocolError: ``frame_too_large``, ``malformed_json``, ``unknown_action`` or
         ``invalid_request`` (with pydantic's explanation of the first problems).
     """
     if body is None:
         raise ProtocolError("malformed_json", "empty message")
-    raw = body.encode() if isinstance(body, str) else body
+    try:
+        raw = body.encode() if isinstance(body, str) else bytes(body)
+    except UnicodeEncodeError:
+        raise ProtocolError("malformed_json", "the message is not valid UTF-8") from None
     if len(raw) > MAX_FRAME_BYTES:
         raise ProtocolError("frame_too_large",
                             f"a frame is at most {MAX_FRAME_BYTES} bytes, got {len(raw)}")
+    if _too_deep(raw):
+        raise ProtocolError("malformed_json",
+                            f"the message nests deeper than {MAX_NESTING} levels")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ProtocolError("malformed_json", f"the message is not valid JSON: {exc}") from exc
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise ProtocolError("malformed_json",
+                            f"the message is not valid JSON: {type(exc).__name__}") from None
     if not isinstance(data, dict):
         raise ProtocolError("malformed_json", "the message must be a JSON object")
-    request_id = data.get("request_id") if isinstance(data.get("request_id"), str) else None
+    if not _valid_text(data):
+        raise ProtocolError("malformed_json", "the message holds text that is not valid "
+                            "Unicode (a lone surrogate)")
+    request_id = data.get("request_id")
+    request_id = request_id if isinstance(request_id, str) and _ID.fullmatch(request_id) \
+        else None
     action = data.get("action")
     if action not in ROUTES:
-        raise ProtocolError("unknown_action", f"unknown action {action!r}; expected one of "
+        shown = repr(action)[:40]
+        raise ProtocolError("unknown_action", f"unknown action {shown}; expected one of "
                             f"{', '.join(ROUTES)}", request_id)
     try:
         return _REQUEST_ADAPTER.validate_python(data)
     except ValueError as exc:
         errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}"
-                           for e in errors[:3]) or str(exc)
+                           for e in errors[:3]) or type(exc).__name__
         raise ProtocolError("invalid_request", f"invalid {action}: {detail}",
                             request_id) from exc
+
+
+MAX_NESTING = 16
+"""Deepest nesting of arrays and objects a frame may have (our requests need 2); checked on the
+raw bytes before parsing, so no frame can exhaust the parser's recursion."""
+
+_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+"""A request id that may be echoed in an error frame (the same rule as :data:`RequestId`)."""
+
+
+def _too_deep(raw: bytes) -> bool:
+    """Whether *raw* nests arrays/objects deeper than :data:`MAX_NESTING` (outside strings).
+
+    >>> _too_deep(b'[' * 17 + b']' * 17), _too_deep(b'{"a": "[[[[[[[[[[[[[[[[[["}')
+    (True, False)
+    """
+    if raw.count(b"[") + raw.count(b"{") <= MAX_NESTING:
+        return False  # the usual frame: too few brackets to matter
+    depth = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False
+
+
+def _valid_text(value: Any) -> bool:
+    """Whether every string (keys too) of a parsed frame is valid Unicode (encodable as UTF-8:
+    no lone surrogates from ``\\ud800`` escapes)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True
 
 
 # -- server -> client ------------------------------------------------------------------------

@@ -29,7 +29,7 @@ class ManagementApiGateway:
             client disconnected.
         :raises botocore.exceptions.ClientError: Any other failure, unchanged.
         """
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+        data = encode_message(message)
         try:
             self.client.post_to_connection(ConnectionId=connection_id, Data=data)
         except ClientError as exc:
@@ -38,3 +38,19 @@ class ManagementApiGateway:
             if code == "GoneException" or status == 410:
                 raise ConnectionGone(connection_id) from exc
             raise
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """*message* as compact UTF-8 JSON. Text that UTF-8 cannot encode (a lone surrogate the
+    parser should already have refused) is escaped rather than failing the post.
+
+    >>> encode_message({"id": "\\ud800", "name": "Jos\u00e9"})
+    b'{"id":"\\\\ud800","name":"Jos\\\\u00e9"}'
+    >>> encode_message({"name": "Jos\u00e9"})
+    b'{"name":"Jos\\xc3\\xa9"}'
+    """
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode()
