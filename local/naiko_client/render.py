@@ -123,6 +123,11 @@ def open_window_for(view: dict[str, Any] | None, seat_index: int | None) -> dict
 
 # -- events as sentences ---------------------------------------------------------------------
 
+CANCEL_REASONS = {"server_error": "a server error", "state_unreadable": "its record was lost",
+                  "stalled": "it stopped moving for 5 minutes"}
+"""Why a hand was cancelled (R8.6), as the client says it."""
+
+
 class Narrator:
     """Turns events into sentences. It remembers seat names (a player who stood up is still
     named in the events that follow) and the hands shown at showdown (so that ``pot_awarded``
@@ -203,7 +208,12 @@ class Narrator:
         if kind == "hand_ended":
             return f"Hand #{e.get('hand_number')} is over"
         if kind == "hand_cancelled":
-            return f"Hand #{e.get('hand_number')} was cancelled; every bet was returned"
+            why = CANCEL_REASONS.get(str(e.get("reason")), "a server fault")
+            return (f"Hand #{e.get('hand_number')} was cancelled ({why}); every bet was "
+                    "returned and the table is as it was before the hand")
+        if kind == "table_closed":
+            return "The table closed: nobody sat at it for 10 minutes" \
+                if e.get("reason") == "idle" else "The table closed"
         if kind == "power_used":
             return self._power(who, e)
         if kind == "peek_result":

@@ -61,7 +61,10 @@ only: the service has no cashier route)."""
 class LambdaContext:
     """What a handler's ``context`` offers (Powertools reads these)."""
 
-    def __init__(self, function_name: str, timeout_s: float = 10.0, memory_mb: int = 512):
+    def __init__(self, function_name: str, timeout_s: float | None = None,
+                 memory_mb: int = 512):
+        if timeout_s is None:
+            timeout_s = tpl.default_timeout_s()
         self.function_name = function_name
         self.function_version = "$LATEST"
         self.memory_limit_in_mb = memory_mb
@@ -163,7 +166,8 @@ class LocalFunctions:
         previous = getattr(_in_lambda, "active", False)
         _in_lambda.active = True
         try:
-            return handler(event, LambdaContext(f"naiko-local-{name}"))
+            return handler(event, LambdaContext(f"naiko-local-{name}",
+                                                self.specs[name].timeout_s))
         except Exception:
             with self._count_lock:
                 self.errors[name] = self.errors.get(name, 0) + 1
@@ -314,6 +318,7 @@ class LocalStack:
             self.table_names = tpl.create_tables(self._dynamodb, template, config.stage)
             self._set_env({"TABLES_TABLE": self.table_names["TablesTable"],
                            "ACCOUNTS_TABLE": self.table_names["AccountsTable"],
+                           "LEDGER_TABLE": self.table_names["LedgerTable"],
                            "CONNECTIONS_TABLE": self.table_names["ConnectionsTable"]})
 
             if config.lambda_log is not None:
@@ -447,7 +452,8 @@ class LocalStack:
     def accounts(self) -> Any:
         from naiko_service.aws.dynamodb import DynamoAccounts
 
-        return DynamoAccounts(self._dynamodb, self.table_names["AccountsTable"])
+        return DynamoAccounts(self._dynamodb, self.table_names["AccountsTable"],
+                              ledger_table=self.table_names["LedgerTable"])
 
     def grant(self, player_id: str, chips: int) -> int:
         """Add chips to a player's account; returns the balance."""

@@ -20,12 +20,13 @@ import this module instead of keeping its own copy.
 ...     Type: AWS::ApiGatewayV2::Route
 ...     Properties: {RouteKey: act, Target: !Sub "integrations/${Integration}"}
 ... '''))
->>> websocket_routes(template)
-{'act': FunctionSpec(logical_id='Fn', code_uri='functions/game/', handler='app.lambda_handler')}
+>>> websocket_routes(template)["act"].code_uri, websocket_routes(template)["act"].timeout_s
+('functions/game/', 3.0)
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import uuid
@@ -178,6 +179,8 @@ class FunctionSpec:
     """Relative to the template, e.g. ``functions/game/``."""
     handler: str
     """``module.function``, e.g. ``app.lambda_handler``."""
+    timeout_s: float = 3.0
+    """The function's ``Timeout`` (its own, else ``Globals``; Lambda's default is 3 s)."""
 
     @property
     def name(self) -> str:
@@ -201,8 +204,16 @@ _INTEGRATION_REF = re.compile(r"integrations/\$\{(\w+)\}")
 
 def functions(template: Mapping[str, Any]) -> dict[str, FunctionSpec]:
     """``logical id -> FunctionSpec`` for every ``AWS::Serverless::Function``."""
-    return {logical_id: FunctionSpec(logical_id, str(props["CodeUri"]), str(props["Handler"]))
+    default = float(template.get("Globals", {}).get("Function", {}).get("Timeout", 3))
+    return {logical_id: FunctionSpec(logical_id, str(props["CodeUri"]), str(props["Handler"]),
+                                     float(props.get("Timeout", default)))
             for logical_id, props in _resources(template, "AWS::Serverless::Function").items()}
+
+
+@functools.cache
+def default_timeout_s() -> float:
+    """The ``Globals`` function timeout of ``template.yaml`` (what a handler gets locally)."""
+    return float(load_template().get("Globals", {}).get("Function", {}).get("Timeout", 3))
 
 
 def _function_of_uri(uri: Any, specs: Mapping[str, FunctionSpec]) -> FunctionSpec | None:

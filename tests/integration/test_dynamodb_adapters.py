@@ -155,7 +155,10 @@ def test_tables_are_created_from_the_template_keys_indexes_and_ttl(aws: Aws) -> 
     template = load_template()["Resources"]
     assert aws.names == {"TablesTable": "naiko-test-tables",
                          "AccountsTable": "naiko-test-accounts",
+                         "LedgerTable": "naiko-test-ledger",
                          "ConnectionsTable": "naiko-test-connections"}
+    ledger = aws.client.describe_table(TableName=aws.names["LedgerTable"])["Table"]
+    assert ledger["KeySchema"] == template["LedgerTable"]["Properties"]["KeySchema"]
     tables = aws.client.describe_table(TableName=aws.names["TablesTable"])["Table"]
     assert tables["KeySchema"] == template["TablesTable"]["Properties"]["KeySchema"]
     indexes = {i["IndexName"]: i for i in tables["GlobalSecondaryIndexes"]}

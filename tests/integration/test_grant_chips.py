@@ -31,12 +31,21 @@ def test_grant_adds_chips_atomically_and_refuses_bad_amounts(
     with mock_aws():
         names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION))
         table = names["AccountsTable"]
-        assert script.main(["alice", "500", "--table", table, "--region", REGION]) == 0
-        assert script.main(["alice", "250", "--table", table, "--region", REGION]) == 0
+        ledger = ["--ledger-table", names["LedgerTable"]]
+        assert script.main(["alice", "500", "--table", table, "--region", REGION, *ledger]) == 0
+        assert script.main(["alice", "250", "--table", table, "--region", REGION, *ledger,
+                            "--ref", "ticket-42"]) == 0
         assert "balance 750" in capsys.readouterr().out
+        entries = boto3.client("dynamodb", region_name=REGION).scan(
+            TableName=names["LedgerTable"])["Items"]
+        assert sorted((e["account"]["S"], int(e["amount"]["N"]), e["reason"]["S"], e["ref"]["S"])
+                      for e in entries) == [("alice", 250, "grant", "ticket-42"),
+                                            ("alice", 500, "grant", "ops:grant_chips")]
         assert script.main(["alice", "--balance", "--table", table, "--region", REGION]) == 0
         assert capsys.readouterr().out.strip() == "750"
         with pytest.raises(SystemExit):
-            script.main(["alice", "-5", "--table", table, "--region", REGION])
+            script.main(["alice", "-5", "--table", table, "--region", REGION, *ledger])
+        with pytest.raises(SystemExit):  # no ledger table named: no chips without an entry
+            script.main(["alice", "5", "--table", table, "--region", REGION])
         with pytest.raises(SystemExit):
             script.main(["alice", "5"])  # no table named

@@ -401,6 +401,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION))
         monkeypatch.setenv("TABLES_TABLE", names["TablesTable"])
         monkeypatch.setenv("ACCOUNTS_TABLE", names["AccountsTable"])
+        monkeypatch.setenv("LEDGER_TABLE", names["LedgerTable"])
         monkeypatch.setenv("CONNECTIONS_TABLE", names["ConnectionsTable"])
         monkeypatch.setenv("STATE_KEY", base64.b64encode(bytes(range(32))).decode())
         monkeypatch.setenv("WEBSOCKET_ENDPOINT", ENDPOINT)

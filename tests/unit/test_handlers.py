@@ -445,6 +445,7 @@ def test_metrics_are_flushed_in_the_naiko_namespace(
 # -- bootstrap -------------------------------------------------------------------------------
 
 ENV = {"TABLES_TABLE": "naiko-test-tables", "ACCOUNTS_TABLE": "naiko-test-accounts",
+       "LEDGER_TABLE": "naiko-test-ledger",
        "CONNECTIONS_TABLE": "naiko-test-connections",
        "STATE_KEY": base64.b64encode(bytes(range(32))).decode()}
 
@@ -524,6 +525,7 @@ def test_the_aws_adapters_are_wired_from_the_environment(
             Name="naiko-test-state-key", SecretString="k3y" * 21 + "z")
         monkeypatch.setenv("TABLES_TABLE", names["TablesTable"])
         monkeypatch.setenv("ACCOUNTS_TABLE", names["AccountsTable"])
+        monkeypatch.setenv("LEDGER_TABLE", names["LedgerTable"])
         monkeypatch.setenv("CONNECTIONS_TABLE", names["ConnectionsTable"])
         monkeypatch.setenv("STATE_KEY_SECRET_ARN", secret["ARN"])
         monkeypatch.setenv("WEBSOCKET_ENDPOINT",

@@ -357,7 +357,7 @@ def test_connect_may_only_bind_connections_and_read_the_key(template: dict[str, 
 def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
     function = template["Globals"]["Function"]
     assert function["Runtime"] == "python3.12" and function["Architectures"] == ["arm64"]
-    assert (function["MemorySize"], function["Timeout"]) == (512, 10)
+    assert (function["MemorySize"], function["Timeout"]) == (512, 28)
     assert function["Tracing"] == "Active"
     assert function["Layers"] == [{"Ref": "EngineLayer"}]
     variables = function["Environment"]["Variables"]
@@ -370,7 +370,8 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     source = (ROOT / "layers/engine/naiko_service/bootstrap.py").read_text()
     read = set(re.findall(r'(?:required|optional|seconds)\("([A-Z_]+)"', source))
-    assert read == {"TABLES_TABLE", "ACCOUNTS_TABLE", "CONNECTIONS_TABLE", "WEBSOCKET_ENDPOINT",
+    assert read == {"TABLES_TABLE", "ACCOUNTS_TABLE", "LEDGER_TABLE", "CONNECTIONS_TABLE",
+                    "WEBSOCKET_ENDPOINT",
                     "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS"}
@@ -378,7 +379,7 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
     assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
     assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \
         "https://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
-    for table in ("TablesTable", "AccountsTable", "ConnectionsTable"):
+    for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable"):
         assert {"Ref": table} in variables.values()
 
 
@@ -465,7 +466,7 @@ def test_outputs(template: dict[str, Any]) -> None:
         "wss://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
     assert outputs["ManagementEndpoint"]["Value"]["Fn::Sub"] == \
         template["Globals"]["Function"]["Environment"]["Variables"]["WEBSOCKET_ENDPOINT"]["Fn::Sub"]
-    for table in ("TablesTable", "AccountsTable", "ConnectionsTable"):
+    for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable"):
         assert outputs[f"{table}Name"]["Value"] == {"Ref": table}
 
 

@@ -10,7 +10,7 @@ importing a handler (see "Cold start" in ``docs/deploy.md``).
 
 Environment (set by ``template.yaml``):
 
-``TABLES_TABLE``, ``ACCOUNTS_TABLE``, ``CONNECTIONS_TABLE``
+``TABLES_TABLE``, ``ACCOUNTS_TABLE``, ``LEDGER_TABLE``, ``CONNECTIONS_TABLE``
     DynamoDB table names.
 ``WEBSOCKET_ENDPOINT``
     The API Gateway Management API endpoint, ``https://{apiId}.execute-api.{region}
@@ -37,10 +37,13 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import json
+import math
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -55,7 +58,18 @@ if TYPE_CHECKING:
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
-logger = Logger()
+def log_json(record: Any) -> str:
+    """Powertools' JSON serializer, but never failing on content: text that UTF-8 cannot encode
+    (a lone surrogate) makes the whole line ASCII-escaped instead of a logging error."""
+    text = json.dumps(record, default=str, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(record, default=str, separators=(",", ":"))
+    return text
+
+
+logger = Logger(json_serializer=log_json)
 """The functions' one Powertools logger (service name from ``POWERTOOLS_SERVICE_NAME``); every
 handler logs through it (:func:`entry_point` injects the Lambda context)."""
 
@@ -77,6 +91,7 @@ class Config:
 
     tables_table: str
     accounts_table: str
+    ledger_table: str
     connections_table: str
     websocket_endpoint: str | None = None
     timer_state_machine_arn: str | None = None
@@ -121,6 +136,7 @@ class Config:
         config = cls(
             tables_table=required("TABLES_TABLE"),
             accounts_table=required("ACCOUNTS_TABLE"),
+            ledger_table=required("LEDGER_TABLE"),
             connections_table=required("CONNECTIONS_TABLE"),
             websocket_endpoint=optional("WEBSOCKET_ENDPOINT"),
             timer_state_machine_arn=optional("TIMER_STATE_MACHINE_ARN"),
@@ -183,6 +199,30 @@ def endpoint_from_event(event: Mapping[str, Any]) -> str | None:
     return f"https://{domain}/{stage}"
 
 
+BOTO_SETTINGS: dict[str, Any] = {"connect_timeout": 0.5, "read_timeout": 1.0,
+                                 "retries": {"mode": "standard", "total_max_attempts": 2}}
+"""Every AWS client's settings: two attempts of at most 0.5 s to connect and 1 s to read, and
+the SDK's backoff (at most 1 s) between them: at most 4 s a call
+(:data:`naiko_service.usecases.path.AWS_CALL_WORST_MS`)."""
+
+_remaining: ContextVar[Callable[[], float] | None] = ContextVar("naiko_remaining", default=None)
+
+
+class InvocationDeadline:
+    """The :class:`~naiko_service.ports.Deadline` of the invocation being handled: the Lambda
+    context's remaining time, set by :func:`entry_point` (per thread of the local stack too,
+    as a context variable); no limit outside an invocation."""
+
+    def remaining_ms(self) -> float:
+        remaining = _remaining.get()
+        return math.inf if remaining is None else remaining()
+
+
+def warn(message: str, fields: dict[str, Any]) -> None:
+    """The ``Deps.warn`` hook: a structured warning log line."""
+    logger.warning(message, extra=fields)
+
+
 def count(name: str, value: int = 1) -> None:
     """The ``Deps.count`` hook: a CloudWatch (EMF) count metric, flushed by the handler."""
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
@@ -203,9 +243,9 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     websocket_endpoint = config.websocket_endpoint or endpoint
     if websocket_endpoint is None:
         raise ConfigurationError("WEBSOCKET_ENDPOINT is not set and the event names no API")
-    # Fail fast, well inside the 10 s function timeout; the adapters map errors to ports.
-    boto = BotoConfig(connect_timeout=2, read_timeout=4,
-                      retries={"mode": "standard", "max_attempts": 3})
+    # The worst case of one call is bounded (usecases.path.AWS_CALL_WORST_MS, docs/deploy.md
+    # "Worst cases"); the adapters map errors to ports.
+    boto = BotoConfig(**BOTO_SETTINGS)
     dynamodb = boto3.client("dynamodb", config=boto)
     sealer = Sealer(_state_key(config, lambda: boto3.client("secretsmanager", config=boto)))
     scheduler: Scheduler
@@ -218,14 +258,18 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     else:
         scheduler = SweepOnlyScheduler()
     deps = Deps(
-        tables=DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer),
-        accounts=DynamoAccounts(dynamodb, config.accounts_table),
+        tables=DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer,
+                                ledger_table=config.ledger_table),
+        accounts=DynamoAccounts(dynamodb, config.accounts_table,
+                                ledger_table=config.ledger_table),
         connections=DynamoConnections(dynamodb, config.connections_table),
         gateway=ManagementApiGateway(boto3.client(
             "apigatewaymanagementapi", endpoint_url=websocket_endpoint, config=boto)),
         scheduler=scheduler,
         clock=SystemClock(),
         count=count,
+        warn=warn,
+        deadline=InvocationDeadline(),
         default_decision_ms=config.default_decision_seconds * 1000,
         default_pause_ms=config.default_pause_seconds * 1000,
     )
@@ -320,6 +364,8 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
         @functools.wraps(handler)
         def run(event: dict[str, Any], context: Any) -> Any:
             logger.append_keys(route=route)
+            remaining = getattr(context, "get_remaining_time_in_millis", None)
+            token = _remaining.set(remaining if callable(remaining) else None)
             try:
                 return handler(event, context)
             except Exception as error:
@@ -331,6 +377,8 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
                     except Exception:
                         logger.exception("the failure could not be reported to the client")
                 raise UnexpectedError(f"{route} failed") from error
+            finally:
+                _remaining.reset(token)
 
         traced = LazyTracer().capture_lambda_handler(metrics.log_metrics(run))
         injected: LambdaHandler = logger.inject_lambda_context(

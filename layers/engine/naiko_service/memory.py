@@ -12,7 +12,18 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ports import AccountMove, ConcurrentUpdate, ConnectionGone, InsufficientFunds, TableNotFound
+from .ledger import Audit, audit
+from .ports import (
+    MAX_OPEN_TABLES,
+    AccountMove,
+    ConcurrentUpdate,
+    ConnectionGone,
+    InsufficientFunds,
+    LedgerEntry,
+    LedgerReason,
+    TableNotFound,
+    TooManyTables,
+)
 from .records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
 
 
@@ -47,10 +58,11 @@ class MemoryTableStore:
             raise TableNotFound(table_id)
         return open_record(self.sealer, table_id, item.version, item.blob, item.fallback)
 
-    def create(self, record: TableRecord) -> None:
+    def create(self, record: TableRecord, moves: tuple[AccountMove, ...] = ()) -> None:
         with self._lock:
             if record.table_id in self._items:
                 raise ConcurrentUpdate(record.table_id)
+            self.accounts.apply_moves(moves)  # raises before any change
             self.writes += 1
             self._items[record.table_id] = self._item(record)
 
@@ -90,6 +102,19 @@ class MemoryTableStore:
         item = self._items[table_id]
         return len(item.blob) + len(item.fallback or b"")
 
+    def table_chips(self) -> dict[str, int]:
+        """Every table's chips (stacks, bets and pots): for the ledger identity."""
+        with self._lock:
+            items = list(self._items.items())
+        return {table_id: open_record(self.sealer, table_id, item.version, item.blob,
+                                      item.fallback).state.total_chips()
+                for table_id, item in items}
+
+    def audit(self) -> Audit:
+        """The ledger identity over this store's accounts and tables (:mod:`..ledger`)."""
+        return audit(dict(self.accounts.balances), list(self.accounts.ledger),
+                     self.table_chips())
+
     def corrupt(self, table_id: str) -> None:
         """Tests: make the stored state unreadable (its fallback stays as it is)."""
         with self._lock:
@@ -98,30 +123,49 @@ class MemoryTableStore:
 
 
 class MemoryAccounts:
-    """Balances in a dict."""
+    """Balances, open-table counts and the ledger in memory; moves are all-or-nothing, netted
+    per player as the DynamoDB transaction nets them."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_open_tables: int = MAX_OPEN_TABLES) -> None:
         self.balances: dict[str, int] = defaultdict(int)
+        self.open_tables: dict[str, int] = defaultdict(int)
+        self.ledger: list[LedgerEntry] = []
+        self.max_open_tables = max_open_tables
         self._lock = threading.RLock()
 
     def balance(self, player_id: str) -> int:
         return self.balances[player_id]
 
-    def grant(self, player_id: str, amount: int) -> int:
+    def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         with self._lock:
             self.balances[player_id] += amount
+            self.ledger.append(LedgerEntry(player_id, amount, LedgerReason.GRANT, ref, at_ms))
             return self.balances[player_id]
 
     def apply_moves(self, moves: tuple[AccountMove, ...]) -> None:
-        totals: dict[str, int] = defaultdict(int)
+        """Apply *moves*, or raise and apply none.
+
+        :raises InsufficientFunds: If a player's net move takes more than the balance.
+        :raises TooManyTables: If a player's open tables would pass the limit.
+        """
+        chips: dict[str, int] = defaultdict(int)
+        opened: dict[str, int] = defaultdict(int)
         for move in moves:  # one net change per player, as the DynamoDB transaction does
-            totals[move.player_id] += move.amount
+            chips[move.player_id] += move.amount
+            opened[move.player_id] += move.open_tables
         with self._lock:
-            for player_id, amount in totals.items():
+            for player_id, amount in chips.items():
                 if amount > 0 and self.balances[player_id] < amount:
                     raise InsufficientFunds(player_id)
-            for player_id, amount in totals.items():
+            for player_id, count in opened.items():
+                if count > 0 and self.open_tables[player_id] + count > self.max_open_tables:
+                    raise TooManyTables(player_id)
+            for player_id, amount in chips.items():
                 self.balances[player_id] -= amount
+            for player_id, count in opened.items():
+                self.open_tables[player_id] += count
+            self.ledger += [LedgerEntry(m.player_id, -m.amount, m.ledger_reason, m.table_id,
+                                        m.at_ms) for m in moves if m.amount]
 
 
 class MemoryConnections:

@@ -66,3 +66,12 @@ class Reconnected(Event):
     kind: ClassVar[str] = "reconnected"
     recorded: ClassVar[bool] = False
     player_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed(Event):
+    """The table closed (``reason``: ``idle``, ``host``): it takes nobody and is not listed."""
+
+    kind: ClassVar[str] = "table_closed"
+    recorded: ClassVar[bool] = False
+    reason: str

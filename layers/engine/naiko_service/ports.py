@@ -8,6 +8,7 @@ errors into the port errors below, so the use cases never see a ``ClientError``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol
 
 from .records import Fallback, TableRecord, TableSummary, TimerKind
@@ -48,16 +49,68 @@ class UnreadableTable(PortError):
         self.fallback = fallback
 
 
+class TooManyTables(PortError):
+    """The player already has the most open tables one player may have."""
+
+
+MAX_OPEN_TABLES = 3
+"""Tables one player may have open at once (a table closes when it stays empty, or when its
+host closes it): the lobby cannot be flooded by one player."""
+
+
+class LedgerReason(StrEnum):
+    """Why chips moved on an account: every movement is a ledger entry with one of these,
+    written in the same transaction as the movement."""
+
+    GRANT = "grant"
+    """Virtual chips granted by ops (the only chips that enter the system)."""
+    BUY_IN = "buy_in"
+    RELOAD = "reload"
+    """Chips added to a stack between hands (R7.1)."""
+    CASH_OUT = "cash_out"
+    """A stack back to the account: leaving, removed, the table closed."""
+    REFUND = "refund"
+    """Chips of a cancelled hand owed to a player who had left the table (R8.6)."""
+    ENTRY = "entry"
+    UNREGISTER = "unregister"
+    PRIZE = "prize"
+
+
 @dataclass(frozen=True, slots=True)
 class AccountMove:
-    """Chips moving between a player's account and a table, inside the table write.
+    """Chips moving between an account and a table (or tournament), inside that item's write,
+    each with its ledger entry.
 
     ``amount`` > 0 takes chips from the account (a buy-in); < 0 returns chips (a cash-out).
+    ``open_tables`` counts tables the player opened (+1 opening, -1 closing; R7.1 lobby limit).
     """
 
     player_id: str
     amount: int
     table_id: str
+    reason: LedgerReason | None = None
+    """``None``: a buy-in when chips leave the account, a cash-out when they come back."""
+    at_ms: int = 0
+    """When it happened (stamped by the write that carries it)."""
+    open_tables: int = 0
+
+    @property
+    def ledger_reason(self) -> LedgerReason:
+        if self.reason is not None:
+            return self.reason
+        return LedgerReason.BUY_IN if self.amount > 0 else LedgerReason.CASH_OUT
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One movement on one account: ``amount`` is the change of the balance (+ in, - out)."""
+
+    player_id: str
+    amount: int
+    reason: LedgerReason
+    ref: str
+    """The table, tournament or ops reference the chips moved with."""
+    at_ms: int
 
 
 class TableStore(Protocol):
@@ -67,8 +120,13 @@ class TableStore(Protocol):
         """:raises TableNotFound:"""
         ...
 
-    def create(self, record: TableRecord) -> None:
-        """Write a new table (version 1). :raises ConcurrentUpdate: if the id exists."""
+    def create(self, record: TableRecord, moves: tuple[AccountMove, ...] = ()) -> None:
+        """Write a new table (version 1), with its account moves in the same transaction (the
+        opener's ``open_tables`` +1, refused beyond the limit).
+
+        :raises ConcurrentUpdate: If the id exists.
+        :raises TooManyTables: If an opener already has the most open tables.
+        """
         ...
 
     def save(self, record: TableRecord, expected_version: int,
@@ -78,6 +136,7 @@ class TableStore(Protocol):
 
         :raises ConcurrentUpdate: If the version moved on.
         :raises InsufficientFunds: If an account move cannot be covered (nothing is written).
+        :raises TooManyTables: If a move opens one table too many (nothing is written).
         """
         ...
 
@@ -95,8 +154,9 @@ class Accounts(Protocol):
 
     def balance(self, player_id: str) -> int: ...
 
-    def grant(self, player_id: str, amount: int) -> int:
-        """Add virtual chips (ops only); returns the new balance."""
+    def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
+        """Add virtual chips (ops only) with their ledger entry, in one transaction; returns
+        the new balance."""
         ...
 
 

@@ -54,6 +54,8 @@ class TimerKind(StrEnum):
     """A BOT seat acts after its think delay (R8.4)."""
     BOT_RESPOND = "bot_respond"
     """A BOT seat answers a Shield window aimed at it (R8.4)."""
+    IDLE_CLOSE = "idle_close"
+    """A table nobody has sat at for 10 minutes closes (its opener may open another)."""
     STALLED = "stalled"
     """A hand that has not progressed for 5 minutes is cancelled (R8.6)."""
     WAKE = "wake"
@@ -142,6 +144,12 @@ class TableRecord:
     """R7.11: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
     hands_closed: int = 0
     """The last hand whose end-of-hand chores ran."""
+    opened_by: str | None = None
+    """The player whose open-table count this table holds (released when it closes)."""
+    empty_since: int | None = None
+    """Since when nobody is seated (an empty table closes after a while), ``None`` if seated."""
+    closed: bool = False
+    """Closed tables take nobody and are never listed."""
     recent_timers: dict[str, int] = field(default_factory=dict)
     """Tokens of executions that acted -> the version they wrote (the last
     :data:`RECENT_TIMERS_KEPT`): a duplicated execution is answered without acting again."""
@@ -156,7 +164,7 @@ class TableRecord:
             list(self.sit_out_after_hand), dict(self.recent_requests),
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
-            dict(self.recent_timers))
+            self.opened_by, self.empty_since, self.closed, dict(self.recent_timers))
 
     def remember_request(self, request_id: str, version: int) -> None:
         self.recent_requests[request_id] = version
@@ -191,6 +199,9 @@ class TableRecord:
             "timers": [t.to_dict() for t in self.timers],
             "left_stacks": self.left_stacks,
             "hands_closed": self.hands_closed,
+            "opened_by": self.opened_by,
+            "empty_since": self.empty_since,
+            "closed": self.closed,
             "recent_timers": self.recent_timers,
         }
 
@@ -209,6 +220,8 @@ class TableRecord:
             timers=[Timer.from_dict(t) for t in doc["timers"]],
             left_stacks={k: dict(v) for k, v in doc.get("left_stacks", {}).items()},
             hands_closed=int(doc.get("hands_closed", 0)),
+            opened_by=doc.get("opened_by"), empty_since=doc.get("empty_since"),
+            closed=bool(doc.get("closed", False)),
             recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()})
 
     def summary(self) -> TableSummary:
@@ -223,7 +236,8 @@ class TableRecord:
     @property
     def listed(self) -> bool:
         """Whether the lobby lists it: public with a free seat."""
-        return not self.settings.private and any(s is None for s in self.state.seats)
+        return (not self.closed and not self.settings.private
+                and any(s is None for s in self.state.seats))
 
 
 @dataclass(frozen=True, slots=True)

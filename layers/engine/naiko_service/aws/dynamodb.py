@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ..ports import AccountMove, ConcurrentUpdate, InsufficientFunds, TableNotFound
+from ..ports import (
+    MAX_OPEN_TABLES,
+    AccountMove,
+    ConcurrentUpdate,
+    InsufficientFunds,
+    LedgerReason,
+    TableNotFound,
+    TooManyTables,
+)
 from ..records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
 
 LOBBY_INDEX = "lobby-index"
@@ -62,11 +71,16 @@ class DynamoTableStore:
     :param sealer: Seals and opens the table document (AES-GCM, the table id as AAD).
     """
 
-    def __init__(self, client: Any, tables_table: str, accounts_table: str, sealer: Sealer):
+    def __init__(self, client: Any, tables_table: str, accounts_table: str, sealer: Sealer,
+                 *, ledger_table: str | None = None, max_open_tables: int = MAX_OPEN_TABLES):
         self.client = client
         self.tables_table = tables_table
         self.accounts_table = accounts_table
         self.sealer = sealer
+        self.ledger_table = ledger_table
+        """The ledger (``LedgerTable``): every chip move is an entry, in the same transaction.
+        ``None`` only in adapter tests that are about something else."""
+        self.max_open_tables = max_open_tables
         self.reads = 0
         """Table loads made (``GetItem``), like :class:`~naiko_service.memory.MemoryTableStore`."""
         self.writes = 0
@@ -127,34 +141,33 @@ class DynamoTableStore:
             raise TableNotFound(table_id)
         return self.from_item(item)
 
-    def create(self, record: TableRecord) -> None:
-        """``PutItem`` if no item has this id.
+    def create(self, record: TableRecord, moves: tuple[AccountMove, ...] = ()) -> None:
+        """``PutItem`` if no item has this id; with moves (the opener's ``open_tables`` +1),
+        one ``TransactWriteItems`` holding the same put and the account updates.
 
         :raises ConcurrentUpdate: If the id exists.
+        :raises TooManyTables: If an opener already has the most open tables.
         """
-        self.writes += 1
-        try:
-            self.client.put_item(TableName=self.tables_table, Item=self.to_item(record),
-                                 ConditionExpression="attribute_not_exists(#id)",
-                                 ExpressionAttributeNames={"#id": "table_id"})
-        except ClientError as exc:
-            if _error_code(exc) == "ConditionalCheckFailedException":
-                raise ConcurrentUpdate(record.table_id) from exc
-            raise
+        put: dict[str, Any] = {"TableName": self.tables_table, "Item": self.to_item(record),
+                               "ConditionExpression": "attribute_not_exists(#id)",
+                               "ExpressionAttributeNames": {"#id": "table_id"}}
+        self._write(record.table_id, put, record.version, moves)
 
     def save(self, record: TableRecord, expected_version: int,
              moves: tuple[AccountMove, ...] = ()) -> None:
         """Write *record* if the stored version is still *expected_version*.
 
         Without moves: one conditional ``PutItem``. With moves: one ``TransactWriteItems``
-        holding the same conditional put and one ``ADD balance`` update per player (a buy-in is
-        conditioned on ``balance >= amount``; a cash-out just adds, creating the account).
-        Several moves of one player are netted into one update, because a transaction may
-        touch an item only once.
+        holding the same conditional put, one update per player (``ADD balance``, conditioned
+        on ``balance >= amount`` for a buy-in; ``ADD open_tables``, conditioned on the limit
+        when it grows) and one ledger entry per chip move (:meth:`ledger_put`). Several moves of
+        one player are netted into one update, because a transaction may touch an item only
+        once.
 
         :raises ConcurrentUpdate: If the version moved on (or a concurrent transaction touched
             the same items): nothing was written.
         :raises InsufficientFunds: If an account cannot cover its buy-in: nothing was written.
+        :raises TooManyTables: If a player would open one table too many: nothing written.
         :raises botocore.exceptions.ClientError: Any other failure, unchanged.
         """
         put: dict[str, Any] = {
@@ -164,20 +177,27 @@ class DynamoTableStore:
             "ExpressionAttributeNames": {"#version": "version"},
             "ExpressionAttributeValues": {":expected": {"N": str(expected_version)}},
         }
+        self._write(record.table_id, put, record.version, moves)
+
+    def _write(self, table_id: str, put: dict[str, Any], version: int,
+               moves: tuple[AccountMove, ...]) -> None:
         net = _net_moves(moves)
+        entries = [self.ledger_put(move, f"{table_id}#{version}#{index}")
+                   for index, move in enumerate(moves) if move.amount and self.ledger_table]
         self.writes += 1
-        if not net:
+        if not net and not entries:
             try:
                 self.client.put_item(**put)
             except ClientError as exc:
                 if _error_code(exc) in ("ConditionalCheckFailedException",
                                         "TransactionConflictException"):
-                    raise ConcurrentUpdate(record.table_id) from exc
+                    raise ConcurrentUpdate(table_id) from exc
                 raise
             return
         players = list(net)
         items: list[dict[str, Any]] = [{"Put": put}]
-        items += [{"Update": self._account_update(player, net[player])} for player in players]
+        items += [{"Update": self._account_update(player, *net[player])} for player in players]
+        items += [{"Put": entry} for entry in entries]
         try:
             self.client.transact_write_items(TransactItems=items)
         except ClientError as exc:
@@ -186,27 +206,54 @@ class DynamoTableStore:
             codes = [str(reason.get("Code", "None"))
                      for reason in exc.response.get("CancellationReasons", [])]
             if codes and codes[0] in ("ConditionalCheckFailed", "TransactionConflict"):
-                raise ConcurrentUpdate(record.table_id) from exc
+                raise ConcurrentUpdate(table_id) from exc
             for player, code in zip(players, codes[1:], strict=False):
                 if code == "ConditionalCheckFailed":
-                    raise InsufficientFunds(player) from exc
+                    if net[player][0] > 0:
+                        raise InsufficientFunds(player) from exc
+                    raise TooManyTables(player) from exc
             if "TransactionConflict" in codes:
-                raise ConcurrentUpdate(record.table_id) from exc
+                raise ConcurrentUpdate(table_id) from exc
             raise
 
-    def _account_update(self, player_id: str, amount: int) -> dict[str, Any]:
-        """``ADD balance -amount``; a buy-in (*amount* > 0) only if the balance covers it."""
+    def _account_update(self, player_id: str, amount: int, opened: int) -> dict[str, Any]:
+        """``ADD balance -amount`` (a buy-in, *amount* > 0, only if the balance covers it) and
+        ``ADD open_tables opened`` (only below :attr:`max_open_tables` when it grows)."""
+        adds, names, values, conditions = [], {}, {}, []
+        if amount:
+            adds.append("#balance :delta")
+            names["#balance"] = "balance"
+            values[":delta"] = {"N": str(-amount)}
+            if amount > 0:
+                conditions.append("#balance >= :amount")
+                values[":amount"] = {"N": str(amount)}
+        if opened:
+            adds.append("#open :opened")
+            names["#open"] = "open_tables"
+            values[":opened"] = {"N": str(opened)}
+            if opened > 0:
+                conditions.append("(attribute_not_exists(#open) OR #open <= :room)")
+                values[":room"] = {"N": str(self.max_open_tables - opened)}
         update: dict[str, Any] = {
             "TableName": self.accounts_table,
             "Key": {"player_id": {"S": player_id}},
-            "UpdateExpression": "ADD #balance :delta",
-            "ExpressionAttributeNames": {"#balance": "balance"},
-            "ExpressionAttributeValues": {":delta": {"N": str(-amount)}},
+            "UpdateExpression": "ADD " + ", ".join(adds),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
         }
-        if amount > 0:
-            update["ConditionExpression"] = "#balance >= :amount"
-            update["ExpressionAttributeValues"][":amount"] = {"N": str(amount)}
+        if conditions:
+            update["ConditionExpression"] = " AND ".join(conditions)
         return update
+
+    def ledger_put(self, move: AccountMove, key: str) -> dict[str, Any]:
+        """The ledger entry of *move*: ``amount`` is the account's change (+ in, - out). Its
+        key is unique to the write that carries it (a table and its version), so an entry can
+        never be written twice."""
+        return {"TableName": self.ledger_table,
+                "Item": ledger_item(move.player_id, -move.amount, move.ledger_reason,
+                                    move.table_id, move.at_ms, key),
+                "ConditionExpression": "attribute_not_exists(#entry)",
+                "ExpressionAttributeNames": {"#entry": "entry"}}
 
     def list_open(self, limit: int = 50) -> list[TableSummary]:
         """Listed tables, newest first: a Query on ``lobby-index`` (never a Scan)."""
@@ -260,12 +307,23 @@ class DynamoTableStore:
         return dynamodb_item_size(item)
 
 
-def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, int]:
-    """player_id -> the net amount leaving the account (moves that cancel out are dropped)."""
-    net: dict[str, int] = {}
+def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, tuple[int, int]]:
+    """player_id -> (net chips leaving the account, net tables opened); players whose moves
+    cancel out are dropped."""
+    net: dict[str, tuple[int, int]] = {}
     for move in moves:
-        net[move.player_id] = net.get(move.player_id, 0) + move.amount
-    return {player: amount for player, amount in net.items() if amount}
+        chips, opened = net.get(move.player_id, (0, 0))
+        net[move.player_id] = (chips + move.amount, opened + move.open_tables)
+    return {player: change for player, change in net.items() if change != (0, 0)}
+
+
+def ledger_item(player_id: str, amount: int, reason: LedgerReason, ref: str, at_ms: int,
+                key: str) -> Item:
+    """A ledger entry as an item: ``account`` (HASH) and ``entry`` (RANGE) =
+    ``{at_ms:013d}#{key}``, so an account's entries read in time order."""
+    return {"account": {"S": player_id}, "entry": {"S": f"{at_ms:013d}#{key}"},
+            "amount": {"N": str(amount)}, "reason": {"S": reason.value}, "ref": {"S": ref},
+            "at_ms": {"N": str(at_ms)}}
 
 
 def dynamodb_item_size(item: Item) -> int:
@@ -316,9 +374,10 @@ class DynamoAccounts:
     in the same transaction as the table write.
     """
 
-    def __init__(self, client: Any, accounts_table: str):
+    def __init__(self, client: Any, accounts_table: str, *, ledger_table: str | None = None):
         self.client = client
         self.accounts_table = accounts_table
+        self.ledger_table = ledger_table
 
     def balance(self, player_id: str) -> int:
         """The balance (0 for a player without an account item): one consistent GetItem."""
@@ -330,17 +389,22 @@ class DynamoAccounts:
         balance = response.get("Item", {}).get("balance")
         return int(balance["N"]) if balance else 0
 
-    def grant(self, player_id: str, amount: int) -> int:
-        """Add *amount* virtual chips (ops only), creating the account; returns the new
-        balance."""
-        response = self.client.update_item(TableName=self.accounts_table,
-                                           Key={"player_id": {"S": player_id}},
-                                           UpdateExpression="ADD #balance :amount",
-                                           ExpressionAttributeNames={"#balance": "balance"},
-                                           ExpressionAttributeValues={
-                                               ":amount": {"N": str(amount)}},
-                                           ReturnValues="UPDATED_NEW")
-        return int(response["Attributes"]["balance"]["N"])
+    def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
+        """Add *amount* virtual chips (ops only), creating the account, with its ledger entry
+        in the same transaction; returns the new balance."""
+        update = {"TableName": self.accounts_table, "Key": {"player_id": {"S": player_id}},
+                  "UpdateExpression": "ADD #balance :amount",
+                  "ExpressionAttributeNames": {"#balance": "balance"},
+                  "ExpressionAttributeValues": {":amount": {"N": str(amount)}}}
+        if self.ledger_table is None:
+            response = self.client.update_item(**update, ReturnValues="UPDATED_NEW")
+            return int(response["Attributes"]["balance"]["N"])
+        at_ms = at_ms or time.time_ns() // 1_000_000
+        entry = ledger_item(player_id, amount, LedgerReason.GRANT, ref, at_ms,
+                            f"grant#{uuid.uuid4().hex}")
+        self.client.transact_write_items(TransactItems=[
+            {"Update": update}, {"Put": {"TableName": self.ledger_table, "Item": entry}}])
+        return self.balance(player_id)
 
 
 class DynamoConnections:

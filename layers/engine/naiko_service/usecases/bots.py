@@ -16,6 +16,8 @@ def add_bot(deps: Deps, table_id: str, bot_id: str, buy_in: int) -> None:
     """Seat a BOT (R8.4) with chips from its own account, like any buy-in (ops and local mode:
     bots fill seats of tables created with ``bots: true``)."""
     def change(record: TableRecord, now: int) -> Outcome:
+        if record.closed:
+            raise ServiceError("table_closed", "this table is closed")
         if not record.settings.bots:
             raise ServiceError("bots_off", "this table was created without bots")
         if record.seat_of(bot_id) is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from naiko import commands as cmd
 from naiko.events import HandCancelled
 
-from ..ports import AccountMove
+from ..ports import AccountMove, LedgerReason
 from ..records import Fallback, TableRecord, Timer, TimerKind
 from . import dealer
 from .base import Deps, Outcome, engine_step
@@ -26,7 +26,8 @@ def cancel_hand(deps: Deps, record: TableRecord, reason: str) -> Outcome:
     outcome = engine_step(deps, record, cmd.CancelHand(reason=reason))
     for event in outcome.events:
         if isinstance(event, HandCancelled):
-            outcome.moves += [AccountMove(player, -amount, record.table_id)
+            outcome.moves += [AccountMove(player, -amount, record.table_id,
+                                          LedgerReason.REFUND)
                               for player, amount in event.absent.items()]
     deps.count("HandsCancelled", 1)
     return outcome

@@ -7,7 +7,7 @@ from __future__ import annotations
 from naiko import commands as cmd
 
 from .. import protocol as p
-from ..ports import AccountMove
+from ..ports import AccountMove, LedgerReason
 from ..records import TableRecord
 from . import path
 from .base import Caller, Deps, Outcome, ServiceError, engine_step, seat_of
@@ -23,6 +23,8 @@ def join_table(deps: Deps, caller: Caller, request: p.JoinTable) -> None:
         player_id = caller.player_id
         settings = record.settings
         state = record.state
+        if record.closed:
+            raise ServiceError("table_closed", "this table is closed")
         if record.seat_of(player_id) is not None:
             raise ServiceError("already_seated", "you already have a seat at this table")
         if settings.private and player_id != settings.host and player_id not in settings.invited:
@@ -97,7 +99,8 @@ def add_chips(deps: Deps, caller: Caller, request: p.AddChips) -> None:
                                f"{record.settings.max_buy_in}")
         outcome = engine_step(deps, record, cmd.AddChips(seat_index=seat_index,
                                                          amount=request.amount))
-        outcome.moves.append(AccountMove(caller.player_id, request.amount, record.table_id))
+        outcome.moves.append(AccountMove(caller.player_id, request.amount, record.table_id,
+                                         LedgerReason.RELOAD))
         return outcome
 
     path.mutate(deps, request.table_id, change, caller=caller)

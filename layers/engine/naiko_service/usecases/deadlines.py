@@ -14,7 +14,8 @@ from naiko import commands as cmd
 from naiko.engine import legal_actions
 from naiko.views import view_for
 
-from ..notices import ReconnectGrace, TimedOut
+from ..notices import ReconnectGrace, TableClosed, TimedOut
+from ..ports import AccountMove
 from ..records import TableRecord, Timer, TimerKind
 from . import cancel, dealer, seats
 from .base import Deps, Outcome, engine_step
@@ -118,6 +119,20 @@ def on_stalled(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outco
     return cancel.cancel_hand(deps, record, "stalled")
 
 
+def on_idle_close(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """Nobody has sat at the table for 10 minutes: it closes, and stops counting against the
+    player who opened it (the lobby limit of open tables per player)."""
+    if record.closed or record.empty_since is None \
+            or timer.token != f"idle_close:{record.empty_since}":
+        return Outcome()
+    record.closed = True
+    outcome = Outcome([TableClosed(reason="idle")])
+    if record.opened_by is not None:
+        outcome.moves.append(AccountMove(record.opened_by, 0, record.table_id,
+                                         open_tables=-1))
+    return outcome
+
+
 def on_wake_marker(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
     """Never due as a timer (:func:`due` skips markers); here so the table is complete."""
     return Outcome()
@@ -148,6 +163,7 @@ HANDLERS: dict[TimerKind, TimerHandler] = {
     TimerKind.BOT: on_bot_timer,
     TimerKind.BOT_RESPOND: on_bot_timer,
     TimerKind.STALLED: on_stalled,
+    TimerKind.IDLE_CLOSE: on_idle_close,
     TimerKind.WAKE: on_wake_marker,
 }
 """The token -> handler table: what each kind of timer does when it fires."""

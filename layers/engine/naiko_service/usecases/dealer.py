@@ -18,6 +18,9 @@ from .base import Deps, Outcome, engine_step
 DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
 """Timers that belong to the turn of the seat to act."""
 
+IDLE_CLOSE_MS = 10 * 60_000
+"""A table nobody sits at for this long closes (and stops counting against its opener)."""
+
 STALLED_MS = 5 * 60_000
 """R8.6: a hand that has not progressed for 5 minutes is cancelled."""
 
@@ -42,6 +45,11 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
                                    now + record.settings.pause_ms))
     if not record.state.hand_in_progress and may_start(record, now):
         start_hand(deps, record, outcome)
+    seated = any(seat is not None for seat in record.state.seats)
+    if seated:
+        record.empty_since = None
+    elif record.empty_since is None:
+        record.empty_since = now
     sync_timers(deps, record, now)
 
 
@@ -114,6 +122,9 @@ def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
             token = f"window:{window.window_id}"
             wanted.append(next((t for t in record.timers if t.token == token),
                                Timer(token, TimerKind.WINDOW, window.deadline_ms)))
+    if record.empty_since is not None and not record.closed:
+        token = f"idle_close:{record.empty_since}"
+        wanted.append(Timer(token, TimerKind.IDLE_CLOSE, record.empty_since + IDLE_CLOSE_MS))
     stalled = stalled_token(record)
     if stalled is not None:  # R8.6
         wanted.append(next((t for t in record.timers if t.token == stalled),

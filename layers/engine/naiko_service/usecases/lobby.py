@@ -8,9 +8,9 @@ import hashlib
 from naiko.state import TableConfig, TableState, Variant
 
 from .. import protocol as p
-from ..ports import ConcurrentUpdate
+from ..ports import AccountMove, ConcurrentUpdate, TooManyTables
 from ..records import TableKind, TableRecord, TableSettings
-from . import path
+from . import dealer, path
 from .base import Caller, Deps, ServiceError
 
 
@@ -34,13 +34,19 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
         kind=TableKind.PRIVATE if request.private else TableKind.CASH,
         invited=tuple(request.invited), bots=request.bots)
     now = deps.clock.now_ms()
-    record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now)
+    record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
+                         opened_by=caller.player_id, empty_since=now)
     record.remember_request(f"{caller.player_id}/{caller.request_id}", 1)
+    dealer.sync_timers(deps, record, now)  # the empty table's closing time
+    path.arm(deps, table_id, record, now)
     replayed = False
     try:
-        deps.tables.create(record)
+        deps.tables.create(record, (AccountMove(caller.player_id, 0, table_id, at_ms=now,
+                                                open_tables=1),))
     except ConcurrentUpdate:
         replayed = True
+    except TooManyTables as exc:
+        raise ServiceError("too_many_tables", path.too_many_tables_message()) from exc
     path.send(deps, caller.connection_id, path.ack(caller, table_id, 1, replayed=replayed))
 
 

@@ -27,6 +27,7 @@ No step starts an AWS call whose worst case would outlast the invocation
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from naiko.errors import EngineError
@@ -38,7 +39,9 @@ from ..ports import (
     ConcurrentUpdate,
     ConnectionGone,
     InsufficientFunds,
+    LedgerReason,
     TableNotFound,
+    TooManyTables,
     UnreadableTable,
 )
 from ..records import TableRecord, Timer, TimerKind
@@ -55,6 +58,10 @@ attempts of at most 0.5 s to connect and 1 s to read, and the SDK's backoff betw
 
 ATTEMPT_WORST_MS = 3 * AWS_CALL_WORST_MS
 """One attempt of the path: the read, a timer execution, the write."""
+
+SWEEP_ONLY = frozenset({TimerKind.IDLE_CLOSE})
+"""Timers no execution is started for: their time is coarse (closing an empty table), so the
+sweep, which finds them on ``due-index`` within a minute, fires them."""
 
 WAKE_PREFIX = "wake:"
 """The token of a table's wake-up marker is this prefix + the token its execution carries."""
@@ -127,13 +134,15 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         new.fallback = cancel.fallback_for(deps, new, now)
         arm(deps, table_id, new, now)
         try:
-            deps.tables.save(new, record.version, tuple(outcome.moves))
+            deps.tables.save(new, record.version, stamped(outcome.moves, now))
         except ConcurrentUpdate:
             deps.count("Conflicts", 1)
             continue
         except InsufficientFunds as exc:
             raise ServiceError("insufficient_funds",
                                "your account cannot cover that buy-in") from exc
+        except TooManyTables as exc:
+            raise ServiceError("too_many_tables", too_many_tables_message()) from exc
         if attempt:
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
@@ -155,6 +164,11 @@ def load(deps: Deps, table_id: str) -> TableRecord:
     except UnreadableTable as unreadable:
         recover(deps, unreadable)
         return deps.tables.load(table_id)
+
+
+def stamped(moves: list[AccountMove], now: int) -> tuple[AccountMove, ...]:
+    """The moves of a write, each stamped with the write's time (their ledger entries')."""
+    return tuple(replace(move, at_ms=now) for move in moves)
 
 
 def internal(deps: Deps, table_id: str, change: Change, *, announce: bool = True) -> None:
@@ -201,7 +215,7 @@ def recover(deps: Deps, unreadable: UnreadableTable) -> None:
     record.version = unreadable.version + 1
     now = deps.clock.now_ms()
     arm(deps, record.table_id, record, now)
-    moves = tuple(AccountMove(player, -amount, record.table_id)
+    moves = tuple(AccountMove(player, -amount, record.table_id, LedgerReason.REFUND, now)
                   for player, amount in fallback.moves)
     try:
         deps.tables.save(record, unreadable.version, moves)
@@ -324,7 +338,8 @@ def arm(deps: Deps, table_id: str, record: TableRecord, now: int) -> None:
     that fires is either useful or a no-op)."""
     real = [t for t in record.timers if t.kind is not TimerKind.WAKE]
     wake = next((t for t in record.timers if t.kind is TimerKind.WAKE), None)
-    earliest = min(real, key=lambda t: (t.due_ms, t.token), default=None)
+    earliest = min((t for t in real if t.kind not in SWEEP_ONLY),
+                   key=lambda t: (t.due_ms, t.token), default=None)
     if earliest is None:
         record.timers = real  # nothing to wait for: an armed wake-up will be a no-op
         return
@@ -335,3 +350,10 @@ def arm(deps: Deps, table_id: str, record: TableRecord, now: int) -> None:
     deps.count("WakeupsArmed", 1)
     record.timers = [*real, Timer(WAKE_PREFIX + earliest.token, TimerKind.WAKE,
                                   earliest.due_ms)]
+
+
+def too_many_tables_message() -> str:
+    from ..ports import MAX_OPEN_TABLES
+
+    return (f"you already have {MAX_OPEN_TABLES} open tables; an empty table closes after "
+            f"{dealer.IDLE_CLOSE_MS // 60_000} minutes")
