@@ -102,8 +102,16 @@ def capture_posts() -> Iterator[PostCapture]:
             raise GoneException(connection_id)
         capture.raw[connection_id].append(bytes(data))
 
+    real_get_connection = ApiGatewayManagementApiBackend.get_connection
+
+    def get_connection(backend: Any, connection_id: str) -> Any:
+        if unquote(connection_id) in capture.gone:
+            raise GoneException(unquote(connection_id))
+        return real_get_connection(backend, connection_id)
+
     with mock.patch.object(ApiGatewayManagementApiBackend, "post_to_connection",
-                           post_to_connection):
+                           post_to_connection), \
+            mock.patch.object(ApiGatewayManagementApiBackend, "get_connection", get_connection):
         yield capture
 
 

@@ -18,7 +18,7 @@ logger = bootstrap.logger
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     connection_id = bootstrap.connection_of(event)
     player_id = (event["requestContext"].get("authorizer") or {}).get("player_id")
-    logger.append_keys(player_id=player_id)
+    logger.thread_safe_append_keys(player_id=player_id)
     if not isinstance(player_id, str) or not player_id:
         # Only reachable if the route lost its authorizer: refuse the connection.
         logger.error("no verified player on $connect; is the authorizer attached?")

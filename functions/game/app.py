@@ -31,7 +31,7 @@ def internal_error(event: dict[str, Any]) -> None:
     service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
     reply(service, event["requestContext"]["connectionId"], "internal_error",
           "the server failed to handle that request; please retry",
-          logger.get_current_keys().get("request_id"))
+          logger.thread_safe_get_current_keys().get("request_id"))
 
 
 @bootstrap.entry_point("game", correlation_id_path=correlation_paths.API_GATEWAY_REST,
@@ -64,16 +64,16 @@ def serve(service: TableService, connection_id: str, body: str | None,
         reply(service, connection_id, "not_connected",
               "this connection has no verified player; reconnect", None)
         return
-    logger.append_keys(player_id=player_id)
+    logger.thread_safe_append_keys(player_id=player_id)
     try:
         request = parse_request(body)
     except ProtocolError as error:
-        logger.append_keys(request_id=error.request_id)
+        logger.thread_safe_append_keys(request_id=error.request_id)
         logger.info("frame refused", extra={"code": error.code})
         bootstrap.count("ProtocolErrors")
         reply(service, connection_id, error.code, error.message, error.request_id)
         return
-    logger.append_keys(request_id=request.request_id, action=request.action,
+    logger.thread_safe_append_keys(request_id=request.request_id, action=request.action,
                        table_id=getattr(request, "table_id", None))
     bootstrap.count("Requests")
     service.handle(connection_id, player_id, request)

@@ -18,7 +18,7 @@ logger = bootstrap.logger
 @bootstrap.entry_point("timer")
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     table_id, token = event.get("table_id"), event.get("token")
-    logger.append_keys(table_id=table_id, token=token)
+    logger.thread_safe_append_keys(table_id=table_id, token=token)
     if not isinstance(table_id, str) or not isinstance(token, str):
         raise ValueError(f"a timer event needs string table_id and token, got {sorted(event)}")
     acted = bootstrap.get_service().timer_fired(table_id, token)

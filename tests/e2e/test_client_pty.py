@@ -87,6 +87,9 @@ class SocketGateway:
         self.sent[connection_id].append(message)
         sink(message)
 
+    def alive(self, connection_id: str) -> bool:
+        return connection_id in self.sinks
+
 
 class ScriptedPlayer:
     """A seat played by the test server itself: after a short think it checks when it can,

@@ -210,6 +210,9 @@ class FlakyGateway:
             raise error
         self.inner.send(connection_id, message)
 
+    def alive(self, connection_id: str) -> bool:
+        return bool(self.inner.alive(connection_id))
+
 
 @pytest.mark.parametrize("error", [RuntimeError("LimitExceededException"),
                                    TimeoutError("read timeout"), ValueError("throttled")])
@@ -348,3 +351,52 @@ def _call(table_id: str) -> Any:
     from naiko_service.protocol import Act
 
     return Act(action="act", request_id="late-1", table_id=table_id, move="call")
+
+
+# -- $disconnect always takes effect -------------------------------------------------------------
+
+def test_a_disconnect_racing_other_writes_still_takes_effect() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    leaver = players[1]
+
+    class Contended:
+        """Six writes in a row lose their race (several clients of the table close together):
+        more than one attempt of the path can absorb."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.losses = inner, 6
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+        def save(self, record: TableRecord, expected: int, moves: Any = ()) -> None:
+            if self.losses:
+                self.losses -= 1
+                from naiko_service.ports import ConcurrentUpdate
+
+                raise ConcurrentUpdate(record.table_id)
+            self.inner.save(record, expected, moves)
+
+    h.service.deps.tables = Contended(h.store)
+    h.service.disconnect(leaver.connection_id)
+    record = h.store.load(table_id)
+    assert leaver.player_id in record.disconnected
+    assert leaver.player_id not in record.connections
+    assert h.connections.player_of(leaver.connection_id) is None
+    assert h.counters["DisconnectRetries"] == 1
+
+
+def test_r8_2_a_lost_disconnect_still_gets_the_reconnection_grace() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    gone = actor(players)
+    h.gateway.gone.add(gone.connection_id)  # closed; API Gateway never called $disconnect
+    record = h.store.load(table_id)
+    decision = next(t for t in record.timers if t.kind is TimerKind.DECISION)
+    h.clock.now = decision.due_ms
+    h.fire_due_timers()
+    record = h.store.load(table_id)
+    assert gone.player_id in record.disconnected
+    assert any(t.kind is TimerKind.GRACE for t in record.timers)  # 20 more seconds (R8.2)
+    assert not events_of(players[0], "timed_out")

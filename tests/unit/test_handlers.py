@@ -417,9 +417,9 @@ def test_an_unexpected_failure_is_logged_answered_and_reraised(
 def test_log_keys_do_not_leak_into_the_next_invocation(table: Stack) -> None:
     logger = table.handlers["game"].logger
     table.send("act")
-    assert logger.get_current_keys()["table_id"] == TABLE_ID
+    assert logger.thread_safe_get_current_keys()["table_id"] == TABLE_ID
     table.send("sweep")
-    keys = table.handlers["sweep"].logger.get_current_keys()
+    keys = table.handlers["sweep"].logger.thread_safe_get_current_keys()
     assert keys["route"] == "sweep" and "table_id" not in keys and "player_id" not in keys
 
 

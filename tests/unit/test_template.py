@@ -321,9 +321,9 @@ def test_functions_get_only_the_template_s_own_policies(template: dict[str, Any]
 def test_connections_may_be_managed_on_this_api_and_stage_only(template: dict[str, Any]) -> None:
     manage = [s for _, s in _statements(template)
               if "execute-api:ManageConnections" in s["Action"]]
-    assert [s["Resource"] for s in manage] == [{"Fn::Sub": (
+    assert [s["Resource"] for s in manage] == [[{"Fn::Sub": (
         "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
-        "${WebSocketApi}/${Stage}/POST/@connections/*")}]
+        f"${{WebSocketApi}}/${{Stage}}/{method}/@connections/*")} for method in ("POST", "GET")]]
 
 
 def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -> None:
@@ -339,7 +339,7 @@ def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -
             if call == "transact_write_items":  # authorised per item: Put/Update/ConditionCheck
                 needed |= {"dynamodb:PutItem", "dynamodb:UpdateItem"}
                 continue
-            if call == "post_to_connection":
+            if call in ("post_to_connection", "get_connection"):
                 needed.add("execute-api:ManageConnections")
                 continue
             needed.add(f"{prefix}:" + "".join(w.capitalize() for w in call.split("_")))

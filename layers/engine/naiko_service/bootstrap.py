@@ -363,7 +363,10 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
     def decorate(handler: LambdaHandler) -> LambdaHandler:
         @functools.wraps(handler)
         def run(event: dict[str, Any], context: Any) -> Any:
-            logger.append_keys(route=route)
+            # Per-invocation keys live in a context variable: a Lambda container reuses its
+            # thread, and the local stack runs invocations side by side in threads.
+            logger.thread_safe_clear_keys()
+            logger.thread_safe_append_keys(route=route)
             remaining = getattr(context, "get_remaining_time_in_millis", None)
             token = _remaining.set(remaining if callable(remaining) else None)
             try:
@@ -393,7 +396,8 @@ def connection_of(event: Mapping[str, Any]) -> str:
     become log keys."""
     request_context = event["requestContext"]
     connection_id = str(request_context["connectionId"])
-    logger.append_keys(connection_id=connection_id, route=request_context.get("routeKey"))
+    logger.thread_safe_append_keys(connection_id=connection_id,
+                                   route=request_context.get("routeKey"))
     return connection_id
 
 

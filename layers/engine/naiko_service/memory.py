@@ -203,6 +203,9 @@ class RecordingGateway:
             raise ConnectionGone(connection_id)
         self.sent[connection_id].append(message)
 
+    def alive(self, connection_id: str) -> bool:
+        return connection_id not in self.gone
+
 
 @dataclass
 class RecordingScheduler:

@@ -181,6 +181,11 @@ class Gateway(Protocol):
         """:raises ConnectionGone: If the connection no longer exists."""
         ...
 
+    def alive(self, connection_id: str) -> bool:
+        """Whether the connection still exists (``False`` only when the gateway says it is
+        gone; any other failure counts as alive)."""
+        ...
+
 
 class Scheduler(Protocol):
     """Runs a timer: at *due_ms*, call the timer use case with ``(table_id, token)``."""

@@ -40,6 +40,18 @@ class ManagementApiGateway:
             raise
 
 
+    def alive(self, connection_id: str) -> bool:
+        """``GetConnection``: ``False`` only on ``GoneException`` (410); any other failure
+        counts as alive (the caller then does what it would do for a connected player)."""
+        try:
+            self.client.get_connection(ConnectionId=connection_id)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code")
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            return not (code == "GoneException" or status == 410)
+        return True
+
+
 def encode_message(message: dict[str, Any]) -> bytes:
     """*message* as compact UTF-8 JSON. Text that UTF-8 cannot encode (a lone surrogate the
     parser should already have refused) is escaped rather than failing the post.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import protocol as p
 from ..records import TableRecord
 from . import path
-from .base import Caller, Deps, Outcome
+from .base import Caller, Deps, Outcome, ServiceError
 from .subscriptions import drop_connection, subscribe
 
 
@@ -19,12 +19,35 @@ def connect(deps: Deps, connection_id: str, player_id: str) -> None:
 
 def disconnect(deps: Deps, connection_id: str) -> None:
     """``$disconnect``: the player is marked disconnected at the tables it watched; the seat
-    is kept and the clock is not reset (R8.2, R8.3)."""
+    is kept and the clock is not reset (R8.2, R8.3).
+
+    A disconnect always takes effect: when several clients of one table close together their
+    writes conflict, so each table's drop is retried until it is written (``busy`` is not an
+    answer here: nobody is waiting for one) while the invocation has time. If it still has not
+    been written, nothing is lost either: the next fan-out finds the connection gone (410) and
+    drops it, and a decision clock that runs out checks the player's connection before deciding
+    (R8.2, :func:`.deadlines.on_decision`)."""
     player_id = deps.connections.player_of(connection_id)
-    if player_id is not None:
-        for table_id in deps.connections.tables_of(connection_id):
+    try:
+        if player_id is not None:
+            for table_id in deps.connections.tables_of(connection_id):
+                _drop_until_written(deps, table_id, player_id, connection_id)
+    finally:
+        deps.connections.unbind(connection_id)
+
+
+def _drop_until_written(deps: Deps, table_id: str, player_id: str, connection_id: str) -> None:
+    while True:
+        try:
             path.internal(deps, table_id, drop_connection(player_id, connection_id))
-    deps.connections.unbind(connection_id)
+            return
+        except ServiceError as error:
+            if error.code != "busy" or deps.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
+                deps.count("DisconnectsDeferred", 1)
+                deps.warn("disconnect left to the next fan-out", {
+                    "table_id": table_id, "connection_id": connection_id, "code": error.code})
+                return
+            deps.count("DisconnectRetries", 1)
 
 
 def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:

@@ -71,6 +71,9 @@ def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outc
     seat = state.seats[actor]
     assert seat is not None
     player = seat.player_id
+    if timer.kind is TimerKind.DECISION and player not in record.disconnected \
+            and not seat.is_bot and not _connected(deps, record, player):
+        record.disconnected[player] = now  # its $disconnect never took effect (best effort)
     if timer.kind is TimerKind.DECISION and player in record.disconnected:
         until = now + record.settings.disconnect_grace_ms
         record.timers.append(Timer(f"grace:{dealer.turn_key(record)}", TimerKind.GRACE, until,
@@ -86,6 +89,14 @@ def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outc
     if player in record.disconnected and player not in record.sit_out_after_hand:
         record.sit_out_after_hand.append(player)  # R8.2
     return outcome
+
+
+def _connected(deps: Deps, record: TableRecord, player_id: str) -> bool:
+    """Whether *player_id* has a live connection to the table: API Gateway calls
+    ``$disconnect`` on a best-effort basis, so before the clock decides for a player who seems
+    connected, the gateway is asked (once per expired clock, R8.2)."""
+    connection_id = record.connections.get(player_id)
+    return connection_id is not None and deps.gateway.alive(connection_id)
 
 
 def on_window(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
