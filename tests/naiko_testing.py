@@ -19,7 +19,8 @@ from naiko.commands import (
     StartHand,
     UsePower,
 )
-from naiko.engine import Prompt, apply, legal_actions
+from naiko.engine import Prompt, apply, apply_in_place, legal_actions
+from naiko.errors import EngineError
 from naiko.events import Event
 from naiko.pots import clockwise_from_button
 from naiko.state import AnteMode, TableConfig, TableState, Variant
@@ -99,44 +100,58 @@ def start(state: TableState, holes: dict[int, str] | None = None, board: str = "
 
 
 def play(state: TableState, *moves: str) -> tuple[TableState, list[Event]]:
-    """Apply moves written as ``"2 f"``, ``"0 x"`` (check), ``"1 c"`` (call), ``"3 b 10"``,
-    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in), and the powers ``"1 peek"``, ``"1 swap 0"``,
-    ``"1 anchor 3"`` (at_ms 0; ``"1 anchor 3 500"``), ``"3 shield"``, ``"3 pass"``; return the
-    state and all events."""
+    """Apply moves written in :func:`command` notation; return the state and all events."""
     events: list[Event] = []
     for move in moves:
-        parts = move.split()
-        seat, verb = int(parts[0]), parts[1]
-        command: Command
-        if verb == "f":
-            command = Fold(seat_index=seat)
-        elif verb == "x":
-            command = Check(seat_index=seat)
-        elif verb == "c":
-            command = Call(seat_index=seat)
-        elif verb == "b":
-            command = Bet(seat_index=seat, amount=int(parts[2]))
-        elif verb == "r":
-            command = RaiseTo(seat_index=seat, amount=int(parts[2]))
-        elif verb == "a":
-            command = AllIn(seat_index=seat)
-        elif verb == "peek":
-            command = UsePower(seat_index=seat, power="peek")
-        elif verb == "swap":
-            command = UsePower(seat_index=seat, power="sleeve_swap", card_index=int(parts[2]))
-        elif verb == "anchor":
-            at_ms = int(parts[3]) if len(parts) > 3 else 0
-            command = UsePower(seat_index=seat, power="short_anchor", target_seat=int(parts[2]),
-                               at_ms=at_ms)
-        elif verb == "shield":
-            command = UsePower(seat_index=seat, power="seal_shield")
-        elif verb == "pass":
-            command = PassWindow(seat_index=seat)
-        else:
-            raise ValueError(move)
-        state, new_events = apply(state, command)
+        state, new_events = apply(state, command(move))
         events.extend(new_events)
     return state, events
+
+
+def command(move: str) -> Command:
+    """The command a move names: ``"2 f"``, ``"0 x"`` (check), ``"1 c"`` (call), ``"3 b 10"``,
+    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in), and the powers ``"1 peek"``, ``"1 swap 0"``,
+    ``"1 anchor 3"`` (at_ms 0; ``"1 anchor 3 500"``), ``"3 shield"``, ``"3 pass"``."""
+    parts = move.split()
+    seat, verb = int(parts[0]), parts[1]
+    if verb == "f":
+        return Fold(seat_index=seat)
+    if verb == "x":
+        return Check(seat_index=seat)
+    if verb == "c":
+        return Call(seat_index=seat)
+    if verb == "b":
+        return Bet(seat_index=seat, amount=int(parts[2]))
+    if verb == "r":
+        return RaiseTo(seat_index=seat, amount=int(parts[2]))
+    if verb == "a":
+        return AllIn(seat_index=seat)
+    if verb == "peek":
+        return UsePower(seat_index=seat, power="peek")
+    if verb == "swap":
+        return UsePower(seat_index=seat, power="sleeve_swap", card_index=int(parts[2]))
+    if verb == "anchor":
+        at_ms = int(parts[3]) if len(parts) > 3 else 0
+        return UsePower(seat_index=seat, power="short_anchor", target_seat=int(parts[2]),
+                        at_ms=at_ms)
+    if verb == "shield":
+        return UsePower(seat_index=seat, power="seal_shield")
+    if verb == "pass":
+        return PassWindow(seat_index=seat)
+    raise ValueError(move)
+
+
+def rejected_in_place(state: TableState, command: Command) -> str:
+    """Apply *command*, which must be rejected, to *state* itself with ``apply_in_place`` (not
+    ``apply``, which works on a copy); check that *state* did not change; return the error
+    code."""
+    before = state.to_dict()
+    try:
+        apply_in_place(state, command)
+    except EngineError as error:
+        assert state.to_dict() == before, f"{command} was rejected but changed the state"
+        return error.code
+    raise AssertionError(f"{command} was accepted")
 
 
 def prompt(state: TableState) -> Prompt:
