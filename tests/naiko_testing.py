@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from naiko.cards import FULL_DECK, parse_cards
+from naiko.cards import FULL_DECK, format_cards, parse_cards
 from naiko.commands import (
     AllIn,
     Bet,
@@ -23,7 +23,7 @@ from naiko.engine import Prompt, apply, apply_in_place, legal_actions
 from naiko.errors import EngineError
 from naiko.events import Event
 from naiko.pots import clockwise_from_button
-from naiko.state import AnteMode, TableConfig, TableState, Variant
+from naiko.state import AnteMode, HandState, TableConfig, TableState, Variant
 
 
 def table(stacks: list[int | None], *, sb: int = 1, bb: int = 2, variant: Variant = Variant.NLHE,
@@ -166,6 +166,31 @@ def stack_list(state: TableState) -> list[int | None]:
 
 def kinds(events: list[Event]) -> list[str]:
     return [e.kind for e in events]
+
+
+def shown_to_everyone(hand: HandState) -> set[int]:
+    """Seats whose hole cards any viewer may see, by the rules and not by the engine's flags:
+    R4.4, the hands still in at a showdown (the hand is over, was not cancelled, and at least
+    two hands reached the end). A folded hand is never shown, nor the last hand left (R2.4),
+    nor a mucked one (replays only)."""
+    live = {s for s in range(len(hand.hole)) if hand.is_live(s)}
+    if not hand.complete or not hand.awards or len(live) < 2:
+        return set()
+    return {s for s in live if not hand.mucked[s]}
+
+
+def hidden_from(hand: HandState, viewer: int | None) -> set[str]:
+    """Cards *viewer* (``None``: a spectator) must not see in any view or event of *hand* up
+    to now: the other seats' hole cards unless shown at a showdown, and every card still in
+    the deck except the viewer's own Peek (R6.1)."""
+    own_peek = (hand.powers.peeks[viewer]
+                if hand.powers is not None and viewer is not None else None)
+    hidden = {format_cards([c]) for c in hand.deck if c != own_peek}
+    shown = shown_to_everyone(hand)
+    for seat, cards in enumerate(hand.hole):
+        if seat != viewer and seat not in shown:
+            hidden |= {format_cards([c]) for c in cards}
+    return hidden
 
 
 CARDS_TEXT = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")

@@ -22,12 +22,13 @@ import pytest
 from aws_testing import REGION, capture_posts, create_tables_from_template
 from moto import mock_aws
 from naiko.events import ActionTaken, Move
+from naiko.state import HandState
 from naiko_local.stack import LambdaContext
 from naiko_local.template import load_handler
 from naiko_service import bootstrap
 from naiko_service.aws.dynamodb import DynamoTableStore
 from naiko_service.records import Sealer
-from naiko_testing import cards_in
+from naiko_testing import cards_in, hidden_from, shown_to_everyone
 
 
 def Context() -> LambdaContext:  # noqa: N802 - reads like the handlers' context class
@@ -186,10 +187,12 @@ def test_complete_hands_through_the_handlers_with_several_connections(
     watcher = session.connect("watcher")
     assert session.send(watcher, action="snapshot", table_id=table_id)["type"] == "snapshot"
     tables = store(names)
+    hands: dict[int, HandState] = {}  # every hand as it ended, to know what stays hidden
     for hand_number in range(1, 4):
         play_hand(session, table_id, connections, rng, use_powers=variant == "NAIKO")
         record = tables.load(table_id)
         assert record.state.hand is not None and record.state.hand.complete
+        hands[record.state.hand.number] = record.state.hand
         # the next hand after the pause: the timer handler, as Step Functions would call it
         token = next(t.token for t in record.timers if t.kind == "next_hand")
         assert session.handlers["timer"].lambda_handler(
@@ -201,23 +204,37 @@ def test_complete_hands_through_the_handlers_with_several_connections(
     total = sum(balance(names, f"player{i}") for i in range(4))
     record = tables.load(table_id)
     assert total + record.state.total_chips() == 40_000
-    # Per connection, message by message: versions step by one; no hidden card leaks.
+    if record.state.hand is not None and record.state.hand.number not in hands:
+        hands[record.state.hand.number] = record.state.hand  # the next hand, just dealt
+    # Per connection, message by message: versions step by one; no hidden card leaks, during
+    # a hand or after its end: another seat's cards only for the hands still in at a showdown
+    # (R4.4), never a folded hand or the last hand left (R2.4), never the deck.
+    checked_after_the_end = 0
     for connection in [*connections, watcher]:
         updates = [m for m in posts.messages[connection] if m["type"] == "update"]
         versions = [m["version"] for m in updates]
         assert versions == sorted(versions) and len(set(versions)) == len(versions)
         own_seat = record.seat_of(session.players[connection])
-        for message in updates:
-            for seat_view in message["view"]["seats"]:
-                if seat_view is None or seat_view["seat_index"] == own_seat:
-                    continue
-                if seat_view.get("cards") is not None:
-                    # another seat's cards are only ever shown after a showdown
-                    assert message["view"]["hand"]["complete"], (connection, message["version"])
-            for event in message["events"]:
-                assert event.get("private_to") in (None, own_seat)
-                if event["kind"] in ("hole_cards", "peek_result", "sleeve_swap_result"):
-                    assert event["seat_index"] == own_seat
+        for message in posts.messages[connection]:
+            view = message.get("view")
+            if view is None or view["hand"] is None:
+                assert not cards_in(message), message
+                continue
+            hand = hands[view["hand"]["number"]]
+            hidden = hidden_from(hand, own_seat)
+            seen = cards_in(view) | cards_in(message.get("events", []))
+            assert not seen & hidden, (connection, message["version"], seen & hidden)
+            for seat_view in view["seats"]:
+                if seat_view is not None and seat_view["seat_index"] != own_seat \
+                        and seat_view["in_hand"]:
+                    shown = seat_view["seat_index"] in shown_to_everyone(hand)
+                    assert (seat_view["cards"] is not None) == (shown and view["hand"]["complete"])
+            checked_after_the_end += view["hand"]["complete"]
+        for event in (e for m in updates for e in m["events"]):
+            assert event.get("private_to") in (None, own_seat)
+            if event["kind"] in ("hole_cards", "peek_result", "sleeve_swap_result"):
+                assert event["seat_index"] == own_seat
+    assert checked_after_the_end > 0
     # The spectator saw every table version from its subscription on, in order.
     watcher_versions = [m["version"] for m in posts.messages[watcher] if m["type"] == "update"]
     assert watcher_versions == list(range(watcher_versions[0], watcher_versions[-1] + 1))

@@ -13,7 +13,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naiko.cards import FULL_DECK, format_cards, seeded_random, shuffled_deck
+from naiko.cards import FULL_DECK, seeded_random, shuffled_deck
 from naiko.commands import (
     AddChips,
     AllIn,
@@ -38,7 +38,7 @@ from naiko.errors import EngineError, NotYourTurn
 from naiko.events import Event
 from naiko.state import AnteMode, TableConfig, TableState, Variant
 from naiko.views import events_for, view_for
-from naiko_testing import cards_in
+from naiko_testing import cards_in, hidden_from, shown_to_everyone
 
 MAX_ACTIONS_PER_HAND = 400
 
@@ -96,18 +96,21 @@ def advertised(p: Prompt, command: Command) -> bool:
             and p.min_raise_to <= amount <= p.max_raise_to)
 
 
-def check_views(state: TableState) -> None:
+def check_views(state: TableState, events: list[Event]) -> None:
+    """No view and no event shows a viewer another seat's hidden cards or the deck, during
+    the hand and after its end: only the hands still in at a showdown are shown (R2.4, R4.4);
+    the prompt goes to the seat to act only."""
     hand = state.hand
     assert hand is not None
-    deck_text = {format_cards([c]) for c in hand.deck}
     for viewer in [None, *range(state.config.seat_count)]:
         view = view_for(state, viewer)
-        shown = cards_in(view)
-        for seat, cards in enumerate(hand.hole):
-            if cards and seat != viewer and not hand.shown[seat]:
-                # hidden cards appear nowhere in the view (the board is public)
-                assert not shown & {format_cards([c]) for c in cards}, (viewer, seat)
-        assert not shown & deck_text
+        hidden = hidden_from(hand, viewer)
+        seen = cards_in(view) | cards_in(events_for(events, viewer))
+        assert not seen & hidden, (viewer, hand.complete, sorted(seen & hidden))
+        for seat, entry in enumerate(view["seats"]):
+            if entry is not None and entry.get("in_hand") and seat != viewer:
+                assert (entry["cards"] is not None) == (seat in shown_to_everyone(hand)), \
+                    (viewer, seat, hand.complete)
         if view["prompt"] is not None:
             assert view["prompt"]["seat_index"] == viewer
 
@@ -135,9 +138,9 @@ def test_random_play_keeps_every_invariant(state: TableState, data: st.DataObjec
                 for event in events_for(events, viewer):
                     if event["kind"] == "hole_cards":
                         assert event["seat_index"] == viewer
+            check_views(state, events)  # after the hand's end too
             if hand.complete:
                 break
-            check_views(state)
             p = legal_actions(state)
             assert p is not None
             before = state.to_dict()
@@ -228,18 +231,15 @@ def _power_attempts(state: TableState, rng: object) -> list[Command]:
 
 
 def check_private_information(state: TableState, events: list[Event]) -> None:
-    """R6.1/R6.2: nobody's view or events show another seat's hole cards or an undealt card,
-    except the viewer's own peek."""
+    """R6.1/R6.2 and R4.4: nobody's view or events show another seat's hole cards (unless
+    shown at a showdown) or an undealt card, except the viewer's own peek; after the hand's
+    end too."""
     hand = state.hand
     assert hand is not None and hand.powers is not None
     for viewer in [None, *range(state.config.seat_count)]:
-        own_peek = hand.powers.peeks[viewer] if viewer is not None else None
-        forbidden = {format_cards([c]) for c in hand.deck if c != own_peek}
-        for seat, cards in enumerate(hand.hole):
-            if seat != viewer and not hand.shown[seat]:
-                forbidden |= {format_cards([c]) for c in cards}
         seen = cards_in(view_for(state, viewer)) | cards_in(events_for(events, viewer))
-        assert not seen & forbidden, (viewer, seen & forbidden)
+        forbidden = hidden_from(hand, viewer)
+        assert not seen & forbidden, (viewer, hand.complete, seen & forbidden)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
