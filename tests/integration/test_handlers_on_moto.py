@@ -27,6 +27,7 @@ from naiko_local.stack import LambdaContext
 from naiko_local.template import load_handler
 from naiko_service import bootstrap
 from naiko_service.aws.dynamodb import DynamoTableStore
+from naiko_service.ports import ConcurrentUpdate
 from naiko_service.records import Sealer
 from naiko_testing import cards_in, hidden_from, shown_to_everyone
 
@@ -247,30 +248,41 @@ def test_racing_writes_on_dynamodb_one_commits_the_other_is_reapplied(
     tables = store(names)
     service = bootstrap.get_service()
     real_save = service.deps.tables.save
-    raced = []
+    saves: list[tuple[str, int]] = []
 
     def racing_save(record: Any, expected_version: int, moves: tuple[Any, ...] = ()) -> None:
-        if not raced:  # a concurrent writer commits first, between our read and our write
-            raced.append(True)
+        if not saves:  # a concurrent writer commits first, between our read and our write
             other = tables.load(record.table_id)
             other.version += 1
             other.connections["spectator"] = "c-spectator"
             tables.save(other, expected_version)
-        real_save(record, expected_version, moves)
+        try:  # the real conditional PutItem on moto decides
+            real_save(record, expected_version, moves)
+        except ConcurrentUpdate:
+            saves.append(("conflict", expected_version))
+            raise
+        saves.append(("written", expected_version))
 
     service.deps.tables.save = racing_save  # type: ignore[method-assign]
     view = session.view(connections[0])
     seat = view["hand"]["actor"]
     connection = next(c for c, p in session.players.items()
                       if p == view["seats"][seat]["player_id"])
-    before = tables.load(table_id).version
-    assert session.send(connection, action="act", table_id=table_id, move="call")["type"] == "ack"
+    before = tables.load(table_id)
+    v = before.version
+    reply = session.send(connection, action="act", table_id=table_id, move="call")
+    # ours lost at version v, was re-applied to the other writer's v + 1 and written
+    assert saves == [("conflict", v), ("written", v + 1)]
+    assert reply["type"] == "ack" and reply["version"] == v + 2
     record = tables.load(table_id)
-    assert record.version == before + 2  # the other write and ours, both kept
+    assert record.version == v + 2  # the other write and ours, both kept
     assert record.connections["spectator"] == "c-spectator"
-    assert record.state.hand is not None
-    actions = [e for e in record.state.hand.log if isinstance(e, ActionTaken)]
-    assert actions[-1].action is Move.CALL
+
+    def calls(hand: Any) -> int:
+        return sum(1 for e in hand.log if isinstance(e, ActionTaken)
+                   and e.seat_index == seat and e.action is Move.CALL)
+
+    assert calls(record.state.hand) == calls(before.state.hand) + 1  # applied once
     total = sum(balance(names, f"player{i}") for i in range(3)) + record.state.total_chips()
     assert total == 30_000
 
