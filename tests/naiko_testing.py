@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from naiko.cards import FULL_DECK, parse_cards
+from naiko.cards import FULL_DECK, format_cards, parse_cards
 from naiko.commands import (
     AllIn,
     Bet,
@@ -19,10 +19,11 @@ from naiko.commands import (
     StartHand,
     UsePower,
 )
-from naiko.engine import Prompt, apply, legal_actions
+from naiko.engine import Prompt, apply, apply_in_place, legal_actions
+from naiko.errors import EngineError
 from naiko.events import Event
 from naiko.pots import clockwise_from_button
-from naiko.state import AnteMode, TableConfig, TableState, Variant
+from naiko.state import AnteMode, HandState, TableConfig, TableState, Variant
 
 
 def table(stacks: list[int | None], *, sb: int = 1, bb: int = 2, variant: Variant = Variant.NLHE,
@@ -99,44 +100,58 @@ def start(state: TableState, holes: dict[int, str] | None = None, board: str = "
 
 
 def play(state: TableState, *moves: str) -> tuple[TableState, list[Event]]:
-    """Apply moves written as ``"2 f"``, ``"0 x"`` (check), ``"1 c"`` (call), ``"3 b 10"``,
-    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in), and the powers ``"1 peek"``, ``"1 swap 0"``,
-    ``"1 anchor 3"`` (at_ms 0; ``"1 anchor 3 500"``), ``"3 shield"``, ``"3 pass"``; return the
-    state and all events."""
+    """Apply moves written in :func:`command` notation; return the state and all events."""
     events: list[Event] = []
     for move in moves:
-        parts = move.split()
-        seat, verb = int(parts[0]), parts[1]
-        command: Command
-        if verb == "f":
-            command = Fold(seat_index=seat)
-        elif verb == "x":
-            command = Check(seat_index=seat)
-        elif verb == "c":
-            command = Call(seat_index=seat)
-        elif verb == "b":
-            command = Bet(seat_index=seat, amount=int(parts[2]))
-        elif verb == "r":
-            command = RaiseTo(seat_index=seat, amount=int(parts[2]))
-        elif verb == "a":
-            command = AllIn(seat_index=seat)
-        elif verb == "peek":
-            command = UsePower(seat_index=seat, power="peek")
-        elif verb == "swap":
-            command = UsePower(seat_index=seat, power="sleeve_swap", card_index=int(parts[2]))
-        elif verb == "anchor":
-            at_ms = int(parts[3]) if len(parts) > 3 else 0
-            command = UsePower(seat_index=seat, power="short_anchor", target_seat=int(parts[2]),
-                               at_ms=at_ms)
-        elif verb == "shield":
-            command = UsePower(seat_index=seat, power="seal_shield")
-        elif verb == "pass":
-            command = PassWindow(seat_index=seat)
-        else:
-            raise ValueError(move)
-        state, new_events = apply(state, command)
+        state, new_events = apply(state, command(move))
         events.extend(new_events)
     return state, events
+
+
+def command(move: str) -> Command:
+    """The command a move names: ``"2 f"``, ``"0 x"`` (check), ``"1 c"`` (call), ``"3 b 10"``,
+    ``"4 r 30"`` (raise to), ``"5 a"`` (all-in), and the powers ``"1 peek"``, ``"1 swap 0"``,
+    ``"1 anchor 3"`` (at_ms 0; ``"1 anchor 3 500"``), ``"3 shield"``, ``"3 pass"``."""
+    parts = move.split()
+    seat, verb = int(parts[0]), parts[1]
+    if verb == "f":
+        return Fold(seat_index=seat)
+    if verb == "x":
+        return Check(seat_index=seat)
+    if verb == "c":
+        return Call(seat_index=seat)
+    if verb == "b":
+        return Bet(seat_index=seat, amount=int(parts[2]))
+    if verb == "r":
+        return RaiseTo(seat_index=seat, amount=int(parts[2]))
+    if verb == "a":
+        return AllIn(seat_index=seat)
+    if verb == "peek":
+        return UsePower(seat_index=seat, power="peek")
+    if verb == "swap":
+        return UsePower(seat_index=seat, power="sleeve_swap", card_index=int(parts[2]))
+    if verb == "anchor":
+        at_ms = int(parts[3]) if len(parts) > 3 else 0
+        return UsePower(seat_index=seat, power="short_anchor", target_seat=int(parts[2]),
+                        at_ms=at_ms)
+    if verb == "shield":
+        return UsePower(seat_index=seat, power="seal_shield")
+    if verb == "pass":
+        return PassWindow(seat_index=seat)
+    raise ValueError(move)
+
+
+def rejected_in_place(state: TableState, command: Command) -> str:
+    """Apply *command*, which must be rejected, to *state* itself with ``apply_in_place`` (not
+    ``apply``, which works on a copy); check that *state* did not change; return the error
+    code."""
+    before = state.to_dict()
+    try:
+        apply_in_place(state, command)
+    except EngineError as error:
+        assert state.to_dict() == before, f"{command} was rejected but changed the state"
+        return error.code
+    raise AssertionError(f"{command} was accepted")
 
 
 def prompt(state: TableState) -> Prompt:
@@ -151,6 +166,31 @@ def stack_list(state: TableState) -> list[int | None]:
 
 def kinds(events: list[Event]) -> list[str]:
     return [e.kind for e in events]
+
+
+def shown_to_everyone(hand: HandState) -> set[int]:
+    """Seats whose hole cards any viewer may see, by the rules and not by the engine's flags:
+    R4.4, the hands still in at a showdown (the hand is over, was not cancelled, and at least
+    two hands reached the end). A folded hand is never shown, nor the last hand left (R2.4),
+    nor a mucked one (replays only)."""
+    live = {s for s in range(len(hand.hole)) if hand.is_live(s)}
+    if not hand.complete or not hand.awards or len(live) < 2:
+        return set()
+    return {s for s in live if not hand.mucked[s]}
+
+
+def hidden_from(hand: HandState, viewer: int | None) -> set[str]:
+    """Cards *viewer* (``None``: a spectator) must not see in any view or event of *hand* up
+    to now: the other seats' hole cards unless shown at a showdown, and every card still in
+    the deck except the viewer's own Peek (R6.1)."""
+    own_peek = (hand.powers.peeks[viewer]
+                if hand.powers is not None and viewer is not None else None)
+    hidden = {format_cards([c]) for c in hand.deck if c != own_peek}
+    shown = shown_to_everyone(hand)
+    for seat, cards in enumerate(hand.hole):
+        if seat != viewer and seat not in shown:
+            hidden |= {format_cards([c]) for c in cards}
+    return hidden
 
 
 CARDS_TEXT = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")

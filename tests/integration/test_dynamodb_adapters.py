@@ -365,7 +365,55 @@ def test_moves_of_one_player_are_netted_into_one_update(aws: Aws) -> None:
     assert aws.accounts.balance("p0") == 130
 
 
-# -- a transaction that fails halfway --------------------------------------------------------
+# -- transactions that really fail: moto runs the transaction and rolls it back ------------
+
+
+def _balances(aws: Aws, *players: str) -> dict[str, int]:
+    return {p: aws.accounts.balance(p) for p in players}
+
+
+@pytest.mark.parametrize(("case", "expected", "reasons"), [
+    ("stale version, the account can pay", ConcurrentUpdate, ["ConditionalCheckFailed", "None"]),
+    ("stale version, the account cannot pay", ConcurrentUpdate,
+     ["ConditionalCheckFailed", "ConditionalCheckFailed"]),
+    ("stale version, a cash-out", ConcurrentUpdate, ["ConditionalCheckFailed", "None"]),
+    ("the account cannot pay", InsufficientFunds, ["None", "ConditionalCheckFailed"]),
+    ("a cash-out, then a buy-in the account cannot pay", InsufficientFunds,
+     ["None", "None", "ConditionalCheckFailed"]),
+])
+def test_a_transaction_that_really_fails_leaves_every_stored_item_as_it_was(
+        aws: Aws, case: str, expected: type[Exception], reasons: list[str]) -> None:
+    """No patch: the version condition or an account condition really fails inside moto's
+    TransactWriteItems, after the items before it were applied; the stored table item and
+    every balance are read back."""
+    rec = record()
+    aws.store.create(rec)
+    aws.accounts.grant("p2", 1_000)
+    aws.accounts.grant("poor", 10)
+    if case.startswith("stale version"):
+        aws.store.save(sit(rec, 5, "p5", 100), 1)  # another writer commits version 2 first
+    before = aws.raw("t1")
+    balances = _balances(aws, "p0", "p1", "p2", "poor")
+    new = sit(rec, 2, "p2", 400)
+    moves = [AccountMove("p2", 400, "t1")]
+    if case == "stale version, the account cannot pay":
+        new, moves = sit(rec, 2, "poor", 400), [AccountMove("poor", 400, "t1")]
+    elif case == "stale version, a cash-out":
+        new, moves = bumped(rec), [AccountMove("p1", -200, "t1")]
+    elif case == "the account cannot pay":
+        new, moves = sit(rec, 2, "poor", 400), [AccountMove("poor", 400, "t1")]
+    elif case == "a cash-out, then a buy-in the account cannot pay":
+        new, moves = sit(rec, 2, "poor", 400), [AccountMove("p1", -200, "t1"),
+                                                AccountMove("poor", 400, "t1")]
+    aws.calls.clear()
+    with pytest.raises(expected) as caught:
+        aws.store.save(new, 1, tuple(moves))
+    assert aws.operations() == ["TransactWriteItems"]  # one real call, nothing patched
+    cause = caught.value.__cause__
+    assert isinstance(cause, ClientError)
+    assert [r["Code"] for r in cause.response["CancellationReasons"]] == reasons
+    assert aws.raw("t1") == before
+    assert _balances(aws, "p0", "p1", "p2", "poor") == balances
 
 
 class ThrottlingError(Exception):
@@ -373,33 +421,47 @@ class ThrottlingError(Exception):
 
 
 def test_a_transaction_failing_after_the_table_put_leaves_both_as_before(aws: Aws) -> None:
+    """DynamoDB fails the account update (moto's backend method for that one item raises)
+    after it applied the table put: the real client call and moto's real rollback run."""
     rec = record()
     aws.store.create(rec)
     aws.accounts.grant("p2", 1_000)
     before = aws.raw("t1")
-    with mock.patch.object(DynamoDBBackend, "update_item", side_effect=ThrottlingError("slow")):
+    backend_tables: list[Any] = []
+
+    def failing_update(backend: DynamoDBBackend, *args: Any, **kwargs: Any) -> None:
+        # the table put of the same transaction is already applied inside moto
+        stored = backend.get_item(aws.names["TablesTable"], {"table_id": {"S": "t1"}})
+        backend_tables.append(stored.to_json()["Attributes"]["version"])
+        raise ThrottlingError("slow")
+
+    with mock.patch.object(DynamoDBBackend, "update_item", autospec=True,
+                           side_effect=failing_update):
         with pytest.raises(ClientError) as caught:
             aws.store.save(sit(rec, 2, "p2", 400), 1, (AccountMove("p2", 400, "t1"),))
+    assert backend_tables == [{"N": "2"}]  # the put had been applied when the update failed
     assert caught.value.response["Error"]["Code"] == "TransactionCanceledException"
     assert [r["Code"] for r in caught.value.response["CancellationReasons"]] == [
         "None", "ThrottlingError"]
-    assert aws.raw("t1") == before
+    assert aws.raw("t1") == before  # moto rolled the put back
     assert aws.accounts.balance("p2") == 1_000
 
 
-def test_a_failed_transact_write_call_propagates_and_changes_nothing(aws: Aws) -> None:
+# -- error mapping, with synthetic errors (the call is replaced: nothing is stored) ----------
+
+
+def test_error_mapping_synthetic_a_transact_write_error_propagates_unchanged(aws: Aws) -> None:
     rec = record()
     aws.store.create(rec)
     aws.accounts.grant("p2", 1_000)
-    before = aws.raw("t1")
     failure = ClientError({"Error": {"Code": "InternalServerError", "Message": "boom"},
                            "ResponseMetadata": {"HTTPStatusCode": 500}}, "TransactWriteItems")
+    aws.calls.clear()
     with mock.patch.object(aws.client, "transact_write_items", side_effect=failure):
         with pytest.raises(ClientError) as caught:
             aws.store.save(sit(rec, 2, "p2", 400), 1, (AccountMove("p2", 400, "t1"),))
     assert caught.value is failure
-    assert aws.raw("t1") == before
-    assert aws.accounts.balance("p2") == 1_000
+    assert aws.operations() == []  # no other write after the failed one (no retry, no put)
 
 
 @pytest.mark.parametrize(("reasons", "expected"), [
@@ -411,12 +473,11 @@ def test_a_failed_transact_write_call_propagates_and_changes_nothing(aws: Aws) -
     (["None", "ThrottlingError"], ClientError),
     (["None", "ValidationError"], ClientError),
 ])
-def test_cancellation_reasons_map_to_port_errors(aws: Aws, reasons: list[str],
-                                                 expected: type[Exception]) -> None:
+def test_error_mapping_synthetic_cancellation_reasons_map_to_port_errors(
+        aws: Aws, reasons: list[str], expected: type[Exception]) -> None:
+    """The mapping alone, including reasons moto never produces (TransactionConflict)."""
     rec = record()
     aws.store.create(rec)
-    aws.accounts.grant("p2", 1_000)
-    before = aws.raw("t1")
     cancelled = ClientError({"Error": {"Code": "TransactionCanceledException",
                                        "Message": "Transaction cancelled"},
                              "CancellationReasons": [{"Code": code} for code in reasons]},
@@ -424,13 +485,13 @@ def test_cancellation_reasons_map_to_port_errors(aws: Aws, reasons: list[str],
     with mock.patch.object(aws.client, "transact_write_items", side_effect=cancelled):
         with pytest.raises(expected) as caught:
             aws.store.save(sit(rec, 2, "p2", 400), 1, (AccountMove("p2", 400, "t1"),))
-    if expected is not ClientError:
+    if expected is ClientError:
+        assert caught.value is cancelled
+    else:
         assert caught.value.__cause__ is cancelled
-    assert aws.raw("t1") == before
-    assert aws.accounts.balance("p2") == 1_000
 
 
-def test_other_put_errors_propagate_unchanged(aws: Aws) -> None:
+def test_error_mapping_synthetic_other_put_errors_propagate_unchanged(aws: Aws) -> None:
     aws.store.create(record())
     failure = ClientError({"Error": {"Code": "ProvisionedThroughputExceededException",
                                      "Message": "slow down"}}, "PutItem")

@@ -106,36 +106,64 @@ def test_replayed_request_is_answered_not_applied_twice() -> None:
     assert h.store.load(table_id).version == version
 
 
-def test_racing_writes_one_commits_the_other_is_reapplied_or_rejected() -> None:
+class InterleavingStore(MemoryTableStore):
+    """The in-memory store, with *before_first_save* run once between the first request's
+    load and its conditional write: a concurrent writer, made deterministic."""
+
+    before_first_save: Any = None
+
+    @classmethod
+    def over(cls, store: MemoryTableStore, before_first_save: Any) -> InterleavingStore:
+        racing = cls.__new__(cls)
+        racing.__dict__ = store.__dict__  # the same items and accounts
+        racing.before_first_save = before_first_save
+        racing.saves = []
+        return racing
+
+    def save(self, record: TableRecord, expected_version: int,
+             moves: tuple[Any, ...] = ()) -> None:
+        run, self.before_first_save = self.before_first_save, None
+        if run is not None:
+            run()
+        try:
+            super().save(record, expected_version, moves)
+        except ConcurrentUpdate:
+            self.saves.append(("conflict", expected_version))
+            raise
+        self.saves.append(("written", expected_version))
+
+
+def calls_by(record: TableRecord, seat: int | None) -> list[ActionTaken]:
+    assert record.state.hand is not None
+    return [e for e in record.state.hand.log
+            if isinstance(e, ActionTaken) and e.seat_index == seat and e.action is Move.CALL]
+
+
+def test_racing_writes_one_commits_the_other_is_reapplied() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     total = chips_everywhere(h, table_id, players)
     first = actor(players)
+    before = h.store.load(table_id)
+    seat = before.seat_of(first.player_id)
 
-    # Another writer commits between our load and our save, once.
-    class RacingStore(MemoryTableStore):
-        raced = False
+    def other_writer() -> None:  # an unrelated change commits between our load and our save
+        other = h.store.load(table_id)
+        other.version += 1
+        other.connections["spectator"] = "conn-x"
+        MemoryTableStore.save(h.store, other, other.version - 1)
 
-        def save(self, record: TableRecord, expected_version: int,
-                 moves: tuple[Any, ...] = ()) -> None:
-            if not RacingStore.raced:
-                RacingStore.raced = True
-                other = h.store.load(record.table_id)
-                other.version += 1
-                other.connections["spectator"] = "conn-x"  # an unrelated concurrent change
-                MemoryTableStore.save(h.store, other, expected_version)
-            MemoryTableStore.save(h.store, record, expected_version, moves)
-
-    racing = RacingStore.__new__(RacingStore)
-    racing.__dict__ = h.store.__dict__
-    h.service.deps.tables = racing
+    store = InterleavingStore.over(h.store, other_writer)
+    h.service.deps.tables = store
     reply = first.send(action="act", table_id=table_id, move="call")
-    assert reply["type"] == "ack"
+    v = before.version
+    # ours lost the race at version v, was re-applied to the other writer's v + 1 and written
+    assert store.saves == [("conflict", v), ("written", v + 1)]
+    assert reply["type"] == "ack" and reply["version"] == v + 2
     record = h.store.load(table_id)
+    assert record.version == v + 2
     assert record.connections["spectator"] == "conn-x"  # the other update was not lost
-    assert record.state.hand is not None
-    actions = [e for e in record.state.hand.log if isinstance(e, ActionTaken)]
-    assert actions[-1].action is Move.CALL
+    assert len(calls_by(record, seat)) == len(calls_by(before, seat)) + 1  # called once
     assert h.counters["Conflicts"] == 1 and h.counters["Retries"] == 1
     assert chips_everywhere(h, table_id, players) == total
 
@@ -144,13 +172,30 @@ def test_racing_actions_of_the_same_turn_apply_once() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     p = actor(players)
+    before = h.store.load(table_id)
+    seat = before.seat_of(p.player_id)
+    late: list[dict[str, Any]] = []
+
+    def same_turn_again() -> None:
+        # The same player's second request (another id, e.g. a second tab) read the same
+        # version as the first and commits first.
+        late.append(p.send(action="act", table_id=table_id, move="call", request_id="second"))
+
+    store = InterleavingStore.over(h.store, same_turn_again)
+    h.service.deps.tables = store
+    p.send(action="act", table_id=table_id, move="call", request_id="first")
+    first = next(m for m in p.messages
+                 if m["type"] in ("ack", "error") and m.get("request_id") == "first")
+    v = before.version
+    # the second request committed v + 1; the first conflicted, was re-applied to v + 1,
+    # where it is no longer that player's turn: rejected, nothing more written
+    assert late[0]["type"] == "ack" and late[0]["version"] == v + 1
+    assert first["type"] == "error" and first["code"] == "not_your_turn"
+    assert store.saves == [("written", v), ("conflict", v)]
     record = h.store.load(table_id)
-    # Two different requests for the same turn read the same version: the first commits, the
-    # second is re-applied on the new state, where it is no longer that player's turn.
-    assert p.send(action="act", table_id=table_id, move="call")["type"] == "ack"
-    late = p.send(action="act", table_id=table_id, move="call")
-    assert late["type"] == "error" and late["code"] == "not_your_turn"
-    assert h.store.load(table_id).version == record.version + 1
+    assert record.version == v + 1
+    assert len(calls_by(record, seat)) == len(calls_by(before, seat)) + 1  # applied once
+    assert h.counters["Conflicts"] == 1
 
 
 def test_a_store_that_never_stops_conflicting_answers_busy() -> None:
@@ -359,7 +404,13 @@ def test_r8_2_disconnected_player_gets_20_more_seconds_then_sits_out_after_the_h
     h.clock.advance(20_000)
     assert h.fire_due_timers() == 1
     record = h.store.load(table_id)
-    assert p.player_id in record.sit_out_after_hand or record.state.hand.complete  # type: ignore[union-attr]
+    # the second timeout folded it (it faced the big blind); two players go on: it sits out
+    # when this hand ends
+    assert record.state.hand is not None and not record.state.hand.complete
+    last = record.state.hand.log[-1]
+    assert isinstance(last, ActionTaken) and last.action is Move.FOLD
+    assert last.seat_index == record.seat_of(p.player_id)
+    assert p.player_id in record.sit_out_after_hand
     while not h.store.load(table_id).state.hand.complete:  # type: ignore[union-attr]
         h.clock.advance(20_000)
         h.fire_due_timers()
@@ -393,11 +444,37 @@ def test_r7_7_a_new_table_starts_with_three_players() -> None:
 
 def test_r7_1_busted_player_may_reload_between_hands() -> None:
     h = harness()
-    table_id, players = seated(h, 3)
-    p = actor(players)
-    assert p.send(action="add_chips", table_id=table_id, amount=10)["code"] == "in_hand"
-    reply = p.send(action="add_chips", table_id=table_id, amount=500)
-    assert reply["code"] in ("bad_buy_in", "in_hand")
+    table_id, players = seated(h, 3)  # 200 each
+    total = chips_everywhere(h, table_id, players)
+    assert actor(players).send(action="add_chips", table_id=table_id,
+                               amount=10)["code"] == "in_hand"  # not during a hand
+    # Hand 1: everybody all-in preflop; the best hand takes all 600, the other two bust.
+    while not h.store.load(table_id).state.hand.complete:  # type: ignore[union-attr]
+        assert actor(players).send(action="act", table_id=table_id, move="all_in")["type"] \
+            == "ack"
+    record = h.store.load(table_id)
+    stacks = {p.player_id: record.state.stack(record.seat_of(p.player_id))  # type: ignore[arg-type]
+              for p in players}
+    assert sorted(stacks.values()) == [0, 0, 600]
+    reloader, other = (p for p in players if stacks[p.player_id] == 0)
+    # Between hands (the pause before hand 2): a reload up to the maximum buy-in of 400.
+    balance = h.accounts.balance(reloader.player_id)
+    assert reloader.send(action="add_chips", table_id=table_id, amount=401)["code"] \
+        == "bad_buy_in"
+    assert reloader.send(action="add_chips", table_id=table_id, amount=150)["type"] == "ack"
+    assert h.accounts.balance(reloader.player_id) == balance - 150
+    record = h.store.load(table_id)
+    assert record.state.hand is not None and record.state.hand.number == 1
+    assert record.state.stack(record.seat_of(reloader.player_id)) == 150  # type: ignore[arg-type]
+    # Hand 2 deals the reloaded player in, and not the one who did not reload.
+    h.clock.advance(3_000)
+    h.fire_due_timers()
+    record = h.store.load(table_id)
+    hand = record.state.hand
+    assert hand is not None and hand.number == 2 and not hand.complete
+    assert hand.dealt[record.seat_of(reloader.player_id)]  # type: ignore[index]
+    assert not hand.dealt[record.seat_of(other.player_id)]  # type: ignore[index]
+    assert chips_everywhere(h, table_id, players) == total
 
 
 def test_r7_7_returning_within_30_minutes_buys_in_for_at_least_what_was_left_with() -> None:

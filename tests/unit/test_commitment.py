@@ -274,7 +274,7 @@ anything = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.fl
 def test_r10_2_verify_never_raises_on_arbitrary_fields(
         position: Any, card: Any, salt: Any, path: Any, root: Any, leaf_count: Any) -> None:
     proof = CardProof(position=position, card=card, salt=salt, path=path)
-    assert verify(root, proof, leaf_count) in (True, False)
+    assert verify(root, proof, leaf_count) is False  # nothing random proves a card
     assert verify(GOOD.root, proof) is False
     assert isinstance(verify_hand(GOOD.root, [proof, proof, GOOD_PROOF]), list)
 
@@ -320,7 +320,7 @@ def test_r10_2_from_dict_raises_only_malformed_proof(data: dict[str, Any]) -> No
         proof = CardProof.from_dict(data)
     except MalformedProof:
         return
-    assert verify(GOOD.root, proof) in (True, False)
+    assert verify(GOOD.root, proof) is False
 
 
 def test_r10_2_to_dict_refuses_a_card_that_is_not_a_card() -> None:

@@ -247,11 +247,16 @@ def test_a_seat_sees_only_its_own_hidden_cards(session: Any) -> None:
                 continue
             view = message["view"]
             hand = view["hand"]
-            for seat in view["seats"]:
-                if seat is None or not seat["in_hand"] or seat["cards"] is None:
-                    continue
-                shown = hand is not None and hand["complete"]
-                assert seat["seat_index"] == view["seat_index"] or shown, connection
+            # R4.4/R2.4: another seat's cards only once the hand is over, and only for the
+            # hands still in at a showdown (never a folded hand, nor the last one left)
+            in_hand = [s for s in view["seats"] if s is not None and s["in_hand"]]
+            still_in = [s["seat_index"] for s in in_hand if not s["folded"]]
+            showdown = (hand is not None and hand["complete"] and bool(hand["awards"])
+                        and len(still_in) >= 2)
+            for seat in in_hand:
+                if seat["seat_index"] != view["seat_index"]:
+                    shown = showdown and seat["seat_index"] in still_in
+                    assert (seat["cards"] is not None) == shown, connection
             for event in message.get("events", ()):
                 assert event.get("private_to", view["seat_index"]) == view["seat_index"]
 
