@@ -65,3 +65,20 @@ def test_an_unknown_action_is_quoted_short() -> None:
 def test_a_reply_never_fails_on_its_content() -> None:
     assert json.loads(encode_message({"text": "\ud800"})) == {"text": "\ud800"}
     assert encode_message({"name": "Café"}) == '{"name":"Café"}'.encode()
+
+
+@pytest.mark.parametrize("body", [
+    '{"action": "list_tables", "request_id": "r1"}'.encode("utf-16"),
+    '{"action": "list_tables", "request_id": "r1"}'.encode("utf-32-le"),
+    b"\xef\xbb\xbf" + b'{"action": "list_tables", "request_id": "r1"}',
+    b'{"action": "list_tables", "request_id": "r1", "x": NaN}',
+    b'{"action": "list_tables", "request_id": "r1", "x": -Infinity}',
+], ids=["utf-16", "utf-32", "bom", "nan", "infinity"])
+def test_a_frame_is_json_in_utf_8_and_nothing_else(body: bytes) -> None:
+    assert refusal(body).code == "malformed_json"
+
+
+def test_a_name_is_at_most_40_characters_once_normalised() -> None:
+    frame = json.dumps({"action": "create_table", "request_id": "r1", "name": "\ufb2c" * 40,
+                        "small_blind": 1, "big_blind": 2, "min_buy_in": 40, "max_buy_in": 80})
+    assert refusal(frame).code == "invalid_request"  # NFC makes it 120 characters

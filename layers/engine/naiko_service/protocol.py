@@ -32,6 +32,9 @@ RequestId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z
 TableId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Chips = Annotated[StrictInt, Field(gt=0, le=10**12)]
 
+DISPLAY_TEXT_MAX = 40
+"""Characters of display text (a table's name), counted after NFC normalisation."""
+
 _FORMAT_ALLOWED = frozenset("\u200d")
 """Format characters (Unicode category Cf) display text may hold: the zero-width joiner of
 emoji sequences. Bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069), marks and
@@ -49,6 +52,8 @@ def _display_text(value: str) -> str:
     text = unicodedata.normalize("NFC", value).strip()
     if not text:
         raise ValueError("must not be blank")
+    if len(text) > DISPLAY_TEXT_MAX:  # NFC can lengthen text (U+FB2C is 3 code points)
+        raise ValueError(f"must be at most {DISPLAY_TEXT_MAX} characters")
     for char in text:
         category = unicodedata.category(char)
         if category in ("Cc", "Cs", "Co", "Cn") or (
@@ -65,7 +70,8 @@ def _identifier(value: str) -> str:
     return value
 
 
-DisplayText = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_display_text)]
+DisplayText = Annotated[str, Field(min_length=1, max_length=DISPLAY_TEXT_MAX),
+                        AfterValidator(_display_text)]
 PlayerId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_identifier)]
 SeatIndex = Annotated[StrictInt, Field(ge=0, le=9)]
 
@@ -227,8 +233,14 @@ def parse_request(body: str | bytes | None) -> ClientRequest:
         raise ProtocolError("malformed_json",
                             f"the message nests deeper than {MAX_NESTING} levels")
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        text = raw.decode("utf-8")  # strictly UTF-8: no UTF-16/32 guessing, no byte-order mark
+    except UnicodeDecodeError:
+        raise ProtocolError("malformed_json", "the message is not valid UTF-8") from None
+    if text.startswith("\ufeff"):
+        raise ProtocolError("malformed_json", "the message starts with a byte-order mark")
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
         raise ProtocolError("malformed_json",
                             f"the message is not valid JSON: {type(exc).__name__}") from None
     if not isinstance(data, dict):
@@ -260,6 +272,11 @@ raw bytes before parsing, so no frame can exhaust the parser's recursion."""
 
 _ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 """A request id that may be echoed in an error frame (the same rule as :data:`RequestId`)."""
+
+
+def _no_constant(name: str) -> Any:
+    """JSON has no ``NaN`` or ``Infinity`` (Python's parser accepts them by default)."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def _too_deep(raw: bytes) -> bool:
