@@ -105,10 +105,12 @@ class Routes:
         ('act', '$default')
         >>> routes.route_of("not json"), routes.route_of('[1]')
         ('$default', '$default')
+        >>> routes.route_of('{"action": ' * 100_000 + '1' + '}' * 100_000)
+        '$default'
         """
         try:
             data = json.loads(body) if body is not None else None
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting too: $default answers every frame
             return "$default"
         value = data.get(self.selection_key) if isinstance(data, dict) else None
         if isinstance(value, str) and not value.startswith("$") and value in self.functions:

@@ -482,6 +482,38 @@ def test_malformed_and_oversized_frames_get_errors_and_the_table_survives(
     assert stack.gateway.stats["too_big"] == too_big_before + 2
 
 
+def test_200_spectators_dropping_at_once_leave_the_table_answering_within_2_s(
+        stack: LocalStack) -> None:
+    """Issue 10: spectators cutting their connections together made $disconnect writes fan out
+    to every remaining connection and conflict (busy): a new connection waited 299 s for its
+    answer. Spectators now come and go in writes nobody is told about, and each drop is
+    retried until written."""
+    async def scenario() -> float:
+        players = [Player(stack, unique(f"p{i}"), seed=i) for i in range(3)]
+        table_id = await seat(players)
+        watchers = [Player(stack, unique(f"w{i}")) for i in range(200)]
+        await asyncio.gather(*(w.connect() for w in watchers))
+        replies = await asyncio.gather(*(w.request({"action": "snapshot", "table_id": table_id},
+                                                   timeout=60) for w in watchers))
+        assert all(r["type"] == "snapshot" for r in replies)
+        for watcher in watchers:  # the network goes: no closing handshakes, all at once
+            assert watcher.ws is not None
+            watcher.ws.transport.abort()
+        newcomer = await Player(stack, unique("new")).connect()
+        started = time.monotonic()
+        reply = await newcomer.request({"action": "snapshot", "table_id": table_id},
+                                       timeout=30)
+        elapsed = time.monotonic() - started
+        assert reply["type"] == "snapshot"
+        for player in [*players, newcomer]:
+            await player.close()
+        return elapsed
+
+    elapsed = run(scenario(), timeout=180)
+    print(f"\nanswered {elapsed:.2f} s after 200 spectators dropped")
+    assert elapsed < 2.0
+
+
 def test_the_management_api_answers_like_api_gateway(stack: LocalStack) -> None:
     import boto3
 

@@ -286,6 +286,10 @@ def test_a_fold_with_64_dead_spectators_drops_them_in_one_write_without_recursio
     record = h.store.load(table_id)
     assert not any(s.player_id in record.connections for s in spectators)
     assert h.counters["ConnectionsGone"] == 64
+    # The drop is a write nobody sees: the versions players see stay gapless.
+    fold_version = updates(players[0])[-1]["version"]
+    assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] == "ack"
+    assert updates(players[0])[-1]["version"] == fold_version + 1
 
 
 def test_an_idle_wake_up_a_moment_early_on_our_clock_still_re_arms() -> None:
@@ -384,7 +388,7 @@ def test_a_disconnect_racing_other_writes_still_takes_effect() -> None:
     assert leaver.player_id in record.disconnected
     assert leaver.player_id not in record.connections
     assert h.connections.player_of(leaver.connection_id) is None
-    assert h.counters["DisconnectRetries"] == 1
+    assert h.counters["BusyRetries"] == 1
 
 
 def test_r8_2_a_lost_disconnect_still_gets_the_reconnection_grace() -> None:
@@ -400,3 +404,18 @@ def test_r8_2_a_lost_disconnect_still_gets_the_reconnection_grace() -> None:
     assert gone.player_id in record.disconnected
     assert any(t.kind is TimerKind.GRACE for t in record.timers)  # 20 more seconds (R8.2)
     assert not events_of(players[0], "timed_out")
+
+
+def test_spectators_coming_and_going_are_writes_nobody_hears_about() -> None:
+    h = harness()
+    table_id, players = seated(h, 3)
+    before = [len(updates(p)) for p in players]
+    version = updates(players[0])[-1]["version"]
+    watchers = [h.player(f"w{i}") for i in range(5)]
+    for watcher in watchers:
+        assert watcher.send(action="snapshot", table_id=table_id)["version"] == version
+    for watcher in watchers:
+        h.service.disconnect(watcher.connection_id)
+    assert [len(updates(p)) for p in players] == before  # O(1) posts per spectator, not O(n)
+    assert actor(players).send(action="act", table_id=table_id, move="call")["type"] == "ack"
+    assert updates(players[0])[-1]["version"] == version + 1

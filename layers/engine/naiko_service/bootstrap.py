@@ -384,8 +384,10 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
                 _remaining.reset(token)
 
         traced = LazyTracer().capture_lambda_handler(metrics.log_metrics(run))
+        # Events are never logged (log_event=False even if POWERTOOLS_LOGGER_LOG_EVENT is set):
+        # a $connect event carries the player's token in its query string.
         injected: LambdaHandler = logger.inject_lambda_context(
-            correlation_id_path=correlation_id_path, clear_state=True)(traced)
+            correlation_id_path=correlation_id_path, clear_state=True, log_event=False)(traced)
         return injected
 
     return decorate

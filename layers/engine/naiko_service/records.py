@@ -137,13 +137,19 @@ class TableRecord:
     sit_out_after_hand: list[str] = field(default_factory=list)
     """Players the clock decided for while disconnected: sat out when the hand ends (R8.2)."""
     recent_requests: dict[str, int] = field(default_factory=dict)
-    """request_id -> the version that applied it (the last :data:`RECENT_REQUESTS_KEPT`)."""
+    """``player/request_id`` -> the :attr:`seq` that applied it (the last
+    :data:`RECENT_REQUESTS_KEPT`)."""
     timers: list[Timer] = field(default_factory=list)
     """Pending timers; a fired timer acts only while its token is listed here."""
     left_stacks: dict[str, dict[str, int]] = field(default_factory=dict)
     """R7.11: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
     hands_closed: int = 0
     """The last hand whose end-of-hand chores ran."""
+    seq: int = 0
+    """The version players see: +1 for every write that is fanned out (``version`` in every
+    message), so a gap means a missed update. Writes nobody sees (a spectator subscribing or
+    leaving, gone connections dropped) leave it unchanged; ``version`` (the item's lock) moves
+    on every write."""
     opened_by: str | None = None
     """The player whose open-table count this table holds (released when it closes)."""
     empty_since: int | None = None
@@ -164,7 +170,7 @@ class TableRecord:
             list(self.sit_out_after_hand), dict(self.recent_requests),
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
-            self.opened_by, self.empty_since, self.closed, dict(self.recent_timers))
+            self.seq, self.opened_by, self.empty_since, self.closed, dict(self.recent_timers))
 
     def remember_request(self, request_id: str, version: int) -> None:
         self.recent_requests[request_id] = version
@@ -199,6 +205,7 @@ class TableRecord:
             "timers": [t.to_dict() for t in self.timers],
             "left_stacks": self.left_stacks,
             "hands_closed": self.hands_closed,
+            "seq": self.seq,
             "opened_by": self.opened_by,
             "empty_since": self.empty_since,
             "closed": self.closed,
@@ -220,6 +227,7 @@ class TableRecord:
             timers=[Timer.from_dict(t) for t in doc["timers"]],
             left_stacks={k: dict(v) for k, v in doc.get("left_stacks", {}).items()},
             hands_closed=int(doc.get("hands_closed", 0)),
+            seq=int(doc.get("seq", 0)),
             opened_by=doc.get("opened_by"), empty_since=doc.get("empty_since"),
             closed=bool(doc.get("closed", False)),
             recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import math
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,8 @@ class Deps:
     warn: Callable[[str, dict[str, Any]], None] = lambda message, fields: _log.warning(
         "%s %s", message, fields)
     """Logging hook for what went wrong but was handled (a failed post, a cancelled hand)."""
+    pause: Callable[[float], None] = time.sleep
+    """Waits this many seconds (between retries of a change nobody may be refused)."""
     deadline: Deadline = field(default_factory=lambda: NO_DEADLINE)
     """How long the current invocation may still run; the path never starts an AWS call whose
     worst case would outlast it (docs/deploy.md, "Worst cases")."""
@@ -99,11 +102,15 @@ class Outcome:
 
     events: list[Event] = field(default_factory=list)
     moves: list[AccountMove] = field(default_factory=list)
+    quiet: bool = False
+    """Nothing anyone sees changed (a spectator subscribed or left): unless events came with
+    it, the write is not fanned out."""
 
     def add(self, other: Outcome) -> Outcome:
         """Append *other*'s events and moves; returns ``self``."""
         self.events.extend(other.events)
         self.moves.extend(other.moves)
+        self.quiet = self.quiet or other.quiet
         return self
 
 

@@ -31,29 +31,22 @@ def disconnect(deps: Deps, connection_id: str) -> None:
     try:
         if player_id is not None:
             for table_id in deps.connections.tables_of(connection_id):
-                _drop_until_written(deps, table_id, player_id, connection_id)
+                try:
+                    path.mutate_until_written(deps, table_id,
+                                              drop_connection(player_id, connection_id))
+                except ServiceError:  # out of time: the next fan-out finds it gone (410)
+                    deps.count("DisconnectsDeferred", 1)
+                    deps.warn("disconnect left to the next fan-out",
+                              {"table_id": table_id, "connection_id": connection_id})
     finally:
         deps.connections.unbind(connection_id)
 
 
-def _drop_until_written(deps: Deps, table_id: str, player_id: str, connection_id: str) -> None:
-    while True:
-        try:
-            path.internal(deps, table_id, drop_connection(player_id, connection_id))
-            return
-        except ServiceError as error:
-            if error.code != "busy" or deps.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
-                deps.count("DisconnectsDeferred", 1)
-                deps.warn("disconnect left to the next fan-out", {
-                    "table_id": table_id, "connection_id": connection_id, "code": error.code})
-                return
-            deps.count("DisconnectRetries", 1)
-
-
 def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
     """Watch a table (as a player or a spectator) and get its confirmed state. Subscribing a
-    new connection (or coming back after a disconnect) is a table write; a snapshot on the
-    connection already subscribed is a read only."""
+    new connection (or coming back after a disconnect) is a table write, retried while the
+    table is busy (a crowd of spectators arriving together must not be refused); a snapshot on
+    the connection already subscribed is a read only."""
     record = path.load(deps, request.table_id)
     player_id = caller.player_id
     if record.connections.get(player_id) != caller.connection_id \
@@ -61,7 +54,7 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
         def change(rec: TableRecord, now: int) -> Outcome:
             return subscribe(rec, player_id, caller.connection_id)
 
-        record = path.mutate(deps, request.table_id, change)
+        record = path.mutate_until_written(deps, request.table_id, change) or record
         deps.connections.add_table(caller.connection_id, request.table_id)
     path.send(deps, caller.connection_id,
               path.snapshot_message(record, player_id, caller.request_id))

@@ -35,7 +35,7 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
         invited=tuple(request.invited), bots=request.bots)
     now = deps.clock.now_ms()
     record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
-                         opened_by=caller.player_id, empty_since=now)
+                         seq=1, opened_by=caller.player_id, empty_since=now)
     record.remember_request(f"{caller.player_id}/{caller.request_id}", 1)
     dealer.sync_timers(deps, record, now)  # the empty table's closing time
     path.arm(deps, table_id, record, now)

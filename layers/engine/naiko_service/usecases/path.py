@@ -121,9 +121,6 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
                     raise
                 refusal = error  # the deadlines that passed are written; the request is not
                 new = before_change
-            else:
-                if key is not None:
-                    new.remember_request(key, new.version)
             dealer.after_change(deps, new, now, outcome)
         except (ServiceError, EngineError, NoOp):
             raise
@@ -131,6 +128,10 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
             if cancel_on_failure:
                 cancel_after_failure(deps, record, failure)
             raise
+        announced = announce and bool(outcome.events or not outcome.quiet)
+        new.seq = record.seq + 1 if announced else record.seq
+        if key is not None and refusal is None:
+            new.remember_request(key, new.seq)
         new.fallback = cancel.fallback_for(deps, new, now)
         arm(deps, table_id, new, now)
         try:
@@ -147,13 +148,35 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
         if caller is not None and refusal is None:
-            send(deps, caller.connection_id, ack(caller, table_id, new.version))
-        if announce:
+            send(deps, caller.connection_id, ack(caller, table_id, new.seq))
+        if announced:
             fan_out(deps, new, outcome.events)
         if refusal is not None:
             raise refusal
         return new
     raise ServiceError("busy", "the table is busy; please retry")
+
+
+def mutate_until_written(deps: Deps, table_id: str, change: Change) -> TableRecord | None:
+    """For a change nobody may be refused (a connection subscribing or closing): retry while
+    the table is ``busy`` (many writers at once) and the invocation has time, with a short
+    random pause that spreads the writers out. Returns the record written, or ``None`` when
+    there was nothing to do (no such table, :class:`NoOp`).
+
+    :raises ServiceError: ``busy`` when the invocation ran out of time first.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return mutate(deps, table_id, change)
+        except (TableNotFound, NoOp):
+            return None
+        except ServiceError as error:
+            if error.code != "busy" or deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
+                raise
+            deps.count("BusyRetries", 1)
+            deps.pause(deps.rng.randrange(1, 10 * min(attempt, 10) + 1) / 1000)
 
 
 def load(deps: Deps, table_id: str) -> TableRecord:
@@ -271,7 +294,7 @@ def table_view(record: TableRecord, seat_index: int | None) -> dict[str, Any]:
 def snapshot_message(record: TableRecord, player_id: str,
                      request_id: str | None) -> dict[str, Any]:
     """A ``snapshot``: the whole table as *player_id* may see it."""
-    return {"type": "snapshot", "table_id": record.table_id, "version": record.version,
+    return {"type": "snapshot", "table_id": record.table_id, "version": record.seq,
             "view": table_view(record, record.seat_of(player_id)), "request_id": request_id}
 
 
@@ -287,7 +310,7 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
             deps.count("FanOutSkipped", 1)  # out of time: the client will ask for a snapshot
             continue
         seat_index = record.seat_of(player_id)
-        message = {"type": "update", "table_id": record.table_id, "version": record.version,
+        message = {"type": "update", "table_id": record.table_id, "version": record.seq,
                    "events": events_for(events, seat_index),
                    "view": table_view(record, seat_index)}
         try:
@@ -299,7 +322,7 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
             deps.count("FanOutFailures", 1)
             deps.warn("could not post an update", {"table_id": record.table_id,
                                                    "connection_id": connection_id,
-                                                   "version": record.version,
+                                                   "version": record.seq,
                                                    "error": type(error).__name__})
     if gone:
         deps.count("ConnectionsGone", len(gone))

@@ -14,7 +14,7 @@ def subscribe(record: TableRecord, player_id: str, connection_id: str) -> Outcom
     record.connections[player_id] = connection_id
     if record.disconnected.pop(player_id, None) is not None:
         return Outcome([Reconnected(player_id=player_id)])
-    return Outcome()
+    return Outcome(quiet=True)  # nobody else sees who watches
 
 
 def drop_connection(player_id: str, connection_id: str) -> Change:
@@ -27,7 +27,7 @@ def drop_connection(player_id: str, connection_id: str) -> Change:
         if record.seat_of(player_id) is not None:
             record.disconnected.setdefault(player_id, now)
             return Outcome([Disconnected(player_id=player_id)])
-        return Outcome()
+        return Outcome(quiet=True)  # a spectator left: nothing anyone sees changed
 
     return change
 
