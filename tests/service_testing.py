@@ -22,6 +22,9 @@ from naiko_service.usecases import Deps, TableService
 
 _ids = itertools.count(1)
 
+REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found")
+"""Message types that answer a request (``invite_code`` follows its ``ack``)."""
+
 
 @dataclass
 class Harness:
@@ -70,8 +73,7 @@ class Player:
                 error.code, error.message, error.request_id))
         else:
             self.harness.service.handle(self.connection_id, self.player_id, request)
-        replies = [m for m in self.messages[before:] if m["type"] in ("ack", "error", "tables",
-                                                                      "snapshot")]
+        replies = [m for m in self.messages[before:] if m["type"] in REPLIES]
         assert replies, "no reply"
         return replies[0]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextvars
 import io
 import json
 import logging
@@ -141,7 +142,12 @@ class _RoutedOutput(io.TextIOBase):
 
 class LocalFunctions:
     """The functions of ``template.yaml``, each loaded once from its code directory (a warm
-    container) and invoked synchronously with a Lambda context."""
+    container) and invoked synchronously with a Lambda context.
+
+    Invocations run side by side (the gateway's and the timers' threads), but each is isolated
+    as if it had a container to itself: it runs in a fresh :class:`contextvars.Context`, and
+    the per-invocation state of Powertools' per-container objects (the logger's keys, the metric
+    set) lives in that context (:func:`isolate_invocations`)."""
 
     def __init__(self, specs: Mapping[str, tpl.FunctionSpec], root: Path = tpl.ROOT):
         self.specs = dict(specs)
@@ -158,7 +164,12 @@ class LocalFunctions:
                                                  f"naiko_local_fn_{name}_{tag}")
 
     def invoke(self, name: str, event: dict[str, Any]) -> Any:
-        """Run function *name* on *event* in this thread; returns or raises what it does."""
+        """Run function *name* on *event* in this thread, in a context of its own; returns or
+        raises what it does."""
+        return contextvars.Context().run(self._invoke, name, event)
+
+    def _invoke(self, name: str, event: dict[str, Any]) -> Any:
+        _invocation.set({})
         module = self.modules[name]
         handler = getattr(module, self.specs[name].function_name)
         with self._count_lock:
@@ -176,28 +187,77 @@ class LocalFunctions:
             _in_lambda.active = previous
 
 
-def _serialise_metrics() -> None:
-    """Lambda runs one invocation per container at a time; here handlers share one process, so
-    the Powertools metric set (a shared dict) is guarded by a lock."""
+_invocation: contextvars.ContextVar[dict[tuple[int, str], Any] | None] = contextvars.ContextVar(
+    "naiko_local_invocation", default=None)
+"""The per-invocation attributes of the invocation running in this context (each runs in a
+fresh :class:`contextvars.Context`, see :meth:`LocalFunctions.invoke`); ``None`` outside one."""
+
+
+def per_invocation(obj: Any, fresh: Mapping[str, Callable[[Any], Any]]) -> None:
+    """Make attributes of *obj* per invocation: inside an invocation, attribute *name* starts as
+    ``fresh[name](the object's own value)`` and whatever the invocation sets or changes there
+    stays in its context, dropped with it; outside any invocation, it is the object's own value
+    (idempotent). *obj*'s class is swapped for a subclass of its own with one property per
+    name."""
+    if getattr(type(obj), "_naiko_local_per_invocation", False):
+        return
+    own = {name: obj.__dict__.pop(name) for name in fresh}
+
+    def attribute(name: str) -> property:
+        key = (id(obj), name)
+
+        def get(self: Any) -> Any:
+            state = _invocation.get()
+            if state is None:
+                return own[name]
+            if key not in state:
+                state[key] = fresh[name](own[name])
+            return state[key]
+
+        def set_(self: Any, value: Any) -> None:
+            state = _invocation.get()
+            if state is None:
+                own[name] = value
+            else:
+                state[key] = value
+
+        return property(get, set_)
+
+    base = type(obj)
+    obj.__class__ = type(base.__name__, (base,), {
+        "__module__": base.__module__, "_naiko_local_per_invocation": True,
+        **{name: attribute(name) for name in fresh}})
+
+
+def isolate_invocations() -> None:
+    """Lambda runs one invocation per container at a time, and a container's Powertools objects
+    hold one invocation's state: the logger's keys (``inject_lambda_context`` puts the Lambda
+    context and the correlation id in its formatter's shared ``log_format``, replaced on every
+    invocation) and the metric set (``log_metrics`` flushes it when the invocation ends). Here
+    the handlers share one process, so those become per invocation (:func:`per_invocation`):
+    a log line never carries another invocation's ``function_request_id``, ``function_name``
+    or ``correlation_id``, and each invocation prints exactly its own metrics. The keys handlers
+    add themselves (``thread_safe_append_keys``) are context variables already, and each
+    invocation starts from a fresh context. Idempotent; covers every Powertools formatter on a
+    logger at the time of the call (call it once the functions are loaded)."""
+    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
     from naiko_service.bootstrap import metrics
 
-    provider = metrics.provider
-    if getattr(provider, "_naiko_local_locked", False):
-        return
     # Handlers that count nothing (a stale timer) make Powertools warn on every flush.
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    lock = threading.RLock()
-    for name in ("add_metric", "flush_metrics", "clear_metrics", "serialize_metric_set"):
-        original = getattr(provider, name, None)
-        if original is None:
-            continue
-
-        def locked(*args: Any, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
-            with lock:
-                return _original(*args, **kwargs)
-
-        setattr(provider, name, locked)
-    setattr(provider, "_naiko_local_locked", True)  # noqa: B010
+    loggers = [logging.getLogger(), *(candidate for candidate in list(
+        logging.Logger.manager.loggerDict.values()) if isinstance(candidate, logging.Logger))]
+    for logger in loggers:
+        for handler in list(logger.handlers):
+            if isinstance(handler.formatter, LambdaPowertoolsFormatter):
+                per_invocation(handler.formatter, {"log_format": dict})
+    provider = metrics.provider
+    fresh: dict[str, Callable[[Any], Any]] = {
+        "metric_set": lambda _: {}, "metadata_set": lambda _: {},
+        "dimension_set": dict,  # the default dimensions (what clear_metrics leaves)
+        "dimension_sets": lambda _: []}
+    per_invocation(provider, {name: make for name, make in fresh.items()
+                              if name in vars(provider)})
 
 
 # -- the stack -------------------------------------------------------------------------------
@@ -267,7 +327,7 @@ class LocalStack:
 
     def start(self) -> LocalStack:
         from moto.server import ThreadedMotoServer
-        from naiko_service import auth, bootstrap
+        from naiko_service import auth
 
         config = self.config
         if not logging.getLogger("werkzeug").level:  # moto's server logs every request
@@ -328,6 +388,10 @@ class LocalStack:
                 _attach_lambda_log(self._log_file)
                 self._output = _RoutedOutput(sys.stdout)
                 sys.stdout = self._output
+            # Only now: the handlers' Powertools logger is built when bootstrap is first
+            # imported, and takes the service name (POWERTOOLS_SERVICE_NAME) and the stdout of
+            # that moment for the life of the process.
+            from naiko_service import bootstrap
 
             routes = tpl.websocket_routes(template)
             authorizer = tpl.connect_authorizer(template)
@@ -335,7 +399,7 @@ class LocalStack:
             specs = {spec.name: spec for spec in tpl.functions(template).values()}
             self.functions = LocalFunctions(specs, config.root)
             self.functions.load()
-            _serialise_metrics()
+            isolate_invocations()
 
             self._executor = ThreadPoolExecutor(config.lambda_workers,
                                                 thread_name_prefix="lambda")
@@ -485,7 +549,10 @@ def _serial_moto_server(base: type) -> type:
     DynamoDB applies a conditional write atomically; moto checks the condition and then stores
     the item without a lock, so two threads of its threaded server could both pass
     ``version = :read``. The service's optimistic lock depends on that atomicity: requests are
-    serialised (connections are still accepted concurrently)."""
+    serialised (connections are still accepted concurrently).
+
+    After each request the DynamoDB model instances moto tracked are forgotten
+    (:func:`forget_tracked_models`): moto keeps every one it ever created, for its dashboard."""
 
     class SerialMotoServer(base):  # type: ignore[misc]
         def _server_entry(self) -> None:
@@ -501,13 +568,16 @@ def _serial_moto_server(base: type) -> type:
 
             def serial(environ: dict[str, Any], start_response: Any) -> list[bytes]:
                 with lock:
-                    result = app(environ, start_response)
                     try:
-                        return [b"".join(result)]
+                        result = app(environ, start_response)
+                        try:
+                            return [b"".join(result)]
+                        finally:
+                            close = getattr(result, "close", None)
+                            if close is not None:
+                                close()
                     finally:
-                        close = getattr(result, "close", None)
-                        if close is not None:
-                            close()
+                        forget_tracked_models()
 
             self._server = make_server(self._ip_address, self._port, serial, True,
                                        request_handler=MotoRequestHandler)
@@ -515,6 +585,33 @@ def _serial_moto_server(base: type) -> type:
             self._server.serve_forever()
 
     return SerialMotoServer
+
+
+TRACKED_SERVICES = ("dynamodb",)
+"""The moto services the stack uses, whose model instances :func:`forget_tracked_models`
+drops."""
+
+
+def forget_tracked_models(services: tuple[str, ...] = TRACKED_SERVICES) -> int:
+    """Drop what moto's instance tracker holds for *services*; returns how many it held.
+
+    Every moto model (``BaseModel``: a DynamoDB ``Item``, ``Table``, index...) appends itself on
+    creation to its class's ``instances_tracked`` list, for the server's dashboard
+    (``/moto-api/data.json``), and only a reset of moto empties it. Every ``PutItem`` or
+    ``UpdateItem`` creates an ``Item``, and every ``TransactWriteItems`` deep-copies each table
+    it touches (its rollback copy), so that list grew by thousands of dead items per thousand
+    requests and the stack's memory with it (issue 10, item 15). The stack serves no
+    dashboard; the items DynamoDB holds stay in the tables."""
+    from moto.core.model_instances import model_data
+
+    held = 0
+    for service in services:
+        for model in list(model_data.get(service, {}).values()):
+            tracked = getattr(model, "instances_tracked", None)
+            if tracked:
+                held += len(tracked)
+                tracked.clear()
+    return held
 
 
 def _selection_key(expression: str | None) -> str:
@@ -796,14 +893,15 @@ def open_demo_table(stack: LocalStack, *, variant: str, seats: int, small_blind:
 
 def seat_server_bots(stack: LocalStack, table_id: str, count: int, *, buy_in: int) -> None:
     """Seat *count* server-side BOT players (R8.4) through the service itself: they buy in from
-    their own accounts and act through the timer mechanism, deciding from their own view."""
+    the house's bot account (granted here, on the ledger) and act through the timer mechanism,
+    deciding from their own view."""
     from naiko_service import bootstrap
+    from naiko_service.usecases.private import HOUSE_BOTS
 
     service = bootstrap.get_service()
+    stack.grant(HOUSE_BOTS, 100 * buy_in * count)
     for i in range(count):
-        bot_id = f"bot-{i + 1}"
-        stack.grant(bot_id, 100 * buy_in)
-        service.add_bot(table_id, bot_id, buy_in)
+        service.add_bot(table_id, f"bot-{i + 1}", buy_in)
 
 
 def _parse_blinds(text: str) -> tuple[int, int]:

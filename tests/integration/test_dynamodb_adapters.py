@@ -162,7 +162,9 @@ def test_tables_are_created_from_the_template_keys_indexes_and_ttl(aws: Aws) -> 
     tables = aws.client.describe_table(TableName=aws.names["TablesTable"])["Table"]
     assert tables["KeySchema"] == template["TablesTable"]["Properties"]["KeySchema"]
     indexes = {i["IndexName"]: i for i in tables["GlobalSecondaryIndexes"]}
-    assert set(indexes) == {"lobby-index", "due-index"}
+    assert set(indexes) == {"lobby-index", "due-index", "stakes-index", "code-index"}
+    assert [k["AttributeName"] for k in indexes["stakes-index"]["KeySchema"]] \
+        == ["stakes", "seated"]
     assert indexes["lobby-index"]["Projection"]["NonKeyAttributes"] == ["summary"]
     assert [k["AttributeName"] for k in indexes["due-index"]["KeySchema"]] == ["timer", "due_ms"]
     ttl = aws.client.describe_time_to_live(TableName=aws.names["ConnectionsTable"])
@@ -207,7 +209,8 @@ def test_item_layout_seals_the_document_and_keeps_only_index_keys_in_clear(aws: 
     item = aws.raw("t1")
     assert item is not None
     assert set(item) == {"table_id", "version", "blob", "created_ms", "lobby", "summary",
-                         "timer", "due_ms", "due_tokens"}
+                         "stakes", "seated", "timer", "due_ms", "due_tokens"}
+    assert item["stakes"] == {"S": "NLHE:1/2"} and item["seated"] == {"N": "2"}
     assert item["version"] == {"N": "1"} and item["created_ms"] == {"N": "1000"}
     assert item["lobby"] == {"S": "open"}
     assert json.loads(item["summary"]["S"]) == rec.summary().to_dict()
@@ -600,7 +603,8 @@ def test_item_size_counts_names_and_values(aws: Aws) -> None:
     assert item is not None
     expected = (len("table_id") + 2 + len("version") + 2 + len("blob") + len(item["blob"]["B"])
                 + len("created_ms") + 2 + len("lobby") + 4 + len("summary")
-                + len(item["summary"]["S"]))
+                + len(item["summary"]["S"]) + len("stakes") + len("NLHE:1/2")
+                + len("seated") + 2)
     assert aws.store.item_size("t1") == expected
     with pytest.raises(TableNotFound):
         aws.store.item_size("nope")

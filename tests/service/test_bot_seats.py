@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from naiko_service.usecases.private import HOUSE_BOTS
 from service_testing import harness
 
 
@@ -13,8 +14,8 @@ def test_r8_4_bots_fill_seats_and_play_whole_hands_with_a_person(variant: str) -
     ack = human.send(action="create_table", name="bots", variant=variant, small_blind=1,
                      big_blind=2, min_buy_in=40, max_buy_in=400, bots=True)
     table_id = ack["table_id"]
+    h.accounts.grant(HOUSE_BOTS, 2_000)  # bots buy in from the house's bot account
     for i in range(2):
-        h.accounts.grant(f"bot{i}", 1_000)
         h.service.add_bot(table_id, f"bot{i}", 200)
     assert human.send(action="join_table", table_id=table_id, buy_in=200)["type"] == "ack"
     view = human.last_view()
@@ -37,8 +38,9 @@ def test_r8_4_bots_fill_seats_and_play_whole_hands_with_a_person(variant: str) -
     assert len(hands_seen) > 3, "play stalled"
     record = h.store.load(table_id)
     total = record.state.total_chips() + sum(h.accounts.balance(p) for p in
-                                             ("human", "bot0", "bot1"))
+                                             ("human", HOUSE_BOTS))
     assert total == 10_000 + 2_000
+    assert h.store.audit().holds  # the bots' chips are on the ledger, from the house
     # bots never acted on a timeout: every bot decision came from a bot timer
     timed_out = [e for m in human.messages if m["type"] == "update" for e in m["events"]
                  if e["kind"] == "timed_out"]

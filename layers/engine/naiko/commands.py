@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from .state import EntryChoice
+
 
 @dataclass(frozen=True, slots=True)
 class Command:
@@ -28,13 +30,16 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class SitDown(Command):
-    """Take an empty seat with *stack* chips (the buy-in moves in the service layer)."""
+    """Take an empty seat with *stack* chips (the buy-in moves in the service layer). At a table
+    with entry rules (R7.8) the new player owes a big blind: *entry* says whether they post it
+    when they can or wait for the big blind."""
 
     kind: ClassVar[str] = "sit_down"
     seat_index: int
     player_id: str
     stack: int
     is_bot: bool = False
+    entry: EntryChoice = EntryChoice.WAIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +60,21 @@ class SitOut(Command):
 
 @dataclass(frozen=True, slots=True)
 class SitIn(Command):
-    """Be dealt in again from the next hand."""
+    """Be dealt in again from the next hand; a player who missed blinds while away posts them
+    or waits for the big blind, as *entry* says (R7.8)."""
 
     kind: ClassVar[str] = "sit_in"
     seat_index: int
+    entry: EntryChoice = EntryChoice.WAIT
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseEntry(Command):
+    """Change how a player who owes blinds enters (post or wait, R7.8), until a hand starts."""
+
+    kind: ClassVar[str] = "choose_entry"
+    seat_index: int
+    entry: EntryChoice
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ button come in with :class:`~naiko.commands.StartHand`). A rejected command rais
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import powers
@@ -36,6 +36,7 @@ from .commands import (
     Call,
     CancelHand,
     Check,
+    ChooseEntry,
     Command,
     Fold,
     PassWindow,
@@ -64,6 +65,7 @@ from .events import (
     BlindPosted,
     BoardDealt,
     ChipsAdded,
+    EntryChosen,
     Event,
     HandCancelled,
     HandEnded,
@@ -85,6 +87,7 @@ from .state import (
     BOARD_CARDS_DEALT,
     AnteMode,
     BettingStructure,
+    EntryChoice,
     HandState,
     Seat,
     Street,
@@ -192,7 +195,10 @@ def _sit_down(state: TableState, c: SitDown, events: list[Event]) -> None:
     if not isinstance(c.stack, int) or isinstance(c.stack, bool) or c.stack <= 0:
         raise IllegalAction(f"a buy-in must be a positive number of chips, not {c.stack!r}",
                             code="bad_amount")
-    state.seats[seat_index] = Seat(c.player_id, c.stack, sitting_out=False, is_bot=c.is_bot)
+    # R7.8: at a cash table a new player owes a big blind (posted, or waited for); a table
+    # that is starting deals everyone in anyway (see _entry_plan).
+    state.seats[seat_index] = Seat(c.player_id, c.stack, sitting_out=False, is_bot=c.is_bot,
+                                   owes_big=state.config.entry_rules, entry=EntryChoice(c.entry))
     events.append(Seated(seat_index=seat_index, player_id=c.player_id, stack=c.stack,
                          is_bot=c.is_bot))
 
@@ -214,8 +220,24 @@ def _sit_out(state: TableState, c: SitOut, events: list[Event]) -> None:
 
 def _sit_in(state: TableState, c: SitIn, events: list[Event]) -> None:
     seat = _occupied(state, c.seat_index)
+    entry = EntryChoice(c.entry)
     seat.sitting_out = False
+    seat.entry = entry
     events.append(SatIn(seat_index=c.seat_index))
+
+
+def _choose_entry(state: TableState, c: ChooseEntry, events: list[Event]) -> None:
+    """R7.8: post now or wait for the big blind; it counts at the next hand's start."""
+    seat = _occupied(state, c.seat_index)
+    try:
+        entry = EntryChoice(c.entry)
+    except ValueError:
+        raise MalformedCommand(f"entry must be 'wait' or 'post', not {c.entry!r}") from None
+    if not seat.owes:
+        raise TableError("you owe no blind: you are dealt in as usual", code="nothing_owed",
+                         rule_id="R7.8")
+    seat.entry = entry
+    events.append(EntryChosen(seat_index=c.seat_index, entry=entry.value))
 
 
 def _add_chips(state: TableState, c: AddChips, events: list[Event]) -> None:
@@ -291,6 +313,103 @@ def _positions(state: TableState, active: set[int],
     return button, dead_or_live_sb, small_blind_position, big_blind
 
 
+@dataclass(frozen=True, slots=True)
+class _EntryPlan:
+    """Who is dealt into the next hand and where the blinds are (R2.6, R7.8)."""
+
+    positions: tuple[int, int | None, int, int]
+    """Button, small blind seat (``None``: dead), small blind position, big blind seat."""
+    dealt: set[int]
+    live_big: frozenset[int] = frozenset()
+    """Seats entering by posting a big blind (live) besides the big blind itself."""
+    dead_small: frozenset[int] = frozenset()
+    """Seats posting a missed small blind (dead)."""
+    missed: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    """Absent seats the blinds passed this hand: (missed big, missed small)."""
+
+
+def _starting(state: TableState) -> bool:
+    """R7.8: a table is starting at its first hand, or when fewer than 3 players were dealt in
+    the hand before: everybody seated is then dealt in without posting."""
+    last = state.hand
+    return last is None or sum(last.dealt) < 3
+
+
+def _entry_plan(state: TableState, present: set[int], first_button: int | None) -> _EntryPlan:
+    """Who is dealt in and who posts what (R7.8), around the dead-button positions (R2.6).
+
+    The big blind moves to the next present seat, so it reaches a player waiting for it; an
+    absent seat it passes has missed the big blind (and the small blind), and an absent seat
+    the small blind falls on has missed the small blind (R7.9). A player who owes blinds is
+    dealt in when the big blind reaches them (nothing more is owed) or when they chose to post
+    and their seat is not the small blind's or between the button and the small blind
+    (they wait until the button has passed). Without entry rules (tournaments, R9.4) or while
+    the table is starting, every present seat is dealt in and owes nothing.
+    """
+    positions = _positions(state, present, first_button)
+    if not state.config.entry_rules or _starting(state):
+        return _EntryPlan(positions, set(present), missed=_missed(state, present, positions))
+    n = state.config.seat_count
+    button, _, small_blind_position, big_blind = positions
+    gap = {(button + step) % n for step in range(1, (small_blind_position - button) % n + 1)}
+    dealt: set[int] = set()
+    live_big: set[int] = set()
+    dead_small: set[int] = set()
+    for index in sorted(present):
+        seat = state.seats[index]
+        assert seat is not None
+        if not seat.owes or index == big_blind:
+            dealt.add(index)
+        elif seat.entry is EntryChoice.POST and index not in gap:
+            dealt.add(index)
+            if seat.owes_big:
+                live_big.add(index)
+            if seat.owes_small:
+                dead_small.add(index)
+    if len(dealt) < 2:  # nobody to play with unless the newcomers come in: a new start
+        return _EntryPlan(positions, set(present), missed=_missed(state, present, positions))
+    if len(dealt) == 2 and len(present) > 2:
+        positions = _positions(state, dealt, first_button)  # heads-up (R2.2) among the two
+    return _EntryPlan(positions, dealt, frozenset(live_big), frozenset(dead_small),
+                      _missed(state, present, positions))
+
+
+def _missed(state: TableState, present: set[int],
+            positions: tuple[int, int | None, int, int]) -> dict[int, tuple[bool, bool]]:
+    """Absent seats (sitting out, or without chips) the blinds pass this hand (R7.9)."""
+    if state.last_big_blind_seat is None:
+        return {}
+    n = state.config.seat_count
+    _, small_blind, small_blind_position, big_blind = positions
+    missed: dict[int, tuple[bool, bool]] = {}
+    last = state.last_big_blind_seat
+    for step in range(1, (big_blind - last) % n):
+        index = (last + step) % n
+        if state.seats[index] is not None and index not in present:
+            missed[index] = (True, True)
+    if small_blind is None and state.seats[small_blind_position] is not None \
+            and small_blind_position not in present:
+        big, _ = missed.get(small_blind_position, (False, False))
+        missed[small_blind_position] = (big, True)
+    return missed
+
+
+def _settle_owed(state: TableState, plan: _EntryPlan) -> None:
+    """After the deal: seats dealt in owe nothing more; absent seats the blinds passed owe
+    them (R7.8, R7.9)."""
+    for index in plan.dealt:
+        seat = state.seats[index]
+        assert seat is not None
+        seat.owes_big = seat.owes_small = False
+    if not state.config.entry_rules:
+        return
+    for index, (big, small) in plan.missed.items():
+        seat = state.seats[index]
+        assert seat is not None
+        seat.owes_big = seat.owes_big or big
+        seat.owes_small = seat.owes_small or small
+
+
 def _button_precedes(button: int, small_blind_position: int, big_blind: int, n: int) -> bool:
     """Whether, going clockwise from *button*, the small blind position comes before the big
     blind (and neither is the button)."""
@@ -308,14 +427,16 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
                                rule_id="R1.1")
     config = state.config
     n = config.seat_count
-    active = {i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0}
-    if len(active) < 2:
+    present = {i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0}
+    if len(present) < 2:
         raise TableError("a hand needs at least two seated players with chips",
                          code="not_enough_players")
     if c.button is not None:
         _seat_index(state, c.button)
     powers.check_carousel(state, c.carousel)
-    button, small_blind, small_blind_position, big_blind = _positions(state, active, c.button)
+    plan = _entry_plan(state, present, c.button)
+    active = plan.dealt
+    button, small_blind, small_blind_position, big_blind = plan.positions
     seats = state.seats
     number = state.hand_count + 1
     hand = HandState(
@@ -347,6 +468,13 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
     if small_blind is not None:
         _post_blind(state, hand, small_blind, config.small_blind, "small", events)
     _post_blind(state, hand, big_blind, config.big_blind, "big", events)
+    # R7.8: players entering by posting: a big blind live (a bet), a missed small blind dead.
+    for seat in order:
+        if seat in plan.dead_small:
+            _post_dead(state, hand, seat, config.small_blind, events)
+        if seat in plan.live_big:
+            _post_blind(state, hand, seat, config.big_blind, "post", events)
+    _settle_owed(state, plan)
     if config.ante_mode is AnteMode.BIG_BLIND:
         _post_ante(state, hand, big_blind, config.ante, events)
 
@@ -378,6 +506,21 @@ def _post_ante(state: TableState, hand: HandState, seat: int, ante: int,
     hand.committed[seat] += amount
     hand.pot += amount
     events.append(AntePosted(seat_index=seat, amount=amount, all_in=player.stack == 0))
+
+
+def _post_dead(state: TableState, hand: HandState, seat: int, amount: int,
+               events: list[Event]) -> None:
+    """R7.8: a missed small blind posted dead: straight into the pot, not part of a bet."""
+    player = state.seats[seat]
+    assert player is not None
+    amount = min(amount, player.stack)
+    if amount <= 0:
+        return
+    player.stack -= amount
+    hand.committed[seat] += amount
+    hand.pot += amount
+    events.append(BlindPosted(seat_index=seat, blind="dead", amount=amount,
+                              all_in=player.stack == 0))
 
 
 def _post_blind(state: TableState, hand: HandState, seat: int, blind: int, which: str,
@@ -768,6 +911,7 @@ _HANDLERS: dict[type[Command], Callable[[TableState, Any, list[Event]], None]] =
     StandUp: _stand_up,
     SitOut: _sit_out,
     SitIn: _sit_in,
+    ChooseEntry: _choose_entry,
     AddChips: _add_chips,
     StartHand: _start_hand,
     CancelHand: _cancel_hand,

@@ -64,6 +64,12 @@ class Event:
         return None
 
     @property
+    def to_player(self) -> str | None:
+        """The only player that may see this event (the service's notices to someone who may
+        have no seat, e.g. a seat offer), or ``None``."""
+        return None
+
+    @property
     def data(self) -> dict[str, Any]:
         """The event's fields as a JSON-compatible dict (the wire form without ``kind``)."""
         out: dict[str, Any] = {}
@@ -81,8 +87,11 @@ class Event:
             out["private_to"] = self.private_to
         return out
 
-    def visible_to(self, seat_index: int | None) -> bool:
-        """Whether *seat_index* (``None``: a spectator) may see this event."""
+    def visible_to(self, seat_index: int | None, player_id: str | None = None) -> bool:
+        """Whether *seat_index* (``None``: a spectator), played by *player_id*, may see this
+        event."""
+        if self.to_player is not None and self.to_player != player_id:
+            return False
         return self.private_to is None or self.private_to == seat_index
 
 
@@ -140,6 +149,16 @@ class ChipsAdded(Event):
     stack: int
 
 
+@dataclass(frozen=True, slots=True)
+class EntryChosen(Event):
+    """R7.8: a player who owes blinds chose to ``post`` or ``wait`` for the big blind."""
+
+    kind: ClassVar[str] = "entry_chosen"
+    recorded: ClassVar[bool] = False
+    seat_index: int
+    entry: str
+
+
 # -- a hand ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +189,9 @@ class AntePosted(Event):
 
 @dataclass(frozen=True, slots=True)
 class BlindPosted(Event):
-    """``blind`` is ``"small"`` or ``"big"``; a short blind posts what it has (R2.3)."""
+    """``blind`` is ``"small"`` or ``"big"`` (the positions' blinds; a short blind posts what it
+    has, R2.3), ``"post"`` (a big blind posted live to enter, R7.8) or ``"dead"`` (a missed small
+    blind, straight into the pot, R7.8)."""
 
     kind: ClassVar[str] = "blind_posted"
     seat_index: int
@@ -386,8 +407,8 @@ class AnchorApplied(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (
-        Seated, StoodUp, SatOut, SatIn, ChipsAdded, HandStarted, AntePosted, BlindPosted,
-        HoleCardsDealt, CarouselDrawn, TurnStarted, ActionTaken, UncalledBetReturned,
+        Seated, StoodUp, SatOut, SatIn, ChipsAdded, EntryChosen, HandStarted, AntePosted,
+        BlindPosted, HoleCardsDealt, CarouselDrawn, TurnStarted, ActionTaken, UncalledBetReturned,
         BoardDealt, Showdown, PotAwarded, HandEnded, HandCancelled, PowerUsed, PeekResult,
         SleeveSwapResult, WindowOpened, WindowClosed, AnchorApplied)
 }

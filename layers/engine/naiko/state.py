@@ -48,6 +48,16 @@ class AnteMode(StrEnum):
     """The big-blind player alone posts the ante for the table (tournament big-blind ante)."""
 
 
+class EntryChoice(StrEnum):
+    """How a player who owes blinds enters a hand at a cash table (R7.8)."""
+
+    WAIT = "wait"
+    """Wait until the big blind reaches the seat (then nothing is owed)."""
+    POST = "post"
+    """Post now and be dealt in at once: a big blind (live) when a big blind is owed, plus the
+    small blind (dead) when that is owed too; only the small blind (dead) when only that is."""
+
+
 class Street(IntEnum):
     """Betting rounds, in order."""
 
@@ -95,6 +105,10 @@ class TableConfig:
     ante_mode: AnteMode = AnteMode.NONE
     shield_window_ms: int = 8000
     """Length of the Seal Shield response window in Naiko mode (R6.5)."""
+    entry_rules: bool = False
+    """R7.8/R7.9, cash and private tables: players who sit down or return owe blinds and
+    post or wait for the big blind; blinds that pass an absent seat are missed. Tournaments
+    deal everyone in (R9.4)."""
 
     @property
     def rules(self) -> VariantRules:
@@ -122,7 +136,7 @@ class TableConfig:
         return {"variant": self.variant.value, "seat_count": self.seat_count,
                 "small_blind": self.small_blind, "big_blind": self.big_blind,
                 "ante": self.ante, "ante_mode": self.ante_mode.value,
-                "shield_window_ms": self.shield_window_ms}
+                "shield_window_ms": self.shield_window_ms, "entry_rules": self.entry_rules}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableConfig:
@@ -133,7 +147,8 @@ class TableConfig:
                          big_blind=int(data["big_blind"]),
                          ante=int(data.get("ante", 0)),
                          ante_mode=AnteMode(data.get("ante_mode", "none")),
-                         shield_window_ms=int(data.get("shield_window_ms", 8000)))
+                         shield_window_ms=int(data.get("shield_window_ms", 8000)),
+                         entry_rules=bool(data.get("entry_rules", False)))
         except (KeyError, ValueError, TypeError) as exc:
             raise MalformedCommand(f"bad table config: {exc}") from exc
         config.validate()
@@ -152,19 +167,36 @@ class Seat:
     destellos: int = 0
     """Naiko mode's power currency, 0..3, public like the stack; kept while seated (R5.1,
     R5.2)."""
+    owes_big: bool = False
+    """R7.8: a big blind to post (live) before being dealt in again, unless the big blind
+    reaches the seat first: a new player, or one whose absence the big blind passed."""
+    owes_small: bool = False
+    """R7.8: a small blind missed while absent, posted dead (or forgiven by waiting for the
+    big blind)."""
+    entry: EntryChoice = EntryChoice.WAIT
+    """What the player chose for entering while blinds are owed (R7.8)."""
+
+    @property
+    def owes(self) -> bool:
+        """Whether the seat must post or wait before being dealt in (R7.8)."""
+        return self.owes_big or self.owes_small
 
     def copy(self) -> Seat:
-        return Seat(self.player_id, self.stack, self.sitting_out, self.is_bot, self.destellos)
+        return Seat(self.player_id, self.stack, self.sitting_out, self.is_bot, self.destellos,
+                    self.owes_big, self.owes_small, self.entry)
 
     def to_dict(self) -> dict[str, Any]:
         return {"player_id": self.player_id, "stack": self.stack,
                 "sitting_out": self.sitting_out, "is_bot": self.is_bot,
-                "destellos": self.destellos}
+                "destellos": self.destellos, "owes_big": self.owes_big,
+                "owes_small": self.owes_small, "entry": self.entry.value}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Seat:
         return cls(str(data["player_id"]), int(data["stack"]), bool(data["sitting_out"]),
-                   bool(data["is_bot"]), int(data.get("destellos", 0)))
+                   bool(data["is_bot"]), int(data.get("destellos", 0)),
+                   bool(data.get("owes_big", False)), bool(data.get("owes_small", False)),
+                   EntryChoice(data.get("entry", "wait")))
 
 
 @dataclass(slots=True)

@@ -37,6 +37,10 @@ def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
         }
         if config.rules.powers:
             entry["destellos"] = seat.destellos  # public, like a stack (R5.1)
+        if config.entry_rules:  # R7.8: who owes blinds, and posts them or waits (public)
+            entry["owes_big"] = seat.owes_big
+            entry["owes_small"] = seat.owes_small
+            entry["entry"] = seat.entry.value
         if hand is not None and hand.dealt[index] and hand.player_ids[index] == seat.player_id:
             entry["in_hand"] = True
             entry["folded"] = hand.folded[index]
@@ -105,6 +109,8 @@ def _powers_view(state: TableState, seat_index: int | None) -> dict[str, Any]:
     return out
 
 
-def events_for(events: list[Event], seat_index: int | None) -> list[dict[str, Any]]:
-    """The events *seat_index* may see, as dicts (private events of other seats removed)."""
-    return [e.to_dict() for e in events if e.visible_to(seat_index)]
+def events_for(events: list[Event], seat_index: int | None,
+               player_id: str | None = None) -> list[dict[str, Any]]:
+    """The events *seat_index* (played by *player_id*) may see, as dicts (private events of
+    other seats and notices to other players removed)."""
+    return [e.to_dict() for e in events if e.visible_to(seat_index, player_id)]

@@ -16,6 +16,7 @@ from .ledger import Audit, audit
 from .ports import (
     MAX_OPEN_TABLES,
     AccountMove,
+    AccountProfile,
     ConcurrentUpdate,
     ConnectionGone,
     InsufficientFunds,
@@ -37,6 +38,10 @@ class _Item:
     fallback: bytes | None
     summary: TableSummary | None
     due_ms: int | None
+    stakes: str | None = None
+    """The stakes key while listed (the stakes index)."""
+    invite_code: str | None = None
+    """The current invite code (the code index)."""
 
 
 class MemoryTableStore:
@@ -77,14 +82,27 @@ class MemoryTableStore:
             self._items[record.table_id] = self._item(record)
 
     def _item(self, record: TableRecord) -> _Item:
+        listed = record.listed
         return _Item(record.version, self.sealer.seal(record.to_document(), record.table_id),
                      seal_fallback(self.sealer, record),
-                     record.summary() if record.listed else None, record.next_due_ms())
+                     record.summary() if listed else None, record.next_due_ms(),
+                     record.stakes if listed else None, record.room.invite_code)
 
     def list_open(self, limit: int = 50) -> list[TableSummary]:
         with self._lock:
             summaries = [item.summary for item in self._items.values() if item.summary]
         return sorted(summaries, key=lambda s: -s.created_ms)[:limit]
+
+    def find_open(self, stakes: str, limit: int = 20) -> list[TableSummary]:
+        with self._lock:
+            found = [item.summary for item in self._items.values()
+                     if item.summary is not None and item.stakes == stakes]
+        return sorted(found, key=lambda s: (s.seated, s.created_ms))[:limit]
+
+    def find_by_code(self, code: str) -> str | None:
+        with self._lock:
+            return next((table_id for table_id, item in self._items.items()
+                         if item.invite_code == code), None)
 
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         due = []
@@ -129,12 +147,20 @@ class MemoryAccounts:
     def __init__(self, max_open_tables: int = MAX_OPEN_TABLES) -> None:
         self.balances: dict[str, int] = defaultdict(int)
         self.open_tables: dict[str, int] = defaultdict(int)
+        self.visited: dict[str, set[str]] = defaultdict(set)
+        self.ratholes: dict[str, tuple[str, int]] = {}
         self.ledger: list[LedgerEntry] = []
         self.max_open_tables = max_open_tables
         self._lock = threading.RLock()
 
     def balance(self, player_id: str) -> int:
         return self.balances[player_id]
+
+    def profile(self, player_id: str) -> AccountProfile:
+        with self._lock:
+            day, count = self.ratholes.get(player_id, (None, 0))
+            return AccountProfile(self.balances[player_id], self.open_tables[player_id], day,
+                                  count, frozenset(self.visited[player_id]))
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         with self._lock:
@@ -160,10 +186,19 @@ class MemoryAccounts:
             for player_id, count in opened.items():
                 if count > 0 and self.open_tables[player_id] + count > self.max_open_tables:
                     raise TooManyTables(player_id)
+            for move in moves:
+                if move.rathole is not None and \
+                        self.ratholes.get(move.player_id, (None, 0))[0] != move.rathole[2]:
+                    raise ConcurrentUpdate(move.player_id)  # the counter changed since read
             for player_id, amount in chips.items():
                 self.balances[player_id] -= amount
             for player_id, count in opened.items():
                 self.open_tables[player_id] += count
+            for move in moves:
+                if move.visited is not None:
+                    self.visited[move.player_id].add(move.visited)
+                if move.rathole is not None:
+                    self.ratholes[move.player_id] = move.rathole[:2]
             self.ledger += [LedgerEntry(m.player_id, -m.amount, m.ledger_reason, m.table_id,
                                         m.at_ms) for m in moves if m.amount]
 

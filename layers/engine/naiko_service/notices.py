@@ -75,3 +75,71 @@ class TableClosed(Event):
     kind: ClassVar[str] = "table_closed"
     recorded: ClassVar[bool] = False
     reason: str
+
+
+# -- the room: waiting list, offers, the host (R7.10, R7.12) --------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class WaitlistChanged(Event):
+    """R7.10: the waiting list, first in line first (public, like a room's list)."""
+
+    kind: ClassVar[str] = "waitlist_changed"
+    recorded: ClassVar[bool] = False
+    waitlist: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOffered(Event):
+    """R7.10: a seat is held for ``player_id`` until ``until_ms``: join the table to take it.
+    Only that player is told."""
+
+    kind: ClassVar[str] = "seat_offered"
+    recorded: ClassVar[bool] = False
+    player_id: str
+    until_ms: int
+
+    @property
+    def to_player(self) -> str | None:
+        return self.player_id
+
+
+@dataclass(frozen=True, slots=True)
+class OfferExpired(Event):
+    """R7.10: the offer was not taken in 30 s: the seat goes to the next in line. Only that
+    player is told."""
+
+    kind: ClassVar[str] = "offer_expired"
+    recorded: ClassVar[bool] = False
+    player_id: str
+
+    @property
+    def to_player(self) -> str | None:
+        return self.player_id
+
+
+@dataclass(frozen=True, slots=True)
+class HostChanged(Event):
+    """R7.12: the table has a new host (the host left: the longest-seated player)."""
+
+    kind: ClassVar[str] = "host_changed"
+    recorded: ClassVar[bool] = False
+    host: str
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged(Event):
+    """R7.12: the host's changes, in effect from the next hand (``changes``: name -> value)."""
+
+    kind: ClassVar[str] = "settings_changed"
+    recorded: ClassVar[bool] = False
+    changes: dict[str, int]
+    pending: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TablePaused(Event):
+    """R7.12: the host paused (``paused``) or resumed the table: no new hand while paused."""
+
+    kind: ClassVar[str] = "table_paused"
+    recorded: ClassVar[bool] = False
+    paused: bool

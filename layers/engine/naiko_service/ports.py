@@ -93,12 +93,35 @@ class AccountMove:
     at_ms: int = 0
     """When it happened (stamped by the write that carries it)."""
     open_tables: int = 0
+    visited: str | None = None
+    """A table the player sits down at: remembered on the account (quick seat prefers tables a
+    player played at before, R7.10)."""
+    rathole: tuple[str, int, str | None] | None = None
+    """R7.11: ``(day, count, day read)``: the day's ratholing counter becomes *count* (the
+    counter read was of *day read*; it resets every day at 00:00 UTC)."""
 
     @property
     def ledger_reason(self) -> LedgerReason:
         if self.reason is not None:
             return self.reason
         return LedgerReason.BUY_IN if self.amount > 0 else LedgerReason.CASH_OUT
+
+
+@dataclass(frozen=True, slots=True)
+class AccountProfile:
+    """What the service reads of an account besides moving chips."""
+
+    balance: int = 0
+    open_tables: int = 0
+    rathole_day: str | None = None
+    """The UTC day (``YYYY-MM-DD``) the ratholing counter counts (R7.11)."""
+    rathole_count: int = 0
+    visited: frozenset[str] = frozenset()
+    """Tables the player sat down at (R7.10 quick seat)."""
+
+    def ratholes_on(self, day: str) -> int:
+        """The ratholing counter of *day* (0 on a new day: it resets at 00:00 UTC)."""
+        return self.rathole_count if self.rathole_day == day else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +167,15 @@ class TableStore(Protocol):
         """Public tables with a free seat, newest first (an index query, never a scan)."""
         ...
 
+    def find_open(self, stakes: str, limit: int = 20) -> list[TableSummary]:
+        """Public tables with a free seat at *stakes* (:func:`records.stakes_key`), fewest
+        players first (an index query, never a scan): quick seat (R7.10)."""
+        ...
+
+    def find_by_code(self, code: str) -> str | None:
+        """The table whose current invite code is *code* (an index query), if any (R7.12)."""
+        ...
+
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         """``(table_id, timer_token)`` of tables whose timer deadline passed (an index query)."""
         ...
@@ -153,6 +185,10 @@ class Accounts(Protocol):
     """Players' virtual-chip balances."""
 
     def balance(self, player_id: str) -> int: ...
+
+    def profile(self, player_id: str) -> AccountProfile:
+        """Balance, open tables, ratholing counter and tables visited: one consistent read."""
+        ...
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         """Add virtual chips (ops only) with their ledger entry, in one transaction; returns

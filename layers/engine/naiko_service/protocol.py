@@ -99,6 +99,9 @@ class CreateTable(Request):
     private: StrictBool = False
     invited: Annotated[list[PlayerId], Field(max_length=50)] = []
     bots: StrictBool = False
+    min_players: Annotated[StrictInt, Field(ge=2, le=10)] | None = None
+    """Players seated for the first hand: 3 at a public table; a private table's host may say
+    2 or more (R7.7)."""
 
 
 class ListTables(Request):
@@ -107,13 +110,24 @@ class ListTables(Request):
     action: Literal["list_tables"]
 
 
+InviteCode = Annotated[str, Field(min_length=6, max_length=16, pattern=r"^[A-Z0-9]+$")]
+"""A private table's invite code (R7.12): capital letters and digits."""
+
+Entry = Literal["wait", "post"]
+"""R7.8: how a player who owes blinds enters: wait for the big blind, or post now."""
+
+
 class JoinTable(Request):
-    """Sit down with a buy-in moved from the account (R7.1)."""
+    """Sit down with a buy-in moved from the account (R7.1); at a table already playing, wait
+    for the big blind or post one now to be dealt in (R7.8)."""
 
     action: Literal["join_table"]
     table_id: TableId
     buy_in: Chips
     seat_index: SeatIndex | None = None
+    entry: Entry = "wait"
+    invite_code: InviteCode | None = None
+    """A private table's current invite code: whoever brings it is invited (R7.12)."""
 
 
 class LeaveTable(Request):
@@ -129,8 +143,19 @@ class SitOut(Request):
 
 
 class SitIn(Request):
+    """Come back from sitting out; blinds missed meanwhile are posted or waited for (R7.8)."""
+
     action: Literal["sit_in"]
     table_id: TableId
+    entry: Entry = "wait"
+
+
+class ChooseEntry(Request):
+    """Change between waiting for the big blind and posting now, until the next hand (R7.8)."""
+
+    action: Literal["choose_entry"]
+    table_id: TableId
+    entry: Entry
 
 
 class AddChips(Request):
@@ -143,10 +168,12 @@ class AddChips(Request):
 
 class Snapshot(Request):
     """Watch a table (as a player or spectator) and get a full snapshot of its confirmed state
-    (also how a reconnecting client catches up, R8.3)."""
+    (also how a reconnecting client catches up, R8.3). A private table shows itself only to its
+    host and invited players, or to whoever brings its invite code (R7.12)."""
 
     action: Literal["snapshot"]
     table_id: TableId
+    invite_code: InviteCode | None = None
 
 
 class Act(Request):
@@ -183,8 +210,114 @@ class PassWindow(Request):
     table_id: TableId
 
 
-ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn | AddChips
-                 | Snapshot | Act | UsePower | Shield | PassWindow)
+class JoinWaitlist(Request):
+    """Join a full table's waiting list; a freed seat is offered for 30 s (R7.10)."""
+
+    action: Literal["join_waitlist"]
+    table_id: TableId
+
+
+class LeaveWaitlist(Request):
+    """Leave a table's waiting list (R7.10)."""
+
+    action: Literal["leave_waitlist"]
+    table_id: TableId
+
+
+class QuickSeat(Request):
+    """A seat at a table of this game, chosen by the room (R7.10); the ack names the table."""
+
+    action: Literal["quick_seat"]
+    variant: Literal["NLHE", "PLO", "NAIKO"] = "NLHE"
+    small_blind: Chips
+    big_blind: Chips
+    buy_in: Chips
+    entry: Entry = "wait"
+
+
+class Invite(Request):
+    """The host invites a player by id (R7.12)."""
+
+    action: Literal["invite"]
+    table_id: TableId
+    player_id: PlayerId
+
+
+class CreateInviteCode(Request):
+    """The host makes a new invite code (the old one stops working); answered ``invite_code``."""
+
+    action: Literal["create_invite_code"]
+    table_id: TableId
+
+
+class RevokeInviteCode(Request):
+    """The host revokes the invite code (R7.12)."""
+
+    action: Literal["revoke_invite_code"]
+    table_id: TableId
+
+
+class FindTable(Request):
+    """The private table an invite code opens; answered ``table_found``."""
+
+    action: Literal["find_table"]
+    code: InviteCode
+
+
+class HostSettings(Request):
+    """The host changes the blinds, the clock or the players needed to start; in effect
+    between hands (R7.12, R7.7)."""
+
+    action: Literal["host_settings"]
+    table_id: TableId
+    small_blind: Chips | None = None
+    big_blind: Chips | None = None
+    decision_seconds: Annotated[StrictInt, Field(ge=5, le=120)] | None = None
+    min_players: Annotated[StrictInt, Field(ge=2, le=10)] | None = None
+
+
+class HostAddBot(Request):
+    """The host seats a BOT (tables with bots on); its chips come from the house."""
+
+    action: Literal["host_add_bot"]
+    table_id: TableId
+    buy_in: Chips | None = None
+
+
+class HostRemove(Request):
+    """The host removes a player or a BOT; the stack goes back to its account."""
+
+    action: Literal["host_remove"]
+    table_id: TableId
+    player_id: PlayerId
+
+
+class HostPause(Request):
+    """The host pauses (``paused: true``) or resumes the table: no new hand while paused."""
+
+    action: Literal["host_pause"]
+    table_id: TableId
+    paused: StrictBool
+
+
+class HostClose(Request):
+    """The host closes the table: every stack goes back (when the hand in progress ends)."""
+
+    action: Literal["host_close"]
+    table_id: TableId
+
+
+class GetAccount(Request):
+    """Your account: balance, open tables, today's ratholing counter (R7.11)."""
+
+    action: Literal["get_account"]
+
+
+ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn
+                 | ChooseEntry | AddChips | Snapshot | Act | UsePower | Shield | PassWindow
+                 | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite
+                 | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings | HostAddBot
+                 | HostRemove | HostPause | HostClose)
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -380,8 +513,37 @@ class Tables(Message):
     tables: list[dict[str, Any]]
 
 
-AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables,
-                       Field(discriminator="type")]
+class AccountMessage(Message):
+    """Your account (``get_account``): balance, tables you opened that are open, and today's
+    ratholing counter (R7.11; it resets at 00:00 UTC, ``day``)."""
+
+    type: Literal["account"]
+    request_id: str
+    balance: int
+    open_tables: int
+    ratholes_today: int
+    day: str
+
+
+class InviteCodeMessage(Message):
+    """The private table's new invite code (``create_invite_code``, after its ``ack``)."""
+
+    type: Literal["invite_code"]
+    request_id: str
+    table_id: str
+    code: str
+
+
+class TableFound(Message):
+    """The private table an invite code opens (``find_table``)."""
+
+    type: Literal["table_found"]
+    request_id: str
+    table_id: str
+
+
+AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
+                       | InviteCodeMessage | TableFound, Field(discriminator="type")]
 
 
 def json_schemas() -> dict[str, Any]:

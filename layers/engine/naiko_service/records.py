@@ -54,6 +54,8 @@ class TimerKind(StrEnum):
     """A BOT seat acts after its think delay (R8.4)."""
     BOT_RESPOND = "bot_respond"
     """A BOT seat answers a Shield window aimed at it (R8.4)."""
+    OFFER = "offer"
+    """A seat held for the first of the waiting list is given up after 30 s (R7.10)."""
     IDLE_CLOSE = "idle_close"
     """A table nobody has sat at for 10 minutes closes (its opener may open another)."""
     STALLED = "stalled"
@@ -82,6 +84,9 @@ class TableSettings:
     invited: tuple[str, ...] = ()
     """Private tables (R7.2): only these players (and the host) may sit."""
     bots: bool = False
+    min_players: int = 3
+    """R7.7: players seated for a new table to deal its first hand (3 at a public cash table; a
+    private table's host sets it, 2 or more)."""
 
     @property
     def private(self) -> bool:
@@ -117,6 +122,57 @@ class Timer:
     def from_dict(cls, data: dict[str, Any]) -> Timer:
         return cls(str(data["token"]), TimerKind(data["kind"]), int(data["due_ms"]),
                    data.get("seat_index"))
+
+
+@dataclass(slots=True)
+class Room:
+    """How a cash or private table is run besides the game (R7.10, R7.12): its waiting list and
+    seat offers, the host's invite code and pending changes, pause and close, who sat when, and
+    which account funds a seat (a BOT's chips come from the house)."""
+
+    waitlist: list[str] = field(default_factory=list)
+    """R7.10: players waiting for a seat, first in line first."""
+    offers: dict[str, int] = field(default_factory=dict)
+    """R7.10: player -> until when (ms) a freed seat is held for them (30 s)."""
+    invite_code: str | None = None
+    """R7.12: the private table's current invite code (revocable), if any."""
+    paused: bool = False
+    """R7.12: the host paused the table: no new hand starts."""
+    closing: bool = False
+    """R7.12: the host closed the table during a hand: it closes when the hand ends."""
+    pending: dict[str, int] = field(default_factory=dict)
+    """R7.12: the host's changes for the next hand (``small_blind``, ``big_blind``,
+    ``decision_ms``, ``min_players``)."""
+    seated_since: dict[str, int] = field(default_factory=dict)
+    """When each seated player sat down (host succession: the longest seated, R7.12)."""
+    funding: dict[str, str] = field(default_factory=dict)
+    """Seated player -> the account their chips come from and go back to, when it is not their
+    own (a BOT's: the house's bot account)."""
+
+    def copy(self) -> Room:
+        return Room(list(self.waitlist), dict(self.offers), self.invite_code, self.paused,
+                    self.closing, dict(self.pending), dict(self.seated_since),
+                    dict(self.funding))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"waitlist": list(self.waitlist), "offers": dict(self.offers),
+                "invite_code": self.invite_code, "paused": self.paused,
+                "closing": self.closing, "pending": dict(self.pending),
+                "seated_since": dict(self.seated_since), "funding": dict(self.funding)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Room:
+        return cls([str(p) for p in data.get("waitlist", [])],
+                   {str(k): int(v) for k, v in data.get("offers", {}).items()},
+                   data.get("invite_code"), bool(data.get("paused", False)),
+                   bool(data.get("closing", False)),
+                   {str(k): int(v) for k, v in data.get("pending", {}).items()},
+                   {str(k): int(v) for k, v in data.get("seated_since", {}).items()},
+                   {str(k): str(v) for k, v in data.get("funding", {}).items()})
+
+    def account_of(self, player_id: str) -> str:
+        """The account *player_id*'s chips at this table belong to."""
+        return self.funding.get(player_id, player_id)
 
 
 @dataclass(slots=True)
@@ -156,6 +212,8 @@ class TableRecord:
     """Since when nobody is seated (an empty table closes after a while), ``None`` if seated."""
     closed: bool = False
     """Closed tables take nobody and are never listed."""
+    room: Room = field(default_factory=Room)
+    """Waiting list, offers, invite code, host controls (cash and private tables)."""
     recent_timers: dict[str, int] = field(default_factory=dict)
     """Tokens of executions that acted -> the version they wrote (the last
     :data:`RECENT_TIMERS_KEPT`): a duplicated execution is answered without acting again."""
@@ -170,7 +228,8 @@ class TableRecord:
             list(self.sit_out_after_hand), dict(self.recent_requests),
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
-            self.seq, self.opened_by, self.empty_since, self.closed, dict(self.recent_timers))
+            self.seq, self.opened_by, self.empty_since, self.closed, self.room.copy(),
+            dict(self.recent_timers))
 
     def remember_request(self, request_id: str, version: int) -> None:
         self.recent_requests[request_id] = version
@@ -209,6 +268,7 @@ class TableRecord:
             "opened_by": self.opened_by,
             "empty_since": self.empty_since,
             "closed": self.closed,
+            "room": self.room.to_dict(),
             "recent_timers": self.recent_timers,
         }
 
@@ -229,7 +289,7 @@ class TableRecord:
             hands_closed=int(doc.get("hands_closed", 0)),
             seq=int(doc.get("seq", 0)),
             opened_by=doc.get("opened_by"), empty_since=doc.get("empty_since"),
-            closed=bool(doc.get("closed", False)),
+            closed=bool(doc.get("closed", False)), room=Room.from_dict(doc.get("room", {})),
             recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()})
 
     def summary(self) -> TableSummary:
@@ -242,10 +302,21 @@ class TableRecord:
             max_buy_in=self.settings.max_buy_in, created_ms=self.created_ms)
 
     @property
+    def stakes(self) -> str:
+        """The quick-seat key of the table's game (:func:`stakes_key`)."""
+        config = self.state.config
+        return stakes_key(config.variant.value, config.small_blind, config.big_blind)
+
+    @property
     def listed(self) -> bool:
         """Whether the lobby lists it: public with a free seat."""
-        return (not self.closed and not self.settings.private
-                and any(s is None for s in self.state.seats))
+        return not self.closed and not self.settings.private and self.free_seats > 0
+
+    @property
+    def free_seats(self) -> int:
+        """Empty seats not held for a player of the waiting list (R7.10)."""
+        empty = sum(1 for s in self.state.seats if s is None)
+        return max(0, empty - len(self.room.offers))
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +347,11 @@ class Fallback:
 FALLBACK_AAD_SUFFIX = "#fallback"
 """The fallback is sealed with the table id + this suffix as associated data, so it can never
 be opened as (or swapped with) the state itself."""
+
+
+def stakes_key(variant: str, small_blind: int, big_blind: int) -> str:
+    """How quick seat finds tables of a game (R7.10): ``"NLHE:1/2"``."""
+    return f"{variant}:{small_blind}/{big_blind}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -19,6 +20,7 @@ from botocore.exceptions import ClientError
 from ..ports import (
     MAX_OPEN_TABLES,
     AccountMove,
+    AccountProfile,
     ConcurrentUpdate,
     InsufficientFunds,
     LedgerReason,
@@ -32,6 +34,12 @@ LOBBY_INDEX = "lobby-index"
 
 DUE_INDEX = "due-index"
 """GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep."""
+
+STAKES_INDEX = "stakes-index"
+"""GSI ``stakes`` (HASH) + ``seated`` (RANGE), projecting ``summary``: quick seat (R7.10)."""
+
+CODE_INDEX = "code-index"
+"""GSI ``invite_code`` (HASH), keys only: a private table by its invite code (R7.12)."""
 
 LOBBY_OPEN = "open"
 """The only value of ``lobby``: present on listed tables, absent otherwise (a sparse index)."""
@@ -108,6 +116,10 @@ class DynamoTableStore:
             item["lobby"] = {"S": LOBBY_OPEN}
             item["summary"] = {"S": json.dumps(record.summary().to_dict(),
                                                separators=(",", ":"))}
+            item["stakes"] = {"S": record.stakes}
+            item["seated"] = {"N": str(sum(1 for s in record.state.seats if s is not None))}
+        if record.room.invite_code is not None:
+            item["invite_code"] = {"S": record.room.invite_code}
         due_ms = record.next_due_ms()
         if due_ms is not None:
             item["timer"] = {"S": TIMER_DUE}
@@ -196,7 +208,7 @@ class DynamoTableStore:
             return
         players = list(net)
         items: list[dict[str, Any]] = [{"Put": put}]
-        items += [{"Update": self._account_update(player, *net[player])} for player in players]
+        items += [{"Update": self._account_update(player, net[player])} for player in players]
         items += [{"Put": entry} for entry in entries]
         try:
             self.client.transact_write_items(TransactItems=items)
@@ -207,43 +219,82 @@ class DynamoTableStore:
                      for reason in exc.response.get("CancellationReasons", [])]
             if codes and codes[0] in ("ConditionalCheckFailed", "TransactionConflict"):
                 raise ConcurrentUpdate(table_id) from exc
-            for player, code in zip(players, codes[1:], strict=False):
+            reasons = exc.response.get("CancellationReasons", [])[1:]
+            for player, code, reason in zip(players, codes[1:], reasons, strict=False):
                 if code == "ConditionalCheckFailed":
-                    if net[player][0] > 0:
-                        raise InsufficientFunds(player) from exc
-                    raise TooManyTables(player) from exc
+                    raise self._account_refusal(player, net[player], reason.get("Item")) \
+                        from exc
             if "TransactionConflict" in codes:
                 raise ConcurrentUpdate(table_id) from exc
             raise
 
-    def _account_update(self, player_id: str, amount: int, opened: int) -> dict[str, Any]:
-        """``ADD balance -amount`` (a buy-in, *amount* > 0, only if the balance covers it) and
-        ``ADD open_tables opened`` (only below :attr:`max_open_tables` when it grows)."""
-        adds, names, values, conditions = [], {}, {}, []
-        if amount:
+    def _account_update(self, player_id: str, net: _Net) -> dict[str, Any]:
+        """One update of a player's account item for all the moves of one write:
+        ``ADD balance -chips`` (a buy-in, *chips* > 0, only if the balance covers it),
+        ``ADD open_tables`` (only below :attr:`max_open_tables` when it grows), ``ADD visited``
+        (tables sat at, R7.10) and the ratholing counter (``SET``, only if the counter read is
+        still the stored one, R7.11). ``ALL_OLD`` comes back with a failed condition, so the
+        refusal can be told apart (:meth:`_account_refusal`)."""
+        adds: list[str] = []
+        sets: list[str] = []
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {}
+        conditions: list[str] = []
+        if net.chips:
             adds.append("#balance :delta")
             names["#balance"] = "balance"
-            values[":delta"] = {"N": str(-amount)}
-            if amount > 0:
+            values[":delta"] = {"N": str(-net.chips)}
+            if net.chips > 0:
                 conditions.append("#balance >= :amount")
-                values[":amount"] = {"N": str(amount)}
-        if opened:
+                values[":amount"] = {"N": str(net.chips)}
+        if net.opened:
             adds.append("#open :opened")
             names["#open"] = "open_tables"
-            values[":opened"] = {"N": str(opened)}
-            if opened > 0:
+            values[":opened"] = {"N": str(net.opened)}
+            if net.opened > 0:
                 conditions.append("(attribute_not_exists(#open) OR #open <= :room)")
-                values[":room"] = {"N": str(self.max_open_tables - opened)}
+                values[":room"] = {"N": str(self.max_open_tables - net.opened)}
+        if net.visited:
+            adds.append("#visited :visited")
+            names["#visited"] = "visited"
+            values[":visited"] = {"SS": sorted(net.visited)}
+        if net.rathole is not None:
+            day, count, read = net.rathole
+            sets.append("#rday = :rday, #rcount = :rcount")
+            names.update({"#rday": "rathole_day", "#rcount": "rathole_count"})
+            values.update({":rday": {"S": day}, ":rcount": {"N": str(count)}})
+            if read is None:
+                conditions.append("attribute_not_exists(#rday)")
+            else:
+                conditions.append("#rday = :rread")
+                values[":rread"] = {"S": read}
+        expression = " ".join(part for part in (
+            ("ADD " + ", ".join(adds)) if adds else "",
+            ("SET " + ", ".join(sets)) if sets else "") if part)
         update: dict[str, Any] = {
             "TableName": self.accounts_table,
             "Key": {"player_id": {"S": player_id}},
-            "UpdateExpression": "ADD " + ", ".join(adds),
+            "UpdateExpression": expression,
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": values,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         if conditions:
             update["ConditionExpression"] = " AND ".join(conditions)
         return update
+
+    def _account_refusal(self, player_id: str, net: _Net,
+                         old: Item | None) -> Exception:
+        """Which condition of an account update failed, from the item as it was."""
+        balance = int(old["balance"]["N"]) if old and "balance" in old else 0
+        opened = int(old["open_tables"]["N"]) if old and "open_tables" in old else 0
+        if net.chips > 0 and balance < net.chips:
+            return InsufficientFunds(player_id)
+        if net.opened > 0 and opened + net.opened > self.max_open_tables:
+            return TooManyTables(player_id)
+        if old is None and net.chips > 0:
+            return InsufficientFunds(player_id)
+        return ConcurrentUpdate(player_id)  # the ratholing counter moved: read again
 
     def ledger_put(self, move: AccountMove, key: str) -> dict[str, Any]:
         """The ledger entry of *move*: ``amount`` is the account's change (+ in, - out). Its
@@ -270,6 +321,29 @@ class DynamoTableStore:
             if len(summaries) >= limit:
                 break
         return summaries
+
+    def find_open(self, stakes: str, limit: int = 20) -> list[TableSummary]:
+        """Listed tables at *stakes*, fewest players first: a Query on ``stakes-index``."""
+        found: list[TableSummary] = []
+        for item in _paged_query(
+                self.client, TableName=self.tables_table, IndexName=STAKES_INDEX,
+                KeyConditionExpression="#stakes = :stakes",
+                ExpressionAttributeNames={"#stakes": "stakes"},
+                ExpressionAttributeValues={":stakes": {"S": stakes}}, Limit=limit):
+            found.append(TableSummary.from_dict(json.loads(item["summary"]["S"])))
+            if len(found) >= limit:
+                break
+        return found
+
+    def find_by_code(self, code: str) -> str | None:
+        """The table holding invite code *code*: a Query on ``code-index``."""
+        for item in _paged_query(
+                self.client, TableName=self.tables_table, IndexName=CODE_INDEX,
+                KeyConditionExpression="#code = :code",
+                ExpressionAttributeNames={"#code": "invite_code"},
+                ExpressionAttributeValues={":code": {"S": code}}, Limit=1):
+            return str(item["table_id"]["S"])
+        return None
 
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         """``(table_id, token)`` of every timer due by *now_ms*, the oldest deadlines first:
@@ -307,14 +381,33 @@ class DynamoTableStore:
         return dynamodb_item_size(item)
 
 
-def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, tuple[int, int]]:
-    """player_id -> (net chips leaving the account, net tables opened); players whose moves
-    cancel out are dropped."""
-    net: dict[str, tuple[int, int]] = {}
+@dataclass
+class _Net:
+    """What one write changes on one account (a transaction may touch an item only once)."""
+
+    chips: int = 0
+    opened: int = 0
+    visited: set[str] = field(default_factory=set)
+    rathole: tuple[str, int, str | None] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.chips or self.opened or self.visited or self.rathole)
+
+
+def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, _Net]:
+    """player_id -> what the write changes on that account; players whose moves cancel out
+    are dropped."""
+    net: dict[str, _Net] = {}
     for move in moves:
-        chips, opened = net.get(move.player_id, (0, 0))
-        net[move.player_id] = (chips + move.amount, opened + move.open_tables)
-    return {player: change for player, change in net.items() if change != (0, 0)}
+        change = net.setdefault(move.player_id, _Net())
+        change.chips += move.amount
+        change.opened += move.open_tables
+        if move.visited is not None:
+            change.visited.add(move.visited)
+        if move.rathole is not None:
+            change.rathole = move.rathole
+    return {player: change for player, change in net.items() if not change.empty}
 
 
 def ledger_item(player_id: str, amount: int, reason: LedgerReason, ref: str, at_ms: int,
@@ -378,6 +471,23 @@ class DynamoAccounts:
         self.client = client
         self.accounts_table = accounts_table
         self.ledger_table = ledger_table
+
+    def profile(self, player_id: str) -> AccountProfile:
+        """Balance, open tables, ratholing counter and tables visited: one consistent GetItem
+        (an empty profile for a player without an account item)."""
+        response = self.client.get_item(TableName=self.accounts_table,
+                                        Key={"player_id": {"S": player_id}},
+                                        ConsistentRead=True)
+        item = response.get("Item", {})
+
+        def number(name: str) -> int:
+            return int(item[name]["N"]) if name in item else 0
+
+        return AccountProfile(
+            balance=number("balance"), open_tables=number("open_tables"),
+            rathole_day=item["rathole_day"]["S"] if "rathole_day" in item else None,
+            rathole_count=number("rathole_count"),
+            visited=frozenset(item["visited"]["SS"]) if "visited" in item else frozenset())
 
     def balance(self, player_id: str) -> int:
         """The balance (0 for a player without an account item): one consistent GetItem."""

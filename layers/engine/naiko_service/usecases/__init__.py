@@ -28,7 +28,7 @@ from naiko.errors import EngineError
 from .. import protocol as p
 from ..ports import TableNotFound
 from ..records import TableRecord
-from . import bots, cash, connections, lobby, path, play, timers
+from . import bots, cash, connections, lobby, path, play, private, room, timers
 from .base import Caller, Deps, ServiceError
 
 __all__ = ["Deps", "ServiceError", "TableService", "handle"]
@@ -67,6 +67,8 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             cash.sit_out_request(deps, caller, request)
         case p.SitIn():
             cash.sit_in(deps, caller, request)
+        case p.ChooseEntry():
+            cash.choose_entry(deps, caller, request)
         case p.AddChips():
             cash.add_chips(deps, caller, request)
         case p.Act():
@@ -77,6 +79,32 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             play.shield(deps, caller, request)
         case p.PassWindow():
             play.pass_window(deps, caller, request)
+        case p.JoinWaitlist():
+            room.join_waitlist(deps, caller, request)
+        case p.LeaveWaitlist():
+            room.leave_waitlist(deps, caller, request)
+        case p.QuickSeat():
+            room.quick_seat(deps, caller, request)
+        case p.GetAccount():
+            room.get_account(deps, caller, request)
+        case p.Invite():
+            private.invite(deps, caller, request)
+        case p.CreateInviteCode():
+            private.create_invite_code(deps, caller, request)
+        case p.RevokeInviteCode():
+            private.revoke_invite_code(deps, caller, request)
+        case p.FindTable():
+            private.find_table(deps, caller, request)
+        case p.HostSettings():
+            private.host_settings(deps, caller, request)
+        case p.HostAddBot():
+            private.host_add_bot(deps, caller, request)
+        case p.HostRemove():
+            private.host_remove(deps, caller, request)
+        case p.HostPause():
+            private.host_pause(deps, caller, request)
+        case p.HostClose():
+            private.host_close(deps, caller, request)
         case _:
             assert_never(request)
 

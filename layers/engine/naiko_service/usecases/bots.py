@@ -1,34 +1,22 @@
-""":mod:`naiko_service.usecases.bots` is BOT seats (R8.4): seating one with chips from its own
-account, like any buy-in. A bot acts when its timer fires (:func:`.deadlines.on_bot_timer`),
-deciding from its own view only."""
+""":mod:`naiko_service.usecases.bots` seats BOT players for ops and local mode (R8.4): like the
+host's ``host_add_bot``, a BOT's chips come from the house's bot account (on the ledger) and go
+back there. A bot acts when its timer fires (:func:`.deadlines.on_bot_timer`), deciding from
+its own view only."""
 
 from __future__ import annotations
 
-from naiko import commands as cmd
-
-from ..ports import AccountMove
 from ..records import TableRecord
-from . import path
-from .base import Deps, NoOp, Outcome, ServiceError, engine_step
+from . import path, private
+from .base import Deps, NoOp, Outcome
 
 
 def add_bot(deps: Deps, table_id: str, bot_id: str, buy_in: int) -> None:
-    """Seat a BOT (R8.4) with chips from its own account, like any buy-in (ops and local mode:
-    bots fill seats of tables created with ``bots: true``)."""
+    """Seat the BOT *bot_id* with *buy_in* chips from :data:`.private.HOUSE_BOTS` (a table
+    created with ``bots: true``); a bot already seated is left as it is."""
     def change(record: TableRecord, now: int) -> Outcome:
-        if record.closed:
-            raise ServiceError("table_closed", "this table is closed")
-        if not record.settings.bots:
-            raise ServiceError("bots_off", "this table was created without bots")
         if record.seat_of(bot_id) is not None:
             raise NoOp()
-        seat_index = next((i for i, s in enumerate(record.state.seats) if s is None), None)
-        if seat_index is None:
-            raise ServiceError("table_full", "every seat is taken")
-        outcome = engine_step(deps, record, cmd.SitDown(seat_index=seat_index, player_id=bot_id,
-                                                        stack=buy_in, is_bot=True))
-        outcome.moves.append(AccountMove(bot_id, buy_in, table_id))
-        return outcome
+        return private.seat_bot(deps, record, now, bot_id, buy_in)
 
     try:
         path.mutate(deps, table_id, change)

@@ -5,10 +5,13 @@ returns its confirmed state (R8.3)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import protocol as p
 from ..records import TableRecord
 from . import path
 from .base import Caller, Deps, Outcome, ServiceError
+from .room import may_sit
 from .subscriptions import drop_connection, subscribe
 
 
@@ -49,9 +52,19 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
     the connection already subscribed is a read only."""
     record = path.load(deps, request.table_id)
     player_id = caller.player_id
+    code = request.invite_code
+    if record.settings.private and not may_sit(record, player_id) \
+            and (code is None or code != record.room.invite_code):
+        raise ServiceError("not_invited", "this private table shows itself to invited "
+                           "players only (R7.12)")
     if record.connections.get(player_id) != caller.connection_id \
-            or player_id in record.disconnected:
+            or player_id in record.disconnected \
+            or (code is not None and not may_sit(record, player_id)):
         def change(rec: TableRecord, now: int) -> Outcome:
+            if code is not None and rec.settings.private and not may_sit(rec, player_id):
+                if code != rec.room.invite_code:
+                    raise ServiceError("bad_invite_code", "that invite code is not this table's")
+                rec.settings = replace(rec.settings, invited=(*rec.settings.invited, player_id))
             return subscribe(rec, player_id, caller.connection_id)
 
         record = path.mutate_until_written(deps, request.table_id, change) or record

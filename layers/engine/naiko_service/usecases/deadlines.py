@@ -17,7 +17,7 @@ from naiko.views import view_for
 from ..notices import ReconnectGrace, TableClosed, TimedOut
 from ..ports import AccountMove
 from ..records import TableRecord, Timer, TimerKind
-from . import cancel, dealer, seats
+from . import cancel, dealer, room, seats
 from .base import Deps, Outcome, engine_step
 
 MAX_TIMERS_PER_WAKE = 16
@@ -144,6 +144,11 @@ def on_idle_close(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Ou
     return outcome
 
 
+def on_offer(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """R7.10: a held seat not taken in 30 s: the next in line is offered it."""
+    return room.on_offer_expired(record, timer)
+
+
 def on_wake_marker(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
     """Never due as a timer (:func:`due` skips markers); here so the table is complete."""
     return Outcome()
@@ -175,6 +180,7 @@ HANDLERS: dict[TimerKind, TimerHandler] = {
     TimerKind.BOT_RESPOND: on_bot_timer,
     TimerKind.STALLED: on_stalled,
     TimerKind.IDLE_CLOSE: on_idle_close,
+    TimerKind.OFFER: on_offer,
     TimerKind.WAKE: on_wake_marker,
 }
 """The token -> handler table: what each kind of timer does when it fires."""

@@ -12,7 +12,7 @@ from naiko.cards import shuffled_deck
 from naiko.powers import draw_carousel
 
 from ..records import TableRecord, Timer, TimerKind
-from . import seats
+from . import private, room, seats
 from .base import Deps, Outcome, engine_step
 
 DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
@@ -45,6 +45,7 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
                                    now + record.settings.pause_ms))
     if not record.state.hand_in_progress and may_start(record, now):
         start_hand(deps, record, outcome)
+    room.offer_seats(record, now, outcome)  # R7.10: a freed seat goes to the first in line
     seated = any(seat is not None for seat in record.state.seats)
     if seated:
         record.empty_since = None
@@ -57,16 +58,23 @@ def may_start(record: TableRecord, now: int) -> bool:
     """Whether the table may deal now: the pause after the last hand is over and enough
     players are in (R7.7)."""
     state = record.state
+    if record.closed or record.room.paused:
+        return False
     if any(t.kind is TimerKind.NEXT_HAND and t.due_ms > now for t in record.timers):
         return False
     active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
-    # R7.7: a new table needs 3 players (2 at a heads-up table); a hand continues with 2.
-    needed = 2 if state.hand_count else min(3, state.config.seat_count)
+    # R7.7: a new table needs 3 players (2 at a heads-up table; a private table's host may
+    # say 2); a hand continues with 2.
+    needed = 2 if state.hand_count else min(record.settings.min_players, state.config.seat_count)
     return len(active) >= needed
 
 
 def start_hand(deps: Deps, record: TableRecord, outcome: Outcome) -> None:
-    """Deal: a shuffled deck, the first button at random (R2.6), a Carousel in Naiko mode."""
+    """Deal: a shuffled deck, the first button at random (R2.6), a Carousel in Naiko mode. The
+    host's changes wait for this moment (R7.12)."""
+    if record.room.pending:
+        private.apply_settings(record, record.room.pending)
+        record.room.pending = {}
     state = record.state
     rng = deps.rng
     button = None
@@ -97,6 +105,13 @@ def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> N
         outcome.add(seats.remove_player(deps, record, now, player, reason="left"))
     record.sit_out_after_hand = [x for x in record.sit_out_after_hand
                                  if not x.startswith("leave:")]
+    if record.room.closing:  # R7.12: the host closed the table during the hand
+        outcome.add(private.close_table(deps, record, now, reason="host"))
+        return
+    if state.config.entry_rules:  # R7.9: no chips left: sat out until a reload (or leaving)
+        for seat in state.seats:
+            if seat is not None and seat.stack == 0 and not seat.sitting_out:
+                outcome.add(seats.sit_out(deps, record, now, seat.player_id))
 
 
 def turn_key(record: TableRecord) -> str:
@@ -129,6 +144,7 @@ def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
     if stalled is not None:  # R8.6
         wanted.append(next((t for t in record.timers if t.token == stalled),
                            Timer(stalled, TimerKind.STALLED, now + STALLED_MS)))
+    wanted += room.offer_timers(record)
     wanted += bot_timers(deps, record, now)
     for player, since in record.sitting_out_since.items():  # R7.9
         token = f"sit_out_limit:{player}:{since}"

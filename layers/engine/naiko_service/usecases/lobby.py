@@ -25,14 +25,16 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
     table_id = "t" + hashlib.sha256(
         f"{caller.player_id}/{caller.request_id}".encode()).hexdigest()[:20]
     config = TableConfig(variant=Variant(request.variant), seat_count=request.seat_count,
-                         small_blind=request.small_blind, big_blind=request.big_blind)
+                         small_blind=request.small_blind, big_blind=request.big_blind,
+                         entry_rules=True)  # R7.8, R7.9: cash and private tables
     decision_ms = (deps.default_decision_ms if request.decision_seconds is None
                    else request.decision_seconds * 1000)
     settings = TableSettings(
         name=request.name, host=caller.player_id, min_buy_in=request.min_buy_in,
         max_buy_in=request.max_buy_in, decision_ms=decision_ms, pause_ms=deps.default_pause_ms,
         kind=TableKind.PRIVATE if request.private else TableKind.CASH,
-        invited=tuple(request.invited), bots=request.bots)
+        invited=tuple(request.invited), bots=request.bots,
+        min_players=_min_players(request))
     now = deps.clock.now_ms()
     record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
                          seq=1, opened_by=caller.player_id, empty_since=now)
@@ -48,6 +50,19 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
     except TooManyTables as exc:
         raise ServiceError("too_many_tables", path.too_many_tables_message()) from exc
     path.send(deps, caller.connection_id, path.ack(caller, table_id, 1, replayed=replayed))
+
+
+def _min_players(request: p.CreateTable) -> int:
+    """R7.7: 3 players start a public table (2 at a heads-up one); a private table's host may
+    say 2 or more."""
+    default = min(3, request.seat_count)
+    if request.min_players is None:
+        return default
+    if not request.private:
+        raise ServiceError("invalid_request", "only a private table's host sets min_players")
+    if request.min_players > request.seat_count:
+        raise ServiceError("invalid_request", "min_players cannot exceed seat_count")
+    return request.min_players
 
 
 def list_tables(deps: Deps, caller: Caller, request: p.ListTables) -> None:

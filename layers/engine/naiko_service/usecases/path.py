@@ -278,11 +278,20 @@ def table_view(record: TableRecord, seat_index: int | None) -> dict[str, Any]:
     """What *seat_index* (``None``: a spectator) sees of the table: the engine's view plus the
     table's settings, who is disconnected, and the deadline of the seat to act."""
     view = view_for(record.state, seat_index)
+    settings = record.settings
+    room = record.room
     view["table_id"] = record.table_id
-    view["settings"] = {"name": record.settings.name, "min_buy_in": record.settings.min_buy_in,
-                        "max_buy_in": record.settings.max_buy_in,
-                        "decision_ms": record.settings.decision_ms}
+    view["settings"] = {"name": settings.name, "min_buy_in": settings.min_buy_in,
+                        "max_buy_in": settings.max_buy_in, "decision_ms": settings.decision_ms,
+                        "kind": settings.kind.value, "host": settings.host,
+                        "bots": settings.bots, "min_players": settings.min_players}
     view["disconnected"] = sorted(record.disconnected)
+    view["room"] = {"waitlist": list(room.waitlist), "held_seats": len(room.offers),
+                    "paused": room.paused, "closing": room.closing, "closed": record.closed,
+                    "pending": dict(room.pending)}
+    viewer = record.state.seats[seat_index] if seat_index is not None else None
+    if viewer is not None and viewer.player_id == settings.host and settings.private:
+        view["room"]["invite_code"] = room.invite_code  # the host's eyes only (R7.12)
     deadline = next((t.due_ms for t in record.timers if t.kind in dealer.DEALT_IN_TIMERS), None)
     if view["prompt"] is not None:
         view["prompt"]["deadline_ms"] = deadline
@@ -311,7 +320,7 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
             continue
         seat_index = record.seat_of(player_id)
         message = {"type": "update", "table_id": record.table_id, "version": record.seq,
-                   "events": events_for(events, seat_index),
+                   "events": events_for(events, seat_index, player_id),
                    "view": table_view(record, seat_index)}
         try:
             deps.gateway.send(connection_id, message)

@@ -4,9 +4,11 @@ the timers; it never writes by itself (the caller's table write does)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from naiko import commands as cmd
 
-from ..notices import LeavingAfterHand, LeftTable
+from ..notices import HostChanged, LeavingAfterHand, LeftTable
 from ..ports import AccountMove
 from ..records import TableRecord
 from .base import Deps, Outcome, engine_step, seat_of
@@ -50,8 +52,23 @@ def remove_player(deps: Deps, record: TableRecord, now: int, player_id: str,
     outcome.events.append(LeftTable(seat_index=seat_index, player_id=player_id, reason=reason))
     record.sitting_out_since.pop(player_id, None)
     record.disconnected.pop(player_id, None)
-    if stack >= 100 * record.state.config.big_blind:
+    record.room.seated_since.pop(player_id, None)
+    if stack >= 100 * record.state.config.big_blind and not seat.is_bot:
         record.left_stacks[player_id] = {"stack": stack, "left_ms": now}  # R7.11
     if stack:
-        outcome.moves.append(AccountMove(player_id, -stack, record.table_id))
+        outcome.moves.append(AccountMove(record.room.account_of(player_id), -stack,
+                                         record.table_id))
+    if player_id == record.settings.host:
+        outcome.add(pass_the_host(record))
     return outcome
+
+
+def pass_the_host(record: TableRecord) -> Outcome:
+    """R7.12: when the host leaves, the longest-seated player (not a BOT) becomes host."""
+    people = sorted((since, player) for player, since in record.room.seated_since.items()
+                    if player not in record.room.funding and record.seat_of(player) is not None)
+    if not people:
+        return Outcome()
+    host = people[0][1]
+    record.settings = replace(record.settings, host=host)
+    return Outcome([HostChanged(host=host)])

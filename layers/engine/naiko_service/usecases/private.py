@@ -1,0 +1,214 @@
+""":mod:`naiko_service.usecases.private` is a private table's host (R7.2, R7.12): invitations by
+player id and by a revocable invite code, and, between hands, the blinds and the clock, BOT
+seats (their chips from the house's bot account, on the ledger), removing a player, pausing,
+resuming and closing the table (every stack goes back). When the host leaves, the
+longest-seated player becomes host (:func:`.seats.remove_player`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from naiko import commands as cmd
+
+from .. import protocol as p
+from ..ledger import HOUSE_PREFIX
+from ..notices import SettingsChanged, TableClosed, TablePaused
+from ..ports import AccountMove
+from ..records import TableRecord
+from . import path
+from .base import Caller, Deps, Outcome, ServiceError, engine_step
+from .seats import remove_player
+
+HOUSE_BOTS = HOUSE_PREFIX + "bots"
+"""The house account BOT seats buy in from and cash out to (R8.4, R7.12)."""
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Invite-code letters: capitals and digits without the easily confused 0/O, 1/I."""
+
+CODE_LENGTH = 8
+
+
+def host_of(record: TableRecord, player_id: str) -> None:
+    """:raises ServiceError: ``not_host`` unless *player_id* hosts the table."""
+    if record.settings.host != player_id:
+        raise ServiceError("not_host", "only the table's host may do that (R7.12)")
+    if record.closed:
+        raise ServiceError("table_closed", "this table is closed")
+
+
+def invite(deps: Deps, caller: Caller, request: p.Invite) -> None:
+    """Invite a player by id: they may sit (and watch) at the private table."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        if request.player_id not in record.settings.invited:
+            record.settings = replace(record.settings,
+                                      invited=(*record.settings.invited, request.player_id))
+        return Outcome(quiet=True)
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def create_invite_code(deps: Deps, caller: Caller, request: p.CreateInviteCode) -> None:
+    """A new invite code for the table (the previous one stops working); whoever brings it may
+    watch and sit. The host's view shows it."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        record.room.invite_code = "".join(
+            CODE_ALPHABET[deps.rng.randrange(len(CODE_ALPHABET))] for _ in range(CODE_LENGTH))
+        return Outcome(quiet=True)
+
+    record = path.mutate(deps, request.table_id, change, caller=caller)
+    path.send(deps, caller.connection_id, {"type": "invite_code", "request_id":
+                                           request.request_id, "table_id": record.table_id,
+                                           "code": record.room.invite_code})
+
+
+def revoke_invite_code(deps: Deps, caller: Caller, request: p.RevokeInviteCode) -> None:
+    """The code stops working; players it already let in stay invited."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        record.room.invite_code = None
+        return Outcome(quiet=True)
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def find_table(deps: Deps, caller: Caller, request: p.FindTable) -> None:
+    """The private table an invite code opens (the code index, never a scan)."""
+    table_id = deps.tables.find_by_code(request.code)
+    if table_id is None:
+        raise ServiceError("bad_invite_code", "no table has that invite code")
+    path.send(deps, caller.connection_id, {"type": "table_found", "request_id":
+                                           request.request_id, "table_id": table_id})
+
+
+def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
+    """Change the blinds, the clock or the players needed to start: at once between hands,
+    else from the next hand (R7.12)."""
+    changes: dict[str, int] = {}
+    if request.small_blind is not None:
+        changes["small_blind"] = request.small_blind
+    if request.big_blind is not None:
+        changes["big_blind"] = request.big_blind
+    if request.decision_seconds is not None:
+        changes["decision_ms"] = request.decision_seconds * 1000
+    if request.min_players is not None:
+        changes["min_players"] = request.min_players
+    if not changes:
+        raise ServiceError("invalid_request", "name at least one setting to change")
+
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        merged = {**record.room.pending, **changes}
+        small = merged.get("small_blind", record.state.config.small_blind)
+        big = merged.get("big_blind", record.state.config.big_blind)
+        if small > big:
+            raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
+        if record.state.hand_in_progress:
+            record.room.pending = merged
+            return Outcome([SettingsChanged(changes=dict(changes), pending=True)])
+        apply_settings(record, merged)
+        record.room.pending = {}
+        return Outcome([SettingsChanged(changes=dict(changes), pending=False)])
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def apply_settings(record: TableRecord, changes: dict[str, int]) -> None:
+    """Put the host's changes in effect (between hands)."""
+    config = record.state.config
+    record.state.config = replace(config,
+                                  small_blind=changes.get("small_blind", config.small_blind),
+                                  big_blind=changes.get("big_blind", config.big_blind))
+    record.settings = replace(
+        record.settings, decision_ms=changes.get("decision_ms", record.settings.decision_ms),
+        min_players=changes.get("min_players", record.settings.min_players))
+
+
+def host_add_bot(deps: Deps, caller: Caller, request: p.HostAddBot) -> None:
+    """Seat a BOT (tables with bots on), its buy-in from the house's bot account."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        return seat_bot(deps, record, now, None, request.buy_in)
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def seat_bot(deps: Deps, record: TableRecord, now: int, bot_id: str | None,
+             buy_in: int | None) -> Outcome:
+    """Seat a BOT (R8.4) whose chips come from, and go back to, :data:`HOUSE_BOTS`."""
+    if not record.settings.bots:
+        raise ServiceError("bots_off", "this table was created without bots")
+    seat_index = next((i for i, s in enumerate(record.state.seats) if s is None), None)
+    if seat_index is None or record.free_seats == 0:
+        raise ServiceError("table_full", "every seat is taken")
+    if bot_id is None:
+        number = 1
+        while record.seat_of(f"bot-{number}") is not None:
+            number += 1
+        bot_id = f"bot-{number}"
+    amount = buy_in or (record.settings.min_buy_in + record.settings.max_buy_in) // 2
+    if not record.settings.min_buy_in <= amount <= record.settings.max_buy_in:
+        raise ServiceError("bad_buy_in", f"the buy-in must be between "
+                           f"{record.settings.min_buy_in} and {record.settings.max_buy_in}")
+    outcome = engine_step(deps, record, cmd.SitDown(seat_index=seat_index, player_id=bot_id,
+                                                    stack=amount, is_bot=True))
+    record.room.funding[bot_id] = HOUSE_BOTS
+    record.room.seated_since[bot_id] = now
+    outcome.moves.append(AccountMove(HOUSE_BOTS, amount, record.table_id))
+    return outcome
+
+
+def host_remove(deps: Deps, caller: Caller, request: p.HostRemove) -> None:
+    """Remove a player or a BOT: their stack goes back to their account (after the hand if
+    they are in it)."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        if request.player_id == caller.player_id:
+            raise ServiceError("invalid_request", "leave the table instead")
+        if record.seat_of(request.player_id) is None:
+            raise ServiceError("not_seated", f"{request.player_id} has no seat here")
+        return remove_player(deps, record, now, request.player_id, reason="removed_by_host")
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def host_pause(deps: Deps, caller: Caller, request: p.HostPause) -> None:
+    """Pause (no new hand starts; a hand in progress finishes) or resume the table."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        record.room.paused = request.paused
+        return Outcome([TablePaused(paused=request.paused)])
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def host_close(deps: Deps, caller: Caller, request: p.HostClose) -> None:
+    """Close the table: every stack goes back to its account, now or when the hand ends."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        if record.state.hand_in_progress:
+            record.room.closing = True
+            record.room.paused = True
+            return Outcome([TablePaused(paused=True)])
+        return close_table(deps, record, now, reason="host")
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def close_table(deps: Deps, record: TableRecord, now: int, reason: str) -> Outcome:
+    """Every player stands up with their stack back on their account; the table closes and
+    stops counting against the player who opened it."""
+    outcome = Outcome()
+    for seat in list(record.state.seats):
+        if seat is not None:
+            outcome.add(remove_player(deps, record, now, seat.player_id, reason="table_closed"))
+    record.closed = True
+    record.room.closing = False
+    record.room.waitlist.clear()
+    record.room.offers.clear()
+    record.room.invite_code = None
+    outcome.events.append(TableClosed(reason=reason))
+    if record.opened_by is not None:
+        outcome.moves.append(AccountMove(record.opened_by, 0, record.table_id, open_tables=-1))
+    return outcome

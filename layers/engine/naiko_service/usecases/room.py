@@ -1,0 +1,191 @@
+""":mod:`naiko_service.usecases.room` is the room around a cash table (R7.10, R7.11): the
+waiting list of a full table and the seats it offers, quick seat, and the account a player
+reads (balance, open tables, the day's ratholing counter).
+
+When a seat frees at a table with a waiting list, the first in line is offered it for
+:data:`OFFER_MS` (an ``offer`` timer), then the next: the held seat counts as taken for
+everybody else (:attr:`~naiko_service.records.TableRecord.free_seats`). The offered player
+takes it with an ordinary ``join_table``."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+from naiko.state import TableConfig, TableState, Variant
+
+from .. import protocol as p
+from ..notices import OfferExpired, SeatOffered, WaitlistChanged
+from ..ports import TableNotFound
+from ..records import TableKind, TableRecord, TableSettings, Timer, TimerKind, stakes_key
+from . import path
+from .base import Caller, Deps, Outcome, ServiceError
+
+OFFER_MS = 30_000
+"""R7.10: how long a freed seat is held for the first player in line."""
+
+QUICK_SEAT_BUY_INS = (40, 200)
+"""The buy-in range, in big blinds, of a table quick seat opens (a real room's usual)."""
+
+QUICK_SEAT_CANDIDATES = 20
+"""Tables of the stakes quick seat reads from the index before choosing."""
+
+
+def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
+    """Join a full table's waiting list (R7.10); the connection is subscribed, so the seat
+    offer reaches it."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        player_id = caller.player_id
+        if record.closed:
+            raise ServiceError("table_closed", "this table is closed")
+        if record.seat_of(player_id) is not None:
+            raise ServiceError("already_seated", "you already have a seat at this table")
+        if not may_sit(record, player_id):
+            raise ServiceError("not_invited", "this private table is for invited players (R7.2)")
+        if player_id in record.room.waitlist or player_id in record.room.offers:
+            record.connections[player_id] = caller.connection_id
+            return Outcome(quiet=True)  # already in line
+        if record.free_seats:
+            raise ServiceError("seat_available", "a seat is free: join the table")
+        record.room.waitlist.append(player_id)
+        record.connections[player_id] = caller.connection_id
+        deps.connections.add_table(caller.connection_id, record.table_id)
+        return Outcome([WaitlistChanged(waitlist=tuple(record.room.waitlist))])
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def leave_waitlist(deps: Deps, caller: Caller, request: p.LeaveWaitlist) -> None:
+    """Leave the waiting list (an offer held for the player goes to the next in line)."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        player_id = caller.player_id
+        room = record.room
+        if player_id not in room.waitlist and player_id not in room.offers:
+            raise ServiceError("not_waiting", "you are not on this table's waiting list")
+        if player_id in room.waitlist:
+            room.waitlist.remove(player_id)
+        room.offers.pop(player_id, None)
+        return Outcome([WaitlistChanged(waitlist=tuple(room.waitlist))])
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def may_sit(record: TableRecord, player_id: str) -> bool:
+    """Whether *player_id* may sit at (or queue for) the table: any player at a public table,
+    the host and the invited at a private one (R7.2, R7.12)."""
+    settings = record.settings
+    return not settings.private or player_id == settings.host or player_id in settings.invited
+
+
+def offer_seats(record: TableRecord, now: int, outcome: Outcome) -> None:
+    """R7.10: hold every freed seat for the next player in line, for 30 seconds (the dealer
+    calls this after every change)."""
+    room = record.room
+    if record.closed:
+        return
+    while room.waitlist and record.free_seats > 0:
+        player_id = room.waitlist.pop(0)
+        if record.seat_of(player_id) is not None:
+            continue
+        room.offers[player_id] = now + OFFER_MS
+        outcome.events.append(SeatOffered(player_id=player_id, until_ms=now + OFFER_MS))
+        outcome.events.append(WaitlistChanged(waitlist=tuple(room.waitlist)))
+
+
+def offer_timers(record: TableRecord) -> list[Timer]:
+    """One ``offer`` timer per held seat: it expires the offer."""
+    return [Timer(f"offer:{player}:{until}", TimerKind.OFFER, until)
+            for player, until in record.room.offers.items()]
+
+
+def on_offer_expired(record: TableRecord, timer: Timer) -> Outcome:
+    """R7.10: the offer was not taken in time: the seat goes to the next in line."""
+    _, player_id, until = timer.token.split(":", 2)
+    if record.room.offers.get(player_id) != int(until):
+        return Outcome()
+    del record.room.offers[player_id]
+    return Outcome([OfferExpired(player_id=player_id)])
+
+
+# -- quick seat ----------------------------------------------------------------------------------
+
+def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
+    """R7.10: a seat at a table of this variant and these stakes: a table the player played at
+    before, else the one with the fewest players (a query of the stakes index, never a scan);
+    when none has a free seat, a new public table is opened and the player waits in it until
+    3 are there (R7.7). The ``ack`` names the table."""
+    from .cash import seat_player
+
+    if request.small_blind > request.big_blind:
+        raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
+    profile = deps.accounts.profile(caller.player_id)
+    stakes = stakes_key(request.variant, request.small_blind, request.big_blind)
+    candidates = deps.tables.find_open(stakes, limit=QUICK_SEAT_CANDIDATES)
+    ordered = sorted(candidates, key=lambda s: (s.table_id not in profile.visited, s.seated,
+                                                s.created_ms))
+    for summary in ordered:
+        try:
+            path.mutate(deps, summary.table_id,
+                        seat_player(deps, caller, request.buy_in, None, request.entry),
+                        caller=caller)
+            return
+        except ServiceError as error:
+            if error.code not in ("table_full", "table_closed", "busy", "not_invited"):
+                raise
+        except TableNotFound:
+            continue
+    table_id = _open_quick_table(deps, caller, request)
+    path.mutate(deps, table_id, seat_player(deps, caller, request.buy_in, None, request.entry),
+                caller=caller)
+
+
+def _open_quick_table(deps: Deps, caller: Caller, request: p.QuickSeat) -> str:
+    """A public table of the requested game, opened by the room (no player's open-table count:
+    quick seat never refuses for that). Replaying the request finds the same table."""
+    from ..ports import ConcurrentUpdate
+    from . import dealer
+
+    table_id = "q" + hashlib.sha256(
+        f"{caller.player_id}/{caller.request_id}".encode()).hexdigest()[:20]
+    big = request.big_blind
+    low, high = QUICK_SEAT_BUY_INS
+    config = TableConfig(variant=Variant(request.variant), seat_count=6,
+                         small_blind=request.small_blind, big_blind=big, entry_rules=True)
+    settings = TableSettings(
+        name=f"{request.variant} {request.small_blind}/{big}", host=caller.player_id,
+        min_buy_in=low * big, max_buy_in=high * big, decision_ms=deps.default_decision_ms,
+        pause_ms=deps.default_pause_ms, kind=TableKind.CASH)
+    if not settings.min_buy_in <= request.buy_in <= settings.max_buy_in:
+        raise ServiceError("bad_buy_in", f"a quick-seat table takes {settings.min_buy_in} to "
+                           f"{settings.max_buy_in} ({low} to {high} big blinds)")
+    now = deps.clock.now_ms()
+    record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
+                         seq=1, empty_since=now)
+    dealer.sync_timers(deps, record, now)
+    path.arm(deps, table_id, record, now)
+    try:
+        deps.tables.create(record)
+    except ConcurrentUpdate:
+        pass  # a replay: the table exists
+    return table_id
+
+
+# -- the account ---------------------------------------------------------------------------------
+
+def utc_day(now_ms: int) -> str:
+    """The UTC day of *now_ms* (the ratholing counter resets at 00:00 UTC, R7.11).
+
+    >>> utc_day(1_700_000_000_000)
+    '2023-11-14'
+    """
+    return datetime.fromtimestamp(now_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
+
+
+def get_account(deps: Deps, caller: Caller, request: p.GetAccount) -> None:
+    """The player's own account: balance, open tables, and today's ratholing counter (R7.11)."""
+    profile = deps.accounts.profile(caller.player_id)
+    today = utc_day(deps.clock.now_ms())
+    path.send(deps, caller.connection_id, {
+        "type": "account", "request_id": request.request_id, "balance": profile.balance,
+        "open_tables": profile.open_tables, "ratholes_today": profile.ratholes_on(today),
+        "day": today})

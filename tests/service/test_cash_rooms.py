@@ -1,0 +1,331 @@
+"""Cash tables as real rooms run them, through the service (R7.7-R7.12): posting to enter,
+sitting out and missed blinds, the waiting list and quick seat, ratholing, and a private table's
+host. Blinds 1/2, buy-ins 40-400, every account 10,000 unless said otherwise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from naiko_service.usecases import dealer
+from naiko_service.usecases.private import HOUSE_BOTS
+from naiko_service.usecases.room import OFFER_MS
+from service_testing import Harness, Player, harness
+from test_service import actor, new_table
+
+DAY_MS = 86_400_000
+
+
+def table_of(h: Harness, host: Player, seats: int = 6, **settings: Any) -> str:
+    return new_table(h, host, seat_count=seats, **settings)
+
+
+def sit(table_id: str, *players: Player, buy_in: int = 200, **fields: Any) -> None:
+    for player in players:
+        reply = player.send(action="join_table", table_id=table_id, buy_in=buy_in, **fields)
+        assert reply["type"] == "ack", reply
+
+
+def fold_out(h: Harness, table_id: str, players: list[Player]) -> None:
+    """Everyone folds until the hand is over."""
+    while h.store.load(table_id).state.hand_in_progress:
+        assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] == "ack"
+
+
+def next_hand(h: Harness, table_id: str) -> None:
+    """The pause between hands passes and the next hand is dealt (if it can be)."""
+    h.clock.advance(h.store.load(table_id).settings.pause_ms)
+    h.fire_due_timers()
+
+
+def events(player: Player, kind: str) -> list[dict[str, Any]]:
+    return [e for m in player.messages if m["type"] == "update" for e in m["events"]
+            if e["kind"] == kind]
+
+
+def stacks(h: Harness, table_id: str) -> list[int | None]:
+    return [s.stack if s else None for s in h.store.load(table_id).state.seats]
+
+
+# -- R7.7 -------------------------------------------------------------------------------------
+
+def test_r7_7_a_public_table_starts_with_3_a_private_one_when_its_host_says() -> None:
+    h = harness()
+    a, b, c = h.player("a"), h.player("b"), h.player("c")
+    public = table_of(h, a)
+    sit(public, a, b)
+    assert h.store.load(public).state.hand is None  # 2 players: a public table waits for 3
+    sit(public, c)
+    assert h.store.load(public).state.hand_in_progress
+    private = table_of(h, a, private=True, invited=["b"], min_players=2)
+    sit(private, a, b)
+    assert h.store.load(private).state.hand_in_progress  # the host said 2
+
+
+# -- R7.8 and R7.9 ------------------------------------------------------------------------------
+
+def test_r7_8_a_late_player_who_posts_is_dealt_in_with_a_live_big_blind() -> None:
+    h = harness(seed=11)
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0])
+    sit(table_id, *players)  # the table starts: everyone dealt in for free
+    fold_out(h, table_id, players)
+    late = h.player("late")
+    sit(table_id, late, entry="post")
+    record = h.store.load(table_id)
+    seat = record.seat_of("late")
+    assert seat is not None and record.state.seats[seat].owes_big  # type: ignore[union-attr]
+    # Wherever the seat fell, the late player comes in within two hands: at once when not
+    # between the button and the small blind, else after the button passed.
+    for _ in range(2):
+        next_hand(h, table_id)
+        record = h.store.load(table_id)
+        hand = record.state.hand
+        assert hand is not None
+        if hand.dealt[seat]:
+            break
+        fold_out(h, table_id, [*players, late])
+    assert hand.dealt[seat] and hand.bets[seat] == 2 and hand.pot == 0
+    posted = [e for e in events(late, "blind_posted") if e["seat_index"] == seat]
+    assert posted[-1]["blind"] in ("post", "big")  # the post, or the big blind reached it
+
+
+def test_r7_9_a_player_back_after_sitting_out_over_the_big_blind_owes_it() -> None:
+    h = harness(seed=2)
+    players = [h.player(n) for n in ("a", "b", "c", "d")]
+    table_id = table_of(h, players[0])
+    sit(table_id, *players)
+    away = players[3]
+    assert away.send(action="sit_out", table_id=table_id)["type"] == "ack"
+    for _ in range(4):  # an orbit passes: the big blind goes past the absent seat
+        fold_out(h, table_id, players)
+        next_hand(h, table_id)
+    record = h.store.load(table_id)
+    seat = record.state.seats[record.seat_of("d")]  # type: ignore[index]
+    assert seat is not None and seat.owes_big and seat.owes_small
+    view = players[0].last_view()
+    mine = next(s for s in view["seats"] if s and s["player_id"] == "d")
+    assert (mine["owes_big"], mine["owes_small"]) == (True, True)  # the table sees it
+    assert away.send(action="sit_in", table_id=table_id, entry="wait")["type"] == "ack"
+    assert away.send(action="choose_entry", table_id=table_id, entry="post")["type"] == "ack"
+
+
+def test_r7_9_a_player_left_with_no_chips_is_sat_out_until_a_reload() -> None:
+    h = harness(seed=5)
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0])
+    sit(table_id, *players[:2])
+    sit(table_id, players[2], buy_in=40)
+    # Seat c all-in against everybody until c busts (the deck decides who wins: loop hands).
+    for _ in range(40):
+        record = h.store.load(table_id)
+        c = record.state.seats[record.seat_of("c")]  # type: ignore[index]
+        if c is not None and c.stack == 0:
+            break
+        while h.store.load(table_id).state.hand_in_progress:
+            mover = actor(players)
+            move = "all_in" if mover.player_id == "c" else "call"
+            reply = mover.send(action="act", table_id=table_id, move=move)
+            if reply["type"] == "error":
+                assert mover.send(action="act", table_id=table_id,
+                                  move="check")["type"] == "ack"
+        next_hand(h, table_id)
+    record = h.store.load(table_id)
+    busted = record.state.seats[record.seat_of("c")]  # type: ignore[index]
+    assert busted is not None and busted.stack == 0 and busted.sitting_out
+    assert "c" in record.sitting_out_since  # the 10-minute clock runs (R7.9)
+    assert players[2].send(action="add_chips", table_id=table_id, amount=100)["type"] == "ack"
+    back = h.store.load(table_id).state.seats[record.seat_of("c")]  # type: ignore[index]
+    assert back is not None and not back.sitting_out and back.stack == 100
+    assert h.store.audit().holds
+
+
+# -- R7.10 ----------------------------------------------------------------------------------------
+
+def test_r7_10_a_freed_seat_is_offered_to_the_first_in_line_then_expires_to_the_next() -> None:
+    h = harness()
+    seated = [h.player(n) for n in ("a", "b")]
+    table_id = table_of(h, seated[0], seats=2)
+    sit(table_id, *seated)
+    first, second = h.player("first"), h.player("second")
+    full = first.send(action="join_table", table_id=table_id, buy_in=200)
+    assert (full["type"], full["code"]) == ("error", "table_full")
+    assert first.send(action="join_waitlist", table_id=table_id)["type"] == "ack"
+    assert second.send(action="join_waitlist", table_id=table_id)["type"] == "ack"
+    assert h.store.load(table_id).room.waitlist == ["first", "second"]
+    assert seated[1].send(action="leave_table", table_id=table_id)["type"] == "ack"
+    # The freed seat is held for "first" for 30 s: only "first" is told; nobody else may take it.
+    offer = events(first, "seat_offered")
+    assert offer and offer[-1]["until_ms"] == h.clock.now + OFFER_MS
+    assert not events(second, "seat_offered") and not events(seated[0], "seat_offered")
+    stranger = h.player("stranger")
+    assert stranger.send(action="join_table", table_id=table_id, buy_in=200)["code"] \
+        == "table_full"
+    h.clock.advance(OFFER_MS)
+    h.fire_due_timers()
+    assert events(first, "offer_expired")  # not taken in time
+    assert events(second, "seat_offered")  # the next in line
+    assert second.send(action="join_table", table_id=table_id, buy_in=200)["type"] == "ack"
+    record = h.store.load(table_id)
+    assert record.seat_of("second") is not None and record.room.offers == {}
+    assert record.room.waitlist == []
+
+
+def test_r7_10_quick_seat_prefers_a_table_played_before_then_the_fewest_players() -> None:
+    h = harness()
+    hosts = [h.player(f"host{i}") for i in range(3)]
+    tables = [table_of(h, host) for host in hosts]
+    sit(tables[0], hosts[0])
+    sit(tables[1], hosts[1], *[h.player(f"x{i}") for i in range(2)])  # 3 players there
+    other = table_of(h, hosts[2], variant="PLO")  # other stakes: never chosen
+    quick = h.player("quick")
+    # Quick seat at NLHE 1/2: tables[2] is empty, tables[0] has 1 player: the fewest wins.
+    reply = quick.send(action="quick_seat", small_blind=1, big_blind=2, buy_in=200)
+    assert reply["type"] == "ack" and reply["table_id"] == tables[2]
+    assert quick.send(action="leave_table", table_id=tables[2])["type"] == "ack"
+    sit(tables[2], hosts[2])
+    assert quick.send(action="quick_seat", small_blind=1, big_blind=2,
+                      buy_in=200)["table_id"] == tables[2]  # played there before: preferred
+    assert other not in {tables[2]}
+
+
+def test_r7_10_quick_seat_opens_a_table_when_none_has_a_seat() -> None:
+    h = harness()
+    players = [h.player(f"q{i}") for i in range(3)]
+    replies = [p.send(action="quick_seat", variant="PLO", small_blind=5, big_blind=10,
+                      buy_in=1_000) for p in players]
+    table_ids = {r["table_id"] for r in replies}
+    assert len(table_ids) == 1  # the first opened it, the next two found it in the index
+    record = h.store.load(table_ids.pop())
+    assert record.state.config.variant.value == "PLO" and record.opened_by is None
+    assert record.state.hand_in_progress  # the third player started it (R7.7)
+
+
+# -- R7.11 ----------------------------------------------------------------------------------------
+
+def test_r7_11_a_rathole_return_buys_in_for_what_was_left_and_counts_the_day() -> None:
+    h = harness()
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0])
+    sit(table_id, *players)
+    fold_out(h, table_id, players)
+    leaver = players[0]
+    record = h.store.load(table_id)
+    left_with = record.state.seats[record.seat_of("a")].stack  # type: ignore[index,union-attr]
+    assert left_with >= 100 * 2  # 100 big blinds or more
+    assert leaver.send(action="leave_table", table_id=table_id)["type"] == "ack"
+    h.clock.advance(29 * 60_000)
+    refused = leaver.send(action="join_table", table_id=table_id, buy_in=left_with - 1)
+    assert (refused["type"], refused["code"]) == ("error", "bad_buy_in")
+    assert str(left_with) in refused["message"]
+    sit(table_id, leaver, buy_in=left_with)
+    account = leaver.send(action="get_account")
+    assert account["type"] == "account" and account["ratholes_today"] == 1
+    # The counter resets every day at 00:00 UTC.
+    h.clock.advance(DAY_MS)
+    assert leaver.send(action="get_account")["ratholes_today"] == 0
+
+
+def test_r7_11_after_30_minutes_the_usual_buy_in_range_applies() -> None:
+    h = harness()
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0])
+    sit(table_id, *players)
+    fold_out(h, table_id, players)
+    assert players[0].send(action="leave_table", table_id=table_id)["type"] == "ack"
+    h.clock.advance(30 * 60_000)
+    sit(table_id, players[0], buy_in=40)
+    assert players[0].send(action="get_account")["ratholes_today"] == 0
+
+
+# -- R7.12 ----------------------------------------------------------------------------------------
+
+def test_r7_12_an_invite_code_lets_a_friend_watch_and_sit_until_it_is_revoked() -> None:
+    h = harness()
+    host, friend, stranger, late = (h.player(n) for n in ("host", "friend", "stranger", "late"))
+    table_id = table_of(h, host, private=True)
+    refused = stranger.send(action="snapshot", table_id=table_id)
+    assert (refused["type"], refused["code"]) == ("error", "not_invited")  # private to watch
+    code_reply = host.send(action="create_invite_code", table_id=table_id)
+    assert code_reply["type"] == "ack"
+    code = next(m["code"] for m in host.messages if m["type"] == "invite_code")
+    sit(table_id, host)
+    assert host.last_view()["room"]["invite_code"] == code  # the host sees it
+    found = friend.send(action="find_table", code=code)
+    assert (found["type"], found["table_id"]) == ("table_found", table_id)
+    assert friend.send(action="snapshot", table_id=table_id, invite_code=code)["type"] \
+        == "snapshot"
+    sit(table_id, friend)  # invited by the code
+    assert host.send(action="revoke_invite_code", table_id=table_id)["type"] == "ack"
+    gone = late.send(action="join_table", table_id=table_id, buy_in=200, invite_code=code)
+    assert (gone["type"], gone["code"]) == ("error", "bad_invite_code")
+    assert host.send(action="invite", table_id=table_id, player_id="late")["type"] == "ack"
+    sit(table_id, late)
+    assert host.last_view()["room"]["invite_code"] is None
+    assert "invite_code" not in friend.last_view()["room"]  # nobody else ever sees it
+
+
+def test_r7_12_host_actions_between_hands_and_a_close_returns_every_stack() -> None:
+    h = harness(seed=4)
+    host, friend = h.player("host"), h.player("friend")
+    h.accounts.grant(HOUSE_BOTS, 1_000)
+    table_id = table_of(h, host, private=True, invited=["friend"], bots=True, min_players=2)
+    assert host.send(action="host_pause", table_id=table_id, paused=True)["type"] == "ack"
+    sit(table_id, host, friend)
+    assert not h.store.load(table_id).state.hand_in_progress  # paused: no hand
+    assert friend.send(action="host_pause", table_id=table_id, paused=False)["code"] \
+        == "not_host"
+    assert host.send(action="host_add_bot", table_id=table_id, buy_in=100)["type"] == "ack"
+    assert h.accounts.balance(HOUSE_BOTS) == 900
+    assert host.send(action="host_pause", table_id=table_id, paused=False)["type"] == "ack"
+    assert h.store.load(table_id).state.hand_in_progress
+    # Blinds changed during a hand take effect at the next one.
+    assert host.send(action="host_settings", table_id=table_id, small_blind=2,
+                     big_blind=4)["type"] == "ack"
+    assert h.store.load(table_id).state.config.big_blind == 2
+    assert events(friend, "settings_changed")[-1]["pending"] is True
+    fold_out(h, table_id, [host, friend])
+    h.clock.advance(2_000)  # the bot's decisions
+    h.fire_due_timers()
+    while h.store.load(table_id).state.hand_in_progress:  # the bot may still be in it
+        h.clock.advance(1_000)
+        h.fire_due_timers()
+        if h.store.load(table_id).state.hand_in_progress:
+            fold_out(h, table_id, [host, friend])
+    next_hand(h, table_id)
+    assert h.store.load(table_id).state.config.big_blind == 4
+    assert host.send(action="host_remove", table_id=table_id, player_id="bot-1")["type"] \
+        == "ack"
+    # Close: every stack goes back (when the hand in progress, if any, is over).
+    assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
+    while h.store.load(table_id).state.hand_in_progress:
+        fold_out(h, table_id, [host, friend])
+        h.clock.advance(1_000)
+        h.fire_due_timers()
+    record = h.store.load(table_id)
+    assert record.closed and all(s is None for s in record.state.seats)
+    assert h.accounts.balance("host") + h.accounts.balance("friend") \
+        + h.accounts.balance(HOUSE_BOTS) == 10_000 * 2 + 1_000
+    assert h.store.audit().holds
+
+
+def test_r7_12_when_the_host_leaves_the_longest_seated_player_hosts() -> None:
+    h = harness()
+    host, first, second = h.player("host"), h.player("first"), h.player("second")
+    table_id = table_of(h, host, private=True, invited=["first", "second"])
+    sit(table_id, host, first)
+    h.clock.advance(1_000)
+    sit(table_id, second)
+    fold_out(h, table_id, [host, first, second])
+    assert host.send(action="leave_table", table_id=table_id)["type"] == "ack"
+    assert h.store.load(table_id).settings.host == "first"
+    assert events(second, "host_changed")[-1]["host"] == "first"
+
+
+def test_r7_12_a_host_closing_an_empty_private_table_frees_an_open_table() -> None:
+    h = harness()
+    host = h.player("host")
+    table_id = table_of(h, host, private=True)
+    assert h.accounts.open_tables["host"] == 1
+    assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
+    assert h.store.load(table_id).closed and h.accounts.open_tables["host"] == 0
+    assert dealer.IDLE_CLOSE_MS > 0
