@@ -282,6 +282,8 @@ class StackConfig:
     """``DEFAULT_DECISION_SECONDS`` (a table's clock when ``create_table`` names none)."""
     pause_seconds: int | None = None
     """``DEFAULT_PAUSE_SECONDS`` (the pause between hands of new tables)."""
+    offer_seconds: int | None = None
+    """``SEAT_OFFER_SECONDS`` (how long a freed seat is held for the waiting list, R7.10)."""
     welcome_chips: int = WELCOME_CHIPS
     lambda_workers: int = 8
     """Concurrent invocations (boto3's pool holds 10 connections per client)."""
@@ -362,6 +364,8 @@ class LocalStack:
                                              else str(config.decision_seconds)),
                 "DEFAULT_PAUSE_SECONDS": (None if config.pause_seconds is None
                                           else str(config.pause_seconds)),
+                "SEAT_OFFER_SECONDS": (None if config.offer_seconds is None
+                                       else str(config.offer_seconds)),
                 "WEBSOCKET_ENDPOINT": None,
                 **config.env,
             })

@@ -8,7 +8,6 @@ from typing import Any
 
 from naiko_service.usecases import dealer
 from naiko_service.usecases.private import HOUSE_BOTS
-from naiko_service.usecases.room import OFFER_MS
 from service_testing import Harness, Player, harness
 from test_service import actor, new_table
 
@@ -155,12 +154,12 @@ def test_r7_10_a_freed_seat_is_offered_to_the_first_in_line_then_expires_to_the_
     assert seated[1].send(action="leave_table", table_id=table_id)["type"] == "ack"
     # The freed seat is held for "first" for 30 s: only "first" is told; nobody else may take it.
     offer = events(first, "seat_offered")
-    assert offer and offer[-1]["until_ms"] == h.clock.now + OFFER_MS
+    assert offer and offer[-1]["until_ms"] == h.clock.now + 30_000
     assert not events(second, "seat_offered") and not events(seated[0], "seat_offered")
     stranger = h.player("stranger")
     assert stranger.send(action="join_table", table_id=table_id, buy_in=200)["code"] \
         == "table_full"
-    h.clock.advance(OFFER_MS)
+    h.clock.advance(30_000)
     h.fire_due_timers()
     assert events(first, "offer_expired")  # not taken in time
     assert events(second, "seat_offered")  # the next in line

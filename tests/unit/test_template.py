@@ -374,7 +374,7 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "WEBSOCKET_ENDPOINT",
                     "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
                     "STATE_KEY_SECRET_ARN",
-                    "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS"}
+                    "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS"}
     assert read - {"STATE_KEY"} <= set(variables)  # STATE_KEY is for local/dev only
     assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
     assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \

@@ -28,7 +28,7 @@ Environment (set by ``template.yaml``):
     Honoured by boto3 itself (moto server, LocalStack).
 ``POWERTOOLS_METRICS_NAMESPACE``
     Metrics namespace, ``Naiko`` by default.
-``DEFAULT_DECISION_SECONDS``, ``DEFAULT_PAUSE_SECONDS``
+``DEFAULT_DECISION_SECONDS``, ``DEFAULT_PAUSE_SECONDS``, ``SEAT_OFFER_SECONDS``
     Table defaults, parsed into :class:`Config` (see the warning there).
 """
 
@@ -104,6 +104,8 @@ class Config:
     default_decision_seconds: int = 20
     """The decision clock of a table whose ``create_table`` does not choose one (R8.1)."""
     default_pause_seconds: int = 3
+    seat_offer_seconds: int = 30
+    """R7.10: how long a freed seat is held for the first of a waiting list."""
     """The pause between hands of new tables."""
 
     @classmethod
@@ -145,6 +147,7 @@ class Config:
             state_key_secret_arn=optional("STATE_KEY_SECRET_ARN"),
             default_decision_seconds=seconds("DEFAULT_DECISION_SECONDS", 20),
             default_pause_seconds=seconds("DEFAULT_PAUSE_SECONDS", 3),
+            seat_offer_seconds=seconds("SEAT_OFFER_SECONDS", 30),
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -272,6 +275,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         deadline=InvocationDeadline(),
         default_decision_ms=config.default_decision_seconds * 1000,
         default_pause_ms=config.default_pause_seconds * 1000,
+        offer_ms=config.seat_offer_seconds * 1000,
     )
     logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
                                                 "timers": type(scheduler).__name__})

@@ -81,6 +81,8 @@ class Deps:
     """The decision clock when ``create_table`` does not choose one (R8.1)."""
     default_pause_ms: int = 3_000
     """The pause between hands of new tables."""
+    offer_ms: int = 30_000
+    """R7.10: how long a freed seat is held for the first of a waiting list (30 s)."""
     bot_think_ms: int = 800
     """How long a BOT seat "thinks" before acting (R8.4)."""
 

@@ -45,7 +45,7 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
                                    now + record.settings.pause_ms))
     if not record.state.hand_in_progress and may_start(record, now):
         start_hand(deps, record, outcome)
-    room.offer_seats(record, now, outcome)  # R7.10: a freed seat goes to the first in line
+    room.offer_seats(deps, record, now, outcome)  # R7.10: a freed seat goes to the first in line
     seated = any(seat is not None for seat in record.state.seats)
     if seated:
         record.empty_since = None

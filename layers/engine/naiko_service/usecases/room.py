@@ -2,8 +2,8 @@
 waiting list of a full table and the seats it offers, quick seat, and the account a player
 reads (balance, open tables, the day's ratholing counter).
 
-When a seat frees at a table with a waiting list, the first in line is offered it for
-:data:`OFFER_MS` (an ``offer`` timer), then the next: the held seat counts as taken for
+When a seat frees at a table with a waiting list, the first in line is offered it for 30
+seconds (``Deps.offer_ms``, an ``offer`` timer), then the next: the held seat counts as taken for
 everybody else (:attr:`~naiko_service.records.TableRecord.free_seats`). The offered player
 takes it with an ordinary ``join_table``."""
 
@@ -20,9 +20,6 @@ from ..ports import TableNotFound
 from ..records import TableKind, TableRecord, TableSettings, Timer, TimerKind, stakes_key
 from . import path
 from .base import Caller, Deps, Outcome, ServiceError
-
-OFFER_MS = 30_000
-"""R7.10: how long a freed seat is held for the first player in line."""
 
 QUICK_SEAT_BUY_INS = (40, 200)
 """The buy-in range, in big blinds, of a table quick seat opens (a real room's usual)."""
@@ -77,7 +74,7 @@ def may_sit(record: TableRecord, player_id: str) -> bool:
     return not settings.private or player_id == settings.host or player_id in settings.invited
 
 
-def offer_seats(record: TableRecord, now: int, outcome: Outcome) -> None:
+def offer_seats(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
     """R7.10: hold every freed seat for the next player in line, for 30 seconds (the dealer
     calls this after every change)."""
     room = record.room
@@ -87,8 +84,8 @@ def offer_seats(record: TableRecord, now: int, outcome: Outcome) -> None:
         player_id = room.waitlist.pop(0)
         if record.seat_of(player_id) is not None:
             continue
-        room.offers[player_id] = now + OFFER_MS
-        outcome.events.append(SeatOffered(player_id=player_id, until_ms=now + OFFER_MS))
+        room.offers[player_id] = now + deps.offer_ms
+        outcome.events.append(SeatOffered(player_id=player_id, until_ms=now + deps.offer_ms))
         outcome.events.append(WaitlistChanged(waitlist=tuple(room.waitlist)))
 
 
