@@ -262,6 +262,10 @@ def isolate_invocations() -> None:
 
 # -- the stack -------------------------------------------------------------------------------
 
+HOUSE_BOT_CHIPS = 10_000_000
+"""Chips granted to the house's bot account when a local stack starts (on the ledger)."""
+
+
 @dataclass
 class StackConfig:
     """How to run the stack; the defaults are the run command's."""
@@ -434,6 +438,10 @@ class LocalStack:
                 sweep_seconds=sweep_seconds, executor=self._executor)
             self.service.deps.scheduler = self.timers
             self.timers.start()
+            if config.welcome_chips > 0:  # the house funds the BOT seats hosts add (R7.12)
+                from naiko_service.usecases.private import HOUSE_BOTS
+
+                self.grant(HOUSE_BOTS, HOUSE_BOT_CHIPS)
             self.started = True
             return self
         except BaseException:

@@ -46,6 +46,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish")
 
 ROOT = Path(__file__).resolve().parents[2]
+REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found")
+"""Message types that answer a request."""
 BUY_IN = 200
 BLINDS = {"small_blind": 1, "big_blind": 2, "min_buy_in": 40, "max_buy_in": 400}
 
@@ -146,7 +148,7 @@ class Player:
         request_id = await self.send(frame)
         return dict(await self.wait_for(lambda: next(
             (m for m in self.messages if m.get("request_id") == request_id
-             and m.get("type") in ("ack", "error", "snapshot", "tables")), None), timeout))
+             and m.get("type") in REPLIES), None), timeout))
 
     async def play(self, table_id: str, until: Callable[[], bool]) -> None:
         """Answer every prompt (and Anchor window) of this seat with the bots' choice."""
@@ -704,6 +706,114 @@ print("done")
         lines = [json.loads(line) for line in (tmp_path / f"{name}.log").read_text().splitlines()]
         authorized = [line for line in lines if line.get("message") == "connection authorized"]
         assert [line["player_id"] for line in authorized] == [name], lines
+
+
+# -- isolation and memory (issue 10, item 15) ---------------------------------------------------
+
+ISOLATION_PROBE = """\
+import threading
+
+from naiko_service import bootstrap
+
+BOTH_INSIDE = threading.Barrier(2, timeout=10)
+
+
+@bootstrap.entry_point("probe", correlation_id_path="requestContext.requestId")
+def lambda_handler(event, context):
+    bootstrap.count(event["metric"])
+    bootstrap.logger.thread_safe_append_keys(request_id=event["metric"])
+    BOTH_INSIDE.wait()  # the other invocation has set its keys and counted too
+    keys = bootstrap.logger.registered_formatter.log_format
+    return {"function_request_id": keys.get("function_request_id"),
+            "own_request_id": context.aws_request_id,
+            "correlation_id": keys.get("correlation_id"),
+            "request_id": bootstrap.logger.thread_safe_get_current_keys().get("request_id"),
+            "metrics": sorted(bootstrap.metrics.provider.metric_set)}
+"""
+
+
+def test_concurrent_invocations_keep_their_own_log_keys_and_metrics(
+        stack: LocalStack, tmp_path: Path) -> None:
+    """Lambda runs one invocation per container at a time; the local stack runs them side by
+    side in one process. Two invocations inside the same function at once each log with their
+    own Lambda context and correlation id (Powertools' formatter keys), their own keys, and
+    hold only their own metrics (flushed when each ends)."""
+    import threading
+
+    from naiko_local import template as tpl
+
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "app.py").write_text(ISOLATION_PROBE)
+    spec = tpl.FunctionSpec("ProbeFunction", "probe/", "app.lambda_handler")
+    stack.functions.specs["probe"] = spec
+    stack.functions.modules["probe"] = tpl.load_module(spec.module_path(tmp_path))
+    results: dict[str, Any] = {}
+
+    def invoke(metric: str) -> None:
+        results[metric] = stack.functions.invoke("probe", {
+            "metric": metric, "requestContext": {"requestId": f"corr-{metric}"}})
+
+    threads = [threading.Thread(target=invoke, args=(m,)) for m in ("ProbeA", "ProbeB")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(15)
+    assert set(results) == {"ProbeA", "ProbeB"}, results
+    for metric, seen in results.items():
+        assert seen["function_request_id"] == seen["own_request_id"], results
+        assert seen["correlation_id"] == f"corr-{metric}", results
+        assert seen["request_id"] == metric, results
+        assert seen["metrics"] == [metric], results
+
+
+def test_300_short_connections_leave_no_state_behind(stack: LocalStack) -> None:
+    """Issue 10, item 15: the stack's memory grew over a fuzz session and was not released
+    (moto kept every model instance it ever created). 300 connections that connect, send a
+    frame and close leave nothing per connection: no gateway entry, no connection item, no
+    instance in moto's tracker, no logging handler."""
+    import logging
+
+    from moto.core.model_instances import model_data
+
+    def handlers() -> int:
+        loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                          if isinstance(lg, logging.Logger))]
+        return sum(len(lg.handlers) for lg in loggers)
+
+    before = handlers()
+    tokens = [stack.token(f"short-{i % 30}") for i in range(300)]
+
+    async def one(token: str) -> None:
+        async with connect(f"{stack.url}/?token={token}", compression=None) as ws:
+            await ws.send(json.dumps({"action": "list_tables", "request_id": "r1"}))
+            assert json.loads(await ws.recv())["type"] == "tables"
+
+    async def scenario() -> None:
+        pending = iter(tokens)
+
+        async def worker() -> None:
+            for token in pending:
+                await one(token)
+
+        await asyncio.gather(*(worker() for _ in range(20)))
+
+    run(scenario(), timeout=60)
+    gateway = stack.gateway
+
+    def connection_items() -> int:  # each $disconnect deletes its item (they may still run)
+        return int(stack._dynamodb.scan(TableName=stack.table_names["ConnectionsTable"],
+                                        Select="COUNT")["Count"])
+
+    deadline = time.monotonic() + 10
+    while connection_items() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert connection_items() == 0
+    assert gateway.stats["connects"] == gateway.stats["disconnects"] == 300
+    assert gateway._connections == {} and gateway._handshaking == {}
+    tracked = {name: len(model.instances_tracked)  # type: ignore[attr-defined]
+               for name, model in model_data["dynamodb"].items()}
+    assert sum(tracked.values()) == 0, tracked
+    assert handlers() == before
 
 
 # -- the run command ---------------------------------------------------------------------------
