@@ -16,8 +16,13 @@ then hands are played, choosing moves from the prompt, until a Peek, a Sleeve Sw
 Anchor let through with ``pass_window`` and one answered with ``shield`` have happened, plus a
 raise, a decision clock running out, a disconnection with the reconnection grace and a
 reconnection; between hands bob sits out and back in and alice adds chips; in the last hand
-alice leaves while still in it. ``tests/unit/test_protocol.py`` validates every message the
-session sent against the message models.
+alice leaves while still in it. Then the room around cash tables (R7.7-R7.12,
+:func:`_entering`, :func:`_home_game`, :func:`_quick_seat`): newcomers posting or waiting for
+the big blind and a player back from sitting out posting a live big blind and a dead small one;
+alice's private table with an invite code, a BOT, a waiting list whose seat offer expires and is
+taken, a new host and a close; a quick seat, a rathole and the account.
+``tests/unit/test_protocol.py`` validates every message the session sent against the message
+models.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ for _path in (ROOT / "layers" / "engine", ROOT / "tests"):
         sys.path.insert(0, str(_path))
 
 from naiko_service.protocol import ProtocolError, error_message, parse_request  # noqa: E402
+from naiko_service.usecases.private import HOUSE_BOTS  # noqa: E402
 from service_testing import Harness, harness  # noqa: E402
 
 SEED = 7
@@ -45,6 +51,19 @@ MAX_HANDS = 12
 
 GOALS = ("peek", "sleeve_swap", "anchor_passed", "anchor_shielded", "raise", "timed_out",
          "reconnect")
+
+ROOM_GOALS = ("post", "dead", "offer_expired", "host_changed", "closed", "rathole")
+"""What the cash-room part of the session must show (R7.8-R7.12)."""
+
+REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found")
+"""Message types that answer a request (``invite_code`` follows the ``ack`` of
+``create_invite_code``)."""
+
+EVENT_VARIANTS = {"blind_posted": "blind", "left_table": "reason", "table_closed": "reason",
+                  "settings_changed": "pending", "table_paused": "paused",
+                  "entry_chosen": "entry"}
+"""Event kinds whose first example of each value of a field is kept as well (a blind posted
+``"post"`` and one ``"dead"``, a pause and a resume...)."""
 
 
 @dataclass
@@ -62,6 +81,13 @@ class Client:
         frame = {"action": frame.pop("action"), **frame}
         return self.send_raw(json.dumps(frame), frame=frame, example=example)
 
+    def exchange(self, **frame: Any) -> dict[str, Any]:
+        """Send one request frame; return ``{"request": the frame, "reply": the reply}``
+        (an example worth showing besides the one of its action)."""
+        frame.setdefault("request_id", self.session.next_request_id(self.player_id))
+        reply = self.send(**frame)
+        return {"request": {"action": frame.pop("action"), **frame}, "reply": reply}
+
     def send_raw(self, body: str, *, frame: dict[str, Any] | None = None,
                  example: bool = False) -> dict[str, Any]:
         s = self.session
@@ -78,8 +104,7 @@ class Client:
                 error.code, error.message, error.request_id))
         else:
             s.harness.service.handle(self.connection_id, self.player_id, request)
-        reply = next(m for m in self.messages[before:]
-                     if m["type"] in ("ack", "error", "snapshot", "tables"))
+        reply = next(m for m in self.messages[before:] if m["type"] in REPLIES)
         if frame is not None and (example or reply["type"] != "error"):
             action = frame["action"]
             if example or action not in s.requests:
@@ -90,9 +115,12 @@ class Client:
     def messages(self) -> list[dict[str, Any]]:
         return self.session.harness.gateway.sent[self.connection_id]
 
-    def view(self) -> dict[str, Any]:
-        """The newest view this connection received (snapshot or update)."""
-        return next(m["view"] for m in reversed(self.messages) if "view" in m)
+    def view(self, table_id: str | None = None) -> dict[str, Any]:
+        """The newest view of *table_id* (the session's first table by default) this
+        connection received (snapshot or update)."""
+        table_id = table_id or self.session.table_id
+        return next(m["view"] for m in reversed(self.messages)
+                    if "view" in m and m["table_id"] == table_id)
 
 
 @dataclass
@@ -101,6 +129,8 @@ class Session:
 
     harness: Harness
     table_id: str = ""
+    home_id: str = ""
+    """alice's private table (:func:`_home_game`)."""
     transcript: list[dict[str, Any]] = field(default_factory=list)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     """action -> {"request": the frame, "reply": the service's reply}."""
@@ -110,6 +140,8 @@ class Session:
     """More messages worth showing (a spectator's snapshot, a replayed ack...)."""
     events: dict[str, dict[str, Any]] = field(default_factory=dict)
     """kind -> {"seen_by": player, "event": the first event of that kind}."""
+    event_variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """"kind field=value" -> the first such event (:data:`EVENT_VARIANTS`)."""
     errors: dict[str, dict[str, Any]] = field(default_factory=dict)
     """code -> {"request": the frame, "error": the error message}."""
     done: set[str] = field(default_factory=set)
@@ -121,16 +153,21 @@ class Session:
         self._request_counter += 1
         return f"{player_id}-{self._request_counter:04d}"
 
-    def connect(self, player_id: str, chips: int = 10_000) -> Client:
-        """A player opens a connection (the authorizer verified its token: ``$connect``)."""
+    def connect(self, player_id: str, chips: int = 10_000, *, primary: bool = True) -> Client:
+        """A player opens a connection (the authorizer verified its token: ``$connect``).
+        ``primary=False``: a second connection of a known player, for another table (a
+        connection watches one table here, so that its versions read in order); it does not
+        replace the player's connection to the first table in :attr:`clients`."""
         h = self.harness
-        if player_id in self.clients:
-            connection_id = f"conn-{player_id}-{len(self._by_connection) + 1}"
+        known = player_id in self._by_connection.values()
+        if known:
+            connection_id = f"conn-{player_id}-s{len(self._by_connection) + 1}"  # not h.player's
             h.service.connect(connection_id, player_id)
         else:
             connection_id = h.player(player_id, chips).connection_id
         client = Client(self, player_id, connection_id)
-        self.clients[player_id] = client
+        if primary or not known:
+            self.clients[player_id] = client
         self._by_connection[connection_id] = player_id
         return client
 
@@ -144,6 +181,10 @@ class Session:
             self.errors.setdefault(message["code"], {"request": request, "error": message})
         for event in message.get("events", ()):
             self.events.setdefault(event["kind"], {"seen_by": player, "event": event})
+            variant = EVENT_VARIANTS.get(event["kind"])
+            if variant is not None:
+                key = f"{event['kind']} {variant}={json.dumps(event[variant])}"
+                self.event_variants.setdefault(key, {"seen_by": player, "event": event})
 
     def client_at(self, seat_index: int) -> Client:
         seat = self.clients["dave"].view()["seats"][seat_index]
@@ -187,6 +228,12 @@ def play(seed: int = SEED) -> Session:
     missing = set(GOALS) - s.done
     if missing or "left" not in s.done:
         raise RuntimeError(f"the session did not reach {sorted(missing) or ['leave']}")
+    _entering(s, table)
+    _home_game(s)
+    _quick_seat(s)
+    missing = set(ROOM_GOALS) - s.done
+    if missing:
+        raise RuntimeError(f"the session did not reach {sorted(missing)}")
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
 
@@ -317,14 +364,187 @@ def _between_hands(s: Session, table: str) -> None:
     h.fire_due_timers()
 
 
+# -- cash rooms (R7.7-R7.12) ---------------------------------------------------------------------
+
+def _tick(s: Session, ms: int) -> None:
+    """Time passes: every timer due by then fires (as Step Functions would), including the ones
+    armed by what the first ones did."""
+    s.harness.clock.advance(ms)
+    while s.harness.fire_due_timers():
+        pass
+
+
+def _play_out(s: Session, watcher: Client, table: str, clients: dict[str, Client],
+              fold: bool = False) -> None:
+    """Everyone checks when they can and folds otherwise (*fold*: everyone folds) until the
+    hand is over (a BOT is given its think time). *clients*: each player's connection to
+    *table*."""
+    for _ in range(100):
+        view = watcher.view(table)
+        hand = view["hand"]
+        if hand is None or hand["complete"]:
+            return
+        seat = view["seats"][hand["actor"]]
+        if seat["is_bot"]:
+            _tick(s, 1_000)  # a BOT's turn: it acts on its timer
+            continue
+        actor = clients[seat["player_id"]]
+        prompt = actor.view(table)["prompt"]
+        move = "check" if "check" in prompt["actions"] and not fold else "fold"
+        actor.send(action="act", table_id=table, move=move)
+    raise RuntimeError("the hand did not end")
+
+
+def _entering(s: Session, table: str) -> None:
+    """R7.8, R7.9 at the first table once alice has gone (bob, carol and two free seats; the
+    hand before had 3 players, so the table is not starting): erin sits down and posts to be
+    dealt in at once, grace waits for the big blind (it reaches her at once); bob sits out
+    while the blinds go past him and comes back owing both: he chooses to post, waits while
+    his seat lies between the button and the small blind, then posts the big blind live and
+    the small one dead. Then the table winds down: erin and grace leave, carol sits out."""
+    bob, carol, dave = s.clients["bob"], s.clients["carol"], s.clients["dave"]
+    bob.send(action="choose_entry", table_id=table, entry="post")  # nothing_owed
+    erin, grace = s.connect("erin"), s.connect("grace")
+    s.extras["join_table (post)"] = erin.exchange(action="join_table", table_id=table,
+                                                  buy_in=500, seat_index=0, entry="post")
+    grace.send(action="join_table", table_id=table, buy_in=500, seat_index=2)
+    s.extras["view (newcomers)"] = dave.view()
+    _tick(s, 3_000)  # the pause after alice's last hand: hand 6
+    _play_out(s, dave, table, s.clients)
+    bob.send(action="sit_out", table_id=table)
+    for _ in range(8):  # the blinds go round without bob
+        _tick(s, 3_000)
+        _play_out(s, dave, table, s.clients)
+        me = dave.view()["seats"][1]
+        if me["owes_big"] and me["owes_small"]:
+            break
+    else:
+        raise RuntimeError("bob never missed the blinds")
+    s.extras["view (missed blinds)"] = dave.view()
+    bob.send(action="sit_in", table_id=table)
+    bob.send(action="choose_entry", table_id=table, entry="post", example=True)
+    for _ in range(4):  # bob waits while his seat lies between the button and the small blind
+        _tick(s, 3_000)
+        if dave.view()["seats"][1]["in_hand"]:
+            break
+        _play_out(s, dave, table, s.clients)
+    posted = {k.split("=")[1].strip('"') for k in s.event_variants
+              if k.startswith("blind_posted ")}
+    s.done |= {"post", "dead"} & posted
+    _play_out(s, dave, table, s.clients)
+    _tick(s, 3_000)
+    _play_out(s, dave, table, s.clients, fold=True)  # no showdown: the table winds down
+    erin.send(action="leave_table", table_id=table)
+    grace.send(action="leave_table", table_id=table)
+    carol.send(action="sit_out", table_id=table)
+    _tick(s, 3_000)
+
+
+def _home_game(s: Session) -> None:
+    """R7.10, R7.12: alice hosts a private 3-seat table with bots on (2 players start it). The
+    table is paused while she sets it up; dave comes in with an invite code, which she then
+    revokes; she invites erin, changes the blinds, seats a BOT. The table is full: bob and erin
+    join its waiting list (bob leaves it and queues again, after erin). She resumes it; during
+    the first hand she changes the clock (from the next hand). Between hands she removes the
+    BOT: the seat is offered to erin, who lets the offer expire, then to bob, who takes it.
+    alice leaves: dave, seated longest, becomes the host; he closes the table during a hand,
+    and every stack goes back when it ends.
+
+    Each player uses a connection of its own here (a connection watches one table in this
+    session, so that the versions it receives read in order)."""
+    h = s.harness
+    h.accounts.grant(HOUSE_BOTS, 1_000)  # the house's BOT account (R8.4)
+    alice, dave, erin, bob = (s.connect(p, primary=False)
+                              for p in ("alice", "dave", "erin", "bob"))
+    frank = s.connect("frank")
+    clients = {c.player_id: c for c in (alice, dave, erin, bob)}
+    s.extras["create_table (private)"] = alice.exchange(
+        action="create_table", name="Alice's home game", variant="NLHE", seat_count=3,
+        small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=200, private=True,
+        invited=["bob"], bots=True, min_players=2)
+    home = s.home_id = s.extras["create_table (private)"]["reply"]["table_id"]
+    alice.send(action="join_table", table_id=home, buy_in=200)
+    alice.send(action="host_pause", table_id=home, paused=True)
+    alice.send(action="create_invite_code", table_id=home)
+    code = next(m for m in alice.messages if m["type"] == "invite_code")["code"]
+    frank.send(action="snapshot", table_id=home)  # not_invited: private to watch
+    dave.send(action="find_table", code="ZZZZ9999")  # bad_invite_code
+    dave.send(action="find_table", code=code)
+    s.extras["join_table (invite code)"] = dave.exchange(
+        action="join_table", table_id=home, buy_in=200, invite_code=code)
+    s.extras["view (host)"] = alice.view(home)  # the code: the host's eyes only
+    s.extras["view (not the host)"] = dave.view(home)
+    alice.send(action="revoke_invite_code", table_id=home)
+    frank.send(action="join_table", table_id=home, buy_in=200, invite_code=code)  # revoked
+    alice.send(action="invite", table_id=home, player_id="erin")
+    alice.send(action="host_settings", table_id=home, small_blind=2, big_blind=4)
+    alice.send(action="host_add_bot", table_id=home, buy_in=100)
+    dave.send(action="host_pause", table_id=home, paused=False)  # not_host
+    erin.send(action="join_table", table_id=home, buy_in=200)  # table_full
+    bob.send(action="join_waitlist", table_id=home)
+    erin.send(action="join_waitlist", table_id=home)
+    bob.send(action="leave_waitlist", table_id=home)  # bob changes his mind...
+    bob.send(action="join_waitlist", table_id=home)  # ...and queues again, after erin
+    s.clients["carol"].send(action="leave_waitlist", table_id=home)  # not_waiting
+    s.clients["grace"].send(action="join_waitlist", table_id=s.table_id)  # seat_available
+    s.extras["view (waiting list)"] = dave.view(home)
+    alice.send(action="host_pause", table_id=home, paused=False)  # hand 1 starts
+    s.extras["host_settings (during a hand)"] = alice.exchange(
+        action="host_settings", table_id=home, decision_seconds=30)
+    _play_out(s, dave, home, clients, fold=True)
+    alice.send(action="host_remove", table_id=home, player_id="bot-1")  # the seat frees
+    s.extras["update (seat offered)"] = erin.messages[-1]
+    _tick(s, 3_000)  # hand 2 (alice and dave; a hand goes on with 2) while the seat is held
+    _tick(s, h.service.deps.offer_ms - 3_000)  # erin lets the offer go: bob's turn
+    if not any(m["type"] == "update" and any(e["kind"] == "offer_expired" for e in m["events"])
+               for m in erin.messages):
+        raise RuntimeError("erin's offer did not expire")
+    s.done.add("offer_expired")
+    bob.send(action="join_table", table_id=home, buy_in=200)  # bob takes the held seat
+    _play_out(s, dave, home, clients, fold=True)
+    alice.send(action="leave_table", table_id=home)
+    if dave.view(home)["settings"]["host"] == "dave":
+        s.done.add("host_changed")
+    _tick(s, 3_000)  # hand 3: dave and bob
+    dave.send(action="host_close", table_id=home)
+    s.extras["view (closing)"] = dave.view(home)
+    _play_out(s, dave, home, clients, fold=True)
+    if dave.view(home)["room"]["closed"]:
+        s.done.add("closed")
+    erin.send(action="join_table", table_id=home, buy_in=200)  # table_closed
+
+
+def _quick_seat(s: Session) -> None:
+    """R7.10, R7.11: frank asks for a seat at NLHE 1/2; no public table of those stakes has
+    one, so a table is opened for him (he waits there until 3 players are in). He leaves with
+    100 big blinds and comes straight back: he must buy in for what he left with, and his
+    ratholing counter for the day shows 1."""
+    frank = s.clients["frank"]
+    ack = frank.send(action="quick_seat", variant="NLHE", small_blind=1, big_blind=2,
+                     buy_in=200)
+    quick = ack["table_id"]
+    frank.send(action="leave_table", table_id=quick)
+    frank.send(action="join_table", table_id=quick, buy_in=100)  # bad_buy_in (R7.11)
+    frank.send(action="join_table", table_id=quick, buy_in=200)
+    account = frank.send(action="get_account")
+    if account["ratholes_today"] == 1:
+        s.done.add("rathole")
+    s.messages["account"] = account
+    s.messages["invite_code"] = next(m for sent in s.harness.gateway.sent.values()
+                                     for m in sent if m["type"] == "invite_code")
+    s.messages["table_found"] = s.requests["find_table"]["reply"]
+
+
 def examples(s: Session) -> dict[str, Any]:
     """The examples, as one JSON-compatible object."""
     return {
         "table_id": s.table_id,
+        "home_id": s.home_id,
         "requests": s.requests,
         "messages": s.messages,
         "extras": s.extras,
         "events": s.events,
+        "event_variants": s.event_variants,
         "errors": s.errors,
     }
 

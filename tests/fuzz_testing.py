@@ -23,9 +23,11 @@ What every frame must get (:meth:`FuzzStack.send` returns the violations):
 
 * the handler returns ``{"statusCode": 200}``: no exception escapes (the handler re-raises
   anything unexpected, so an exception is a crash);
-* the sending connection receives exactly one reply (``ack``, ``error``, ``tables``, or a
-  ``snapshot`` with a ``request_id``: the ``snapshot`` that follows a replayed ``ack`` has
-  ``request_id: null`` and is not a reply); every other connection receives only ``update``s;
+* the sending connection receives exactly one reply (``ack``, ``error``, ``tables``,
+  ``account``, ``table_found``, or a ``snapshot`` with a ``request_id``: the ``snapshot`` that
+  follows a replayed ``ack`` has ``request_id: null`` and is not a reply; the ``invite_code``
+  that follows the ``ack`` of ``create_invite_code`` is not one either); every other
+  connection receives only ``update``s;
 * an ``error`` carries a code of ``docs/protocol.md`` section 7 (:func:`documented_error_codes`)
   and nothing changed: no table write (``MemoryTableStore.writes``), no table version, no
   balance, open-table count or ledger entry;
@@ -91,7 +93,7 @@ GAME_APP = ROOT / "functions" / "game" / "app.py"
 PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
-REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot"})
+REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found"})
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
 """What :func:`~naiko_service.protocol.parse_request` refuses with (the service may also
@@ -468,7 +470,14 @@ class FuzzStack:
             violations.append(f"the handler returned {result!r}")
         if len(replies) != 1:
             violations.append(f"{len(replies)} replies (want exactly 1): {shorten(mine)}")
-        if len(mine) > len(replies) + sum(m.get("type") == "update" for m in mine) and not (
+        codes = [m for m in mine if m.get("type") == "invite_code"]
+        if codes and not (len(codes) == 1 and len(replies) == 1
+                          and replies[0].get("type") == "ack"
+                          and codes[0].get("request_id") == replies[0].get("request_id")):
+            violations.append(f"an invite_code not after the ack of its request: "
+                              f"{shorten(mine)}")
+        if len(mine) > len(replies) + len(codes) + sum(
+                m.get("type") == "update" for m in mine) and not (
                 len(replies) == 1 and replies[0].get("replayed") is True):
             violations.append(f"a snapshot without request_id, not after a replayed ack: "
                               f"{shorten(mine)}")
@@ -712,7 +721,8 @@ def dump(value: Any, ascii_only: bool) -> str:
 FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_count",
                "small_blind", "big_blind", "min_buy_in", "max_buy_in", "decision_seconds",
                "private", "invited", "bots", "buy_in", "seat_index", "amount", "move",
-               "power", "target_seat", "card_index", "player_id", "__proto__", "",
+               "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
+               "code", "paused", "min_players", "__proto__", "",
                "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -729,6 +739,20 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "use_power": {"table_id": NAIKO_TABLE, "power": "peek"},
     "shield": {"table_id": NAIKO_TABLE},
     "pass_window": {"table_id": NAIKO_TABLE},
+    "choose_entry": {"table_id": NAIKO_TABLE, "entry": "post"},
+    "join_waitlist": {"table_id": NAIKO_TABLE},
+    "leave_waitlist": {"table_id": NAIKO_TABLE},
+    "quick_seat": {"small_blind": 1, "big_blind": 2, "buy_in": 100},
+    "get_account": {},
+    "invite": {"table_id": NAIKO_TABLE, "player_id": "dave"},
+    "create_invite_code": {"table_id": NAIKO_TABLE},
+    "revoke_invite_code": {"table_id": NAIKO_TABLE},
+    "find_table": {"code": "K7M2QX9P"},
+    "host_settings": {"table_id": NAIKO_TABLE, "decision_seconds": 30},
+    "host_add_bot": {"table_id": NAIKO_TABLE},
+    "host_remove": {"table_id": NAIKO_TABLE, "player_id": "bob"},
+    "host_pause": {"table_id": NAIKO_TABLE, "paused": True},
+    "host_close": {"table_id": NAIKO_TABLE},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -759,6 +783,13 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "power": st.sampled_from(["peek", "sleeve_swap", "short_anchor", "seal_shield"]),
     "target_seat": st.integers(-1, 10),
     "card_index": st.integers(-1, 2),
+    "entry": st.sampled_from(["wait", "post", "dead", ""]),
+    "invite_code": st.sampled_from(["K7M2QX9P", "ABCDEF", "abcdef", "ABC", "A" * 17]),
+    "code": st.sampled_from(["K7M2QX9P", "ABCDEF", "abcdef", "ABC", "A" * 17]),
+    "player_id": st.sampled_from(["alice", "bob", "carol", "mallory", "dave", "bot-1", "x y",
+                                  "\u202e", ""]),
+    "paused": st.booleans(),
+    "min_players": st.integers(1, 11),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 

@@ -5,10 +5,12 @@ It connects to ``URL?token=TOKEN`` (the WebSocket API, ``docs/protocol.md``), fi
 one given, else the first open table of the lobby, or the one you pick when several are open),
 watches it with ``snapshot``, sits down with ``join_table`` unless already seated, and then
 redraws the whole screen (:func:`naiko_client.render.render`) on every message and every second
-for the countdowns. Commands are typed on the bottom line; :func:`parse_command` checks them
-against the prompt before anything is sent, and the server's ``error`` replies are shown on the
-status line. A dropped connection is reopened with backoff and followed by a ``snapshot`` (the
-server's confirmed state, R8.3).
+for the countdowns. The room around a table works from the keyboard too: posting or waiting
+for the big blind, the waiting list and a seat offered from it, quick seat, the account, a
+private table's invite codes and its host's commands (``docs/client.md``). Commands are typed
+on the bottom line; :func:`parse_command` checks them against the prompt before anything is
+sent, and the server's ``error`` replies are shown on the status line. A dropped connection
+is reopened with backoff and followed by a ``snapshot`` (the server's confirmed state, R8.3).
 
 The module only needs the standard library and ``websockets`` (imported when connecting).
 """
@@ -52,6 +54,10 @@ RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 LOBBY_REFRESH_S = 3.0
 
+_NOT_AT_A_TABLE = frozenset({"list_tables", "create_table", "quick_seat", "get_account",
+                             "find_table"})
+"""Requests that carry no ``table_id``."""
+
 # -- commands --------------------------------------------------------------------------------
 
 
@@ -66,6 +72,8 @@ class Parsed:
     amount: int | None = None
     error: str | None = None
     label: str = ""
+    entry: str | None = None
+    """``join`` / ``take``: ``"post"`` or ``"wait"`` (R7.8) when typed."""
 
 
 _ALIASES = {
@@ -76,13 +84,36 @@ _ALIASES = {
     "sitout": "sitout", "sit-out": "sitout", "sitin": "sitin", "sit-in": "sitin",
     "leave": "leave", "q": "quit", "quit": "quit", "exit": "quit", "help": "help", "h": "help",
     "?": "help", "join": "join", "sit": "join", "add": "add", "reload": "add",
+    "post": "post", "wait": "wait", "waitlist": "waitlist", "queue": "waitlist",
+    "unwait": "unwait", "unqueue": "unwait", "take": "take", "quick": "quick",
+    "account": "account", "invite": "invite", "code": "code", "revoke": "revoke",
+    "find": "find", "blinds": "blinds", "clock": "clock", "minplayers": "minplayers",
+    "min-players": "minplayers", "bot": "bot", "kick": "kick", "pause": "pause",
+    "resume": "resume", "close": "close",
 }
 
-_LINE = re.compile(r"^\s*([a-z?][a-z-]*)\s*(\S+)?\s*$")
+_HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
+"""A command word, and an argument glued to it (``r60``)."""
+
+_ONE_ARG = frozenset({"fold", "check", "call", "bet", "raise", "all_in", "peek", "swap",
+                      "anchor", "shield", "pass", "sitout", "leave", "quit", "help", "add"})
+"""Commands that take at most one argument (the others read several: ``join 300 post``)."""
+
+_NO_TABLE = frozenset({"quick", "account", "find"})
+"""Commands that need no table (they work from the lobby too)."""
+
+_HOST = frozenset({"invite", "code", "revoke", "blinds", "clock", "minplayers", "bot", "kick",
+                   "pause", "resume", "close"})
+"""The host's commands (R7.12)."""
+
+_INVITE_CODE = re.compile(r"^[A-Z0-9]{6,16}$")
+_PLAYER = re.compile(r"^[^\s]{1,64}$")
 
 
-def parse_command(line: str, view: dict[str, Any] | None) -> Parsed:
-    """Read one typed line against the current *view*.
+def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | None = None,
+                  offer: bool = False) -> Parsed:
+    """Read one typed line against the current *view* (*player_id*: who you are, when
+    known; *offer*: a seat is held for you, R7.10).
 
     Nothing is sent for a command the prompt does not allow: the error says why.
 
@@ -96,30 +127,55 @@ def parse_command(line: str, view: dict[str, Any] | None) -> Parsed:
     'The smallest raise is to 40 (only an all-in may be smaller: `a`).'
     >>> parse_command("x", view).error
     'You cannot check now: the prompt allows f, c, r N, a.'
+    >>> parse_command("quick NLHE 1/2 200", None).request
+    {'action': 'quick_seat', 'variant': 'NLHE', 'small_blind': 1, 'big_blind': 2, 'buy_in': 200}
     """
-    match = _LINE.match(line.strip().lower())
-    if not line.strip():
+    tokens = line.split()
+    if not tokens:
         return Parsed()
+    match = _HEAD.match(tokens[0].lower())
+    unknown = Parsed(error=f"Unknown command {line.strip()!r}: type `help`.")
     if match is None or match.group(1) not in _ALIASES:
-        return Parsed(error=f"Unknown command {line.strip()!r}: type `help`.")
-    word, arg = _ALIASES[match.group(1)], match.group(2)
+        return unknown
+    word = _ALIASES[match.group(1)]
+    args = ([match.group(2)] if match.group(2) else []) + tokens[1:]
+    if word in _ONE_ARG and len(args) > 1:
+        return unknown
+    arg = args[0].lower() if args else None
     if word in ("quit", "help"):
         return Parsed(local=word)
-    if word == "join":
-        if arg is None:
-            return Parsed(local="join")
-        amount = _amount(arg)
-        if amount is None:
-            return Parsed(error="Type `join` or `join N` with N the buy-in in chips.")
-        return Parsed(local="join", amount=amount)
+    if word in ("join", "take"):
+        return _join_command(word, args, view, offer)
+    if word in _NO_TABLE:
+        return _lobby_request(word, args)
     if view is None:
         return Parsed(error="No table yet.")
     seated = view.get("seat_index") is not None
+    if word == "sitin" and seated:
+        ok, entry = _entry_of(args)
+        if not ok or any(a.isdigit() for a in args):
+            return Parsed(error="Type `sitin`, `sitin post` or `sitin wait`.")
+        request: dict[str, Any] = {"action": "sit_in"}
+        if entry:
+            request["entry"] = entry
+        return Parsed(request=request, label="sitin")
     if word in ("sitout", "sitin", "leave"):
         if not seated:
             return Parsed(error="You have no seat at this table (`join` to sit down).")
         action = {"sitout": "sit_out", "sitin": "sit_in", "leave": "leave_table"}[word]
         return Parsed(request={"action": action}, label=word)
+    if word in ("post", "wait"):
+        return _entry_command(word, args, view)
+    if word in ("waitlist", "unwait"):
+        if args:
+            return Parsed(error=f"`{word}` takes nothing.")
+        if word == "unwait":
+            return Parsed(request={"action": "leave_waitlist"}, label="unwait")
+        if seated:
+            return Parsed(error="You already have a seat here.")
+        return Parsed(request={"action": "join_waitlist"}, label="waitlist")
+    if word in _HOST:
+        return _host_command(word, args, view, player_id)
     if word == "add":
         amount = _amount(arg)
         if not seated:
@@ -147,6 +203,169 @@ def _amount(text: str | None) -> int | None:
         return None
     value = int(text)
     return value if 0 < value <= 10**12 else None
+
+
+def _entry_of(args: list[str]) -> tuple[bool, str | None]:
+    """Whether *args* are only numbers and ``post`` / ``wait``, and which of the two was
+    given (``None``: neither)."""
+    entry: str | None = None
+    for arg in args:
+        if arg.lower() in ("post", "wait"):
+            entry = arg.lower()
+        elif not arg.isdigit():
+            return False, None
+    return True, entry
+
+
+def _join_command(word: str, args: list[str], view: dict[str, Any] | None,
+                  offer: bool) -> Parsed:
+    """``join [N] [post|wait]``, ``take [N] [post|wait]`` (the seat offered to you, R7.10)."""
+    numbers = [a for a in args if a.isdigit()]
+    ok, entry = _entry_of(args)
+    amount = _amount(numbers[0]) if numbers else None
+    if not ok or len(numbers) > 1 or (numbers and amount is None):
+        return Parsed(error=f"Type `{word}` or `{word} N` with N the buy-in in chips, and "
+                            "`post` to post a big blind at once (R7.8).")
+    if word == "take" and not offer:
+        return Parsed(error="No seat is offered to you (`waitlist` to queue for one).")
+    return Parsed(local="join", amount=amount, entry=entry)
+
+
+def _lobby_request(word: str, args: list[str]) -> Parsed:
+    """Commands that need no table: quick seat, the account, an invite code."""
+    if word == "account":
+        if args:
+            return Parsed(error="`account` takes nothing.")
+        return Parsed(request={"action": "get_account"}, label="account")
+    if word == "find":
+        code = args[0].upper() if len(args) == 1 else ""
+        if not _INVITE_CODE.match(code):
+            return Parsed(error="Type `find CODE` with the invite code (6 to 16 letters and "
+                                "digits).")
+        return Parsed(request={"action": "find_table", "code": code}, label=f"find {code}")
+    # quick [VARIANT] SB/BB BUY-IN [post|wait]
+    rest = list(args)
+    variant = "NLHE"
+    if rest and rest[0].upper() in ("NLHE", "PLO", "NAIKO"):
+        variant = rest.pop(0).upper()
+    entry = rest.pop().lower() if rest and rest[-1].lower() in ("post", "wait") else None
+    blinds = _blinds(rest[0]) if len(rest) == 2 else None
+    buy_in = _amount(rest[1]) if len(rest) == 2 else None
+    if blinds is None or buy_in is None:
+        return Parsed(error="Type `quick NLHE 1/2 200`: the game (NLHE, PLO, NAIKO), the "
+                            "blinds and your buy-in.")
+    request = {"action": "quick_seat", "variant": variant, "small_blind": blinds[0],
+               "big_blind": blinds[1], "buy_in": buy_in}
+    if entry:
+        request["entry"] = entry
+    return Parsed(request=request, label=f"quick {variant} {blinds[0]}/{blinds[1]}")
+
+
+def _blinds(text: str) -> tuple[int, int] | None:
+    """``"2/4"`` -> ``(2, 4)``; ``None`` unless the small blind is at most the big one."""
+    small, _, big = text.partition("/")
+    pair = _amount(small), _amount(big)
+    if pair[0] is None or pair[1] is None or pair[0] > pair[1]:
+        return None
+    return pair[0], pair[1]
+
+
+def _entry_command(word: str, args: list[str], view: dict[str, Any]) -> Parsed:
+    """``post`` / ``wait``: how a seat that owes blinds comes in (R7.8)."""
+    me = my_seat(view)
+    if me is None:
+        return Parsed(error="You have no seat at this table (`join N post` posts as you sit "
+                            "down).")
+    if args:
+        return Parsed(error=f"`{word}` takes nothing.")
+    if not me.get("owes_big") and not me.get("owes_small"):
+        return Parsed(error="You owe no blind: you are dealt in as usual.")
+    if me.get("entry") == word:
+        return Parsed(error="You already post to come in." if word == "post"
+                      else "You already wait for the big blind.")
+    return Parsed(request={"action": "choose_entry", "entry": word}, label=word)
+
+
+def _host_command(word: str, args: list[str], view: dict[str, Any],
+                  player_id: str | None) -> Parsed:
+    """The host's commands (R7.12), checked as far as the view allows."""
+    settings = view.get("settings") or {}
+    room = view.get("room") or {}
+    host = settings.get("host")
+    me = player_id or (my_seat(view) or {}).get("player_id")
+    if host and me and host != me:
+        return Parsed(error=f"Only the host ({host}) may do that.")
+    if room.get("closed"):
+        return Parsed(error="The table is closed.")
+    arg = args[0] if len(args) == 1 else None
+    if word in ("code", "revoke", "pause", "resume", "close") and args:
+        return Parsed(error=f"`{word}` takes nothing.")
+    if word == "code":
+        return Parsed(request={"action": "create_invite_code"}, label="code")
+    if word == "revoke":
+        return Parsed(request={"action": "revoke_invite_code"}, label="revoke")
+    if word in ("pause", "resume"):
+        paused = word == "pause"
+        if bool(room.get("paused")) == paused:
+            return Parsed(error="The table is already paused." if paused
+                          else "The table is not paused.")
+        return Parsed(request={"action": "host_pause", "paused": paused}, label=word)
+    if word == "close":
+        return Parsed(request={"action": "host_close"}, label="close")
+    if word == "invite":
+        if arg is None or not _PLAYER.match(arg):
+            return Parsed(error="Type `invite PLAYER` with the player's id.")
+        return Parsed(request={"action": "invite", "player_id": arg}, label=f"invite {arg}")
+    if word == "kick":
+        target = _player_of(view, arg)
+        if target is None:
+            return Parsed(error="Type `kick PLAYER` with a seated player's name or seat.")
+        if target == me:
+            return Parsed(error="You cannot remove yourself: `leave`.")
+        return Parsed(request={"action": "host_remove", "player_id": target},
+                      label=f"kick {target}")
+    if word == "bot":
+        if not settings.get("bots"):
+            return Parsed(error="Bots are off at this table (it was created without them).")
+        amount = _amount(arg)
+        if (args and amount is None) or len(args) > 1:
+            return Parsed(error="Type `bot` or `bot N` with N the BOT's buy-in.")
+        request: dict[str, Any] = {"action": "host_add_bot"}
+        if amount is not None:
+            request["buy_in"] = amount
+        return Parsed(request=request, label="bot")
+    return _settings_command(word, arg if len(args) == 1 else None)
+
+
+def _settings_command(word: str, arg: str | None) -> Parsed:
+    """``blinds S/B``, ``clock N``, ``minplayers N``: ``host_settings``."""
+    if word == "blinds":
+        blinds = _blinds(arg or "")
+        if blinds is None:
+            return Parsed(error="Type `blinds S/B`, e.g. `blinds 2/4` (small at most big).")
+        return Parsed(request={"action": "host_settings", "small_blind": blinds[0],
+                               "big_blind": blinds[1]}, label=f"blinds {blinds[0]}/{blinds[1]}")
+    value = _amount(arg)
+    if word == "clock":
+        if value is None or not 5 <= value <= 120:
+            return Parsed(error="Type `clock N` with N the decision clock in seconds (5-120).")
+        return Parsed(request={"action": "host_settings", "decision_seconds": value},
+                      label=f"clock {value}")
+    if value is None or not 2 <= value <= 10:
+        return Parsed(error="Type `minplayers N` with N the players needed to start (2-10).")
+    return Parsed(request={"action": "host_settings", "min_players": value},
+                  label=f"minplayers {value}")
+
+
+def _player_of(view: dict[str, Any], text: str | None) -> str | None:
+    """A seated player named by *text*: a seat number or a player id (any case)."""
+    if text is None:
+        return None
+    seats = [s for s in view.get("seats") or [] if s]
+    if text.isdigit():
+        return next((str(s["player_id"]) for s in seats if s["seat_index"] == int(text)), None)
+    return next((str(s["player_id"]) for s in seats
+                 if str(s["player_id"]).lower() == text.lower()), None)
 
 
 _KEYS = {"fold": "f", "check": "x", "call": "c", "bet": "b N", "raise_to": "r N", "all_in": "a"}
@@ -332,6 +551,10 @@ class Client:
         self.pending: dict[str, str] = {}
         self.auto_join = True
         self.offset_ms = 0
+        self.offer_until: int | None = None
+        """A seat is held for you until then (``seat_offered``, R7.10)."""
+        self.invite_code: str | None = None
+        """The invite code of the private table shown (``find``): sent with ``join``."""
         self.ws: Any = None
         self.quitting = False
         self.fatal: str | None = None
@@ -357,7 +580,8 @@ class Client:
                       log=list(self.log), status=self.status,
                       status_is_error=self.status_is_error, input_text=self.input,
                       connection=self.connection, show_help=self.show_help, width=width,
-                      height=height, color=self.color, version=self.version)
+                      height=height, color=self.color, version=self.version,
+                      offer_until_ms=self.offer_until)
 
     def redraw(self) -> None:
         try:
@@ -387,7 +611,7 @@ class Client:
             return
         request_id = uuid.uuid4().hex
         frame = dict(request, request_id=request_id)
-        if request["action"] not in ("list_tables", "create_table"):
+        if request["action"] not in _NOT_AT_A_TABLE:
             frame["table_id"] = self.table_id
         self.pending[request_id] = label
         self._spawn(self._send_frame(json.dumps(frame)))
@@ -434,7 +658,8 @@ class Client:
         if self.view is None and self.table_id is None:
             self._lobby_command(line.strip().lower())
             return
-        parsed = parse_command(line, self.view)
+        parsed = parse_command(line, self.view, player_id=self.player_id,
+                               offer=self.offer_until is not None)
         if parsed.error:
             self.notice(parsed.error, error=True)
         elif parsed.local == "quit":
@@ -442,12 +667,13 @@ class Client:
         elif parsed.local == "help":
             self.show_help = not self.show_help
         elif parsed.local == "join":
-            self.join(parsed.amount)
+            self.join(parsed.amount, parsed.entry)
         elif parsed.request is not None:
             self.notice("")
             self.send(parsed.request, parsed.label)
 
     def _lobby_command(self, line: str) -> None:
+        word = line.split()[0] if line.split() else ""
         if line in ("q", "quit", "exit"):
             self.quit()
         elif line in ("r", "refresh"):
@@ -459,8 +685,15 @@ class Client:
                 self.choose(tables[number - 1])
             else:
                 self.notice(f"Pick a table between 1 and {len(tables)}.", error=True)
+        elif word in ("quick", "find", "account"):
+            parsed = parse_command(line, None)
+            if parsed.error or parsed.request is None:
+                self.notice(parsed.error or "", error=True)
+            else:
+                self.send(parsed.request, parsed.label)
         else:
-            self.notice("Type a table's number, `r` or `q`.", error=True)
+            self.notice("Type a table's number, `r`, `q`, `quick NLHE 1/2 200`, `find CODE` "
+                        "or `account`.", error=True)
 
     def quit(self) -> None:
         self.quitting = True
@@ -477,14 +710,33 @@ class Client:
         self.notice(f"Opening {table.get('name', self.table_id)}...")
         self.send({"action": "snapshot"}, "watch")
 
-    def join(self, amount: int | None = None) -> None:
+    def join(self, amount: int | None = None, entry: str | None = None) -> None:
         view = self.view or {}
         if view.get("seat_index") is not None:
             self.notice("You already have a seat here.", error=True)
             return
         buy_in = amount or self.buy_in or default_buy_in(
             view.get("settings") or {}, (view.get("config") or {}).get("big_blind"))
-        self.send({"action": "join_table", "buy_in": buy_in}, f"join with {buy_in}")
+        request: dict[str, Any] = {"action": "join_table", "buy_in": buy_in}
+        if entry:
+            request["entry"] = entry
+        if self.invite_code:
+            request["invite_code"] = self.invite_code
+        self.send(request, f"join with {buy_in}")
+
+    def switch_table(self, table_id: str, *, watch: bool) -> None:
+        """Show another table (quick seat, an invite code); *watch*: ask for its snapshot
+        (a quick seat's table sends its ``update`` by itself)."""
+        if table_id != self.table_id:
+            self.view, self.version, self.offer_until = None, 0, None
+            self.log.clear()
+        self.table_id = table_id
+        self.auto_join = False
+        if watch:
+            request: dict[str, Any] = {"action": "snapshot"}
+            if self.invite_code:
+                request["invite_code"] = self.invite_code
+            self.send(request, "watch")
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -501,23 +753,64 @@ class Client:
             if message.get("table_id") == self.table_id:
                 self._apply(message, list(message.get("events") or []))
         elif kind == "ack":
-            if label and label.startswith("join"):
-                self.notice(f"You sit down ({label[5:]}).")
-            elif label == "leave":
-                self.notice("You leave the table (your stack goes back to your account); "
-                            "`join` to sit again, `q` to quit.")
-            elif label in ("sitout", "sitin"):
-                self.notice("You sit out from the next hand." if label == "sitout"
-                            else "You will be dealt in from the next hand.")
-            elif label and label.startswith("add "):
-                self.notice(f"Chips added ({label[4:]}).")
+            self._on_ack(message, label)
+        elif kind == "account":
+            self.notice(f"Account: balance {message.get('balance')}, open tables "
+                        f"{message.get('open_tables')}, ratholes today "
+                        f"{message.get('ratholes_today')} ({message.get('day')}, UTC).")
+        elif kind == "invite_code":
+            code = message.get("code")
+            if message.get("table_id") == self.table_id and self.view is not None:
+                self.view.setdefault("room", {})["invite_code"] = code  # as the host sees it
+            self.notice(f"Invite code {code}: whoever brings it may watch and sit "
+                        "(`revoke` to cancel it).")
+        elif kind == "table_found":
+            self.invite_code = label[5:] if label and label.startswith("find ") else None
+            self.switch_table(str(message.get("table_id")), watch=True)
+            self.notice("Table found: you watch it; `join` to sit down (your invite code goes "
+                        "with it).")
         elif kind == "error":
             self._on_error(message, label)
+
+    def _on_ack(self, message: dict[str, Any], label: str | None) -> None:
+        label = label or ""
+        if label.startswith("join"):
+            self.offer_until = None
+            self.notice(f"You sit down ({label[5:]}).")
+        elif label == "leave":
+            self.notice("You leave the table (your stack goes back to your account); "
+                        "`join` to sit again, `q` to quit.")
+        elif label in ("sitout", "sitin"):
+            self.notice("You sit out from the next hand." if label == "sitout"
+                        else "You come back from the next hand (owing blinds if the big "
+                             "blind went past you).")
+        elif label.startswith("add "):
+            self.notice(f"Chips added ({label[4:]}).")
+        elif label in ("post", "wait"):
+            self.notice("You will post to be dealt in at the next hand." if label == "post"
+                        else "You will wait for the big blind.")
+        elif label == "waitlist":
+            self.notice("You are on the waiting list: a freed seat is held for the first in "
+                        "line for 30 seconds.")
+        elif label == "unwait":
+            self.offer_until = None
+            self.notice("You left the waiting list.")
+        elif label.startswith("quick "):
+            self.switch_table(str(message.get("table_id")), watch=False)
+            self.notice(f"Quick seat ({label[6:]}): you sit at table {message.get('table_id')}.")
+        elif label == "revoke":
+            if self.view is not None:
+                self.view.setdefault("room", {})["invite_code"] = None
+            self.notice("The invite code no longer works (players it let in stay invited).")
+        elif label.startswith(("invite ", "kick ", "blinds ", "clock ", "minplayers ")) or \
+                label in ("bot", "pause", "resume", "close"):
+            self.notice(f"Done: {label}.")
 
     def _on_error(self, message: dict[str, Any], label: str | None) -> None:
         code, text = message.get("code"), message.get("message")
         what = f"`{label}` refused" if label else "Error"
-        self.notice(f"{what}: {text} ({code})", error=True)
+        hint = " Type `waitlist` to queue for a seat." if code == "table_full" else ""
+        self.notice(f"{what}: {text} ({code}){hint}", error=True)
         if code == "unknown_table" and label == "watch":
             self.table_id, self.view, self.version = None, None, 0
             self.send({"action": "list_tables"}, "tables")
@@ -542,6 +835,13 @@ class Client:
         view = message.get("view")
         if isinstance(view, dict):
             self.view = view
+        for event in events:  # R7.10: told to the player offered the seat only
+            if event.get("kind") == "seat_offered":
+                self.offer_until = int(event.get("until_ms") or 0) or None
+            elif event.get("kind") == "offer_expired":
+                self.offer_until = None
+        if (self.view or {}).get("seat_index") is not None:
+            self.offer_until = None
         self.log.extend(self.narrator.narrate(events, self.view))
         self._estimate_offset(events)
         if gap:

@@ -3,10 +3,12 @@ one small stateful narrator): no I/O, no clock (the caller passes ``now_ms``), n
 
 - :func:`render` draws the table screen from a ``view`` (``docs/protocol.md`` section 5): seats
   with stacks, bets, BOT labels, button and blind markers, folded / all-in / sitting out /
-  offline, the actor and its countdown, your cards, the board and pot, the Carousel, destellos,
-  anchors and Shield windows (Naiko mode), the last events, the prompt with the legal actions,
-  the amount to call, the min/max raise-to and your countdown, a status line and the command
-  line.
+  offline, the host, who owes blinds and posts or waits for the big blind (R7.8), the actor and
+  its countdown, your cards, the board and pot, the Carousel, destellos, anchors and Shield
+  windows (Naiko mode), the room (a paused, closing or closed table, the waiting list, seats
+  held, the host's invite code and pending settings), a seat offered to you with its countdown
+  (R7.10), the last events, the prompt with the legal actions, the amount to call, the min/max
+  raise-to and your countdown, a status line and the command line.
 - :func:`render_lobby` draws the list of open tables.
 - :class:`Narrator` turns ``update.events`` into sentences ("bob raises to 40", "alice wins 120
   with two pair, Kings and Fours").
@@ -42,9 +44,15 @@ HELP = (
     "  swap 1|2   Sleeve Swap your 1st or 2nd hole card (2 destellos, preflop)",
     "  anchor S   Short Anchor seat S (or a name): cap its raises this round (2 destellos)",
     "  shield     Seal Shield the Anchor aimed at you (1)    pass   let it apply",
-    "  sitout     sit out from the next hand                 sitin  deal me in again",
-    "  join [N]   sit down with a buy-in of N                leave  leave the table",
+    "  sitout     sit out from the next hand                 sitin [post|wait]  come back",
+    "  join [N] [post|wait]  sit down with a buy-in of N     leave  leave the table",
+    "  post       owing blinds: post now to be dealt in      wait   wait for the big blind",
     "  add N      add N chips between hands (up to the maximum buy-in)",
+    "  waitlist   join the waiting list (unwait: leave it)   take [N]  take a seat offered",
+    "  quick NLHE 1/2 200   a seat at any table of that game  account  balance, ratholes",
+    "  find CODE  open a private table by its invite code, then `join`",
+    "  host: invite P | code | revoke | blinds 2/4 | clock 30 | minplayers 2 | bot [N]",
+    "        kick P | pause | resume | close",
     "  help       show or hide this help                     q      quit (the seat stays)",
 )
 
@@ -127,6 +135,52 @@ CANCEL_REASONS = {"server_error": "a server error", "state_unreadable": "its rec
                   "stalled": "it stopped moving for 5 minutes"}
 """Why a hand was cancelled (R8.6), as the client says it."""
 
+LEFT_REASONS = {"sat_out_too_long": " (sat out too long)",
+                "removed_by_host": " (removed by the host)",
+                "table_closed": " (the table closed)"}
+"""Why a player left the table, as the client says it (nothing for a plain ``left``)."""
+
+
+def settings_text(changes: dict[str, Any]) -> str:
+    """The host's settings in words.
+
+    >>> settings_text({"small_blind": 2, "big_blind": 4, "decision_ms": 30000})
+    'blinds 2/4, clock 30s'
+    >>> settings_text({"big_blind": 6, "min_players": 2})
+    'big blind 6, 2 players to start'
+    """
+    parts = []
+    small, big = changes.get("small_blind"), changes.get("big_blind")
+    if small is not None and big is not None:
+        parts.append(f"blinds {small}/{big}")
+    elif small is not None:
+        parts.append(f"small blind {small}")
+    elif big is not None:
+        parts.append(f"big blind {big}")
+    if changes.get("decision_ms") is not None:
+        parts.append(f"clock {int(changes['decision_ms']) // 1000}s")
+    if changes.get("min_players") is not None:
+        parts.append(f"{changes['min_players']} players to start")
+    return ", ".join(parts) or "no change"
+
+
+def owing_text(seat: dict[str, Any]) -> str | None:
+    """R7.8: what a seat that owes blinds does about it (``None`` when it owes nothing).
+
+    >>> owing_text({"owes_big": True, "owes_small": True, "entry": "post"})
+    'posts BB+SB'
+    >>> owing_text({"owes_big": True, "owes_small": False, "entry": "wait"})
+    'waits for BB'
+    >>> owing_text({"owes_big": False, "owes_small": True, "entry": "post"})
+    'posts SB'
+    """
+    big, small = bool(seat.get("owes_big")), bool(seat.get("owes_small"))
+    if not big and not small:
+        return None
+    if seat.get("entry") != "post":
+        return "waits for BB"
+    return "posts " + "+".join(b for b, owed in (("BB", big), ("SB", small)) if owed)
+
 
 class Narrator:
     """Turns events into sentences. It remembers seat names (a player who stood up is still
@@ -181,6 +235,10 @@ class Narrator:
             self.hands = {}
             return (f"--- Hand #{e['hand_number']}: button {self.name(e.get('button'))}, "
                     f"blinds {e.get('small_blind')}/{e.get('big_blind')} ---")
+        if kind == "blind_posted" and e.get("blind") == "post":
+            return f"{who} posts a big blind of {e['amount']} to come in" + _all_in(e)
+        if kind == "blind_posted" and e.get("blind") == "dead":
+            return f"{who} posts a dead small blind of {e['amount']}" + _all_in(e)
         if kind in ("blind_posted", "ante_posted"):
             what = f"the {e.get('blind')} blind" if kind == "blind_posted" else "an ante"
             return f"{who} posts {what} of {e['amount']}" + _all_in(e)
@@ -212,8 +270,11 @@ class Narrator:
             return (f"Hand #{e.get('hand_number')} was cancelled ({why}); every bet was "
                     "returned and the table is as it was before the hand")
         if kind == "table_closed":
-            return "The table closed: nobody sat at it for 10 minutes" \
-                if e.get("reason") == "idle" else "The table closed"
+            if e.get("reason") == "idle":
+                return "The table closed: nobody sat at it for 10 minutes"
+            if e.get("reason") == "host":
+                return "The host closed the table: every stack went back to its account"
+            return "The table closed"
         if kind == "power_used":
             return self._power(who, e)
         if kind == "peek_result":
@@ -249,8 +310,35 @@ class Narrator:
         if kind == "stood_up":
             return f"{e.get('player_id')} stands up with {e.get('stack')}"
         if kind == "left_table":
-            why = " (sat out too long)" if e.get("reason") == "sat_out_too_long" else ""
+            why = LEFT_REASONS.get(str(e.get("reason")), "")
             return f"{e.get('player_id')} left the table{why}"
+        return self._room_sentence(e)
+
+    def _room_sentence(self, e: dict[str, Any]) -> str | None:
+        """The room around the table: entering a hand, the waiting list, the host (R7.8,
+        R7.10, R7.12)."""
+        kind = e.get("kind")
+        if kind == "entry_chosen":
+            return (f"{self.name(e.get('seat_index'))} will post to be dealt in"
+                    if e.get("entry") == "post"
+                    else f"{self.name(e.get('seat_index'))} will wait for the big blind")
+        if kind == "waitlist_changed":
+            waiting = [str(p) for p in e.get("waitlist") or []]
+            return ("Waiting list: " + ", ".join(waiting)) if waiting \
+                else "The waiting list is empty"
+        if kind == "seat_offered":
+            return (f"A seat is held for {e.get('player_id')}: type `take` to sit down "
+                    "before the countdown ends")
+        if kind == "offer_expired":
+            return f"The seat held for {e.get('player_id')} went to the next in line"
+        if kind == "host_changed":
+            return f"{e.get('host')} is now the host"
+        if kind == "settings_changed":
+            when = " from the next hand" if e.get("pending") else ""
+            return f"The host sets {settings_text(e.get('changes') or {})}{when}"
+        if kind == "table_paused":
+            return "The host paused the table: no new hand until it resumes" \
+                if e.get("paused") else "The host resumed the table"
         return None  # "turn" and kinds this client does not know
 
     def _action(self, who: str, e: dict[str, Any]) -> str:
@@ -315,14 +403,15 @@ def render(view: dict[str, Any] | None, *, now_ms: int, player_id: str | None = 
            log: Sequence[str] = (), status: str = "", status_is_error: bool = False,
            input_text: str = "", connection: str = "", show_help: bool = False,
            width: int = 80, height: int = 30, color: bool = False,
-           version: int | None = None) -> list[str]:
+           version: int | None = None, offer_until_ms: int | None = None) -> list[str]:
     """The whole screen, one string per row (at most *height* rows, each at most *width*
     characters before styling; *color* adds ANSI styles). The last row is the command line.
 
     *now_ms* is the current time on the server's clock (countdowns compare it with the
     view's deadlines); *log* holds event sentences, oldest first (the newest that fit are
     shown); *status* is the last error or notice; *connection* is shown in the header, and
-    *version* (the table version shown) on the line below it.
+    *version* (the table version shown) on the line below it. *offer_until_ms*: a seat is
+    held for you until then (``seat_offered``, R7.10): shown with its countdown.
     """
     top: list[Line] = []
     if view is None:
@@ -332,7 +421,7 @@ def render(view: dict[str, Any] | None, *, now_ms: int, player_id: str | None = 
         bottom: list[Line] = []
     else:
         top.extend(_table_section(view, now_ms, player_id, connection, version))
-        bottom = _prompt_section(view, now_ms, width)
+        bottom = _prompt_section(view, now_ms, width, offer_until_ms)
     bottom.append(("-" * width, "dim"))
     bottom.append((status, "error" if status_is_error else "good" if status else ""))
     bottom.append(("> " + input_text, ""))
@@ -372,6 +461,8 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     naiko = variant == "NAIKO"
     title = (f"{settings.get('name', 'table')} [{variant} {config.get('small_blind')}/"
              f"{config.get('big_blind')}]")
+    if settings.get("kind") == "private":
+        title += " private"
     lines: list[Line] = [(_header_text(title, player_id, connection), "header")]
     info = f"table {view.get('table_id', '?')}"
     if hand:
@@ -383,9 +474,14 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
         info += "   no hand yet"
     if settings:
         info += f"   buy-in {settings.get('min_buy_in')}-{settings.get('max_buy_in')}"
+    if settings.get("host"):
+        info += f"   host {settings['host']}"
     if version:
         info += f"   version {version}"
     lines.append((info, ""))
+    state = _room_state(view)
+    if state:
+        lines.append((state, "error"))
     lines.append(("", ""))
     width = 3 * hole_count(view) - 1
     head = (f"  {'#':>2} {'Pos':<5} {'Player':<22} {'Stack':>7} {'Bet':>6}  "
@@ -394,6 +490,7 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     for index, seat in enumerate(view.get("seats") or []):
         lines.append((_seat_row(view, index, seat, now_ms, width, naiko), ""))
     lines.append(("", ""))
+    lines.extend(_room_lines(view))
     lines.extend(_board_lines(view, hand))
     if naiko:
         lines.extend(_naiko_lines(view, hand, now_ms))
@@ -409,7 +506,56 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
         if me.get("sitting_out"):
             mine += "   (sitting out: type `sitin`)"
         lines.append((mine, "bold"))
+        owing = _owing_line(view, me)
+        if owing:
+            lines.append((owing, ""))
     return lines
+
+
+def _room_state(view: dict[str, Any]) -> str:
+    """A table that is not dealing as usual: closed, closing, paused (R7.12)."""
+    room = view.get("room") or {}
+    if room.get("closed"):
+        return "CLOSED: this table takes nobody (every stack went back)."
+    if room.get("closing"):
+        return "CLOSING: the host closed the table; it closes when this hand ends."
+    if room.get("paused"):
+        return "PAUSED by the host: no new hand until it resumes."
+    return ""
+
+
+def _room_lines(view: dict[str, Any]) -> list[Line]:
+    """The waiting list, held seats, the host's invite code and pending settings."""
+    room = view.get("room") or {}
+    lines: list[Line] = []
+    waiting = [str(p) for p in room.get("waitlist") or []]
+    held = int(room.get("held_seats") or 0)
+    if waiting or held:
+        text = "Waiting list: " + (", ".join(waiting) if waiting else "(empty)")
+        if held:
+            text += f"   ({held} seat{'s' if held > 1 else ''} held for the list)"
+        lines.append((text, ""))
+    if "invite_code" in room:  # the host's view of a private table only
+        code = room.get("invite_code")
+        lines.append((f"Invite code: {code} (`revoke` to cancel it)" if code
+                      else "Invite code: none (`code` makes one)", ""))
+    if room.get("pending"):
+        lines.append((f"From the next hand: {settings_text(room['pending'])}", ""))
+    return lines
+
+
+def _owing_line(view: dict[str, Any], me: dict[str, Any]) -> str | None:
+    """R7.8: what your seat owes and what happens at the next deal."""
+    owing = owing_text(me)
+    if owing is None or view.get("hand") is None:
+        return None  # a table that has not dealt deals everybody in for free
+    big, small = bool(me.get("owes_big")), bool(me.get("owes_small"))
+    owed = "both blinds" if big and small else "the big blind" if big else "the small blind"
+    if owing.startswith("posts"):
+        how = ("posting them (the small one dead)" if big and small
+               else "posting it live" if big else "posting it dead")
+        return f"You owe {owed}: {how}. `wait` to wait for the big blind"
+    return f"You owe {owed}: you wait for the big blind. `post` to post now"
 
 
 def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now_ms: int,
@@ -452,6 +598,11 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
         status.append("sitting out")
     if seat.get("player_id") in (view.get("disconnected") or []):
         status.append("offline")
+    owing = owing_text(seat) if view.get("hand") is not None else None
+    if owing:  # R7.8 (a table that has not dealt yet deals everybody in)
+        status.append(owing)
+    if seat.get("player_id") == (view.get("settings") or {}).get("host"):
+        status.append("host")
     if hand.get("complete"):
         won = sum(int(a.get("winners", {}).get(str(index), 0)) for a in hand.get("awards", []))
         if won:
@@ -515,8 +666,13 @@ def _naiko_lines(view: dict[str, Any], hand: dict[str, Any] | None, now_ms: int)
     return lines
 
 
-def _prompt_section(view: dict[str, Any], now_ms: int, width: int) -> list[Line]:
+def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
+                    offer_until_ms: int | None = None) -> list[Line]:
     lines: list[Line] = [("-" * width, "dim")]
+    if offer_until_ms is not None and view.get("seat_index") is None:
+        clock = clock_text(offer_until_ms, now_ms)
+        lines.append((f"SEAT OFFERED {clock}: a seat is held for you: `take` (or `take N`) to "
+                      "sit down", "turn"))
     hand = view.get("hand") or {}
     prompt = view.get("prompt")
     window = open_window_for(view, view.get("seat_index"))
@@ -536,12 +692,17 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int) -> list[Line]
         bot = " (BOT)" if seat and seat.get("is_bot") else ""
         clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
         lines.append((f"Waiting for {actor}{bot} to act" + (f"  {clock}" if clock else ""), ""))
+    elif (view.get("room") or {}).get("closed"):
+        lines.append(("No more hands: the table is closed (`q` to quit).", ""))
+    elif (view.get("room") or {}).get("paused"):
+        lines.append(("No new hand while the table is paused.", ""))
     elif hand and hand.get("complete"):
         lines.append((f"Hand #{hand.get('number')} is over; the next one starts shortly.", ""))
     else:
         seated = sum(1 for s in view.get("seats") or [] if s)
-        lines.append((f"Waiting for players ({seated} seated); the first hand starts with 3.",
-                      ""))
+        needed = (view.get("settings") or {}).get("min_players") or 3
+        lines.append((f"Waiting for players ({seated} seated); the first hand starts with "
+                      f"{needed}.", ""))
     return lines
 
 
@@ -602,6 +763,8 @@ def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = No
     lines.append(("", ""))
     lines.append(("Type a table's number to sit down there (Enter: the first), `r` to refresh, "
                   "`q` to quit.", ""))
+    lines.append(("Or `quick NLHE 1/2 200` (a seat at any table of that game), `find CODE` (a "
+                  "private table), `account`.", ""))
     bottom: list[Line] = [(status, "error" if status_is_error else "good" if status else ""),
                           ("> " + input_text, "")]
     room = max(height - len(lines) - len(bottom), 0)

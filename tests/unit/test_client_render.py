@@ -84,7 +84,7 @@ def test_seats_show_player_stack_bet_markers_cards_destellos_and_the_actor(bob: 
     text = screen(bob, player_id="bob", version=5)
     assert "Friday Naiko [NAIKO 5/10]" in text and "you: bob" in text
     assert "table t12a908ded3ed4df94230   hand #1   Preflop" in text and "version 5" in text
-    assert re.search(r"^   0 BB +alice +490 +10  ## ## +1$", row(text, "alice"))
+    assert re.search(r"^   0 BB +alice +490 +10  ## ## +1  host$", row(text, "alice"))
     assert re.search(r"^>  1 D +bob \(you\) +500 +Td Kh +1  to act 12s$", row(text, "bob"))
     assert re.search(r"^   3 SB +carol BOT +495 +5  ## ## +1$", row(text, "carol"))
     assert re.search(r"^   2 +\(empty\)$", text, re.M)
@@ -108,7 +108,8 @@ def test_the_prompt_shows_legal_actions_to_call_raise_range_powers_and_countdown
     assert "  f fold | c call 10 | r N raise to N (20-500) | a all-in (500)" in text
     assert "  powers: peek (Peek, 1)" in text
     bob["prompt"].update(actions=["fold", "check", "bet", "all_in"], to_call=0,
-                         powers=["peek", "sleeve_swap", "short_anchor"], anchored=True)
+                         powers=["peek", "sleeve_swap", "short_anchor"], anchor_targets=[0, 3],
+                         anchored=True)
     text = screen(bob, now_ms=NOW + 9_500)
     assert "YOUR TURN  3s   to call 0   bet 20..500   ANCHORED: your raises are capped" in text
     assert "f fold | x check | b N bet (20-500) | a all-in (500)" in text
@@ -122,7 +123,7 @@ def test_waiting_for_another_seat_shows_its_countdown_and_bot_label(carol: Any) 
     carol["seats"][0]["is_bot"] = True
     text = screen(carol)
     assert "Waiting for alice (BOT) to act  12s" in text
-    assert re.search(r"^> +0 BB +alice BOT .*to act 12s$", text, re.M)
+    assert re.search(r"^> +0 BB +alice BOT .*to act 12s, host$", text, re.M)
 
 
 def test_folded_all_in_sitting_out_and_offline_seats(bob: Any) -> None:
@@ -130,7 +131,7 @@ def test_folded_all_in_sitting_out_and_offline_seats(bob: Any) -> None:
     bob["seats"][3].update(all_in=True, stack=0, sitting_out=True)
     bob["disconnected"] = ["carol"]
     text = screen(bob)
-    assert row(text, "alice").endswith("folded")
+    assert row(text, "alice").endswith("folded, host")
     assert "##" not in row(text, "alice")
     assert row(text, "carol").endswith("ALL-IN, sitting out, offline")
 
@@ -382,7 +383,7 @@ def test_powers_follow_the_prompt(bob: Any) -> None:
     assert request("peek", bob) == {"action": "use_power", "power": "peek"}
     assert "it costs 2 destellos, you have 1" in error("swap 1", bob)
     assert "it costs 2 destellos, you have 1" in error("anchor 0", bob)
-    bob["prompt"]["powers"] = ["peek", "sleeve_swap", "short_anchor"]
+    bob["prompt"].update(powers=["peek", "sleeve_swap", "short_anchor"], anchor_targets=[0, 3])
     assert request("swap 2", bob) == {"action": "use_power", "power": "sleeve_swap",
                                       "card_index": 1}
     assert error("swap 3", bob) == "Type `swap 1` or `swap 2`: the hole card to throw away."
@@ -556,5 +557,294 @@ def test_the_clock_offset_follows_the_server_when_clearly_off(
         local[0] += 0.4  # 19.6 seconds left: the countdown shows 20 until 19 are left
         assert client.now_ms() == 1_700_000_020_000 - 19_600
         assert "YOUR TURN  20s" in "\n".join(client.screen(100, 40))
+
+    run_client(steps, table_id="t1")
+
+
+# -- the room: entering a hand, the waiting list, the host (R7.8-R7.12) ------------------------
+
+def test_r7_8_who_owes_blinds_and_posts_or_waits_for_the_big_blind(bob: Any) -> None:
+    bob["seats"][2] = dict(bob["seats"][0], seat_index=2, player_id="erin", in_hand=False,
+                           owes_big=True, owes_small=False, entry="post")
+    bob["seats"][3].update(owes_big=True, owes_small=True, entry="wait", in_hand=False,
+                           sitting_out=False)
+    text = screen(bob)
+    assert row(text, "erin").endswith("posts BB")
+    assert row(text, "carol").endswith("waits for BB")
+    assert "owes" not in row(text, "bob") and "posts" not in row(text, "bob")
+    bob["prompt"] = None
+    bob["seats"][1].update(owes_big=True, owes_small=True, entry="post", in_hand=False)
+    text = screen(bob)
+    assert "You owe both blinds: posting them (the small one dead). `wait` to wait for the " \
+        "big blind" in text
+    bob["seats"][1].update(owes_big=False)
+    assert "You owe the small blind: posting it dead." in screen(bob)
+    bob["seats"][1].update(owes_big=True, owes_small=False, entry="wait")
+    assert "You owe the big blind: you wait for the big blind. `post` to post now" \
+        in screen(bob, width=80)
+    bob["hand"] = None  # a table that has not dealt deals everybody in: nothing is shown
+    text = screen(bob)
+    assert "waits for BB" not in text and "You owe" not in text
+
+
+def test_r7_10_the_waiting_list_and_a_seat_offered_to_you_with_its_countdown(bob: Any) -> None:
+    bob["room"].update(waitlist=["erin", "bob"], held_seats=1)
+    bob["seat_index"], bob["prompt"] = None, None
+    text = screen(bob, offer_until_ms=NOW + 25_000)
+    assert "Waiting list: erin, bob   (1 seat held for the list)" in text
+    assert "SEAT OFFERED 25s: a seat is held for you: `take` (or `take N`) to sit down" in text
+    assert "SEAT OFFERED" not in screen(bob)  # no offer
+    bob["room"].update(waitlist=[], held_seats=0)
+    assert "Waiting list" not in screen(bob)
+
+
+def test_r7_12_the_host_the_invite_code_a_paused_closing_or_closed_table(bob: Any) -> None:
+    bob["settings"].update(kind="private", host="bob")
+    bob["room"]["invite_code"] = "FBCJZG26"
+    text = screen(bob)
+    assert "Friday Naiko [NAIKO 5/10] private" in text and "host bob" in text
+    assert row(text, "bob").endswith("host") and not row(text, "alice").endswith("host")
+    assert "Invite code: FBCJZG26 (`revoke` to cancel it)" in text
+    bob["room"].update(invite_code=None, pending={"small_blind": 2, "big_blind": 4,
+                                                  "decision_ms": 30000})
+    text = screen(bob)
+    assert "Invite code: none (`code` makes one)" in text
+    assert "From the next hand: blinds 2/4, clock 30s" in text
+    del bob["room"]["invite_code"]  # anybody but the host: no code line at all
+    assert "Invite code" not in screen(bob)
+    bob["room"]["paused"] = True
+    assert "PAUSED by the host: no new hand until it resumes." in screen(bob)
+    bob["room"]["closing"] = True
+    assert "CLOSING: the host closed the table; it closes when this hand ends." in screen(bob)
+    bob.update(hand=None, prompt=None)
+    bob["room"].update(closing=False, closed=True)
+    text = screen(bob)
+    assert "CLOSED: this table takes nobody" in text and "the table is closed" in text
+    bob["room"].update(closed=False, paused=False)
+    bob["settings"]["min_players"] = 2
+    assert "the first hand starts with 2." in screen(bob)
+
+
+def test_r7_the_room_events_read_as_sentences(bob: Any) -> None:
+    n = Narrator()
+    n.learn(bob)
+    said = n.narrate([
+        {"kind": "entry_chosen", "seat_index": 1, "entry": "post"},
+        {"kind": "entry_chosen", "seat_index": 3, "entry": "wait"},
+        {"kind": "blind_posted", "seat_index": 1, "blind": "dead", "amount": 5,
+         "all_in": False},
+        {"kind": "blind_posted", "seat_index": 1, "blind": "post", "amount": 10,
+         "all_in": False},
+        {"kind": "waitlist_changed", "waitlist": ["erin", "bob"]},
+        {"kind": "waitlist_changed", "waitlist": []},
+        {"kind": "seat_offered", "player_id": "erin", "until_ms": NOW + 30_000},
+        {"kind": "offer_expired", "player_id": "erin"},
+        {"kind": "settings_changed", "changes": {"decision_ms": 30000}, "pending": True},
+        {"kind": "settings_changed", "changes": {"small_blind": 2, "big_blind": 4},
+         "pending": False},
+        {"kind": "table_paused", "paused": True},
+        {"kind": "table_paused", "paused": False},
+        {"kind": "left_table", "seat_index": 2, "player_id": "bot-1",
+         "reason": "removed_by_host"},
+        {"kind": "host_changed", "host": "dave"},
+        {"kind": "left_table", "seat_index": 1, "player_id": "dave", "reason": "table_closed"},
+        {"kind": "table_closed", "reason": "host"},
+    ])
+    assert said == [
+        "bob will post to be dealt in",
+        "carol will wait for the big blind",
+        "bob posts a dead small blind of 5",
+        "bob posts a big blind of 10 to come in",
+        "Waiting list: erin, bob",
+        "The waiting list is empty",
+        "A seat is held for erin: type `take` to sit down before the countdown ends",
+        "The seat held for erin went to the next in line",
+        "The host sets clock 30s from the next hand",
+        "The host sets blinds 2/4",
+        "The host paused the table: no new hand until it resumes",
+        "The host resumed the table",
+        "bot-1 left the table (removed by the host)",
+        "dave is now the host",
+        "dave left the table (the table closed)",
+        "The host closed the table: every stack went back to its account",
+    ]
+
+
+def test_r7_8_post_and_wait_and_joining_or_coming_back_with_a_choice(bob: Any) -> None:
+    assert error("post", bob) == "You owe no blind: you are dealt in as usual."
+    bob["seats"][1].update(owes_big=True, owes_small=True, entry="wait")
+    assert request("post", bob) == {"action": "choose_entry", "entry": "post"}
+    assert error("wait", bob) == "You already wait for the big blind."
+    assert error("post now", bob) == "`post` takes nothing."
+    assert request("sitin post", bob) == {"action": "sit_in", "entry": "post"}
+    assert request("sitin", bob) == {"action": "sit_in"}
+    assert error("sitin later", bob).startswith("Type `sitin`")
+    joined = parse_command("join 300 post", None)
+    assert (joined.local, joined.amount, joined.entry) == ("join", 300, "post")
+    assert parse_command("join wait", None).entry == "wait"
+    assert error("join 300 400", None).startswith("Type `join`")
+    bob["seat_index"] = None
+    assert error("post", bob).startswith("You have no seat at this table")
+
+
+def test_r7_10_waitlist_take_quick_seat_and_the_account(bob: Any) -> None:
+    assert error("waitlist", bob) == "You already have a seat here."
+    assert request("unwait", bob) == {"action": "leave_waitlist"}
+    bob["seat_index"] = None
+    assert request("waitlist", bob) == {"action": "join_waitlist"}
+    assert request("queue", bob) == {"action": "join_waitlist"}
+    assert error("take", bob) == "No seat is offered to you (`waitlist` to queue for one)."
+    taken = parse_command("take 400 post", bob, offer=True)
+    assert (taken.local, taken.amount, taken.entry) == ("join", 400, "post")
+    assert request("quick NLHE 1/2 200", None) == {
+        "action": "quick_seat", "variant": "NLHE", "small_blind": 1, "big_blind": 2,
+        "buy_in": 200}
+    assert request("quick naiko 5/10 500 post", None) == {
+        "action": "quick_seat", "variant": "NAIKO", "small_blind": 5, "big_blind": 10,
+        "buy_in": 500, "entry": "post"}
+    assert request("quick 1/2 100", None)["variant"] == "NLHE"
+    for bad in ("quick", "quick NLHE 2/1 200", "quick NLHE 1/2", "quick OMAHA 1/2 200"):
+        assert error(bad, None).startswith("Type `quick NLHE 1/2 200`"), bad
+    assert request("account", None) == {"action": "get_account"}
+    assert error("account now", None) == "`account` takes nothing."
+
+
+def test_r7_12_invite_codes_and_the_host_commands(bob: Any) -> None:
+    assert request("find fbcjzg26", None) == {"action": "find_table", "code": "FBCJZG26"}
+    assert error("find abc", None).startswith("Type `find CODE`")
+    # bob's view: alice hosts. Nobody else may use the host's commands.
+    for line in ("invite dave", "code", "revoke", "blinds 2/4", "clock 30", "minplayers 2",
+                 "bot", "kick carol", "pause", "resume", "close"):
+        assert error(line, bob) == "Only the host (alice) may do that.", line
+    bob["settings"].update(host="bob", bots=True)
+    assert request("invite Dave.B", bob) == {"action": "invite", "player_id": "Dave.B"}
+    assert request("code", bob) == {"action": "create_invite_code"}
+    assert request("revoke", bob) == {"action": "revoke_invite_code"}
+    assert request("blinds 2/4", bob) == {"action": "host_settings", "small_blind": 2,
+                                          "big_blind": 4}
+    assert error("blinds 4/2", bob).startswith("Type `blinds S/B`")
+    assert request("clock 30", bob) == {"action": "host_settings", "decision_seconds": 30}
+    assert error("clock 3", bob).startswith("Type `clock N`")
+    assert request("minplayers 2", bob) == {"action": "host_settings", "min_players": 2}
+    assert error("minplayers 1", bob).startswith("Type `minplayers N`")
+    assert request("bot", bob) == {"action": "host_add_bot"}
+    assert request("bot 300", bob) == {"action": "host_add_bot", "buy_in": 300}
+    assert request("kick CAROL", bob) == {"action": "host_remove", "player_id": "carol"}
+    assert request("kick 0", bob) == {"action": "host_remove", "player_id": "alice"}
+    assert error("kick bob", bob) == "You cannot remove yourself: `leave`."
+    assert error("kick zed", bob).startswith("Type `kick PLAYER`")
+    assert request("pause", bob) == {"action": "host_pause", "paused": True}
+    assert error("resume", bob) == "The table is not paused."
+    bob["room"]["paused"] = True
+    assert request("resume", bob) == {"action": "host_pause", "paused": False}
+    assert request("close", bob) == {"action": "host_close"}
+    bob["settings"]["bots"] = False
+    assert error("bot", bob).startswith("Bots are off at this table")
+    bob["room"]["closed"] = True
+    assert error("pause", bob) == "The table is closed."
+    # The host who is not seated is known by the token's player id.
+    bob["settings"]["host"], bob["seat_index"] = "zoe", None
+    bob["room"]["closed"] = False
+    assert parse_command("close", bob, player_id="zoe").request == {"action": "host_close"}
+
+
+def test_r7_10_a_seat_offered_then_taken_and_one_that_expires(bob: Any) -> None:
+    spectator = dict(copy.deepcopy(bob), seat_index=None, prompt=None)
+
+    async def steps(client: Client) -> None:
+        ws = client.ws
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5,
+                           "view": spectator, "request_id": "s"})
+        client.on_message({"type": "update", "table_id": "t1", "version": 6,
+                           "view": spectator, "events": [
+                               {"kind": "seat_offered", "player_id": "bob",
+                                "until_ms": client.now_ms() + 30_000}]})
+        assert client.offer_until is not None
+        assert "SEAT OFFERED 30s" in "\n".join(client.screen(100, 40))
+        client.on_keys("take 300 post\r")
+        await settle()
+        join = ws.sent[-1]
+        assert (join["action"], join["buy_in"], join["entry"], join["table_id"]) \
+            == ("join_table", 300, "post", "t1")
+        client.on_message({"type": "update", "table_id": "t1", "version": 7,
+                           "view": spectator, "events": [
+                               {"kind": "offer_expired", "player_id": "bob"}]})
+        assert client.offer_until is None
+        assert "SEAT OFFERED" not in "\n".join(client.screen(100, 40))
+        client.on_keys("take\r")
+        assert client.status.startswith("No seat is offered to you")
+
+    run_client(steps, table_id="t1")
+
+
+def test_r7_11_r7_12_account_codes_found_tables_and_quick_seats(bob: Any) -> None:
+    async def steps(client: Client) -> None:
+        ws = client.ws
+        client.on_message({"type": "tables", "request_id": "x", "tables": []})
+        client.on_keys("account\r")  # from the lobby
+        await settle()
+        assert ws.sent[-1] == {"action": "get_account", "request_id": ws.sent[-1]["request_id"]}
+        client.on_message({"type": "account", "request_id": ws.sent[-1]["request_id"],
+                           "balance": 9800, "open_tables": 0, "ratholes_today": 1,
+                           "day": "2023-11-14"})
+        assert client.status == ("Account: balance 9800, open tables 0, ratholes today 1 "
+                                 "(2023-11-14, UTC).")
+        client.on_keys("find fbcjzg26\r")
+        await settle()
+        find = ws.sent[-1]
+        assert (find["action"], find["code"], "table_id" in find) \
+            == ("find_table", "FBCJZG26", False)
+        client.on_message({"type": "table_found", "request_id": find["request_id"],
+                           "table_id": "t2"})
+        await settle()
+        assert client.table_id == "t2"
+        watch = ws.sent[-1]
+        assert (watch["action"], watch["table_id"], watch["invite_code"]) \
+            == ("snapshot", "t2", "FBCJZG26")
+        spectator = dict(copy.deepcopy(bob), seat_index=None, prompt=None, table_id="t2")
+        client.on_message({"type": "snapshot", "table_id": "t2", "version": 4,
+                           "view": spectator, "request_id": watch["request_id"]})
+        await settle()
+        assert ws.sent[-1] is watch  # found by a code: no automatic join
+        client.on_keys("join 200\r")
+        await settle()
+        join = ws.sent[-1]
+        assert (join["action"], join["buy_in"], join["invite_code"]) \
+            == ("join_table", 200, "FBCJZG26")
+        # The host's new code shows at once (no update follows a new code).
+        client.view["settings"]["host"] = "bob"
+        client.on_keys("code\r")
+        await settle()
+        code = ws.sent[-1]
+        client.on_message({"type": "ack", "request_id": code["request_id"], "table_id": "t2",
+                           "version": 4, "replayed": False})
+        client.on_message({"type": "invite_code", "request_id": code["request_id"],
+                           "table_id": "t2", "code": "K7M2QX9P"})
+        assert "Invite code: K7M2QX9P" in "\n".join(client.screen(100, 40))
+        assert client.status.startswith("Invite code K7M2QX9P")
+        client.on_keys("quick PLO 5/10 500\r")
+        await settle()
+        quick = ws.sent[-1]
+        assert (quick["action"], "table_id" in quick) == ("quick_seat", False)
+        client.on_message({"type": "ack", "request_id": quick["request_id"], "table_id": "q9",
+                           "version": 2, "replayed": False})
+        assert client.table_id == "q9" and client.view is None
+        assert client.status == "Quick seat (PLO 5/10): you sit at table q9."
+        client.on_message({"type": "update", "table_id": "q9", "version": 2,
+                           "view": dict(bob, table_id="q9"), "events": []})
+        assert client.view is not None and client.version == 2
+
+    run_client(steps)
+
+
+def test_a_full_table_suggests_the_waiting_list(bob: Any) -> None:
+    async def steps(client: Client) -> None:
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5,
+                           "view": dict(bob, seat_index=None, prompt=None), "request_id": "s"})
+        await settle()
+        join = client.ws.sent[-1]
+        client.on_message({"type": "error", "request_id": join["request_id"],
+                           "code": "table_full", "message": "every seat is taken"})
+        assert client.status.endswith("(table_full) Type `waitlist` to queue for a seat.")
 
     run_client(steps, table_id="t1")

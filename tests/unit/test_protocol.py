@@ -25,6 +25,10 @@ SCHEMAS = ROOT / "docs" / "schemas"
 
 TABLE = "t12a908ded3ed4df94230"
 
+MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
+                 "table_found"}
+"""Every type of server message."""
+
 MINIMAL: dict[str, dict[str, Any]] = {
     "create_table": {"name": "Friday", "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
                      "max_buy_in": 200},
@@ -39,6 +43,20 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "use_power": {"table_id": TABLE, "power": "peek"},
     "shield": {"table_id": TABLE},
     "pass_window": {"table_id": TABLE},
+    "choose_entry": {"table_id": TABLE, "entry": "post"},
+    "join_waitlist": {"table_id": TABLE},
+    "leave_waitlist": {"table_id": TABLE},
+    "quick_seat": {"small_blind": 1, "big_blind": 2, "buy_in": 100},
+    "get_account": {},
+    "invite": {"table_id": TABLE, "player_id": "dave"},
+    "create_invite_code": {"table_id": TABLE},
+    "revoke_invite_code": {"table_id": TABLE},
+    "find_table": {"code": "K7M2QX9P"},
+    "host_settings": {"table_id": TABLE, "decision_seconds": 30},
+    "host_add_bot": {"table_id": TABLE},
+    "host_remove": {"table_id": TABLE, "player_id": "bob"},
+    "host_pause": {"table_id": TABLE, "paused": True},
+    "host_close": {"table_id": TABLE},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 
@@ -205,8 +223,7 @@ def _all_messages(session: Any) -> list[dict[str, Any]]:
 
 def test_the_session_exercises_every_route_and_message_type(session: Any) -> None:
     assert set(session.requests) == set(ROUTES)
-    assert {m["type"] for m in _all_messages(session)} == {"ack", "error", "snapshot",
-                                                           "update", "tables"}
+    assert {m["type"] for m in _all_messages(session)} == MESSAGE_TYPES
 
 
 def test_every_request_of_the_session_parses(session: Any) -> None:
@@ -289,7 +306,7 @@ def test_the_doc_lists_every_error_code_of_the_code() -> None:
 def test_the_doc_covers_every_route_message_and_event_of_the_session(session: Any) -> None:
     doc = _doc()
     kinds = {e["kind"] for m in _all_messages(session) for e in m.get("events", ())}
-    names = set(ROUTES) | {"ack", "error", "snapshot", "update", "tables"} | kinds
+    names = set(ROUTES) | MESSAGE_TYPES | kinds
     assert not sorted(n for n in names if f"`{n}`" not in doc)
     assert "schemas/requests.schema.json" in doc and "schemas/messages.schema.json" in doc
 
@@ -313,7 +330,7 @@ def test_the_doc_examples_are_valid_requests_and_messages() -> None:
     requests = [e for e in examples if "action" in e]
     messages = [e for e in examples if "type" in e]
     assert {r["action"] for r in requests} == set(ROUTES)
-    assert {m["type"] for m in messages} == {"ack", "error", "snapshot", "update", "tables"}
+    assert {m["type"] for m in messages} == MESSAGE_TYPES
     for request in requests:
         parse_request(json.dumps(request))
     for message in messages:
