@@ -3,10 +3,10 @@
     python scripts/ledger_check.py --stage dev --state-key-secret-arn arn:aws:secretsmanager:...
     python scripts/ledger_check.py --stage local --state-key <base64>   # with AWS_ENDPOINT_URL
 
-Prints ``granted = accounts + tables + tournaments`` over every account, ledger entry and table
-(``naiko_service.ledger.audit_dynamodb``) and every account whose balance is not the sum of its
-ledger entries; exits 1 when the identity does not hold. It reads whole tables (Scan): an ops
-check, run off-peak, never on a player's path.
+Prints ``granted = accounts + tables + tournaments`` over every account, ledger entry, cash table
+and tournament (``naiko_service.ledger.audit_dynamodb``) and every account whose balance is not
+the sum of its ledger entries; exits 1 when the identity does not hold. It reads whole tables
+(Scan): an ops check, run off-peak, never on a player's path.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     client = boto3.client("dynamodb", region_name=args.region)
     prefix = f"naiko-{args.stage}-"
     result = audit_dynamodb(client, prefix + "accounts", prefix + "ledger", prefix + "tables",
-                            Sealer(key))
+                            Sealer(key), prefix + "tournaments")
     print(result.line())
     return 0 if result.holds else 1
 

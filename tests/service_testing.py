@@ -14,6 +14,7 @@ from naiko_service.memory import (
     MemoryAccounts,
     MemoryConnections,
     MemoryTableStore,
+    MemoryTournamentStore,
     RecordingGateway,
     RecordingScheduler,
 )
@@ -22,7 +23,8 @@ from naiko_service.usecases import Deps, TableService
 
 _ids = itertools.count(1)
 
-REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found")
+REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found", "tournaments",
+           "tournament")
 """Message types that answer a request (``invite_code`` follows its ``ack``)."""
 
 
@@ -36,6 +38,7 @@ class Harness:
     clock: ManualClock
     connections: MemoryConnections
     counters: dict[str, int] = field(default_factory=dict)
+    tournaments: MemoryTournamentStore | None = None
 
     def player(self, player_id: str, chips: int = 10_000) -> Player:
         self.accounts.grant(player_id, chips)
@@ -88,6 +91,7 @@ class Player:
 def harness(seed: int = 7) -> Harness:
     accounts = MemoryAccounts()
     store = MemoryTableStore(accounts=accounts)
+    tournaments = MemoryTournamentStore(store)
     gateway = RecordingGateway()
     scheduler = RecordingScheduler()
     clock = ManualClock()
@@ -98,6 +102,7 @@ def harness(seed: int = 7) -> Harness:
         counters[name] = counters.get(name, 0) + value
 
     deps = Deps(tables=store, accounts=accounts, connections=connections, gateway=gateway,
-                scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count)
+                scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count,
+                tournaments=tournaments)
     return Harness(TableService(deps), store, accounts, gateway, scheduler, clock, connections,
-                   counters)
+                   counters, tournaments)

@@ -249,7 +249,8 @@ class World:
         assert self.handlers["game"].lambda_handler(event, Context()) == {"statusCode": 200}
         self.time.settle()  # executions started by this frame reach their Wait state
         new = self.messages(connection_id)[before:]
-        return next(m for m in new if m["type"] in ("ack", "error", "snapshot", "tables"))
+        return next(m for m in new if m["type"] in ("ack", "error", "snapshot", "tables",
+                                                    "tournaments", "tournament"))
 
     def sweep(self) -> dict[str, int]:
         result: dict[str, int] = self.handlers["sweep"].lambda_handler({}, Context())
@@ -403,6 +404,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         monkeypatch.setenv("ACCOUNTS_TABLE", names["AccountsTable"])
         monkeypatch.setenv("LEDGER_TABLE", names["LedgerTable"])
         monkeypatch.setenv("CONNECTIONS_TABLE", names["ConnectionsTable"])
+        monkeypatch.setenv("TOURNAMENTS_TABLE", names["TournamentsTable"])
         monkeypatch.setenv("STATE_KEY", base64.b64encode(bytes(range(32))).decode())
         monkeypatch.setenv("WEBSOCKET_ENDPOINT", ENDPOINT)
         sfn = boto3.client("stepfunctions", region_name=REGION)

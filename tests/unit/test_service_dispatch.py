@@ -28,7 +28,8 @@ def _dispatch_source(drop: str | None = None) -> str:
         assert removed == 1, f"no case for {drop}"
     header = ("from typing import assert_never\n"
               "from naiko_service import protocol as p\n"
-              "from naiko_service.usecases import cash, connections, lobby, play\n"
+              "from naiko_service.usecases import cash, connections, lobby, play, private, room\n"
+              "from naiko_service.usecases import tournaments\n"
               "from naiko_service.usecases.base import Caller, Deps\n\n\n")
     return header + source
 

@@ -374,12 +374,14 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "WEBSOCKET_ENDPOINT",
                     "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
                     "STATE_KEY_SECRET_ARN",
-                    "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS"}
+                    "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
+                    "TOURNAMENTS_TABLE"}
     assert read - {"STATE_KEY"} <= set(variables)  # STATE_KEY is for local/dev only
     assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
     assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \
         "https://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
-    for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable"):
+    for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable",
+                  "TournamentsTable"):
         assert {"Ref": table} in variables.values()
 
 

@@ -427,7 +427,9 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
                                rule_id="R1.1")
     config = state.config
     n = config.seat_count
-    present = {i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0}
+    deal_absent = config.deal_absent  # R9.4: a tournament deals absent players in too
+    present = {i for i, s in enumerate(state.seats)
+               if s and (deal_absent or not s.sitting_out) and s.stack > 0}
     if len(present) < 2:
         raise TableError("a hand needs at least two seated players with chips",
                          code="not_enough_players")

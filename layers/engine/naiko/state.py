@@ -109,6 +109,8 @@ class TableConfig:
     """R7.8/R7.9, cash and private tables: players who sit down or return owe blinds and
     post or wait for the big blind; blinds that pass an absent seat are missed. Tournaments
     deal everyone in (R9.4)."""
+    deal_absent: bool = False
+    """R9.4, tournaments: players sitting out are dealt in and post like everybody else."""
 
     @property
     def rules(self) -> VariantRules:
@@ -136,7 +138,8 @@ class TableConfig:
         return {"variant": self.variant.value, "seat_count": self.seat_count,
                 "small_blind": self.small_blind, "big_blind": self.big_blind,
                 "ante": self.ante, "ante_mode": self.ante_mode.value,
-                "shield_window_ms": self.shield_window_ms, "entry_rules": self.entry_rules}
+                "shield_window_ms": self.shield_window_ms, "entry_rules": self.entry_rules,
+                "deal_absent": self.deal_absent}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableConfig:
@@ -148,7 +151,8 @@ class TableConfig:
                          ante=int(data.get("ante", 0)),
                          ante_mode=AnteMode(data.get("ante_mode", "none")),
                          shield_window_ms=int(data.get("shield_window_ms", 8000)),
-                         entry_rules=bool(data.get("entry_rules", False)))
+                         entry_rules=bool(data.get("entry_rules", False)),
+                         deal_absent=bool(data.get("deal_absent", False)))
         except (KeyError, ValueError, TypeError) as exc:
             raise MalformedCommand(f"bad table config: {exc}") from exc
         config.validate()

@@ -12,6 +12,8 @@ Environment (set by ``template.yaml``):
 
 ``TABLES_TABLE``, ``ACCOUNTS_TABLE``, ``LEDGER_TABLE``, ``CONNECTIONS_TABLE``
     DynamoDB table names.
+``TOURNAMENTS_TABLE``
+    Tournaments (R9); optional: a deployment without it refuses tournament requests.
 ``WEBSOCKET_ENDPOINT``
     The API Gateway Management API endpoint, ``https://{apiId}.execute-api.{region}
     .amazonaws.com/{stage}``. When unset, WebSocket handlers derive it from their event
@@ -104,9 +106,11 @@ class Config:
     default_decision_seconds: int = 20
     """The decision clock of a table whose ``create_table`` does not choose one (R8.1)."""
     default_pause_seconds: int = 3
+    """The pause between hands of new tables."""
     seat_offer_seconds: int = 30
     """R7.10: how long a freed seat is held for the first of a waiting list."""
-    """The pause between hands of new tables."""
+    tournaments_table: str | None = None
+    """``TournamentsTable``: tournaments (R9); without it the deployment runs none."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -148,6 +152,7 @@ class Config:
             default_decision_seconds=seconds("DEFAULT_DECISION_SECONDS", 20),
             default_pause_seconds=seconds("DEFAULT_PAUSE_SECONDS", 3),
             seat_offer_seconds=seconds("SEAT_OFFER_SECONDS", 30),
+            tournaments_table=optional("TOURNAMENTS_TABLE"),
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -260,9 +265,16 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
                                            config.timer_long_state_machine_arn)
     else:
         scheduler = SweepOnlyScheduler()
+    tables = DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer,
+                              ledger_table=config.ledger_table)
+    tournaments = None
+    if config.tournaments_table:
+        from .aws.tournaments import DynamoTournamentStore
+
+        tournaments = DynamoTournamentStore(dynamodb, config.tournaments_table, tables)
     deps = Deps(
-        tables=DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer,
-                                ledger_table=config.ledger_table),
+        tables=tables,
+        tournaments=tournaments,
         accounts=DynamoAccounts(dynamodb, config.accounts_table,
                                 ledger_table=config.ledger_table),
         connections=DynamoConnections(dynamodb, config.connections_table),

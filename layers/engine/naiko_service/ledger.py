@@ -20,6 +20,7 @@ them for a deployment, and the tests assert them after every injected fault.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -85,10 +86,12 @@ def audit(balances: Mapping[str, int], ledger: Iterable[LedgerEntry],
 
 
 def audit_dynamodb(client: Any, accounts_table: str, ledger_table: str, tables_table: str,
-                   sealer: Sealer) -> Audit:
-    """:func:`audit` over a deployment's DynamoDB tables: every account, every ledger entry and
-    every table (whose sealed state is opened with *sealer*). An ops check that reads whole
-    tables (Scan), never on a path a player waits for.
+                   sealer: Sealer, tournaments_table: str | None = None) -> Audit:
+    """:func:`audit` over a deployment's DynamoDB tables: every account, every ledger entry,
+    every cash table (whose sealed state is opened with *sealer*; a tournament's tables play
+    tournament chips, which are not money, R7.6) and what each tournament holds (entries
+    received, prizes not paid yet). An ops check that reads whole tables (Scan), never on a
+    path a player waits for.
 
     :param client: A low-level boto3 DynamoDB client.
     """
@@ -100,9 +103,17 @@ def audit_dynamodb(client: Any, accounts_table: str, ledger_table: str, tables_t
                           LedgerReason(item["reason"]["S"]), str(item["ref"]["S"]),
                           int(item["at_ms"]["N"])) for item in _scan(client, ledger_table)]
     store = DynamoTableStore(client, tables_table, accounts_table, sealer)
-    tables = {str(item["table_id"]["S"]): store.from_item(item).state.total_chips()
-              for item in _scan(client, tables_table)}
-    return audit(balances, ledger, tables)
+    tables = {}
+    for item in _scan(client, tables_table):
+        record = store.from_item(item)
+        if record.tournament is None:
+            tables[record.table_id] = record.state.total_chips()
+    held = {}
+    if tournaments_table is not None:
+        held = {str(item["tournament_id"]["S"]): int(json.loads(item["doc"]["S"])["pool_held"])
+                for item in _scan(client, tournaments_table)
+                if item["item"]["S"] == "tournament"}
+    return audit(balances, ledger, tables, held)
 
 
 def _scan(client: Any, table: str) -> Iterator[dict[str, Any]]:

@@ -19,13 +19,20 @@ from .ports import (
     AccountProfile,
     ConcurrentUpdate,
     ConnectionGone,
+    DeleteItem,
     InsufficientFunds,
     LedgerEntry,
     LedgerReason,
+    PutItem,
+    PutTable,
+    PutTournament,
     TableNotFound,
     TooManyTables,
+    TournamentNotFound,
+    Write,
 )
 from .records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
+from .tournament_records import TournamentRecord
 
 
 @dataclass
@@ -51,9 +58,11 @@ class MemoryTableStore:
         self.sealer = sealer or Sealer(bytes(32))
         self.accounts = accounts or MemoryAccounts()
         self._items: dict[str, _Item] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.reads = 0
         self.writes = 0
+        self.tournaments: MemoryTournamentStore | None = None
+        """The tournaments written with these tables (set by :class:`MemoryTournamentStore`)."""
 
     def load(self, table_id: str) -> TableRecord:
         with self._lock:
@@ -121,23 +130,106 @@ class MemoryTableStore:
         return len(item.blob) + len(item.fallback or b"")
 
     def table_chips(self) -> dict[str, int]:
-        """Every table's chips (stacks, bets and pots): for the ledger identity."""
+        """Every cash table's chips (stacks, bets and pots): for the ledger identity.
+        Tournament tables play tournament chips, which are not money (R7.6)."""
         with self._lock:
             items = list(self._items.items())
-        return {table_id: open_record(self.sealer, table_id, item.version, item.blob,
-                                      item.fallback).state.total_chips()
-                for table_id, item in items}
+        chips = {}
+        for table_id, item in items:
+            record = open_record(self.sealer, table_id, item.version, item.blob, item.fallback)
+            if record.tournament is None:
+                chips[table_id] = record.state.total_chips()
+        return chips
 
     def audit(self) -> Audit:
-        """The ledger identity over this store's accounts and tables (:mod:`..ledger`)."""
+        """The ledger identity over this store's accounts, tables and tournaments."""
+        held = {} if self.tournaments is None else self.tournaments.pools()
         return audit(dict(self.accounts.balances), list(self.accounts.ledger),
-                     self.table_chips())
+                     self.table_chips(), held)
 
     def corrupt(self, table_id: str) -> None:
         """Tests: make the stored state unreadable (its fallback stays as it is)."""
         with self._lock:
             item = self._items[table_id]
             item.blob = item.blob[:-1] + bytes([item.blob[-1] ^ 1])
+
+
+class MemoryTournamentStore:
+    """Tournaments and their items in dicts, sharing the table store's lock and accounts, so a
+    :meth:`commit` across tables, tournaments and accounts is all-or-nothing."""
+
+    def __init__(self, tables: MemoryTableStore):
+        self.tables = tables
+        tables.tournaments = self
+        self._records: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._items: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        self.writes = 0
+
+    def load(self, tournament_id: str) -> TournamentRecord:
+        with self.tables._lock:
+            stored = self._records.get(tournament_id)
+        if stored is None:
+            raise TournamentNotFound(tournament_id)
+        return TournamentRecord.from_document(tournament_id, stored[0], dict(stored[1]))
+
+    def items(self, tournament_id: str, prefix: str) -> list[tuple[str, dict[str, Any]]]:
+        with self.tables._lock:
+            found = self._items.get(tournament_id, {})
+            return [(key, dict(found[key])) for key in sorted(found) if key.startswith(prefix)]
+
+    def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
+        tables = self.tables
+        with tables._lock:
+            for write in writes:  # every condition before any change
+                match write:
+                    case PutTable(record=record, expected_version=expected):
+                        current = tables._items.get(record.table_id)
+                        if (current is None) != (expected is None) or (
+                                current is not None and current.version != expected):
+                            raise ConcurrentUpdate(record.table_id)
+                    case PutTournament(record=record, expected_version=expected):
+                        stored = self._records.get(record.tournament_id)
+                        if (stored is None) != (expected is None) or (
+                                stored is not None and stored[0] != expected):
+                            raise ConcurrentUpdate(record.tournament_id)
+                    case PutItem(tournament_id=tid, key=key, new=True):
+                        if key in self._items.get(tid, {}):
+                            raise ConcurrentUpdate(f"{tid}/{key}")
+                    case DeleteItem(tournament_id=tid, key=key):
+                        if key not in self._items.get(tid, {}):
+                            raise ConcurrentUpdate(f"{tid}/{key}")
+            tables.accounts.apply_moves(moves)  # raises before any change
+            self.writes += 1
+            for write in writes:
+                match write:
+                    case PutTable(record=record):
+                        tables._items[record.table_id] = tables._item(record)
+                    case PutTournament(record=record):
+                        self._records[record.tournament_id] = (record.version,
+                                                               record.to_document())
+                    case PutItem(tournament_id=tid, key=key, data=data):
+                        self._items[tid][key] = dict(data)
+                    case DeleteItem(tournament_id=tid, key=key):
+                        del self._items[tid][key]
+
+    def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self.tables._lock:
+            records = [TournamentRecord.from_document(tid, v, dict(doc))
+                       for tid, (v, doc) in self._records.items()]
+        listed = [r for r in records if r.listed]
+        return [r.summary() for r in sorted(listed, key=lambda r: -r.created_ms)[:limit]]
+
+    def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        with self.tables._lock:
+            records = [TournamentRecord.from_document(tid, v, dict(doc))
+                       for tid, (v, doc) in self._records.items()]
+        return [(r.tournament_id, t.token) for r in records for t in r.timers
+                if t.due_ms <= now_ms][:limit]
+
+    def pools(self) -> dict[str, int]:
+        """Account chips each tournament holds (entries received, prizes not yet paid)."""
+        with self.tables._lock:
+            return {tid: int(doc["pool_held"]) for tid, (_, doc) in self._records.items()}
 
 
 class MemoryAccounts:

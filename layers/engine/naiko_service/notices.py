@@ -5,7 +5,7 @@ the same ``update`` messages and have the same wire form (``{"kind": ..., ...}``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from naiko.events import Event
 
@@ -143,3 +143,57 @@ class TablePaused(Event):
     kind: ClassVar[str] = "table_paused"
     recorded: ClassVar[bool] = False
     paused: bool
+
+
+# -- tournaments (R9) ----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TournamentStarted(Event):
+    """R9.2, R9.10: the tournament started at this table: the first hand at ``first_hand_ms``,
+    the prizes fixed (``payouts``: place 1, 2, ...) and, in a Spin, its multiplier."""
+
+    kind: ClassVar[str] = "tournament_started"
+    recorded: ClassVar[bool] = False
+    tournament_id: str
+    first_hand_ms: int
+    prize_pool: int
+    payouts: tuple[int, ...]
+    multiplier: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LevelChanged(Event):
+    """R9.3: a new blind level, in effect from this hand, until ``ends_ms`` (``None``: the
+    last level goes on), and the level after it (``next_level``)."""
+
+    kind: ClassVar[str] = "level_changed"
+    recorded: ClassVar[bool] = False
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    ante_mode: str
+    ends_ms: int | None
+    next_level: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Eliminated(Event):
+    """R9.5, R9.9: the player is out of the tournament in ``place``, winning ``prize``
+    account chips (0 outside the prizes)."""
+
+    kind: ClassVar[str] = "eliminated"
+    recorded: ClassVar[bool] = False
+    player_id: str
+    place: int
+    prize: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentFinished(Event):
+    """The last player standing won the tournament (and ``prize``)."""
+
+    kind: ClassVar[str] = "tournament_finished"
+    recorded: ClassVar[bool] = False
+    winner: str
+    prize: int

@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from .records import Fallback, TableRecord, TableSummary, TimerKind
+from .tournament_records import TournamentRecord
 
 
 class PortError(Exception):
@@ -178,6 +179,81 @@ class TableStore(Protocol):
 
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         """``(table_id, timer_token)`` of tables whose timer deadline passed (an index query)."""
+        ...
+
+
+class TournamentNotFound(PortError):
+    """No tournament has that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class PutTable:
+    """Write a table item in a transaction: if its stored version is *expected_version*, or,
+    with ``None``, if it does not exist yet."""
+
+    record: TableRecord
+    expected_version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PutTournament:
+    """Write a tournament item: if its stored version is *expected_version* (``None``: new)."""
+
+    record: TournamentRecord
+    expected_version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PutItem:
+    """Write one of a tournament's own items (a registration ``reg#<player>``, a result
+    ``result#<player>``, a payment ``paid#<player>``, a log entry ``log#<n>``)."""
+
+    tournament_id: str
+    key: str
+    data: dict[str, Any]
+    new: bool = False
+    """Only if no such item exists (a registration, a payment: never twice)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteItem:
+    """Delete one of a tournament's items, which must exist (an unregistration)."""
+
+    tournament_id: str
+    key: str
+
+
+Write = PutTable | PutTournament | PutItem | DeleteItem
+"""One item of a transaction (:meth:`TournamentStore.commit`)."""
+
+
+class TournamentStore(Protocol):
+    """Tournaments (one item each) with their registrations, results and log (items of their
+    own), written with their tables and accounts in one transaction."""
+
+    def load(self, tournament_id: str) -> TournamentRecord:
+        """:raises TournamentNotFound:"""
+        ...
+
+    def items(self, tournament_id: str, prefix: str) -> list[tuple[str, dict[str, Any]]]:
+        """``(key, data)`` of the tournament's items whose key starts with *prefix*, in key
+        order (a Query on the tournament's partition, never a scan)."""
+        ...
+
+    def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
+        """Every write and account move, or none.
+
+        :raises ConcurrentUpdate: If a version or existence condition failed.
+        :raises InsufficientFunds: If an account cannot cover its move.
+        """
+        ...
+
+    def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Summaries of tournaments registering or running (an index query)."""
+        ...
+
+    def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        """``(tournament_id, token)`` of tournament timers past their deadline (an index)."""
         ...
 
 

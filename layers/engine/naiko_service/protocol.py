@@ -313,11 +313,76 @@ class GetAccount(Request):
     action: Literal["get_account"]
 
 
+# -- tournaments (R9) ----------------------------------------------------------------------------
+
+TournamentId = TableId
+Preset = Literal["sng_6max_turbo", "sng_9max_turbo", "sng_headsup_hyper", "spin_3max_hyper"]
+"""The Sit & Go and Spin presets a player may list (``naiko.tournaments.structures.PRESETS``;
+scheduled tournaments are ops')."""
+
+
+class CreateTournament(Request):
+    """List a Sit & Go or a Spin from a preset; its terms are fixed now and shown to everyone
+    before they register (R9.1)."""
+
+    action: Literal["create_tournament"]
+    preset: Preset
+    entry: Chips
+    variant: Literal["NLHE", "PLO", "NAIKO"] = "NLHE"
+    name: DisplayText | None = None
+    bots: StrictBool | None = None
+    """Whether BOTs may fill seats; the preset's choice if absent."""
+
+
+class ListTournaments(Request):
+    """Tournaments registering or running, with their terms."""
+
+    action: Literal["list_tournaments"]
+
+
+class GetTournament(Request):
+    """One tournament: terms, progress, registered players, places and prizes."""
+
+    action: Literal["get_tournament"]
+    tournament_id: TournamentId
+
+
+class Register(Request):
+    """Enter: the entry moves from your account in one transaction (R9.1)."""
+
+    action: Literal["register"]
+    tournament_id: TournamentId
+
+
+class Unregister(Request):
+    """Until the start, your registration goes and the entry comes back (R9.1)."""
+
+    action: Literal["unregister"]
+    tournament_id: TournamentId
+
+
+class TournamentAddBots(Request):
+    """The creator fills free seats with BOTs (if the terms allow bots): ``count`` of them, or
+    every free seat."""
+
+    action: Literal["tournament_add_bots"]
+    tournament_id: TournamentId
+    count: Annotated[StrictInt, Field(ge=1, le=10)] | None = None
+
+
+class CancelTournament(Request):
+    """The creator cancels a tournament that has not started: every entry goes back."""
+
+    action: Literal["cancel_tournament"]
+    tournament_id: TournamentId
+
+
 ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn
                  | ChooseEntry | AddChips | Snapshot | Act | UsePower | Shield | PassWindow
                  | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite
                  | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings | HostAddBot
-                 | HostRemove | HostPause | HostClose)
+                 | HostRemove | HostPause | HostClose | CreateTournament | ListTournaments
+                 | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament)
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -473,6 +538,7 @@ class Ack(Message):
     type: Literal["ack"]
     request_id: str
     table_id: str | None = None
+    tournament_id: str | None = None
     version: int | None = None
     replayed: bool = False
 
@@ -542,8 +608,25 @@ class TableFound(Message):
     table_id: str
 
 
+class TournamentsMessage(Message):
+    """Tournaments registering or running (``list_tournaments``): each one's summary."""
+
+    type: Literal["tournaments"]
+    request_id: str
+    tournaments: list[dict[str, Any]]
+
+
+class TournamentMessage(Message):
+    """One tournament (``get_tournament``): its summary, who registered, places and prizes."""
+
+    type: Literal["tournament"]
+    request_id: str
+    tournament: dict[str, Any]
+
+
 AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
-                       | InviteCodeMessage | TableFound, Field(discriminator="type")]
+                       | InviteCodeMessage | TableFound | TournamentsMessage
+                       | TournamentMessage, Field(discriminator="type")]
 
 
 def json_schemas() -> dict[str, Any]:

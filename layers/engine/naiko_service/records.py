@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from naiko.state import TableState
+from naiko.tournaments.structures import BlindStructure
 
 RECENT_TIMERS_KEPT = 8
 """Timer execution tokens remembered per table, to answer a duplicated execution."""
@@ -35,6 +36,8 @@ class TableKind(StrEnum):
     """A public cash table, listed in the lobby while a seat is free."""
     PRIVATE = "private"
     """A host's table for invited players only; never listed."""
+    TOURNAMENT = "tournament"
+    """A table of a tournament: tournament chips, seats given by the tournament (R9)."""
 
 
 class TimerKind(StrEnum):
@@ -60,6 +63,12 @@ class TimerKind(StrEnum):
     """A table nobody has sat at for 10 minutes closes (its opener may open another)."""
     STALLED = "stalled"
     """A hand that has not progressed for 5 minutes is cancelled (R8.6)."""
+    LEVEL = "level"
+    """A tournament's next blind level starts: recorded for the lobby and the log (R9.3).
+    A tournament timer (``T:<tournament id>``), never on a table."""
+    PAYOUT = "payout"
+    """A tournament's final places have prizes not paid yet (R9.9): pay them. A tournament
+    timer, never on a table."""
     WAKE = "wake"
     """Not a timer: the marker of the table's one armed wake-up execution (docs/timers.md)."""
 
@@ -122,6 +131,48 @@ class Timer:
     def from_dict(cls, data: dict[str, Any]) -> Timer:
         return cls(str(data["token"]), TimerKind(data["kind"]), int(data["due_ms"]),
                    data.get("seat_index"))
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSeat:
+    """What a tournament's table keeps of its tournament: enough to deal every hand at the
+    right level without reading the tournament item (R9.3)."""
+
+    tournament_id: str
+    started_ms: int
+    structure: BlindStructure
+    announced_level: int = 0
+    """The level of the last hand dealt here (announced to the table when it began, R9.3)."""
+    level_ends_ms: int | None = None
+    """When the level after :attr:`announced_level` starts (``None``: the last level)."""
+    payouts: tuple[int, ...] = ()
+    """The prize of place 1, 2, ... (shown at the table)."""
+    entrants: int = 0
+    players_left: int = 0
+    """Players still in the tournament, as of this table's last elimination or start."""
+    multiplier: int | None = None
+    """A Spin's multiplier (R9.10)."""
+    first_button: int | None = None
+    """The first hand's button, drawn at random when the tournament starts (R9.2, R2.6)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tournament_id": self.tournament_id, "started_ms": self.started_ms,
+                "structure": self.structure.to_dict(), "announced_level": self.announced_level,
+                "level_ends_ms": self.level_ends_ms, "payouts": list(self.payouts),
+                "entrants": self.entrants, "players_left": self.players_left,
+                "multiplier": self.multiplier, "first_button": self.first_button}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentSeat:
+        ends = data.get("level_ends_ms")
+        multiplier = data.get("multiplier")
+        return cls(str(data["tournament_id"]), int(data["started_ms"]),
+                   BlindStructure.from_dict(data["structure"]), int(data["announced_level"]),
+                   None if ends is None else int(ends),
+                   tuple(int(x) for x in data.get("payouts", [])), int(data.get("entrants", 0)),
+                   int(data.get("players_left", 0)),
+                   None if multiplier is None else int(multiplier),
+                   None if data.get("first_button") is None else int(data["first_button"]))
 
 
 @dataclass(slots=True)
@@ -214,6 +265,8 @@ class TableRecord:
     """Closed tables take nobody and are never listed."""
     room: Room = field(default_factory=Room)
     """Waiting list, offers, invite code, host controls (cash and private tables)."""
+    tournament: TournamentSeat | None = None
+    """A tournament's table: which tournament, and what it deals with (R9)."""
     recent_timers: dict[str, int] = field(default_factory=dict)
     """Tokens of executions that acted -> the version they wrote (the last
     :data:`RECENT_TIMERS_KEPT`): a duplicated execution is answered without acting again."""
@@ -229,7 +282,7 @@ class TableRecord:
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
             self.seq, self.opened_by, self.empty_since, self.closed, self.room.copy(),
-            dict(self.recent_timers))
+            self.tournament, dict(self.recent_timers))
 
     def remember_request(self, request_id: str, version: int) -> None:
         self.recent_requests[request_id] = version
@@ -269,6 +322,7 @@ class TableRecord:
             "empty_since": self.empty_since,
             "closed": self.closed,
             "room": self.room.to_dict(),
+            "tournament": self.tournament.to_dict() if self.tournament else None,
             "recent_timers": self.recent_timers,
         }
 
@@ -290,6 +344,8 @@ class TableRecord:
             seq=int(doc.get("seq", 0)),
             opened_by=doc.get("opened_by"), empty_since=doc.get("empty_since"),
             closed=bool(doc.get("closed", False)), room=Room.from_dict(doc.get("room", {})),
+            tournament=(TournamentSeat.from_dict(doc["tournament"]) if doc.get("tournament")
+                        else None),
             recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()})
 
     def summary(self) -> TableSummary:
@@ -310,7 +366,8 @@ class TableRecord:
     @property
     def listed(self) -> bool:
         """Whether the lobby lists it: public with a free seat."""
-        return not self.closed and not self.settings.private and self.free_seats > 0
+        return (not self.closed and self.settings.kind is TableKind.CASH
+                and self.free_seats > 0)
 
     @property
     def free_seats(self) -> int:

@@ -7,6 +7,11 @@ against the ports, one module per concern:
 :mod:`.cash`              ``join_table``, ``leave_table``, ``sit_out``, ``sit_in``, ``add_chips``
 :mod:`.play`              ``act``, ``use_power``, ``shield``, ``pass_window``
 :mod:`.timers`            the timer callback, the sweep, one handler per timer kind
+:mod:`.tournaments`       ``create_tournament``, ``list_tournaments``, ``get_tournament``,
+                          ``register``, ``unregister``, ``tournament_add_bots``,
+                          ``cancel_tournament``, the tournaments' timers (R9)
+:mod:`.tournament_tables` what a tournament's table adds to the dealer and the clock
+:mod:`.tournament_payments` prizes and refunds, each paid once
 :mod:`.bots`              BOT seats
 :mod:`.path`              the one way a table changes: load, change, drive, arm, conditional
                           write, answer, fan out
@@ -28,7 +33,7 @@ from naiko.errors import EngineError
 from .. import protocol as p
 from ..ports import TableNotFound
 from ..records import TableRecord
-from . import bots, cash, connections, lobby, path, play, private, room, timers
+from . import bots, cash, connections, lobby, path, play, private, room, timers, tournaments
 from .base import Caller, Deps, ServiceError
 
 __all__ = ["Deps", "ServiceError", "TableService", "handle"]
@@ -105,6 +110,20 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             private.host_pause(deps, caller, request)
         case p.HostClose():
             private.host_close(deps, caller, request)
+        case p.CreateTournament():
+            tournaments.create_tournament(deps, caller, request)
+        case p.ListTournaments():
+            tournaments.list_tournaments(deps, caller, request)
+        case p.GetTournament():
+            tournaments.tournament(deps, caller, request)
+        case p.Register():
+            tournaments.register(deps, caller, request)
+        case p.Unregister():
+            tournaments.unregister(deps, caller, request)
+        case p.TournamentAddBots():
+            tournaments.add_bots(deps, caller, request)
+        case p.CancelTournament():
+            tournaments.cancel_tournament(deps, caller, request)
         case _:
             assert_never(request)
 

@@ -27,6 +27,8 @@ from ..ports import (
     Random,
     Scheduler,
     TableStore,
+    TournamentStore,
+    Write,
 )
 from ..records import TableRecord
 
@@ -85,6 +87,15 @@ class Deps:
     """R7.10: how long a freed seat is held for the first of a waiting list (30 s)."""
     bot_think_ms: int = 800
     """How long a BOT seat "thinks" before acting (R8.4)."""
+    bot_think: Callable[[], int] | None = None
+    """Draws each think time instead (``naiko-tournament simulate``: players' pace)."""
+    tournaments: TournamentStore | None = None
+    """Tournaments (R9); ``None`` in a deployment (or a test) without them."""
+
+
+    def think_ms(self) -> int:
+        """How long the BOT about to act thinks."""
+        return self.bot_think() if self.bot_think is not None else self.bot_think_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +118,19 @@ class Outcome:
     quiet: bool = False
     """Nothing anyone sees changed (a spectator subscribed or left): unless events came with
     it, the write is not fanned out."""
+    writes: list[Write] = field(default_factory=list)
+    """Other items written in the same transaction as the table (a tournament table's hand:
+    its tournament, results, log entries; :meth:`~naiko_service.ports.TournamentStore.commit`)."""
+    after: list[Callable[[], Any]] = field(default_factory=list)
+    """Run once the write is committed and fanned out (a tournament's prizes: each payment is
+    a transaction of its own, R9.9); a failure is logged, the timers retry."""
 
     def add(self, other: Outcome) -> Outcome:
-        """Append *other*'s events and moves; returns ``self``."""
+        """Append *other*'s events, moves, writes and callbacks; returns ``self``."""
         self.events.extend(other.events)
         self.moves.extend(other.moves)
+        self.writes.extend(other.writes)
+        self.after.extend(other.after)
         self.quiet = self.quiet or other.quiet
         return self
 

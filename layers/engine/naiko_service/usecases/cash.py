@@ -16,6 +16,7 @@ from . import path
 from .base import Caller, Change, Deps, Outcome, ServiceError, engine_step, seat_of
 from .room import may_sit, utc_day
 from .seats import remove_player, sit_out
+from .tournament_tables import refuse_at_tournament
 
 REBUY_PROTECTION_MS = 30 * 60_000
 """R7.11: leaving with 100 big blinds or more and returning within 30 minutes."""
@@ -46,6 +47,7 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         settings = record.settings
         state = record.state
         room = record.room
+        refuse_at_tournament(record, "buying in")
         if record.closed:
             raise ServiceError("table_closed", "this table is closed")
         if record.seat_of(player_id) is not None:
@@ -102,6 +104,7 @@ def leave_table(deps: Deps, caller: Caller, request: p.LeaveTable) -> None:
     """Leave; the stack returns to the account (after the hand if still in it)."""
     def change(record: TableRecord, now: int) -> Outcome:
         seat_of(record, caller.player_id)
+        refuse_at_tournament(record, "leaving with your chips")
         return remove_player(deps, record, now, caller.player_id, reason="left")
 
     path.mutate(deps, request.table_id, change, caller=caller)
@@ -133,6 +136,7 @@ def sit_in(deps: Deps, caller: Caller, request: p.SitIn) -> None:
 def choose_entry(deps: Deps, caller: Caller, request: p.ChooseEntry) -> None:
     """Post now or wait for the big blind (R7.8), until the next hand starts."""
     def change(record: TableRecord, now: int) -> Outcome:
+        refuse_at_tournament(record, "posting to enter")
         return engine_step(deps, record, cmd.ChooseEntry(
             seat_index=seat_of(record, caller.player_id), entry=EntryChoice(request.entry)))
 
@@ -142,6 +146,7 @@ def choose_entry(deps: Deps, caller: Caller, request: p.ChooseEntry) -> None:
 def add_chips(deps: Deps, caller: Caller, request: p.AddChips) -> None:
     """Reload between hands, up to the maximum buy-in (R7.1)."""
     def change(record: TableRecord, now: int) -> Outcome:
+        refuse_at_tournament(record, "adding chips")
         seat_index = seat_of(record, caller.player_id)
         seat = record.state.seats[seat_index]
         assert seat is not None

@@ -86,7 +86,9 @@ def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outc
     outcome = engine_step(deps, record, command)
     outcome.events.insert(0, TimedOut(
         seat_index=actor, decision="check" if isinstance(command, cmd.Check) else "fold"))
-    if player in record.disconnected and player not in record.sit_out_after_hand:
+    if record.tournament is not None:  # R9.4: sitting out from now on, played at once
+        outcome.add(seats.sit_out(deps, record, now, player))
+    elif player in record.disconnected and player not in record.sit_out_after_hand:
         record.sit_out_after_hand.append(player)  # R8.2
     return outcome
 
@@ -150,7 +152,8 @@ def on_offer(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome
 
 
 def on_wake_marker(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
-    """Never due as a timer (:func:`due` skips markers); here so the table is complete."""
+    """Never due as a table timer (:func:`due` skips markers; ``level`` and ``payout`` are the
+    tournament's, :mod:`.tournaments`); here so the table is complete."""
     return Outcome()
 
 
@@ -182,5 +185,7 @@ HANDLERS: dict[TimerKind, TimerHandler] = {
     TimerKind.IDLE_CLOSE: on_idle_close,
     TimerKind.OFFER: on_offer,
     TimerKind.WAKE: on_wake_marker,
+    TimerKind.LEVEL: on_wake_marker,
+    TimerKind.PAYOUT: on_wake_marker,
 }
 """The token -> handler table: what each kind of timer does when it fires."""

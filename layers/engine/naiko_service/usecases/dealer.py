@@ -12,7 +12,7 @@ from naiko.cards import shuffled_deck
 from naiko.powers import draw_carousel
 
 from ..records import TableRecord, Timer, TimerKind
-from . import private, room, seats
+from . import private, room, seats, tournament_tables
 from .base import Deps, Outcome, engine_step
 
 DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
@@ -28,23 +28,29 @@ STALLED_MS = 5 * 60_000
 def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
     """Drive the table after any change: end-of-hand chores, start the next hand, and keep
     exactly the timers the new state needs."""
-    # Players leaving: fold them as soon as they are to act.
+    # Players leaving fold as soon as they are to act; absent tournament players are checked
+    # or folded at once (R9.4).
     while True:
         hand = record.state.hand
         if hand is None or hand.complete or hand.actor is None:
             break
         seat = record.state.seats[hand.actor]
-        if seat is None or seat.player_id not in seats.leaving(record):
+        if seat is not None and seat.player_id in seats.leaving(record):
+            outcome.add(engine_step(deps, record, cmd.Fold(seat_index=hand.actor)))
+            continue
+        absent = tournament_tables.absent_turn(record)
+        if absent is None:
             break
-        outcome.add(engine_step(deps, record, cmd.Fold(seat_index=hand.actor)))
+        outcome.add(engine_step(deps, record, absent))
     hand = record.state.hand
     if hand is not None and hand.complete and hand.number > record.hands_closed:
         record.hands_closed = hand.number
         close_hand(deps, record, now, outcome)
-        record.timers.append(Timer(f"next_hand:{hand.number}", TimerKind.NEXT_HAND,
-                                   now + record.settings.pause_ms))
+        if not record.closed:
+            record.timers.append(Timer(f"next_hand:{hand.number}", TimerKind.NEXT_HAND,
+                                       now + record.settings.pause_ms))
     if not record.state.hand_in_progress and may_start(record, now):
-        start_hand(deps, record, outcome)
+        start_hand(deps, record, outcome, now)
     room.offer_seats(deps, record, now, outcome)  # R7.10: a freed seat goes to the first in line
     seated = any(seat is not None for seat in record.state.seats)
     if seated:
@@ -62,6 +68,8 @@ def may_start(record: TableRecord, now: int) -> bool:
         return False
     if any(t.kind is TimerKind.NEXT_HAND and t.due_ms > now for t in record.timers):
         return False
+    if record.tournament is not None:
+        return tournament_tables.may_deal(record)
     active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
     # R7.7: a new table needs 3 players (2 at a heads-up table; a private table's host may
     # say 2); a hand continues with 2.
@@ -69,18 +77,25 @@ def may_start(record: TableRecord, now: int) -> bool:
     return len(active) >= needed
 
 
-def start_hand(deps: Deps, record: TableRecord, outcome: Outcome) -> None:
+def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> None:
     """Deal: a shuffled deck, the first button at random (R2.6), a Carousel in Naiko mode. The
-    host's changes wait for this moment (R7.12)."""
+    host's changes wait for this moment (R7.12); a tournament table deals the level in effect
+    now (R9.3)."""
     if record.room.pending:
         private.apply_settings(record, record.room.pending)
         record.room.pending = {}
+    if record.tournament is not None:
+        tournament_tables.before_deal(record, now, outcome)
     state = record.state
     rng = deps.rng
     button = None
     if state.last_big_blind_seat is None:
-        active = [i for i, s in enumerate(state.seats) if s and not s.sitting_out and s.stack > 0]
-        button = active[rng.randrange(len(active))]  # R2.6: placed at random
+        dealt_absent = state.config.deal_absent
+        active = [i for i, s in enumerate(state.seats)
+                  if s and (dealt_absent or not s.sitting_out) and s.stack > 0]
+        first = None if record.tournament is None else record.tournament.first_button
+        # R2.6: placed at random (a tournament drew it when it started, R9.2)
+        button = first if first in active else active[rng.randrange(len(active))]
     carousel = draw_carousel(rng) if state.config.rules.powers else ()
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
     outcome.add(engine_step(deps, record, cmd.StartHand(
@@ -105,6 +120,9 @@ def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> N
         outcome.add(seats.remove_player(deps, record, now, player, reason="left"))
     record.sit_out_after_hand = [x for x in record.sit_out_after_hand
                                  if not x.startswith("leave:")]
+    if record.tournament is not None:  # R9.5: the log, eliminations, places and prizes
+        tournament_tables.after_hand(deps, record, now, outcome)
+        return
     if record.room.closing:  # R7.12: the host closed the table during the hand
         outcome.add(private.close_table(deps, record, now, reason="host"))
         return
@@ -176,13 +194,13 @@ def bot_timers(deps: Deps, record: TableRecord, now: int) -> list[Timer]:
         if seat is not None and seat.is_bot:
             token = f"bot:{hand.number}.{len(hand.log)}"
             timers.append(next((t for t in record.timers if t.token == token),
-                               Timer(token, TimerKind.BOT, now + deps.bot_think_ms,
+                               Timer(token, TimerKind.BOT, now + deps.think_ms(),
                                      hand.actor)))
     for window in hand.powers.windows if hand.powers is not None else []:
         seat = record.state.seats[window.target]
         if seat is not None and seat.is_bot:
             token = f"bot_respond:{window.window_id}"
             timers.append(next((t for t in record.timers if t.token == token),
-                               Timer(token, TimerKind.BOT_RESPOND, now + deps.bot_think_ms,
+                               Timer(token, TimerKind.BOT_RESPOND, now + deps.think_ms(),
                                      window.target)))
     return timers

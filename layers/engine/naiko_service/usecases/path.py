@@ -40,6 +40,7 @@ from ..ports import (
     ConnectionGone,
     InsufficientFunds,
     LedgerReason,
+    PutTable,
     TableNotFound,
     TooManyTables,
     UnreadableTable,
@@ -135,7 +136,7 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         new.fallback = cancel.fallback_for(deps, new, now)
         arm(deps, table_id, new, now)
         try:
-            deps.tables.save(new, record.version, stamped(outcome.moves, now))
+            write(deps, new, record.version, outcome, now)
         except ConcurrentUpdate:
             deps.count("Conflicts", 1)
             continue
@@ -151,6 +152,7 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
             send(deps, caller.connection_id, ack(caller, table_id, new.seq))
         if announced:
             fan_out(deps, new, outcome.events)
+        run_after(deps, table_id, outcome)
         if refusal is not None:
             raise refusal
         return new
@@ -187,6 +189,34 @@ def load(deps: Deps, table_id: str) -> TableRecord:
     except UnreadableTable as unreadable:
         recover(deps, unreadable)
         return deps.tables.load(table_id)
+
+
+def write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
+          now: int) -> None:
+    """The conditional write of one attempt: the table and its account moves; with other
+    items to write (a tournament table's hand), all of them in one transaction."""
+    moves = stamped(outcome.moves, now)
+    if not outcome.writes:
+        deps.tables.save(record, expected_version, moves)
+        return
+    if deps.tournaments is None:
+        raise RuntimeError("a tournament table needs the tournament store")
+    deps.tournaments.commit((PutTable(record, expected_version), *outcome.writes), moves)
+
+
+def run_after(deps: Deps, table_id: str, outcome: Outcome) -> None:
+    """Run the write's follow-ups (:attr:`Outcome.after`); each stands alone: a failure is
+    logged, and the timer that backs it up (a tournament's ``payout``) does it later."""
+    for callback in outcome.after:
+        if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
+            deps.count("AfterSkipped", 1)
+            return
+        try:
+            callback()
+        except Exception as error:
+            deps.count("AfterFailures", 1)
+            deps.warn("a follow-up of a write failed", {"table_id": table_id,
+                                                        "error": type(error).__name__})
 
 
 def stamped(moves: list[AccountMove], now: int) -> tuple[AccountMove, ...]:
@@ -292,12 +322,34 @@ def table_view(record: TableRecord, seat_index: int | None) -> dict[str, Any]:
     viewer = record.state.seats[seat_index] if seat_index is not None else None
     if viewer is not None and viewer.player_id == settings.host and settings.private:
         view["room"]["invite_code"] = room.invite_code  # the host's eyes only (R7.12)
+    if record.tournament is not None:
+        view["tournament"] = tournament_view(record)
     deadline = next((t.due_ms for t in record.timers if t.kind in dealer.DEALT_IN_TIMERS), None)
     if view["prompt"] is not None:
         view["prompt"]["deadline_ms"] = deadline
     if view["hand"] is not None:
         view["hand"]["actor_deadline_ms"] = deadline
     return view
+
+
+def tournament_view(record: TableRecord) -> dict[str, Any]:
+    """A tournament table's tournament: the level of the hand (R9.3), when the next level
+    starts and what it is, players left, the prizes (and a Spin's multiplier)."""
+    info = record.tournament
+    assert info is not None
+    structure = info.structure
+    level = structure.level(max(info.announced_level, 1))
+    following = structure.following(level)
+    ends = info.level_ends_ms
+    if not info.announced_level and len(structure.levels) > 1:  # before the first hand
+        ends = structure.level_start_ms(info.started_ms, 2)
+    return {"tournament_id": info.tournament_id, "level": level.number,
+            "small_blind": level.small_blind, "big_blind": level.big_blind,
+            "ante": level.ante, "ante_mode": level.ante_mode.value, "level_ends_ms": ends,
+            "next_level": None if following is None else following.to_dict(),
+            "players_left": info.players_left, "entrants": info.entrants,
+            "payouts": list(info.payouts), "multiplier": info.multiplier,
+            "first_hand_ms": info.started_ms}
 
 
 def snapshot_message(record: TableRecord, player_id: str,

@@ -18,6 +18,7 @@ from ..records import TableRecord
 from . import path
 from .base import Caller, Deps, Outcome, ServiceError, engine_step
 from .seats import remove_player
+from .tournament_tables import refuse_at_tournament
 
 HOUSE_BOTS = HOUSE_PREFIX + "bots"
 """The house account BOT seats buy in from and cash out to (R8.4, R7.12)."""
@@ -29,7 +30,9 @@ CODE_LENGTH = 8
 
 
 def host_of(record: TableRecord, player_id: str) -> None:
-    """:raises ServiceError: ``not_host`` unless *player_id* hosts the table."""
+    """:raises ServiceError: ``not_host`` unless *player_id* hosts the table (a tournament's
+    table has no host: ``tournament_table``)."""
+    refuse_at_tournament(record, "hosting")
     if record.settings.host != player_id:
         raise ServiceError("not_host", "only the table's host may do that (R7.12)")
     if record.closed:

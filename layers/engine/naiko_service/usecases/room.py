@@ -20,6 +20,7 @@ from ..ports import TableNotFound
 from ..records import TableKind, TableRecord, TableSettings, Timer, TimerKind, stakes_key
 from . import path
 from .base import Caller, Deps, Outcome, ServiceError
+from .tournament_tables import refuse_at_tournament
 
 QUICK_SEAT_BUY_INS = (40, 200)
 """The buy-in range, in big blinds, of a table quick seat opens (a real room's usual)."""
@@ -33,6 +34,7 @@ def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
     offer reaches it."""
     def change(record: TableRecord, now: int) -> Outcome:
         player_id = caller.player_id
+        refuse_at_tournament(record, "a waiting list")
         if record.closed:
             raise ServiceError("table_closed", "this table is closed")
         if record.seat_of(player_id) is not None:

@@ -18,9 +18,11 @@ LEAVE_PREFIX = "leave:"
 
 
 def sit_out(deps: Deps, record: TableRecord, now: int, player_id: str) -> Outcome:
-    """Sit *player_id* out and start their 10-minute clock (R7.9)."""
+    """Sit *player_id* out and start their 10-minute clock (R7.9; a tournament player is
+    never removed for being absent, R9.4)."""
     outcome = engine_step(deps, record, cmd.SitOut(seat_index=seat_of(record, player_id)))
-    record.sitting_out_since.setdefault(player_id, now)
+    if record.tournament is None:
+        record.sitting_out_since.setdefault(player_id, now)
     return outcome
 
 

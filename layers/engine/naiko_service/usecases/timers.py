@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..ports import TableNotFound
 from ..records import TableRecord, TimerKind
-from . import deadlines, path
+from ..tournament_records import TOURNAMENT_PREFIX
+from . import deadlines, path, tournaments
 from .base import Deps, NoOp, Outcome
 
 WAKE_TOLERANCE_MS = 1_000
@@ -27,14 +28,19 @@ def timer_fired(deps: Deps, table_id: str, token: str) -> bool:
     It acts if *token* is still pending on the table (that timer fires), or if it names the
     table's armed wake-up and its time has come (every timer already due fires: the deadline
     may have moved since it was armed). Either way the table then re-arms one wake-up for its
-    earliest remaining deadline (:func:`~naiko_service.usecases.path.arm`)."""
+    earliest remaining deadline (:func:`~naiko_service.usecases.path.arm`). A target
+    ``T:<id>`` names a tournament's timer (:func:`.tournaments.tournament_timer`)."""
+    if tournaments.is_tournament_timer(table_id):
+        return tournaments.tournament_timer(
+            deps, table_id.removeprefix(TOURNAMENT_PREFIX), token) > 0
     return _wake(deps, table_id, token) > 0
 
 
 def sweep(deps: Deps) -> int:
     """Every minute: wake every table whose earliest deadline (armed wake-up included) passed,
-    found on the ``due-index`` (a query, never a scan). This recovers lost timer executions: a
-    table is never stuck more than about a minute. Returns the number of timers that acted."""
+    found on the ``due-index`` (a query, never a scan), then every tournament whose timer
+    passed (:func:`.tournaments.sweep`). This recovers lost timer executions: a table is never
+    stuck more than about a minute. Returns the number of timers that acted."""
     fired = 0
     woken: set[str] = set()
     for table_id, _token in deps.tables.due_tables(deps.clock.now_ms(), limit=SWEEP_LIMIT):
@@ -44,7 +50,7 @@ def sweep(deps: Deps) -> int:
         if table_id not in woken:
             woken.add(table_id)
             fired += _wake(deps, table_id, None)
-    return fired
+    return fired + tournaments.sweep(deps)
 
 
 def _wake(deps: Deps, table_id: str, token: str | None) -> int:

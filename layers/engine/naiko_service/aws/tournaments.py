@@ -1,0 +1,239 @@
+""":mod:`naiko_service.aws.tournaments` stores tournaments in DynamoDB (``TournamentsTable`` in
+``template.yaml``; ``docs/tournaments.md`` has the layout).
+
+One partition per tournament (``tournament_id``), one item per thing in it, told apart by the
+sort key ``item``:
+
+- ``tournament``: the terms and progress (a
+  :class:`~naiko_service.tournament_records.TournamentRecord` as JSON,
+  ``version`` for the conditions, and the sparse index keys ``lobby``/``created_ms``
+  while it is listed and ``timer``/``due_ms`` while a timer is pending);
+- ``reg#<player>``, ``result#<player>``, ``paid#<player>``, ``log#<time>#...``: one item each,
+  so a tournament item stays small whatever the field.
+
+:meth:`DynamoTournamentStore.commit` writes tournament items, table items (through the table
+store's own item layout) and account moves with their ledger entries in ONE
+``TransactWriteItems``, each conditional."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ..ports import (
+    AccountMove,
+    ConcurrentUpdate,
+    DeleteItem,
+    PutItem,
+    PutTable,
+    PutTournament,
+    TournamentNotFound,
+    Write,
+)
+from ..tournament_records import TournamentRecord
+from .dynamodb import DynamoTableStore, Item, _error_code, _net_moves, _paged_query
+
+TOURNAMENT_ITEM = "tournament"
+"""The sort key of a tournament's own item."""
+
+LOBBY_INDEX = "lobby-index"
+"""GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the tournament lobby."""
+
+DUE_INDEX = "due-index"
+"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep."""
+
+MAX_TRANSACTION_ITEMS = 100
+"""DynamoDB's limit of items in one ``TransactWriteItems``."""
+
+
+class DynamoTournamentStore:
+    """:class:`~naiko_service.ports.TournamentStore` on DynamoDB.
+
+    :param client: A low-level boto3 DynamoDB client.
+    :param tournaments_table: Name of ``TournamentsTable``.
+    :param tables: The table store (its item layout, accounts and ledger) the transactions
+        also write to.
+    """
+
+    def __init__(self, client: Any, tournaments_table: str, tables: DynamoTableStore):
+        self.client = client
+        self.tournaments_table = tournaments_table
+        self.tables = tables
+        self.reads = 0
+        self.writes = 0
+
+    # -- items -------------------------------------------------------------------------------
+
+    def to_item(self, record: TournamentRecord) -> Item:
+        item: Item = {"tournament_id": {"S": record.tournament_id},
+                      "item": {"S": TOURNAMENT_ITEM},
+                      "version": {"N": str(record.version)},
+                      "doc": {"S": json.dumps(record.to_document(), separators=(",", ":"))}}
+        if record.listed:
+            item["lobby"] = {"S": "open"}
+            item["created_ms"] = {"N": str(record.created_ms)}
+            item["summary"] = {"S": json.dumps(record.summary(), separators=(",", ":"))}
+        due_ms = record.next_due_ms()
+        if due_ms is not None:
+            item["timer"] = {"S": "due"}
+            item["due_ms"] = {"N": str(due_ms)}
+            item["due_tokens"] = {"S": json.dumps([[t.token, t.due_ms] for t in record.timers],
+                                                  separators=(",", ":"))}
+        return item
+
+    def load(self, tournament_id: str) -> TournamentRecord:
+        """One strongly consistent ``GetItem``.
+
+        :raises TournamentNotFound: If no tournament has that id.
+        """
+        self.reads += 1
+        response = self.client.get_item(
+            TableName=self.tournaments_table, ConsistentRead=True,
+            Key={"tournament_id": {"S": tournament_id}, "item": {"S": TOURNAMENT_ITEM}})
+        item = response.get("Item")
+        if item is None:
+            raise TournamentNotFound(tournament_id)
+        return TournamentRecord.from_document(tournament_id, int(item["version"]["N"]),
+                                              json.loads(item["doc"]["S"]))
+
+    def items(self, tournament_id: str, prefix: str) -> list[tuple[str, dict[str, Any]]]:
+        """A strongly consistent Query of the tournament's partition, ``begins_with(item,
+        prefix)``, in key order."""
+        self.reads += 1
+        return [(str(item["item"]["S"]), json.loads(item["data"]["S"]))
+                for item in _paged_query(
+                    self.client, TableName=self.tournaments_table, ConsistentRead=True,
+                    KeyConditionExpression="#t = :t AND begins_with(#item, :prefix)",
+                    ExpressionAttributeNames={"#t": "tournament_id", "#item": "item"},
+                    ExpressionAttributeValues={":t": {"S": tournament_id},
+                                               ":prefix": {"S": prefix}})]
+
+    # -- the transaction ---------------------------------------------------------------------
+
+    def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
+        """Every write and account move in one ``TransactWriteItems``: each table and
+        tournament item conditional on its version (or its absence), ``new`` items on their
+        absence, deletions on their existence; accounts as a table write moves them (balance
+        conditions, netted per player) with a ledger entry per move.
+
+        :raises ConcurrentUpdate: If a condition on a table or tournament item failed.
+        :raises InsufficientFunds: If an account cannot cover its move.
+        :raises ValueError: If the transaction would exceed :data:`MAX_TRANSACTION_ITEMS`.
+        """
+        items: list[dict[str, Any]] = [self._transact_item(write) for write in writes]
+        net = _net_moves(moves)
+        players = list(net)
+        key = _ledger_key(writes)
+        items += [{"Update": self.tables._account_update(player, net[player])}
+                  for player in players]
+        if self.tables.ledger_table:
+            items += [{"Put": self.tables.ledger_put(move, f"{key}#{index}")}
+                      for index, move in enumerate(moves) if move.amount]
+        if len(items) > MAX_TRANSACTION_ITEMS:
+            raise ValueError(f"a transaction of {len(items)} items (at most "
+                             f"{MAX_TRANSACTION_ITEMS})")
+        self.writes += 1
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except ClientError as exc:
+            if _error_code(exc) != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons", [])
+            codes = [str(reason.get("Code", "None")) for reason in reasons]
+            accounts = range(len(writes), len(writes) + len(players))
+            for index, (code, reason) in enumerate(zip(codes, reasons, strict=False)):
+                if code == "ConditionalCheckFailed" and index in accounts:
+                    player = players[index - len(writes)]
+                    raise self.tables._account_refusal(player, net[player],
+                                                       reason.get("Item")) from exc
+            if any(code in ("ConditionalCheckFailed", "TransactionConflict") for code in codes):
+                raise ConcurrentUpdate(key) from exc
+            raise
+
+    def _transact_item(self, write: Write) -> dict[str, Any]:
+        match write:
+            case PutTable(record=record, expected_version=expected):
+                put: dict[str, Any] = {"TableName": self.tables.tables_table,
+                                       "Item": self.tables.to_item(record)}
+                _version_condition(put, expected, "table_id")
+                return {"Put": put}
+            case PutTournament(record=record, expected_version=expected):
+                put = {"TableName": self.tournaments_table, "Item": self.to_item(record)}
+                _version_condition(put, expected, "tournament_id")
+                return {"Put": put}
+            case PutItem(tournament_id=tid, key=key, data=data, new=new):
+                put = {"TableName": self.tournaments_table,
+                       "Item": {"tournament_id": {"S": tid}, "item": {"S": key},
+                                "data": {"S": json.dumps(data, separators=(",", ":"))}}}
+                if new:
+                    put["ConditionExpression"] = "attribute_not_exists(#item)"
+                    put["ExpressionAttributeNames"] = {"#item": "item"}
+                return {"Put": put}
+            case DeleteItem(tournament_id=tid, key=key):
+                return {"Delete": {"TableName": self.tournaments_table,
+                                   "Key": {"tournament_id": {"S": tid}, "item": {"S": key}},
+                                   "ConditionExpression": "attribute_exists(#item)",
+                                   "ExpressionAttributeNames": {"#item": "item"}}}
+        raise TypeError(f"not a write: {write!r}")
+
+    # -- indexes -----------------------------------------------------------------------------
+
+    def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Tournaments registering or running, newest first: a Query on ``lobby-index``."""
+        found: list[dict[str, Any]] = []
+        for item in _paged_query(
+                self.client, TableName=self.tournaments_table, IndexName=LOBBY_INDEX,
+                KeyConditionExpression="#lobby = :open",
+                ExpressionAttributeNames={"#lobby": "lobby"},
+                ExpressionAttributeValues={":open": {"S": "open"}},
+                ScanIndexForward=False, Limit=limit):
+            found.append(json.loads(item["summary"]["S"]))
+            if len(found) >= limit:
+                break
+        return found
+
+    def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        """``(tournament_id, token)`` of timers due by *now_ms*: a Query on ``due-index``."""
+        due: list[tuple[str, str]] = []
+        for item in _due_items(self.client, self.tournaments_table, now_ms, limit):
+            tid = str(item["tournament_id"]["S"])
+            due += [(tid, str(token)) for token, due_ms in json.loads(item["due_tokens"]["S"])
+                    if int(due_ms) <= now_ms]
+            if len(due) >= limit:
+                break
+        return due[:limit]
+
+
+def _due_items(client: Any, table: str, now_ms: int, limit: int) -> Iterator[Item]:
+    yield from _paged_query(
+        client, TableName=table, IndexName=DUE_INDEX,
+        KeyConditionExpression="#timer = :due AND #due_ms <= :now",
+        ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms"},
+        ExpressionAttributeValues={":due": {"S": "due"}, ":now": {"N": str(now_ms)}},
+        Limit=limit)
+
+
+def _version_condition(put: dict[str, Any], expected: int | None, key_name: str) -> None:
+    if expected is None:
+        put["ConditionExpression"] = "attribute_not_exists(#key)"
+        put["ExpressionAttributeNames"] = {"#key": key_name}
+    else:
+        put["ConditionExpression"] = "#version = :expected"
+        put["ExpressionAttributeNames"] = {"#version": "version"}
+        put["ExpressionAttributeValues"] = {":expected": {"N": str(expected)}}
+
+
+def _ledger_key(writes: tuple[Write, ...]) -> str:
+    """A key unique to this transaction for its ledger entries: the first versioned item's id
+    and new version (a version is written once), else the first item's key."""
+    for write in writes:
+        if isinstance(write, PutTournament):
+            return f"{write.record.tournament_id}#{write.record.version}"
+        if isinstance(write, PutTable):
+            return f"{write.record.table_id}#{write.record.version}"
+    first = writes[0]
+    assert isinstance(first, PutItem | DeleteItem)
+    return f"{first.tournament_id}#{first.key}"

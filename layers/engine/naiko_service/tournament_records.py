@@ -1,0 +1,150 @@
+""":mod:`naiko_service.tournament_records` is what the service stores per tournament (R9): one
+item for the tournament itself (its terms, fixed at creation, and its progress) and items of
+their own for what grows with the field: each registration and each result (a finishing place,
+its prize and whether it was paid), and the tournament's log. Its tables are ordinary table
+items that name their tournament (:class:`~.records.TournamentSeat`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from naiko.tournaments.prizes import SpinPrize
+from naiko.tournaments.structures import TournamentKind, TournamentTerms
+
+from .records import Timer
+
+TOURNAMENT_PREFIX = "T:"
+"""Timer executions of a tournament carry ``T:<tournament id>`` where a table's carry its id."""
+
+HOUSE_PRIZES = "house:prizes"
+"""The house account Spin entries go to and Spin prizes come from (R9.9, R9.10)."""
+
+
+class TournamentStatus(StrEnum):
+    REGISTERING = "registering"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+@dataclass(slots=True)
+class TournamentRecord:
+    """The tournament item: terms and progress; small whatever the field (counters, not lists
+    of players: registrations and results are items of their own)."""
+
+    tournament_id: str
+    version: int
+    name: str
+    terms: TournamentTerms
+    created_ms: int
+    created_by: str
+    status: TournamentStatus = TournamentStatus.REGISTERING
+    starts_ms: int | None = None
+    """A scheduled tournament's start time (R9.2); ``None`` for a Sit & Go or a Spin."""
+    started_ms: int | None = None
+    """When play started: blind levels count from here (R9.3)."""
+    entrants: int = 0
+    """Players registered (and, once it started, who entered)."""
+    spin: SpinPrize | None = None
+    """A Spin's drawn multiplier and split (R9.10)."""
+    payouts: list[int] = field(default_factory=list)
+    """The prize of place 1, 2, ... fixed when registration closes (R9.9, R9.11)."""
+    pool_held: int = 0
+    """Account chips the tournament holds: entries received minus prizes paid (a Spin's go to
+    and come from the house's prize account instead)."""
+    players_left: int = 0
+    tables: list[str] = field(default_factory=list)
+    level: int = 0
+    """The level in effect as the level timer last recorded it (the lobby's; tables work the
+    level out themselves, R9.3)."""
+    paid: int = 0
+    """Prizes paid so far (a count; each payment is its own transaction, R9.9)."""
+    log_seq: int = 0
+    """Log entries written so far (their keys count from 1)."""
+    timers: list[Timer] = field(default_factory=list)
+
+    def copy(self) -> TournamentRecord:
+        return TournamentRecord(
+            self.tournament_id, self.version, self.name, self.terms, self.created_ms,
+            self.created_by, self.status, self.starts_ms, self.started_ms, self.entrants,
+            self.spin, list(self.payouts), self.pool_held, self.players_left,
+            list(self.tables), self.level, self.paid, self.log_seq,
+            [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers])
+
+    def to_document(self) -> dict[str, Any]:
+        return {"name": self.name, "terms": self.terms.to_dict(), "created_ms": self.created_ms,
+                "created_by": self.created_by, "status": self.status.value,
+                "starts_ms": self.starts_ms, "started_ms": self.started_ms,
+                "entrants": self.entrants, "spin": self.spin.to_dict() if self.spin else None,
+                "payouts": list(self.payouts), "pool_held": self.pool_held,
+                "players_left": self.players_left, "tables": list(self.tables),
+                "level": self.level, "paid": self.paid, "log_seq": self.log_seq,
+                "timers": [t.to_dict() for t in self.timers]}
+
+    @classmethod
+    def from_document(cls, tournament_id: str, version: int,
+                      doc: dict[str, Any]) -> TournamentRecord:
+        spin = doc.get("spin")
+        return cls(
+            tournament_id, version, str(doc["name"]), TournamentTerms.from_dict(doc["terms"]),
+            int(doc["created_ms"]), str(doc["created_by"]), TournamentStatus(doc["status"]),
+            doc.get("starts_ms"), doc.get("started_ms"), int(doc["entrants"]),
+            SpinPrize.from_dict(spin) if spin else None, [int(x) for x in doc["payouts"]],
+            int(doc["pool_held"]), int(doc["players_left"]), [str(t) for t in doc["tables"]],
+            int(doc["level"]), int(doc["paid"]), int(doc["log_seq"]),
+            [Timer.from_dict(t) for t in doc["timers"]])
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
+        terms = self.terms
+        return {"tournament_id": self.tournament_id, "name": self.name,
+                "kind": terms.kind.value, "variant": terms.variant.value,
+                "status": self.status.value, "entry": terms.entry,
+                "starting_stack": terms.starting_stack, "seat_count": terms.seat_count,
+                "min_players": terms.min_players, "max_players": terms.max_players,
+                "entrants": self.entrants, "players_left": self.players_left,
+                "starts_ms": self.starts_ms, "started_ms": self.started_ms,
+                "level": self.level, "payouts": list(self.payouts),
+                "multiplier": self.spin.multiplier if self.spin else None,
+                "terms": terms.to_dict()}
+
+    def next_due_ms(self) -> int | None:
+        return min((t.due_ms for t in self.timers), default=None)
+
+    @property
+    def listed(self) -> bool:
+        """Shown in the tournament lobby: registering or running."""
+        return self.status in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING)
+
+    @property
+    def is_spin(self) -> bool:
+        return self.terms.kind is TournamentKind.SPIN
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A player's finishing place (R9.5) and prize (R9.9), an item of its own."""
+
+    player_id: str
+    place: int
+    prize: int = 0
+    """Account chips won (0 outside the prizes); ties share (R9.5)."""
+    paid: bool = False
+    hand: int = 0
+    """The hand (at ``table``) in which the player was eliminated; 0 for the winner."""
+    table: str = ""
+    account: str = ""
+    """The account the prize goes to: the player's own, a BOT's the house's (R8.4)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player_id": self.player_id, "place": self.place, "prize": self.prize,
+                "paid": self.paid, "hand": self.hand, "table": self.table,
+                "account": self.account or self.player_id}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        return cls(str(data["player_id"]), int(data["place"]), int(data.get("prize", 0)),
+                   bool(data.get("paid", False)), int(data.get("hand", 0)),
+                   str(data.get("table", "")), str(data.get("account") or data["player_id"]))

@@ -1,0 +1,187 @@
+""":mod:`naiko_service.usecases.tournament_payments` moves a tournament's account chips out:
+prizes to the players whose places are final (R9.9) and, when a tournament is cancelled, every
+entry back (R9.1). Each payment is a transaction of its own with an item that can exist only
+once (``paid#<player>``; the deleted ``reg#<player>`` of a refund), so a payment is never made
+twice however often it is attempted (the write's follow-up, the ``payout`` timer, the sweep).
+It also starts the tournament's own timer executions (:func:`arm_tournament`)."""
+
+from __future__ import annotations
+
+from ..ports import (
+    AccountMove,
+    ConcurrentUpdate,
+    DeleteItem,
+    InsufficientFunds,
+    LedgerReason,
+    PutItem,
+    PutTournament,
+    TournamentStore,
+)
+from ..records import Timer, TimerKind
+from ..tournament_records import (
+    HOUSE_PRIZES,
+    TOURNAMENT_PREFIX,
+    Result,
+    TournamentRecord,
+    TournamentStatus,
+)
+from .base import Deps, ServiceError
+
+PAYOUT_RETRY_MS = 5_000
+"""A prize not paid right after its place became final is paid by the tournament's
+``payout`` timer this much later (and by the sweep after that)."""
+
+PAYOUT_BACKOFF_MS = 60_000
+"""Then every minute, until every prize is paid (an alarm watches ``PrizeFailures``)."""
+
+MAX_ATTEMPTS = 4
+"""Attempts of a tournament transaction before giving up (the timer tries again)."""
+
+REG_PREFIX = "reg#"
+"""A registration item: ``reg#<player>`` (``player_id``, ``account``, ``bot``, ``at_ms``,
+``connection_id``)."""
+
+
+def store(deps: Deps) -> TournamentStore:
+    if deps.tournaments is None:
+        raise ServiceError("no_tournaments", "this deployment runs no tournaments")
+    return deps.tournaments
+
+
+def has_item(tournaments: TournamentStore, tournament_id: str, key: str) -> bool:
+    """Whether the tournament has the item *key* (exactly: ``reg#ann`` is not ``reg#anna``)."""
+    return any(k == key for k, _ in tournaments.items(tournament_id, key))
+
+
+def settle(deps: Deps, tournament_id: str) -> int:
+    """Pay what is owed now (prizes; a cancelled tournament's entries) and, once nothing is
+    owed, retire the ``payout`` timer. Returns how many payments were made."""
+    record = store(deps).load(tournament_id)
+    if record.status is TournamentStatus.CANCELLED:
+        made = refund_entries(deps, tournament_id)
+    else:
+        made = pay_prizes(deps, tournament_id)
+    retire_payout_timer(deps, tournament_id)
+    return made
+
+
+def pay_prizes(deps: Deps, tournament_id: str) -> int:
+    """R9.9: pay every final place's prize not paid yet, each in a transaction of its own
+    that also writes the place's ``paid#`` item on condition that it does not exist: a second
+    attempt (a duplicated timer, a retried invocation) cannot pay twice. Returns how many were
+    paid now."""
+    tournaments = store(deps)
+    paid_now = 0
+    for _, data in tournaments.items(tournament_id, "result#"):
+        result = Result.from_dict(data)
+        if result.prize <= 0 or has_item(tournaments, tournament_id,
+                                         f"paid#{result.player_id}"):
+            continue
+        for _attempt in range(MAX_ATTEMPTS):
+            stored = tournaments.load(tournament_id)
+            now = deps.clock.now_ms()
+            new = stored.copy()
+            new.version += 1
+            new.paid += 1
+            moves: tuple[AccountMove, ...] = (AccountMove(
+                result.account, -result.prize, tournament_id, LedgerReason.PRIZE, now),)
+            if new.is_spin:  # R9.10: a Spin's prizes come from the house's prize account
+                moves += (AccountMove(HOUSE_PRIZES, result.prize, tournament_id,
+                                      LedgerReason.PRIZE, now),)
+            else:
+                new.pool_held -= result.prize
+            try:
+                tournaments.commit((PutTournament(new, stored.version),
+                                    PutItem(tournament_id, f"paid#{result.player_id}",
+                                            {"player_id": result.player_id,
+                                             "place": result.place, "prize": result.prize,
+                                             "at_ms": now}, new=True)), moves)
+            except ConcurrentUpdate:
+                if has_item(tournaments, tournament_id, f"paid#{result.player_id}"):
+                    break  # another invocation paid it meanwhile
+                continue
+            except InsufficientFunds:  # the house's prize account is short: ops are alerted
+                deps.count("PrizeFailures", 1)
+                deps.warn("a prize could not be paid", {"tournament_id": tournament_id,
+                                                        "account": result.account})
+                break
+            paid_now += 1
+            deps.count("PrizesPaid", 1)
+            break
+    return paid_now
+
+
+def refund_moves(record: TournamentRecord, account: str, reason: LedgerReason,
+                  now: int) -> tuple[AccountMove, ...]:
+    entry = record.terms.entry
+    move = AccountMove(account, -entry, record.tournament_id, reason, now)
+    if record.is_spin:
+        return move, AccountMove(HOUSE_PRIZES, entry, record.tournament_id, reason, now)
+    record.pool_held -= entry
+    return (move,)
+
+
+def refund_entries(deps: Deps, tournament_id: str) -> int:
+    """A cancelled tournament: each registration goes, with its entry back, in a transaction
+    of its own (deleting the registration is the condition: never refunded twice). Returns how
+    many were refunded now."""
+    tournaments = store(deps)
+    refunded = 0
+    for key, registration in tournaments.items(tournament_id, REG_PREFIX):
+        for _ in range(MAX_ATTEMPTS):
+            record = tournaments.load(tournament_id)
+            now = deps.clock.now_ms()
+            new = record.copy()
+            new.version += 1
+            new.entrants -= 1
+            if new.entrants == 0:
+                new.timers = []
+            moves = refund_moves(new, str(registration.get("account", key[len(REG_PREFIX):])),
+                                  LedgerReason.UNREGISTER, now)
+            try:
+                tournaments.commit((PutTournament(new, record.version),
+                                    DeleteItem(tournament_id, key)), moves)
+            except ConcurrentUpdate:
+                if not has_item(tournaments, tournament_id, key):
+                    break  # refunded by another invocation
+                continue
+            refunded += 1
+            break
+    return refunded
+
+
+def retire_payout_timer(deps: Deps, tournament_id: str) -> None:
+    """Once every prize is paid (every entry of a cancelled tournament returned), the payout
+    timer goes (otherwise it fires again and tries again)."""
+    tournaments = store(deps)
+    for _ in range(MAX_ATTEMPTS):
+        record = tournaments.load(tournament_id)
+        results = [Result.from_dict(d) for _, d in tournaments.items(tournament_id, "result#")]
+        unpaid = [r for r in results if r.prize > 0
+                  and not has_item(tournaments, tournament_id, f"paid#{r.player_id}")]
+        owed = (record.entrants if record.status is TournamentStatus.CANCELLED
+                else len(unpaid))
+        if owed or not any(t.kind is TimerKind.PAYOUT for t in record.timers):
+            return
+        new = record.copy()
+        new.version += 1
+        new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
+        try:
+            tournaments.commit((PutTournament(new, record.version),))
+            return
+        except ConcurrentUpdate:
+            continue
+
+
+def arm_tournament(deps: Deps, record: TournamentRecord) -> None:
+    """Start an execution for each of the tournament's timers not started yet (a few per
+    tournament, minutes apart, on the long-wait machine); a duplicate or late one acts once
+    (:func:`naiko_service.usecases.tournaments.tournament_timer`)."""
+    armed = []
+    for timer in record.timers:
+        if timer.seat_index is None:  # not started yet
+            deps.scheduler.schedule(TOURNAMENT_PREFIX + record.tournament_id, timer.token,
+                                    timer.due_ms, timer.kind)
+            timer = Timer(timer.token, timer.kind, timer.due_ms, 0)
+        armed.append(timer)
+    record.timers = armed

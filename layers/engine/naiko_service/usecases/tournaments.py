@@ -1,0 +1,519 @@
+""":mod:`naiko_service.usecases.tournaments` is a tournament's life (R9) outside its tables:
+created from a preset with its terms fixed and shown before anyone registers; registering and
+unregistering move the entry in one transaction (R9.1); a Sit & Go starts when its seats are
+filled, a Spin when three are registered, its multiplier drawn then (R9.2, R9.10); a cancelled
+tournament gives every entry back; the tournament's own timers record each new level for the
+lobby and the log (R9.3) and back up the prize payments (R9.9).
+
+What happens at its tables (levels dealt, absent players, eliminations, prizes) is in
+:mod:`.tournament_tables`.
+
+Every change is one transaction of the items it touches (tournament, registration, tables, log
+entries, accounts: :meth:`~naiko_service.ports.TournamentStore.commit`), conditional on the
+versions read and retried on a conflict."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any
+
+from naiko import commands as cmd
+from naiko.engine import apply_in_place
+from naiko.state import TableState, Variant
+from naiko.tournaments import prizes as prize_rules
+from naiko.tournaments.seating import initial_seating
+from naiko.tournaments.structures import InvalidTerms, TournamentKind, from_preset, level_at
+
+from .. import protocol as p
+from ..notices import TournamentStarted
+from ..ports import (
+    AccountMove,
+    ConcurrentUpdate,
+    DeleteItem,
+    InsufficientFunds,
+    LedgerReason,
+    PutItem,
+    PutTable,
+    PutTournament,
+    TournamentNotFound,
+    TournamentStore,
+    Write,
+)
+from ..records import TableKind, TableRecord, TableSettings, Timer, TimerKind, TournamentSeat
+from ..tournament_records import (
+    HOUSE_PRIZES,
+    TOURNAMENT_PREFIX,
+    Result,
+    TournamentRecord,
+    TournamentStatus,
+)
+from . import path
+from .base import Caller, Deps, ServiceError
+from .private import HOUSE_BOTS
+from .tournament_payments import (
+    MAX_ATTEMPTS,
+    PAYOUT_RETRY_MS,
+    REG_PREFIX,
+    arm_tournament,
+    has_item,
+    pay_prizes,
+    refund_entries,
+    refund_moves,
+    retire_payout_timer,
+    store,
+)
+from .tournament_tables import log_entry
+
+START_DELAY_MS = 5_000
+"""Between the start and the first hand: players see their seats (and a Spin its multiplier,
+R9.10) before the first card."""
+
+OPEN_PER_PRESET = 1
+"""A room keeps one Sit & Go or Spin of each preset, entry and variant registering: when one
+starts, the next is listed (:func:`_respawn`)."""
+
+
+def tournament_id_for(player_id: str, request_id: str) -> str:
+    """A tournament's id derives from its creator and request: a replay finds the same one."""
+    return "u" + hashlib.sha256(f"{player_id}/{request_id}".encode()).hexdigest()[:20]
+
+
+def _load(tournaments: TournamentStore, tournament_id: str) -> TournamentRecord:
+    try:
+        return tournaments.load(tournament_id)
+    except TournamentNotFound:
+        raise ServiceError("unknown_tournament", "no tournament has that id") from None
+
+
+def _ack(deps: Deps, caller: Caller, tournament_id: str, version: int,
+         replayed: bool = False) -> None:
+    path.send(deps, caller.connection_id, {
+        "type": "ack", "request_id": caller.request_id, "tournament_id": tournament_id,
+        "version": version, "replayed": replayed})
+
+
+# -- the lobby -----------------------------------------------------------------------------------
+
+def create_tournament(deps: Deps, caller: Caller, request: p.CreateTournament) -> None:
+    """A Sit & Go or a Spin from a preset, its terms fixed now and shown in the lobby before
+    anyone registers (R9.1, R9.9, R9.10). Scheduled tournaments are ops' (``naiko-tournament``).
+    """
+    tournaments = store(deps)
+    try:
+        terms = from_preset(request.preset, request.entry, Variant(request.variant))
+        if terms.kind is TournamentKind.SCHEDULED:
+            raise ServiceError("invalid_request", "scheduled tournaments are created by ops")
+        if request.bots is not None:
+            terms = replace(terms, bots_allowed=request.bots)
+    except InvalidTerms as error:
+        raise ServiceError("invalid_request", error.message) from error
+    record = TournamentRecord(tournament_id_for(caller.player_id, caller.request_id), 1,
+                              request.name or request.preset, terms, deps.clock.now_ms(),
+                              caller.player_id)
+    try:
+        tournaments.commit((PutTournament(record, None),))
+        replayed = False
+    except ConcurrentUpdate:
+        replayed = True
+    _ack(deps, caller, record.tournament_id, 1, replayed)
+
+
+def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: str,
+           starts_ms: int | None = None) -> TournamentRecord:
+    """Ops (``naiko-tournament``, the local stack, tests): list a tournament with these terms.
+
+    :raises ConcurrentUpdate: If that id exists.
+    """
+    record = TournamentRecord(tournament_id, 1, name, terms, deps.clock.now_ms(), created_by,
+                              starts_ms=starts_ms)
+    store(deps).commit((PutTournament(record, None),))
+    return record
+
+
+def list_tournaments(deps: Deps, caller: Caller, request: p.ListTournaments) -> None:
+    """Tournaments registering or running, with their terms (an index query)."""
+    path.send(deps, caller.connection_id, {"type": "tournaments",
+                                           "request_id": request.request_id,
+                                           "tournaments": store(deps).list_open()})
+
+
+def tournament(deps: Deps, caller: Caller, request: p.GetTournament) -> None:
+    """One tournament: terms, progress, who registered, places and prizes so far."""
+    path.send(deps, caller.connection_id, {"type": "tournament",
+                                           "request_id": request.request_id,
+                                           "tournament": describe(deps, request.tournament_id)})
+
+
+def describe(deps: Deps, tournament_id: str) -> dict[str, Any]:
+    """The tournament as the lobby shows it (:meth:`TournamentRecord.summary`), with its
+    registered players and its results, best place first."""
+    tournaments = store(deps)
+    record = _load(tournaments, tournament_id)
+    registered = [key.removeprefix(REG_PREFIX)
+                  for key, _ in tournaments.items(tournament_id, REG_PREFIX)]
+    results = sorted((Result.from_dict(data).to_dict()
+                      for _, data in tournaments.items(tournament_id, "result#")),
+                     key=lambda r: (r["place"], r["player_id"]))
+    return {**record.summary(), "registered": registered, "results": results}
+
+
+# -- registration (R9.1) and the start (R9.2) ------------------------------------------------
+
+def register(deps: Deps, caller: Caller, request: p.Register) -> None:
+    """R9.1: the entry moves from the account to the tournament (a Spin's to the house's prize
+    account) in one transaction with the registration; the registration that fills a Sit & Go
+    or a Spin starts it in that same transaction (R9.2)."""
+    version = enter(deps, request.tournament_id, caller.player_id, caller.player_id,
+                    bot=False, connection_id=caller.connection_id)
+    _ack(deps, caller, request.tournament_id, version)
+
+
+def add_bots(deps: Deps, caller: Caller, request: p.TournamentAddBots) -> None:
+    """Fill a Sit & Go's or a Spin's free seats with BOTs (R8.4), if its terms allow bots; the
+    house's bot account pays their entries and takes their prizes. Its creator only."""
+    tournaments = store(deps)
+    record = _load(tournaments, request.tournament_id)
+    if record.created_by != caller.player_id:
+        raise ServiceError("not_host", "only the tournament's creator may add bots")
+    version = record.version
+    for _ in range(request.count or record.terms.max_players - record.entrants):
+        version = register_bot(deps, request.tournament_id)
+    _ack(deps, caller, request.tournament_id, version)
+
+
+def register_bot(deps: Deps, tournament_id: str) -> int:
+    """Register one BOT (its entry from the house's bot account). Returns the version."""
+    tournaments = store(deps)
+    record = _load(tournaments, tournament_id)
+    if not record.terms.bots_allowed:
+        raise ServiceError("bots_off", "this tournament was created without bots")
+    taken = {key.removeprefix(REG_PREFIX)
+             for key, _ in tournaments.items(tournament_id, REG_PREFIX)}
+    number = 1
+    while f"bot-{number}" in taken:
+        number += 1
+    return enter(deps, tournament_id, f"bot-{number}", HOUSE_BOTS, bot=True, connection_id=None)
+
+
+def enter(deps: Deps, tournament_id: str, player_id: str, account: str, *, bot: bool,
+          connection_id: str | None) -> int:
+    """Register *player_id*, the entry paid by *account*; start the tournament if this fills
+    it. Returns the tournament's new version.
+
+    :raises ServiceError: ``registration_closed``, ``already_registered``,
+        ``tournament_full``, ``insufficient_funds``, ``busy``.
+    """
+    tournaments = store(deps)
+    for _ in range(MAX_ATTEMPTS):
+        record = _load(tournaments, tournament_id)
+        if record.status is not TournamentStatus.REGISTERING:
+            raise ServiceError("registration_closed", "this tournament takes no more entries")
+        if has_item(tournaments, tournament_id, REG_PREFIX + player_id):
+            raise ServiceError("already_registered", "you are registered already")
+        terms = record.terms
+        if record.entrants >= terms.max_players:
+            raise ServiceError("tournament_full", "every seat is taken")
+        now = deps.clock.now_ms()
+        new = record.copy()
+        new.version += 1
+        new.entrants += 1
+        moves = _entry_moves(new, account, now)
+        registration = {"player_id": player_id, "account": account, "bot": bot, "at_ms": now,
+                        "connection_id": connection_id}
+        writes: list[Write] = [PutTournament(new, record.version),
+                               PutItem(tournament_id, REG_PREFIX + player_id, registration,
+                                       new=True)]
+        tables: list[TableRecord] = []
+        if _fills(new):
+            registrations = dict(_registrations(tournaments, tournament_id))
+            registrations[player_id] = registration
+            tables = start(deps, new, registrations, now, writes)
+        try:
+            tournaments.commit(tuple(writes), moves)
+        except ConcurrentUpdate:
+            deps.count("Conflicts", 1)
+            continue
+        except InsufficientFunds:
+            raise ServiceError("insufficient_funds",
+                               "your account cannot cover the entry") from None
+        deps.count("Registrations", 1)
+        if tables:
+            deps.count("TournamentsStarted", 1)
+            for table in tables:
+                for pid, data in registrations.items():
+                    if data.get("connection_id") and table.seat_of(pid) is not None:
+                        deps.connections.add_table(str(data["connection_id"]), table.table_id)
+                path.fan_out(deps, table, [TournamentStarted(**_started_fields(new))])
+            _respawn(deps, new)
+        return new.version
+    raise ServiceError("busy", "the tournament is busy; please retry")
+
+
+def _entry_moves(record: TournamentRecord, account: str, now: int) -> tuple[AccountMove, ...]:
+    """The entry from *account* to the tournament; a Spin's on to the house's prize account
+    (R9.10), which pays its prizes."""
+    entry = record.terms.entry
+    move = AccountMove(account, entry, record.tournament_id, LedgerReason.ENTRY, now)
+    if record.is_spin:
+        return move, AccountMove(HOUSE_PRIZES, -entry, record.tournament_id,
+                                 LedgerReason.ENTRY, now)
+    record.pool_held += entry
+    return (move,)
+
+
+def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
+    """R9.1: until the start, the registration goes and the entry comes back."""
+    tournaments = store(deps)
+    player_id = caller.player_id
+    key = REG_PREFIX + player_id
+    for _ in range(MAX_ATTEMPTS):
+        record = _load(tournaments, request.tournament_id)
+        if record.status is not TournamentStatus.REGISTERING:
+            raise ServiceError("registration_closed",
+                               "the tournament has started: entries are no longer returned")
+        registration = dict(tournaments.items(record.tournament_id, key)).get(key)
+        if registration is None:
+            raise ServiceError("not_registered", "you are not registered")
+        now = deps.clock.now_ms()
+        new = record.copy()
+        new.version += 1
+        new.entrants -= 1
+        moves = refund_moves(new, str(registration.get("account", player_id)),
+                              LedgerReason.UNREGISTER, now)
+        try:
+            tournaments.commit((PutTournament(new, record.version),
+                                DeleteItem(record.tournament_id, key)), moves)
+        except ConcurrentUpdate:
+            continue
+        _ack(deps, caller, record.tournament_id, new.version)
+        return
+    raise ServiceError("busy", "the tournament is busy; please retry")
+
+
+def cancel_tournament(deps: Deps, caller: Caller, request: p.CancelTournament) -> None:
+    """Its creator cancels a tournament that has not started: every entry goes back
+    (:func:`refund_entries`)."""
+    tournaments = store(deps)
+    for _ in range(MAX_ATTEMPTS):
+        record = _load(tournaments, request.tournament_id)
+        if record.created_by != caller.player_id:
+            raise ServiceError("not_host", "only the tournament's creator may cancel it")
+        if record.status is not TournamentStatus.REGISTERING:
+            raise ServiceError("registration_closed", "the tournament has started")
+        now = deps.clock.now_ms()
+        new = record.copy()
+        new.version += 1
+        new.status = TournamentStatus.CANCELLED
+        new.timers = [Timer(f"payout:{new.version}", TimerKind.PAYOUT, now + PAYOUT_RETRY_MS)]
+        arm_tournament(deps, new)
+        try:
+            tournaments.commit((PutTournament(new, record.version),
+                                log_entry(new, now, "cancelled", entrants=new.entrants)))
+        except ConcurrentUpdate:
+            continue
+        _ack(deps, caller, record.tournament_id, new.version)
+        refund_entries(deps, record.tournament_id)
+        return
+    raise ServiceError("busy", "the tournament is busy; please retry")
+
+
+def _fills(record: TournamentRecord) -> bool:
+    """R9.2: a Sit & Go starts when its seats are filled, a Spin with its three players."""
+    return record.terms.kind in (TournamentKind.SIT_AND_GO, TournamentKind.SPIN) \
+        and record.entrants >= record.terms.max_players
+
+
+def _registrations(tournaments: TournamentStore,
+                   tournament_id: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(key.removeprefix(REG_PREFIX), data)
+            for key, data in tournaments.items(tournament_id, REG_PREFIX)]
+
+
+def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[str, Any]],
+          now: int, writes: list[Write]) -> list[TableRecord]:
+    """R9.2: seats and each table's first button drawn at random, every entrant with the same
+    stack of tournament chips (R9.1, R7.6); a Spin's multiplier drawn now, shown before the
+    first hand (R9.10); the prizes fixed for this field (R9.9). Edits *record* and appends the
+    writes (tables, log) to *writes*; returns the new tables."""
+    terms = record.terms
+    record.status = TournamentStatus.RUNNING
+    record.started_ms = now + START_DELAY_MS
+    record.players_left = len(registrations)
+    if record.is_spin:
+        assert terms.spin_table is not None
+        record.spin = prize_rules.draw_multiplier(terms.spin_table, deps.rng)
+        record.payouts = terms.prizes(len(registrations), record.spin)
+    else:
+        record.payouts = terms.prizes(len(registrations))
+    record.level = 1
+    tables = []
+    for seating in initial_seating(sorted(registrations), terms.seat_count, deps.rng):
+        table = _new_table(deps, record, seating.number, seating.seats, registrations, now)
+        path.arm(deps, table.table_id, table, now)
+        record.tables.append(table.table_id)
+        writes.append(PutTable(table, None))
+        tables.append(table)
+    schedule_level(record, now)
+    arm_tournament(deps, record)
+    pool = sum(record.payouts)
+    started: dict[str, Any] = {
+        "starting_stack": terms.starting_stack, "entrants": record.entrants,
+        "prize_pool": pool, "payouts": list(record.payouts),
+        "tables": {t.table_id: {str(i): s.player_id for i, s in enumerate(t.state.seats) if s}
+                   for t in tables},
+        "buttons": {t.table_id: t.tournament.first_button for t in tables if t.tournament}}
+    if record.spin is not None:
+        started["multiplier"] = record.spin.multiplier
+    writes.append(log_entry(record, now, "started", **started))
+    writes.append(log_entry(record, now, "prizes_final", entrants=record.entrants,
+                            prize_pool=pool, payouts=list(record.payouts)))
+    return tables
+
+
+def _new_table(deps: Deps, record: TournamentRecord, number: int,
+               seats: tuple[str | None, ...], registrations: dict[str, dict[str, Any]],
+               now: int) -> TableRecord:
+    """A tournament table: an ordinary table item marked with its tournament, every entrant
+    with the starting stack of tournament chips; its first hand at the tournament's start."""
+    terms = record.terms
+    started = record.started_ms
+    assert started is not None
+    config = replace(terms.table_config(started, started), deal_absent=True)
+    state = TableState.new(config)
+    occupied = []
+    for index, player_id in enumerate(seats):
+        if player_id is not None:
+            apply_in_place(state, cmd.SitDown(
+                seat_index=index, player_id=player_id, stack=terms.starting_stack,
+                is_bot=bool(registrations[player_id].get("bot"))))
+            occupied.append(index)
+    settings = TableSettings(name=f"{record.name} #{number}", host=record.created_by,
+                             min_buy_in=0, max_buy_in=0, decision_ms=terms.decision_ms,
+                             pause_ms=deps.default_pause_ms, kind=TableKind.TOURNAMENT,
+                             bots=terms.bots_allowed, min_players=2)
+    info = TournamentSeat(record.tournament_id, started, terms.structure,
+                          payouts=tuple(record.payouts), entrants=record.entrants,
+                          players_left=record.players_left,
+                          multiplier=record.spin.multiplier if record.spin else None,
+                          first_button=occupied[deps.rng.randrange(len(occupied))])
+    table = TableRecord(f"{record.tournament_id}-{number}", 1, settings, state, created_ms=now,
+                        seq=1, tournament=info)
+    for player_id in seats:
+        if player_id is not None:
+            connection = registrations[player_id].get("connection_id")
+            if connection:
+                table.connections[player_id] = str(connection)
+            if registrations[player_id].get("bot"):
+                table.room.funding[player_id] = str(registrations[player_id]["account"])
+    table.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, started))
+    return table
+
+
+def _started_fields(record: TournamentRecord) -> dict[str, Any]:
+    return {"tournament_id": record.tournament_id, "first_hand_ms": record.started_ms or 0,
+            "prize_pool": sum(record.payouts), "payouts": tuple(record.payouts),
+            "multiplier": record.spin.multiplier if record.spin else None}
+
+
+def _respawn(deps: Deps, record: TournamentRecord) -> None:
+    """A room keeps a Sit & Go or a Spin of the same terms registering: when one starts, the
+    next is listed (its id derives from the one that started, so this happens once)."""
+    successor = TournamentRecord(
+        "u" + hashlib.sha256(f"next/{record.tournament_id}".encode()).hexdigest()[:20], 1,
+        record.name, record.terms, deps.clock.now_ms(), record.created_by)
+    try:
+        store(deps).commit((PutTournament(successor, None),))
+    except ConcurrentUpdate:
+        pass
+
+
+def export_log(deps: Deps, tournament_id: str) -> list[dict[str, Any]]:
+    """The tournament's log, one dict per event, in time order (``naiko-tournament``, the ops
+    export): a Query of the tournament's ``log#`` items."""
+    return [data for _, data in store(deps).items(tournament_id, "log#")]
+
+
+# -- the tournament's timers ---------------------------------------------------------------------
+
+def schedule_level(record: TournamentRecord, now: int) -> None:
+    """R9.3: one timer at the start of the next level; it records the level for the lobby and
+    the log (tables work the level out themselves when they deal: no table is written)."""
+    assert record.started_ms is not None
+    at = level_at(record.terms.structure, record.started_ms, max(now, record.started_ms))
+    record.timers = [t for t in record.timers if t.kind is not TimerKind.LEVEL]
+    if at.next_ms is not None:
+        record.timers.append(Timer(f"level:{at.level.number + 1}", TimerKind.LEVEL, at.next_ms))
+
+
+def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
+    """A tournament timer fired (``token``; ``None``: the sweep). ``level``: the level that
+    started is recorded once (a late or duplicated execution finds it recorded, or its timer
+    gone); ``payout``: prizes not paid yet are paid, a cancelled tournament's entries
+    returned. Returns how many timers acted."""
+    tournaments = store(deps)
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            record = tournaments.load(tournament_id)
+        except TournamentNotFound:
+            return 0
+        now = deps.clock.now_ms()
+        horizon = now + 1_000  # Step Functions waits to a whole second on its own clock
+        due = [t for t in record.timers if t.due_ms <= horizon
+               and (token is None or t.token == token or t.due_ms <= now)]
+        if not due:
+            return 0
+        new = record.copy()
+        new.version += 1
+        writes: list[Write] = [PutTournament(new, record.version)]
+        pay = False
+        for timer in due:
+            new.timers = [t for t in new.timers if t.token != timer.token]
+            if timer.kind is TimerKind.LEVEL and new.started_ms is not None \
+                    and new.status is TournamentStatus.RUNNING:
+                at = level_at(new.terms.structure, new.started_ms, max(now, timer.due_ms))
+                if at.level.number > new.level:
+                    new.level = at.level.number
+                    level = at.level
+                    writes.append(log_entry(new, at.started_ms, "level", level=level.number,
+                                            small_blind=level.small_blind,
+                                            big_blind=level.big_blind, ante=level.ante,
+                                            ante_mode=level.ante_mode.value))
+                schedule_level(new, now)
+            elif timer.kind is TimerKind.PAYOUT:
+                pay = True
+        if pay:  # until every payment is made, the timer comes back
+            new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
+                                    now + PAYOUT_RETRY_MS))
+        arm_tournament(deps, new)
+        try:
+            tournaments.commit(tuple(writes))
+        except ConcurrentUpdate:
+            continue
+        if pay:
+            if new.status is TournamentStatus.CANCELLED:
+                refund_entries(deps, tournament_id)
+            else:
+                pay_prizes(deps, tournament_id)
+            retire_payout_timer(deps, tournament_id)
+        return len(due)
+    return 0
+
+
+def sweep(deps: Deps) -> int:
+    """Tournament timers past their deadline (lost executions), found on the tournaments' due
+    index (a query, never a scan)."""
+    if deps.tournaments is None:
+        return 0
+    fired = 0
+    for tournament_id in dict.fromkeys(tid for tid, _ in deps.tournaments.due(
+            deps.clock.now_ms())):
+        if deps.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
+            break
+        fired += tournament_timer(deps, tournament_id, None)
+    return fired
+
+
+def is_tournament_timer(target: str) -> bool:
+    """Whether a timer execution's target names a tournament (``T:<id>``), not a table."""
+    return target.startswith(TOURNAMENT_PREFIX)

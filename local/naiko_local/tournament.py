@@ -1,0 +1,228 @@
+""":mod:`naiko_local.tournament` is ``naiko-tournament``: tournaments from the command line.
+
+``naiko-tournament simulate --kind sng|spin --players N --seed S --out FILE.jsonl`` plays a
+whole tournament through the real service and its timers, on the in-memory adapters, in
+virtual time: every seat a BOT (R8.4), each BOT's think time drawn per action, every timer
+execution fired at its deadline as Step Functions would (the sweep too, every minute), and
+writes the tournament's log as JSON Lines (``docs/tournaments.md``). With ``--check`` the ledger
+identity is checked after every transaction. ``--kind mtt`` answers "not yet" until scheduled
+multi-table tournaments exist.
+
+``naiko-tournament export --tournament ID --out FILE.jsonl`` writes a deployed tournament's log
+(``TOURNAMENTS_TABLE`` and the other ``bootstrap`` variables in the environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import itertools
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from naiko.cards import seeded_random
+from naiko.state import Variant
+from naiko.tournaments.structures import TournamentKind, TournamentTerms, from_preset
+from naiko_service.ledger import Audit
+from naiko_service.memory import (
+    ManualClock,
+    MemoryAccounts,
+    MemoryConnections,
+    MemoryTableStore,
+    MemoryTournamentStore,
+    RecordingGateway,
+)
+from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
+from naiko_service.usecases import Deps, TableService, tournaments
+from naiko_service.usecases.private import HOUSE_BOTS
+
+SIMULATED_START_MS = 1_767_225_600_000
+"""Virtual time starts at 2026-01-01T00:00:00Z."""
+
+MAX_EXECUTIONS = 2_000_000
+"""A simulation that has not finished after this many timer executions is a bug."""
+
+
+class VirtualScheduler:
+    """Step Functions in virtual time: executions in a heap by deadline."""
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[int, int, str, str]] = []
+        self._order = itertools.count()
+        self.started = 0
+
+    def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
+        self.started += 1
+        heapq.heappush(self.heap, (due_ms, next(self._order), table_id, token))
+
+    def pop(self) -> tuple[int, str, str] | None:
+        if not self.heap:
+            return None
+        due_ms, _, target, token = heapq.heappop(self.heap)
+        return due_ms, target, token
+
+
+class CheckedTournamentStore(MemoryTournamentStore):
+    """Checks the ledger identity after every transaction (``--check``; the property tests)."""
+
+    audits = 0
+
+    def commit(self, writes: Any, moves: Any = ()) -> None:
+        super().commit(writes, moves)
+        _assert_balanced(self.tables.audit())
+        self.audits += 1
+
+
+class CheckedTableStore(MemoryTableStore):
+    def save(self, record: Any, expected_version: int, moves: Any = ()) -> None:
+        super().save(record, expected_version, moves)
+        if moves:
+            _assert_balanced(self.audit())
+
+
+def _assert_balanced(audit: Audit) -> None:
+    if not audit.holds:
+        raise AssertionError(f"the ledger identity does not hold: {audit.line()}")
+
+
+@dataclass
+class Simulation:
+    """One tournament played by BOTs in virtual time."""
+
+    terms: TournamentTerms
+    players: int
+    seed: int
+    check: bool = True
+    think_ms: tuple[int, int] = (400, 6_000)
+    """Each action's think time is drawn uniformly from this range."""
+    service: TableService = field(init=False)
+    scheduler: VirtualScheduler = field(init=False)
+    clock: ManualClock = field(init=False)
+    store: MemoryTableStore = field(init=False)
+    tournaments: MemoryTournamentStore = field(init=False)
+    accounts: MemoryAccounts = field(init=False)
+    executions: int = 0
+    tournament_id: str = "sim-1"
+
+    def __post_init__(self) -> None:
+        self.accounts = MemoryAccounts()
+        self.store = (CheckedTableStore if self.check else MemoryTableStore)(
+            accounts=self.accounts)
+        self.tournaments = (CheckedTournamentStore if self.check
+                            else MemoryTournamentStore)(self.store)
+        self.scheduler = VirtualScheduler()
+        self.clock = ManualClock(SIMULATED_START_MS)
+        think = seeded_random(self.seed + 1)
+        low, high = self.think_ms
+        deps = Deps(tables=self.store, accounts=self.accounts, connections=MemoryConnections(),
+                    gateway=RecordingGateway(), scheduler=self.scheduler, clock=self.clock,
+                    rng=seeded_random(self.seed), tournaments=self.tournaments,
+                    bot_think=lambda: think.randrange(low, high + 1))
+        self.service = TableService(deps)
+
+    def run(self) -> list[dict[str, Any]]:
+        """Register the BOTs (the last one starts it), play every timer to the end, and return
+        the tournament's log."""
+        deps = self.service.deps
+        entries = self.terms.entry * self.players
+        self.accounts.grant(HOUSE_BOTS, entries, ref="simulation")
+        if self.terms.kind is TournamentKind.SPIN:
+            # Ops keep the house's prize account able to pay the largest Spin prize.
+            self.accounts.grant(HOUSE_PRIZES, max(
+                prize.multiplier for prize in self.terms.spin_table.prizes  # type: ignore[union-attr]
+            ) * self.terms.entry, ref="simulation")
+        tournaments.create(deps, self.tournament_id, "simulation",
+                           replace(self.terms, bots_allowed=True), "simulation")
+        for _ in range(self.players):
+            tournaments.register_bot(deps, self.tournament_id)
+        next_sweep = self.clock.now + 60_000
+        while not self.finished():
+            popped = self.scheduler.pop()
+            if popped is None:
+                raise RuntimeError("no timer left and the tournament is not finished")
+            due_ms, target, token = popped
+            while next_sweep <= due_ms:  # EventBridge: the sweep every minute
+                self.clock.now = max(self.clock.now, next_sweep)
+                self.service.sweep()
+                next_sweep += 60_000
+            self.clock.now = max(self.clock.now, due_ms)
+            self.service.timer_fired(target, token)
+            self.executions += 1
+            if self.executions > MAX_EXECUTIONS:
+                raise RuntimeError(f"not finished after {MAX_EXECUTIONS} executions")
+        return tournaments.export_log(deps, self.tournament_id)
+
+    def finished(self) -> bool:
+        record = self.tournaments.load(self.tournament_id)
+        return record.status is TournamentStatus.FINISHED and not record.timers
+
+
+def terms_for(kind: str, variant: Variant, entry: int, players: int) -> TournamentTerms:
+    """The preset of *kind* for the field (a Sit & Go of *players* seats, 2..10)."""
+    if kind == "spin":
+        return from_preset("spin_3max_hyper", entry, variant)
+    terms = from_preset("sng_9max_turbo" if players > 6 else "sng_6max_turbo", entry, variant)
+    return replace(terms, seat_count=players, min_players=players, max_players=players)
+
+
+def write_jsonl(entries: Iterable[dict[str, Any]], out: Path | None) -> None:
+    lines = (json.dumps(entry, separators=(",", ":"), sort_keys=True) for entry in entries)
+    text = "".join(line + "\n" for line in lines)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="naiko-tournament", description=__doc__.split(
+        "\n\n")[0].replace(":mod:`naiko_local.tournament` is ", ""))
+    commands = parser.add_subparsers(dest="command", required=True)
+    simulate = commands.add_parser("simulate", help="play a whole tournament with BOTs")
+    simulate.add_argument("--kind", choices=("sng", "spin", "mtt"), required=True)
+    simulate.add_argument("--players", type=int, default=None)
+    simulate.add_argument("--seed", type=int, default=1)
+    simulate.add_argument("--variant", choices=[v.value for v in Variant], default="NLHE")
+    simulate.add_argument("--entry", type=int, default=100)
+    simulate.add_argument("--out", type=Path, default=None)
+    simulate.add_argument("--no-check", action="store_true",
+                          help="skip the ledger check after every transaction")
+    export = commands.add_parser("export", help="a deployed tournament's log as JSON Lines")
+    export.add_argument("--tournament", required=True)
+    export.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if args.command == "export":
+        from naiko_service import bootstrap
+
+        config = bootstrap.Config.from_env()
+        service = bootstrap.build_service(config, endpoint="https://unused.invalid")
+        write_jsonl(tournaments.export_log(service.deps, args.tournament), args.out)
+        return 0
+    if args.kind == "mtt":
+        print("naiko-tournament: --kind mtt is not yet available (scheduled multi-table "
+              "tournaments come with issue 13)", file=sys.stderr)
+        return 2
+    players = args.players or (3 if args.kind == "spin" else 6)
+    if args.kind == "spin" and players != 3:
+        parser.error("a Spin has exactly 3 players")
+    if not 2 <= players <= 10:
+        parser.error("a Sit & Go seats 2 to 10 players")
+    simulation = Simulation(terms_for(args.kind, Variant(args.variant), args.entry, players),
+                            players, args.seed, check=not args.no_check)
+    log = simulation.run()
+    write_jsonl(log, args.out)
+    finished = log[-1]
+    hands = sum(1 for entry in log if entry["type"] == "hand")
+    print(f"{args.kind}: {players} players, {hands} hands, "
+          f"{(finished['at_ms'] - log[0]['at_ms']) / 60_000:.1f} virtual minutes, "
+          f"{simulation.executions} timer executions; winner {next(iter(finished['places']))}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

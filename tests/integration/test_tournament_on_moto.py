@@ -1,0 +1,99 @@
+"""A Sit & Go played to the end on moto: frames through the real handlers, tables and
+tournaments in DynamoDB (``TournamentsTable`` from ``template.yaml``), every timer a real
+execution of the template's state machines (waits made instant in virtual time, see
+``test_timers_on_moto.py``), prizes paid to the accounts with their ledger entries."""
+
+from __future__ import annotations
+
+import boto3
+from aws_testing import REGION
+from naiko_service.aws.dynamodb import DynamoAccounts
+from naiko_service.aws.tournaments import DynamoTournamentStore
+from naiko_service.ledger import audit_dynamodb
+from naiko_service.records import Sealer
+from naiko_service.tournament_records import TournamentStatus
+from test_timers_on_moto import World, assert_named
+
+ENTRY = 100
+
+
+def grant(world: World, player: str, chips: int) -> None:
+    """Ops grant chips, with their ledger entry (``scripts/grant_chips.py``)."""
+    DynamoAccounts(boto3.client("dynamodb", region_name=REGION), world.names["AccountsTable"],
+                   ledger_table=world.names["LedgerTable"]).grant(player, chips, ref="test")
+
+
+def tournaments(world: World) -> DynamoTournamentStore:
+    return DynamoTournamentStore(boto3.client("dynamodb", region_name=REGION),
+                                 world.names["TournamentsTable"], world.store)
+
+
+def test_a_sit_and_go_played_to_the_end_through_the_handlers_and_state_machines(
+        world: World) -> None:
+    ann, bob = world.connect("ann"), world.connect("bob")
+    for player in ("ann", "bob"):
+        grant(world, player, 1_000)
+    grant(world, "house:bots", 10_000)
+    created = world.send(ann, action="create_tournament", preset="sng_6max_turbo",
+                         entry=ENTRY, bots=True, name="moto sng")
+    assert created["type"] == "ack"
+    tid = str(created["tournament_id"])
+    listed = world.send(bob, action="list_tournaments")
+    assert [t["tournament_id"] for t in listed["tournaments"]] == [tid]
+    assert listed["tournaments"][0]["terms"]["structure"]["levels"][0]["big_blind"] == 20
+    for connection in (ann, bob):
+        assert world.send(connection, action="register", tournament_id=tid)["type"] == "ack"
+    assert world.balance("ann") == 900
+    assert world.send(ann, action="tournament_add_bots", tournament_id=tid)["type"] == "ack"
+    store = tournaments(world)
+    record = store.load(tid)
+    assert record.status is TournamentStatus.RUNNING and record.entrants == 6
+    table_id = record.tables[0]
+    assert world.events(ann, "tournament_started")[0]["payouts"] == [390, 210]
+    # Play: the humans move all in at every turn; the BOTs and the clock do the rest.
+    steps = 0
+    while store.load(tid).status is TournamentStatus.RUNNING:
+        table = world.load(table_id)
+        hand = table.state.hand
+        seat = None if hand is None or hand.complete else hand.actor
+        player = None if seat is None else table.state.seats[seat]
+        if player is not None and player.player_id in ("ann", "bob") and not player.sitting_out:
+            connection = ann if player.player_id == "ann" else bob
+            prompt = world.view(connection)["prompt"]
+            move = "all_in" if "all_in" in prompt["actions"] else "check"
+            assert world.send(connection, action="act", table_id=table_id,
+                              move=move)["type"] == "ack"
+        else:
+            assert world.time.step() is not None, "no execution left"
+        steps += 1
+        assert steps < 2_000
+    # Whatever is still parked (the payout timer, the next level) runs out.
+    while world.time.parked():
+        world.time.step()
+    record = store.load(tid)
+    assert record.status is TournamentStatus.FINISHED and record.players_left == 1
+    assert not record.timers and record.pool_held == 0
+    results = {data["player_id"]: (data["place"], data["prize"])
+               for _, data in store.items(tid, "result#")}
+    assert sorted(place for place, _ in results.values()) == [1, 2, 3, 4, 5, 6]
+    assert sorted(prize for _, prize in results.values()) == [0, 0, 0, 0, 210, 390]
+    paid = {data["player_id"]: data["prize"] for _, data in store.items(tid, "paid#")}
+    assert paid == {p: prize for p, (_, prize) in results.items() if prize}
+    for human in ("ann", "bob"):
+        assert world.balance(human) == 900 + results[human][1]
+    log = [data for _, data in store.items(tid, "log#")]
+    kinds = [entry["type"] for entry in log]
+    assert kinds[:2] == ["started", "prizes_final"] and kinds[-1] == "finished"
+    assert kinds.count("eliminated") == 5 and "hand" in kinds
+    assert [entry["at_ms"] for entry in log] == sorted(entry["at_ms"] for entry in log)
+    executions = world.executions()
+    assert_named(executions)
+    by_target = {e["input"]["table_id"] for e in executions}
+    assert {table_id, "T:" + tid} <= by_target  # the table's wake-ups and the tournament's
+    level = [e for e in executions if e["input"]["kind"] == "level"]
+    assert level and all(e["type"] == "STANDARD" for e in level)  # a 5-minute wait
+    audit = audit_dynamodb(boto3.client("dynamodb", region_name=REGION),
+                           world.names["AccountsTable"], world.names["LedgerTable"],
+                           world.names["TablesTable"], Sealer(bytes(range(32))),
+                           world.names["TournamentsTable"])
+    assert audit.holds, audit.line()
