@@ -328,3 +328,54 @@ def test_r7_12_a_host_closing_an_empty_private_table_frees_an_open_table() -> No
     assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
     assert h.store.load(table_id).closed and h.accounts.open_tables["host"] == 0
     assert dealer.IDLE_CLOSE_MS > 0
+
+
+def test_r7_12_host_controls_are_a_private_tables_and_checked_like_create_table() -> None:
+    h = harness()
+    host, guest = h.player("host"), h.player("guest")
+    public = table_of(h, host)
+    sit(public, host, guest)
+    for frame in ({"action": "host_pause", "paused": True},
+                  {"action": "host_remove", "player_id": "guest"},
+                  {"action": "create_invite_code"}, {"action": "host_close"}):
+        assert host.send(table_id=public, **frame)["code"] == "not_private"
+    assert host.send(action="leave_table", table_id=public)["type"] == "ack"
+    assert not events(guest, "host_changed")  # a public table has no host to pass on
+    private = table_of(h, host, private=True, seats=4)
+    assert host.send(action="host_settings", table_id=private, small_blind=20,
+                     big_blind=50)["code"] == "invalid_request"  # above the 40 minimum buy-in
+    assert host.send(action="host_settings", table_id=private,
+                     min_players=5)["code"] == "invalid_request"  # 4 seats
+    assert h.store.load(private).state.config.big_blind == 2
+
+
+def test_r7_12_closing_a_table_passes_the_host_to_nobody() -> None:
+    h = harness()
+    host, first = h.player("host"), h.player("first")
+    table_id = table_of(h, host, private=True, invited=["first"], min_players=2)
+    sit(table_id, host, first)
+    fold_out(h, table_id, [host, first])
+    assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
+    assert h.store.load(table_id).closed and not events(first, "host_changed")
+
+
+def test_r7_12_a_replayed_invite_code_request_after_a_revoke_gives_no_empty_code() -> None:
+    h = harness()
+    host = h.player("host")
+    table_id = table_of(h, host, private=True)
+    created = host.send(action="create_invite_code", table_id=table_id, request_id="code-1")
+    assert created["type"] == "ack"
+    assert host.send(action="revoke_invite_code", table_id=table_id)["type"] == "ack"
+    before = len(host.messages)
+    replayed = host.send(action="create_invite_code", table_id=table_id, request_id="code-1")
+    assert replayed["replayed"] is True
+    assert not [m for m in host.messages[before:] if m["type"] == "invite_code"]
+
+
+def test_r7_10_a_quick_seat_the_account_cannot_cover_opens_no_table() -> None:
+    h = harness()
+    poor = h.player("poor", chips=500)
+    reply = poor.send(action="quick_seat", variant="NLHE", small_blind=5, big_blind=10,
+                      buy_in=1_000)
+    assert reply["code"] == "insufficient_funds"
+    assert h.store.list_open() == [] and not h.store.find_open("NLHE:5/10")

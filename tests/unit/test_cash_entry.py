@@ -135,6 +135,32 @@ def test_r7_8_r7_9_missing_both_blinds_then_posting_pays_big_live_and_small_dead
     assert state.hand is not None and state.hand.actor == 0
 
 
+def test_r7_8_a_dead_small_blind_is_won_by_the_winner_never_returned_to_its_poster() -> None:
+    # As above up to hand 4, where seat 3 posts 1 dead and 2 live; everybody checks or calls
+    # to the showdown and seat 0 wins with aces.
+    state = cash_table([0, 1, 2, 3])
+    state, _ = start(state, button=0)
+    state = fold_out(state)
+    state, _ = apply(state, SitOut(seat_index=3))
+    state, _ = start(state)
+    state = fold_out(state)
+    state, _ = apply(state, SitIn(seat_index=3, entry=POST))
+    state, _ = start(state)
+    state = fold_out(state)
+    before = [s.stack if s else 0 for s in state.seats]
+    state, _ = start(state, holes={0: "AsAh", 1: "8c3d", 2: "9c4d", 3: "7c2d"},
+                     board="KdQh5s6c2h")
+    state, _ = play(state, "3 x", "0 c", "1 c", "2 x")
+    for _ in range(3):  # flop, turn, river: checked by 1, 2, 3, 0
+        state, _ = play(state, "1 x", "2 x", "3 x", "0 x")
+    hand = state.hand
+    assert hand is not None and hand.complete
+    # The pot: 2 from each of the four, and the dead 1: 9, all to seat 0. Seat 3 paid 3 and
+    # gets none of it back (the dead blind is in the main pot, not a bet of its own, R7.8).
+    after = [s.stack if s else 0 for s in state.seats]
+    assert [a - b for a, b in zip(after, before, strict=True)][:4] == [9 - 2, -2, -2, -3]
+
+
 def test_r7_8_missing_only_the_small_blind_posts_it_dead_or_waits() -> None:
     # Seats 0-3. Hand 1 (button 0): blinds 1 and 2. Seat 2 (the big blind) then sits out.
     state = cash_table([0, 1, 2, 3])

@@ -512,13 +512,15 @@ def _post_ante(state: TableState, hand: HandState, seat: int, ante: int,
 
 def _post_dead(state: TableState, hand: HandState, seat: int, amount: int,
                events: list[Event]) -> None:
-    """R7.8: a missed small blind posted dead: straight into the pot, not part of a bet."""
+    """R7.8: a missed small blind posted dead: straight into the main pot, not part of a bet
+    (dead money like an ante: whoever wins the main pot wins it, its poster included)."""
     player = state.seats[seat]
     assert player is not None
     amount = min(amount, player.stack)
     if amount <= 0:
         return
     player.stack -= amount
+    hand.antes[seat] += amount  # the dead part of ``committed`` (naiko.pots.build_pots)
     hand.committed[seat] += amount
     hand.pot += amount
     events.append(BlindPosted(seat_index=seat, blind="dead", amount=amount,

@@ -302,7 +302,8 @@ class HandState:
     committed: list[int] = field(default_factory=list)
     """Chips each seat has put into this hand in total (antes included), net of returns."""
     antes: list[int] = field(default_factory=list)
-    """Antes paid: dead money in the main pot, never part of a bet (R2.8)."""
+    """Antes (R2.8) and dead small blinds (R7.8) paid: dead money in the main pot, never part
+    of a bet."""
     acted: list[bool] = field(default_factory=list)
     """Whether the seat has taken a betting action this round (posting a blind is not one)."""
     faced: list[int] = field(default_factory=list)

@@ -30,9 +30,13 @@ CODE_LENGTH = 8
 
 
 def host_of(record: TableRecord, player_id: str) -> None:
-    """:raises ServiceError: ``not_host`` unless *player_id* hosts the table (a tournament's
-    table has no host: ``tournament_table``)."""
+    """:raises ServiceError: ``not_host`` unless *player_id* hosts the table: a private
+    table's host (R7.12). Public tables are the room's and have no host controls
+    (``not_private``); a tournament's table neither (``tournament_table``)."""
     refuse_at_tournament(record, "hosting")
+    if not record.settings.private:
+        raise ServiceError("not_private", "host controls are for private tables (R7.12); "
+                           "a public table is run by the room")
     if record.settings.host != player_id:
         raise ServiceError("not_host", "only the table's host may do that (R7.12)")
     if record.closed:
@@ -61,9 +65,11 @@ def create_invite_code(deps: Deps, caller: Caller, request: p.CreateInviteCode) 
         return Outcome(quiet=True)
 
     record = path.mutate(deps, request.table_id, change, caller=caller)
-    path.send(deps, caller.connection_id, {"type": "invite_code", "request_id":
-                                           request.request_id, "table_id": record.table_id,
-                                           "code": record.room.invite_code})
+    if record.room.invite_code is not None:  # a replay after a revoke: no code to give
+        path.send(deps, caller.connection_id, {"type": "invite_code", "request_id":
+                                               request.request_id,
+                                               "table_id": record.table_id,
+                                               "code": record.room.invite_code})
 
 
 def revoke_invite_code(deps: Deps, caller: Caller, request: p.RevokeInviteCode) -> None:
@@ -107,6 +113,11 @@ def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
         big = merged.get("big_blind", record.state.config.big_blind)
         if small > big:
             raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
+        if big > record.settings.min_buy_in:  # as create_table: a buy-in covers a big blind
+            raise ServiceError("invalid_request", f"the big blind cannot exceed the minimum "
+                               f"buy-in of {record.settings.min_buy_in}")
+        if merged.get("min_players", 2) > record.state.config.seat_count:
+            raise ServiceError("invalid_request", "min_players cannot exceed the seats")
         if record.state.hand_in_progress:
             record.room.pending = merged
             return Outcome([SettingsChanged(changes=dict(changes), pending=True)])
@@ -203,6 +214,7 @@ def close_table(deps: Deps, record: TableRecord, now: int, reason: str) -> Outco
     """Every player stands up with their stack back on their account; the table closes and
     stops counting against the player who opened it."""
     outcome = Outcome()
+    record.room.closing = True  # nobody takes over as host while everyone stands up
     for seat in list(record.state.seats):
         if seat is not None:
             outcome.add(remove_player(deps, record, now, seat.player_id, reason="table_closed"))

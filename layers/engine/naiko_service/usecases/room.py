@@ -133,6 +133,8 @@ def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
                 raise
         except TableNotFound:
             continue
+    if profile.balance < request.buy_in:  # refuse before opening a table nobody would sit at
+        raise ServiceError("insufficient_funds", "your account cannot cover that buy-in")
     table_id = _open_quick_table(deps, caller, request)
     path.mutate(deps, table_id, seat_player(deps, caller, request.buy_in, None, request.entry),
                 caller=caller)

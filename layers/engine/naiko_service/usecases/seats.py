@@ -66,7 +66,10 @@ def remove_player(deps: Deps, record: TableRecord, now: int, player_id: str,
 
 
 def pass_the_host(record: TableRecord) -> Outcome:
-    """R7.12: when the host leaves, the longest-seated player (not a BOT) becomes host."""
+    """R7.12: when the host of a private table leaves, the longest-seated player (not a BOT)
+    becomes host (public tables have no host controls; a closing table needs no host)."""
+    if not record.settings.private or record.room.closing or record.closed:
+        return Outcome()
     people = sorted((since, player) for player, since in record.room.seated_since.items()
                     if player not in record.room.funding and record.seat_of(player) is not None)
     if not people:
