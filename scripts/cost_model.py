@@ -203,6 +203,7 @@ class Bill:
     timer_durations: list[int] = field(default_factory=list)
     sweep_rru: float = 0.0
     seconds: float = 0.0
+    seats: int = SEATS
     hands: int = 0
     decisions: int = 0
     timeouts: int = 0
@@ -331,6 +332,7 @@ class Player:
     version: int = 0
     turn: tuple[int, int] | None = None
     rebuying: bool = False
+    table_id: str = ""
 
 
 def choose(prompt: dict[str, Any], street: str, rng: random.Random) -> dict[str, Any]:
@@ -363,11 +365,16 @@ def choose(prompt: dict[str, Any], street: str, rng: random.Random) -> dict[str,
     return sized(1.0, 3.0)
 
 
-class Table:
-    """One simulated 6-max table and its players, on one design."""
+class Simulation:
+    """Humans playing through the real handlers on moto, on one design: :class:`Table` (a
+    cash table for a number of hands) or :class:`Tournament` (a Sit & Go or Spin to its end).
+    """
 
-    def __init__(self, design: str, hands: int, seed: int):
-        self.design, self.hands_wanted, self.seed = design, hands, seed
+    seats = SEATS
+    label = ""
+
+    def __init__(self, design: str, seed: int):
+        self.design, self.seed = design, seed
 
     def run(self) -> Bill:
         import boto3
@@ -397,6 +404,8 @@ class Table:
             os.environ.update({
                 "TABLES_TABLE": names["TablesTable"], "ACCOUNTS_TABLE": names["AccountsTable"],
                 "CONNECTIONS_TABLE": names["ConnectionsTable"],
+                "LEDGER_TABLE": names["LedgerTable"],
+                "TOURNAMENTS_TABLE": names["TournamentsTable"],
                 "TIMER_STATE_MACHINE_ARN": arns["TimerExpressStateMachine"],
                 "TIMER_LONG_STATE_MACHINE_ARN": arns["TimerStandardStateMachine"]})
             counting = Counting(template, arns["TimerExpressStateMachine"],
@@ -407,13 +416,28 @@ class Table:
                     open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
                 return self._play(counting, posts, names)
 
+    # -- what each kind of simulation does ----------------------------------------------------
+
+    def setup(self, world: World) -> None:
+        """Open the game (not counted unless it calls :meth:`World.start_counting` first)."""
+        raise NotImplementedError
+
+    def done(self, world: World) -> bool:
+        raise NotImplementedError
+
+    def between_hands(self, world: World, player: Player, view: dict[str, Any]) -> None:
+        """A player's chores when a hand is over (a rebuy, coming back from sitting out)."""
+
+    def finish(self, world: World) -> None:
+        """Fill in what the bill needs once done (hands played)."""
+
+    # -- the loop -----------------------------------------------------------------------------
+
     def _play(self, counting: Counting, posts: Any, names: dict[str, str]) -> Bill:
-        import boto3
         from naiko.cards import seeded_random
         from naiko_service import bootstrap
         from naiko_service.records import TableRecord, TimerKind
         from naiko_service.usecases import path
-
 
         bootstrap.reset()
         handlers = {n: load_handler(n) for n in ("connect", "game", "timer", "sweep")}
@@ -440,142 +464,252 @@ class Table:
             patch = mock.patch.object(path, "arm", per_timer)
         else:
             patch = contextlib.nullcontext()  # type: ignore[assignment]
-        rng = random.Random(self.seed)
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
-        players = []
-        counter = itertools.count()
-
-        def event(player: Player, route: str, kind: str, body: str | None = None) -> Any:
-            context = {"routeKey": route, "eventType": kind,
-                       "connectionId": player.connection_id,
-                       "domainName": "abcdef1234.execute-api.us-east-1.amazonaws.com",
-                       "stage": "prod", "apiId": "abcdef1234",
-                       "requestId": f"r{next(counter)}", "messageDirection": "IN",
-                       "connectedAt": START_MS,
-                       "authorizer": {"principalId": player.player_id,
-                                      "player_id": player.player_id}}
-            out: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
-            if body is not None:
-                out["body"] = body
-            return out
-
-        def send(player: Player, **frame: Any) -> None:
-            frame.setdefault("request_id", f"q{next(counter)}")
-            body = json.dumps(frame)
-            counting.bill.messages_in += max(1, math.ceil(len(body.encode()) / 32768))
-            with counting.invocation("game"):
-                handlers["game"].lambda_handler(
-                    event(player, str(frame["action"]), "MESSAGE", body), Context())
-
-        for seat in range(SEATS):
-            player_id = f"human{seat}"
-            dynamodb.update_item(TableName=names["AccountsTable"],
-                                 Key={"player_id": {"S": player_id}},
-                                 UpdateExpression="ADD balance :c",
-                                 ExpressionAttributeValues={":c": {"N": "1000000"}})
-            player = Player(player_id, f"conn-{player_id}")
-            handlers["connect"].lambda_handler(event(player, "$connect", "CONNECT"), Context())
-            players.append(player)
-        queue: list[tuple[int, int, str, Any]] = []
-        seq = itertools.count()
-
-        def refresh(player: Player) -> None:
-            raw = posts.raw.get(player.connection_id, [])
-            for body in raw[player.seen:]:
-                message = json.loads(body)
-                if "view" in message and message.get("version", 0) >= player.version:
-                    player.view, player.version = message["view"], message.get("version", 0)
-            player.seen = len(raw)
-
+        world = World(counting, posts, names, handlers, clock, service, random.Random(self.seed))
+        for seat in range(self.seats):
+            world.add_player(f"human{seat}")
         with patch:
-            # -- setup, not counted: the table and the first buy-ins
             counting.current = None
-            frame = {"action": "create_table", "request_id": "create", "name": "cost",
-                     "variant": "NLHE", "small_blind": 1, "big_blind": 2,
-                     "min_buy_in": 40, "max_buy_in": 400}
-            handlers["game"].lambda_handler(event(players[0], "create_table", "MESSAGE",
-                                                  json.dumps(frame)), Context())
-            refresh(players[0])
-            ack = next(json.loads(b) for b in posts.raw[players[0].connection_id]
-                       if b"create" in b)
-            table_id = ack["table_id"]
-            for player in players:
-                frame = {"action": "join_table", "request_id": f"join-{player.player_id}",
-                         "table_id": table_id, "buy_in": BUY_IN}
-                handlers["game"].lambda_handler(event(player, "join_table", "MESSAGE",
-                                                      json.dumps(frame)), Context())
-            # The first hand starts with the third player; from here on everything counts.
-            counting.bill = Bill()  # executions started so far still fire (not billed)
-            first_ms = clock.now
-            heapq.heappush(queue, (START_MS + 60_000, next(seq), "sweep", None))
-            fired = 0
-            hand_number = 0
-            steps = 0
-            while True:
-                steps += 1
-                if steps > 200_000:
-                    raise RuntimeError("the simulation does not end")
-                # executions started since the last step fire at their $.due (whole seconds)
-                while fired < len(counting.started):
-                    arn, execution = counting.started[fired]
-                    fired += 1
-                    due = -(-execution["due_ms"] // 1000) * 1000
-                    heapq.heappush(queue, (due, next(seq), "fire", execution))
-                for player in players:
-                    refresh(player)
-                    view = player.view
-                    if view is None or view["hand"] is None:
-                        continue
-                    hand = view["hand"]
-                    hand_number = max(hand_number, hand["number"])
-                    prompt = view["prompt"]
-                    if prompt is not None and prompt.get("deadline_ms") is not None:
-                        turn = (hand["number"], prompt["deadline_ms"])
-                        if turn != player.turn:
-                            player.turn = turn
-                            counting.bill.decisions += 1
-                            if rng.random() < TIMEOUT_RATE:
-                                counting.bill.timeouts += 1
-                                continue
-                            choice = choose(prompt, hand["street"], rng)
-                            think = min(19.0, rng.lognormvariate(
-                                math.log(THINK_MEDIAN_S[choice["move"]]), THINK_SIGMA))
-                            heapq.heappush(queue, (clock.now + int(think * 1000), next(seq),
-                                                   "act", (player, turn, choice)))
-                    me = view["seats"][view["seat_index"]]
-                    if hand["complete"] and me and me["stack"] == 0 and not player.rebuying:
-                        player.rebuying = True
-                        heapq.heappush(queue, (clock.now + 1_000, next(seq), "rebuy", player))
-                if hand_number > self.hands_wanted:
-                    break
-                when, _, kind, payload = heapq.heappop(queue)
-                clock.now = max(clock.now, when)
-                counting.now_ms = clock.now
-                if kind == "act":
-                    player, turn, choice = payload
-                    if player.turn != turn or player.view is None \
-                            or player.view.get("prompt") is None:
-                        continue
-                    send(player, action="act", table_id=table_id, **choice)
-                elif kind == "rebuy":
-                    player = payload
-                    player.rebuying = False
-                    refresh(player)
-                    send(player, action="add_chips", table_id=table_id, amount=BUY_IN)
-                elif kind == "fire":
-                    with counting.invocation("timer") as invocation:
-                        handlers["timer"].lambda_handler(
-                            {"table_id": payload["table_id"], "token": payload["token"]},
-                            Context())
-                    counting.bill.timer_durations.append(invocation.modeled_ms)
-                elif kind == "sweep":
-                    with counting.invocation("sweep"):
-                        handlers["sweep"].lambda_handler({}, Context())
-                    heapq.heappush(queue, (when + 60_000, next(seq), "sweep", None))
-            counting.bill.hands = self.hands_wanted
-            counting.bill.seconds = (clock.now - first_ms) / 1000
+            self.setup(world)
+            world.loop(self)
+            self.finish(world)
+            counting.bill.seconds = (clock.now - world.first_ms) / 1000
+            counting.bill.seats = self.seats
             bootstrap.reset()
             return counting.bill
+
+
+class World:
+    """The players, the handlers, virtual time and the queue of what happens next."""
+
+    def __init__(self, counting: Counting, posts: Any, names: dict[str, str],
+                 handlers: dict[str, Any], clock: Clock, service: Any, rng: random.Random):
+        self.counting, self.posts, self.names = counting, posts, names
+        self.handlers, self.clock, self.service, self.rng = handlers, clock, service, rng
+        self.players: list[Player] = []
+        self.counter = itertools.count()
+        self.queue: list[tuple[int, int, str, Any]] = []
+        self.seq = itertools.count()
+        self.fired = 0
+        self.hand_number = 0
+        self.hands: set[tuple[str, int]] = set()
+        self.first_ms = clock.now
+
+    def event(self, player: Player, route: str, kind: str, body: str | None = None) -> Any:
+        context = {"routeKey": route, "eventType": kind, "connectionId": player.connection_id,
+                   "domainName": "abcdef1234.execute-api.us-east-1.amazonaws.com",
+                   "stage": "prod", "apiId": "abcdef1234",
+                   "requestId": f"r{next(self.counter)}", "messageDirection": "IN",
+                   "connectedAt": START_MS,
+                   "authorizer": {"principalId": player.player_id,
+                                  "player_id": player.player_id}}
+        out: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
+        if body is not None:
+            out["body"] = body
+        return out
+
+    def add_player(self, player_id: str, chips: int = 1_000_000) -> Player:
+        import boto3
+
+        boto3.client("dynamodb", region_name=REGION).update_item(
+            TableName=self.names["AccountsTable"], Key={"player_id": {"S": player_id}},
+            UpdateExpression="ADD balance :c",
+            ExpressionAttributeValues={":c": {"N": str(chips)}})
+        player = Player(player_id, f"conn-{player_id}")
+        self.handlers["connect"].lambda_handler(self.event(player, "$connect", "CONNECT"),
+                                                Context())
+        self.players.append(player)
+        return player
+
+    def send(self, player: Player, **frame: Any) -> dict[str, Any]:
+        """A frame through the game handler (counted if counting); returns the reply."""
+        frame.setdefault("request_id", f"q{next(self.counter)}")
+        body = json.dumps(frame)
+        if self.counting.current is None and self.counting_on:
+            self.counting.bill.messages_in += max(1, math.ceil(len(body.encode()) / 32768))
+            with self.counting.invocation("game"):
+                self.handlers["game"].lambda_handler(
+                    self.event(player, str(frame["action"]), "MESSAGE", body), Context())
+        else:
+            self.handlers["game"].lambda_handler(
+                self.event(player, str(frame["action"]), "MESSAGE", body), Context())
+        replies = [json.loads(b) for b in self.posts.raw.get(player.connection_id, [])]
+        return next((m for m in reversed(replies)
+                     if m.get("request_id") == frame["request_id"]), {})
+
+    counting_on = False
+
+    def start_counting(self) -> None:
+        """From here on everything is billed (executions started before still fire)."""
+        self.counting.bill = Bill()
+        self.counting_on = True
+        self.first_ms = self.clock.now
+        heapq.heappush(self.queue, (self.clock.now + 60_000, next(self.seq), "sweep", None))
+
+    def refresh(self, player: Player) -> None:
+        raw = self.posts.raw.get(player.connection_id, [])
+        for body in raw[player.seen:]:
+            message = json.loads(body)
+            if "view" in message and message.get("version", 0) >= player.version:
+                player.view, player.version = message["view"], message.get("version", 0)
+                player.table_id = str(message.get("table_id", player.table_id))
+        player.seen = len(raw)
+
+    def loop(self, simulation: Simulation) -> None:
+        counting, clock, rng = self.counting, self.clock, self.rng
+        steps = 0
+        while True:
+            steps += 1
+            if steps > 400_000:
+                raise RuntimeError("the simulation does not end")
+            # executions started since the last step fire at their $.due (whole seconds)
+            while self.fired < len(counting.started):
+                _arn, execution = counting.started[self.fired]
+                self.fired += 1
+                due = -(-execution["due_ms"] // 1000) * 1000
+                heapq.heappush(self.queue, (due, next(self.seq), "fire", execution))
+            for player in self.players:
+                self.refresh(player)
+                view = player.view
+                if view is None or view["hand"] is None:
+                    continue
+                hand = view["hand"]
+                self.hand_number = max(self.hand_number, hand["number"])
+                self.hands.add((player.table_id, hand["number"]))
+                prompt = view["prompt"]
+                if prompt is not None and prompt.get("deadline_ms") is not None:
+                    turn = (hand["number"], prompt["deadline_ms"])
+                    if turn != player.turn:
+                        player.turn = turn
+                        counting.bill.decisions += 1
+                        if rng.random() < TIMEOUT_RATE:
+                            counting.bill.timeouts += 1
+                            continue
+                        choice = choose(prompt, hand["street"], rng)
+                        clock_s = view["settings"]["decision_ms"] / 1000
+                        think = min(clock_s - 1, rng.lognormvariate(
+                            math.log(THINK_MEDIAN_S[choice["move"]]), THINK_SIGMA))
+                        heapq.heappush(self.queue, (clock.now + int(think * 1000),
+                                                    next(self.seq), "act",
+                                                    (player, turn, choice)))
+                simulation.between_hands(self, player, view)
+            if simulation.done(self):
+                return
+            when, _, kind, payload = heapq.heappop(self.queue)
+            clock.now = max(clock.now, when)
+            counting.now_ms = clock.now
+            if kind == "act":
+                player, turn, choice = payload
+                if player.turn != turn or player.view is None \
+                        or player.view.get("prompt") is None:
+                    continue
+                self.send(player, action="act", table_id=player.table_id, **choice)
+            elif kind == "frame":
+                player, frame = payload
+                self.refresh(player)
+                self.send(player, **frame)
+            elif kind == "fire":
+                with counting.invocation("timer") as invocation:
+                    self.handlers["timer"].lambda_handler(
+                        {"table_id": payload["table_id"], "token": payload["token"]},
+                        Context())
+                counting.bill.timer_durations.append(invocation.modeled_ms)
+            elif kind == "sweep":
+                with counting.invocation("sweep"):
+                    self.handlers["sweep"].lambda_handler({}, Context())
+                heapq.heappush(self.queue, (when + 60_000, next(self.seq), "sweep", None))
+
+    def later(self, delay_ms: int, player: Player, frame: dict[str, Any]) -> None:
+        heapq.heappush(self.queue, (self.clock.now + delay_ms, next(self.seq), "frame",
+                                    (player, frame)))
+
+
+class Table(Simulation):
+    """One 6-max NLHE 1/2 cash table (buy-in 200) for a number of hands; a busted player
+    rebuys."""
+
+    def __init__(self, design: str, hands: int, seed: int):
+        super().__init__(design, seed)
+        self.hands_wanted = hands
+
+    def setup(self, world: World) -> None:
+        players = world.players
+        reply = world.send(players[0], action="create_table", name="cost", variant="NLHE",
+                           small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=400)
+        table_id = reply["table_id"]
+        for player in players:
+            player.table_id = table_id
+            world.send(player, action="join_table", table_id=table_id, buy_in=BUY_IN)
+        # The first hand starts with the third player; from here on everything counts.
+        world.start_counting()
+
+    def done(self, world: World) -> bool:
+        return world.hand_number > self.hands_wanted
+
+    def between_hands(self, world: World, player: Player, view: dict[str, Any]) -> None:
+        me = view["seats"][view["seat_index"]]
+        if view["hand"]["complete"] and me and me["stack"] == 0 and not player.rebuying:
+            player.rebuying = True
+            world.later(1_000, player, {"action": "add_chips", "table_id": player.table_id,
+                                        "amount": BUY_IN})
+
+    def finish(self, world: World) -> None:
+        world.counting.bill.hands = self.hands_wanted
+
+
+class Tournament(Simulation):
+    """A Sit & Go (``sng_6max_turbo``) or a Spin (``spin_3max_hyper``) of humans, entry 100,
+    from the first registration to the last prize paid. A player the clock sat out (R9.4)
+    comes back (``sit_in``) 10 s later."""
+
+    def __init__(self, design: str, kind: str, seed: int):
+        super().__init__(design, seed)
+        self.kind = kind
+        self.seats = 3 if kind == "spin" else 6
+        self.tournament_id = ""
+
+    def setup(self, world: World) -> None:
+        from naiko_service.aws.dynamodb import DynamoAccounts
+
+        if self.kind == "spin":
+            import boto3
+
+            DynamoAccounts(boto3.client("dynamodb", region_name=REGION),
+                           world.names["AccountsTable"],
+                           ledger_table=world.names["LedgerTable"]).grant(
+                "house:prizes", 10_000_000, ref="cost")
+        preset = "spin_3max_hyper" if self.kind == "spin" else "sng_6max_turbo"
+        reply = world.send(world.players[0], action="create_tournament", preset=preset,
+                           entry=100)
+        self.tournament_id = reply["tournament_id"]
+        world.start_counting()
+        for player in world.players:
+            world.send(player, action="register", tournament_id=self.tournament_id)
+
+    def store(self, world: World) -> Any:
+        import boto3
+        from naiko_service.aws.dynamodb import DynamoTableStore
+        from naiko_service.aws.tournaments import DynamoTournamentStore
+        from naiko_service.records import Sealer
+
+        client = boto3.client("dynamodb", region_name=REGION)
+        tables = DynamoTableStore(client, world.names["TablesTable"],
+                                  world.names["AccountsTable"], Sealer(bytes(range(32))))
+        return DynamoTournamentStore(client, world.names["TournamentsTable"], tables)
+
+    def done(self, world: World) -> bool:
+        record = self.store(world).load(self.tournament_id)  # between invocations: not billed
+        return record.status.value == "finished" and not record.timers
+
+    def between_hands(self, world: World, player: Player, view: dict[str, Any]) -> None:
+        me = view["seats"][view["seat_index"]] if view.get("seat_index") is not None else None
+        if me and me.get("sitting_out") and not player.rebuying:
+            player.rebuying = True  # coming back
+            world.later(10_000, player, {"action": "sit_in", "table_id": player.table_id})
+        elif me and not me.get("sitting_out"):
+            player.rebuying = False
+
+    def finish(self, world: World) -> None:
+        world.counting.bill.hands = len(world.hands)
 
 
 # -- the bill -----------------------------------------------------------------------------------
@@ -592,7 +726,7 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
         due_fire = -(-due // 1000) * 1000
         billed_ms = max(0, due_fire - start) + timer_ms + EXPRESS_OVERHEAD_MS
         express_gbs += math.ceil(billed_ms / 100) / 10 * (64 / 1024)
-    connection_minutes = SEATS * bill.seconds / 60
+    connection_minutes = bill.seats * bill.seconds / 60
     out = {
         "Lambda": {"requests": lambda_requests, "GB-s": lambda_gbs,
                    "$": lambda_requests * PRICES["lambda_request"]
@@ -614,10 +748,11 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
     return {service: {k: v * scale for k, v in row.items()} for service, row in out.items()}
 
 
-def report(bills: dict[str, Bill]) -> str:
+def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
+           per_tournament: bool = False) -> str:
     lines = []
     first = next(iter(bills.values()))
-    lines.append(f"6-max NLHE 1/2, humans; {first.hands} hands per design, "
+    lines.append(f"{label}; {first.hands} hands per design, "
                  f"{first.seconds / first.hands:.1f} s per hand on average "
                  f"(decision clock {DECISION_MS // 1000} s, pause {PAUSE_MS // 1000} s, "
                  f"{first.decisions / first.hands:.1f} decisions per hand, "
@@ -652,6 +787,11 @@ def report(bills: dict[str, Bill]) -> str:
     totals = {d: sum(row["$"] for row in table[d].values()) for d in designs}
     lines.append("TOTAL $ per 1,000 hands".ljust(34)
                  + "".join(f"${totals[d]:.4f}".rjust(width) for d in designs))
+    if per_tournament:
+        lines.append("TOTAL $ per tournament".ljust(34) + "".join(
+            f"${totals[d] * bills[d].hands / 1000:.5f}".rjust(width) for d in designs))
+        lines.append("(hands, minutes per tournament)".ljust(34) + "".join(
+            f"{bills[d].hands}, {bills[d].seconds / 60:.1f}".rjust(width) for d in designs))
     lines.append("goal <= $0.25".ljust(34)
                  + "".join(("met" if totals[d] <= 0.25 else "MISSED").rjust(width)
                            for d in designs))
@@ -673,15 +813,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--design", choices=["all", "wake-up", "per-timer", "naive"],
                         default="all")
+    parser.add_argument("--tournament", choices=["sng", "spin"], default=None,
+                        help="a whole Sit & Go (6 humans) or Spin (3) instead of a cash table")
     args = parser.parse_args(argv)
     designs = ["wake-up", "per-timer", "naive"] if args.design == "all" else [args.design]
     bills = {}
     for design in designs:
         started = time.perf_counter()
-        bills[design] = Table(design, args.hands, args.seed).run()
-        print(f"[{design}: {args.hands} hands simulated in "
+        simulation: Simulation = (Table(design, args.hands, args.seed) if args.tournament is None
+                                  else Tournament(design, args.tournament, args.seed))
+        bills[design] = simulation.run()
+        print(f"[{design}: {bills[design].hands} hands simulated in "
               f"{time.perf_counter() - started:.0f} s]", file=sys.stderr)
-    print(report(bills))
+    if args.tournament is None:
+        print(report(bills))
+    else:
+        name = {"sng": "Sit & Go sng_6max_turbo, 6 humans",
+                "spin": "Spin spin_3max_hyper, 3 humans"}[args.tournament]
+        print(report(bills, f"{name}, entry 100, registration to last prize",
+                     per_tournament=True))
     return 0
 
 

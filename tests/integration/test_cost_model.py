@@ -1,0 +1,46 @@
+"""``scripts/cost_model.py`` runs (a few hands, and a whole Spin) and its bill adds up: the
+script is how the cost figures in the docs are measured, so it must keep working."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cost_model", ROOT / "scripts/cost_model.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cost_model"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def total(output: str, label: str) -> float:
+    match = re.search(rf"^{re.escape(label)}\s+\$(\d+\.\d+)", output, re.MULTILINE)
+    assert match, output
+    return float(match.group(1))
+
+
+def test_a_cash_table_is_billed_per_1000_hands(capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script()
+    assert script.main(["--hands", "8", "--design", "wake-up", "--seed", "3"]) == 0
+    output = capsys.readouterr().out
+    assert 0 < total(output, "TOTAL $ per 1,000 hands") < 1
+
+
+def test_a_whole_spin_is_billed_from_registration_to_the_last_prize(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script()
+    assert script.main(["--tournament", "spin", "--design", "wake-up", "--seed", "2"]) == 0
+    output = capsys.readouterr().out
+    per_tournament = total(output, "TOTAL $ per tournament")
+    assert 0 < per_tournament < 0.1
+    assert re.search(r"AWS calls: TransactWriteItems\s+[1-9]", output)  # entries, hands
