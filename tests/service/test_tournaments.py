@@ -574,3 +574,23 @@ def test_r9_10_a_spin_prize_comes_from_the_house_prize_account(
     assert h.accounts.balance(button.player_id) == 9_900 + record.payouts[0]
     assert h.accounts.balance(HOUSE_PRIZES) == 100_300 - pool
     assert h.store.audit().holds
+
+
+# -- R8.6 at a tournament table ---------------------------------------------------------------
+
+def test_r8_6_a_cancelled_tournament_hand_is_in_the_log_and_the_stacks_go_back() -> None:
+    h = harness()
+    tid, players = spin(h)
+    deal(h, tid)
+    act(h, tid, players, "call")
+    h.store.corrupt(f"{tid}-1")  # the stored state cannot be read any more
+    snapshot = players[0].send(action="snapshot", table_id=f"{tid}-1")
+    assert snapshot["type"] == "snapshot"
+    table = table_of(h, tid)
+    assert table.state.hand is None and [s.stack for s in table.state.seats if s] == [500] * 3
+    entry = log(h, tid, "hand")[-1]
+    assert entry["cancelled"] is True and entry["hand"] == 1
+    assert entry["stacks_before"] == entry["stacks_after"] == {
+        "ann": 500, "bob": 500, "cy": 500}
+    deal(h, tid)  # play goes on: the next hand is dealt after the pause
+    assert table_of(h, tid).state.hand.number == 2  # type: ignore[union-attr]

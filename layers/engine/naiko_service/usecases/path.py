@@ -46,7 +46,7 @@ from ..ports import (
     UnreadableTable,
 )
 from ..records import TableRecord, Timer, TimerKind
-from . import cancel, deadlines, dealer
+from . import cancel, deadlines, dealer, tournament_tables
 from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError
 from .subscriptions import drop_connections
 
@@ -270,8 +270,11 @@ def recover(deps: Deps, unreadable: UnreadableTable) -> None:
     arm(deps, record.table_id, record, now)
     moves = tuple(AccountMove(player, -amount, record.table_id, LedgerReason.REFUND, now)
                   for player, amount in fallback.moves)
+    outcome = Outcome(moves=list(moves))
+    if record.tournament is not None:  # the tournament's log records the cancelled hand
+        outcome.writes.append(tournament_tables.cancelled_hand_log(record, fallback.event, now))
     try:
-        deps.tables.save(record, unreadable.version, moves)
+        write(deps, record, unreadable.version, outcome, now)
     except ConcurrentUpdate:
         return  # another invocation restored it first
     deps.count("HandsCancelled", 1)

@@ -123,6 +123,25 @@ def hand_log(record: TableRecord, now: int) -> PutItem:
                    fields, new=True)
 
 
+def cancelled_hand_log(record: TableRecord, cancelled: dict[str, Any], now: int) -> PutItem:
+    """The ``hand`` entry of a hand cancelled because the table's state could not be read
+    (R8.6): *record* is the table restored without it (stacks as before the hand), *cancelled*
+    the ``hand_cancelled`` event; where the button and blinds were is not known any more."""
+    info = record.tournament
+    assert info is not None
+    config = record.state.config
+    number = int(cancelled["hand_number"])
+    players = [(i, pid) for i, pid in enumerate(cancelled["player_ids"]) if pid is not None]
+    stacks = {pid: record.state.stack(i) for i, pid in players}
+    return PutItem(info.tournament_id, f"log#{now:013d}#h#{record.table_id}#{number:06d}", {
+        "type": "hand", "tournament": info.tournament_id, "table": record.table_id,
+        "hand": number, "level": info.announced_level, "small_blind": config.small_blind,
+        "big_blind": config.big_blind, "ante": config.ante,
+        "ante_mode": config.ante_mode.value, "button": None, "small_blind_seat": None,
+        "big_blind_seat": None, "at_ms": now, "stacks_before": stacks,
+        "stacks_after": dict(stacks), "cancelled": True}, new=True)
+
+
 def log_entry(record: TournamentRecord, now: int, kind: str, **fields: Any) -> PutItem:
     """A tournament's own log entry, ``log#<time>#t#<n>``: in time order with the tables'
     ``hand`` entries (``log#<time>#h#<table>#<hand>``), which tables write without touching
