@@ -265,6 +265,9 @@ def isolate_invocations() -> None:
 HOUSE_BOT_CHIPS = 10_000_000
 """Chips granted to the house's bot account when a local stack starts (on the ledger)."""
 
+HOUSE_PRIZE_CHIPS = 100_000_000
+"""Chips granted to the house's prize account (Spin prizes, R9.10) when a local stack starts."""
+
 
 @dataclass
 class StackConfig:
@@ -387,7 +390,8 @@ class LocalStack:
             self._set_env({"TABLES_TABLE": self.table_names["TablesTable"],
                            "ACCOUNTS_TABLE": self.table_names["AccountsTable"],
                            "LEDGER_TABLE": self.table_names["LedgerTable"],
-                           "CONNECTIONS_TABLE": self.table_names["ConnectionsTable"]})
+                           "CONNECTIONS_TABLE": self.table_names["ConnectionsTable"],
+                           "TOURNAMENTS_TABLE": self.table_names["TournamentsTable"]})
 
             if config.lambda_log is not None:
                 config.lambda_log.parent.mkdir(parents=True, exist_ok=True)
@@ -438,10 +442,13 @@ class LocalStack:
                 sweep_seconds=sweep_seconds, executor=self._executor)
             self.service.deps.scheduler = self.timers
             self.timers.start()
-            if config.welcome_chips > 0:  # the house funds the BOT seats hosts add (R7.12)
+            if config.welcome_chips > 0:  # the house funds the BOT seats hosts add (R7.12),
+                # tournament BOTs' entries, and Spin prizes (R9.10)
+                from naiko_service.tournament_records import HOUSE_PRIZES
                 from naiko_service.usecases.private import HOUSE_BOTS
 
                 self.grant(HOUSE_BOTS, HOUSE_BOT_CHIPS)
+                self.grant(HOUSE_PRIZES, HOUSE_PRIZE_CHIPS)
             self.started = True
             return self
         except BaseException:
@@ -903,6 +910,27 @@ def open_demo_table(stack: LocalStack, *, variant: str, seats: int, small_blind:
                      20 * big_blind, 200 * big_blind)
 
 
+def open_demo_tournaments(stack: LocalStack, creator: str) -> list[tuple[str, str]]:
+    """List a 6-max turbo Sit & Go (entry 100) and a Spin (entry 50), BOTs allowed, created by
+    *creator* (who may fill free seats with BOTs: ``tournament_add_bots``). Returns
+    ``(tournament_id, name)`` pairs."""
+    from dataclasses import replace
+
+    from naiko.tournaments.structures import from_preset
+    from naiko_service import bootstrap
+    from naiko_service.usecases import tournaments
+
+    deps = bootstrap.get_service().deps
+    listed = []
+    for tournament_id, name, preset, entry in (
+            ("demo-sng", "Demo Sit & Go 6-max turbo", "sng_6max_turbo", 100),
+            ("demo-spin", "Demo Spin", "spin_3max_hyper", 50)):
+        terms = replace(from_preset(preset, entry), bots_allowed=True)
+        tournaments.create(deps, tournament_id, name, terms, creator)
+        listed.append((tournament_id, name))
+    return listed
+
+
 def seat_server_bots(stack: LocalStack, table_id: str, count: int, *, buy_in: int) -> None:
     """Seat *count* server-side BOT players (R8.4) through the service itself: they buy in from
     the house's bot account (granted here, on the ledger) and act through the timer mechanism,
@@ -1013,8 +1041,9 @@ def main(argv: list[str] | None = None) -> int:
                     player = f"bot-{i + 1}"
                     runner.add(BotClient(stack.url, stack.token(player), player, table.table_id,
                                          buy_in=100 * big))
+        listed = [] if args.no_table else open_demo_tournaments(stack, args.player)
         token = stack.token(args.player)
-        print(_banner(stack, table, args, token, key_path), flush=True)
+        print(_banner(stack, table, args, token, key_path, listed), flush=True)
         while not stopping.wait(0.5):
             pass
     except KeyboardInterrupt:
@@ -1048,7 +1077,7 @@ def _client_command() -> str:
 
 
 def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace, token: str,
-            key_path: Path) -> str:
+            key_path: Path, listed: list[tuple[str, str]] | None = None) -> str:
     names = ", ".join(stack.table_names.values())
     lines = [
         "",
@@ -1066,6 +1095,9 @@ def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace
             f"Demo table {table.table_id}: {table.name}, blinds {table.small_blind}/"
             f"{table.big_blind}, buy-in {table.min_buy_in}-{table.max_buy_in}, {bots}.",
         ]
+    if listed:
+        lines += ["", "Tournaments registering (you may fill their free seats with BOTs):"]
+        lines += [f"  {tournament_id}: {name}" for tournament_id, name in listed]
     lines += [
         "",
         f"Your token (player '{args.player}', valid 12 h; {stack.config.welcome_chips:,} chips "

@@ -46,7 +46,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish")
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found")
+REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
+           "tournament")
 """Message types that answer a request."""
 BUY_IN = 200
 BLINDS = {"small_blind": 1, "big_blind": 2, "min_buy_in": 40, "max_buy_in": 400}
