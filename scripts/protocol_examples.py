@@ -20,7 +20,11 @@ alice leaves while still in it. Then the room around cash tables (R7.7-R7.12,
 :func:`_entering`, :func:`_home_game`, :func:`_quick_seat`): newcomers posting or waiting for
 the big blind and a player back from sitting out posting a live big blind and a dead small one;
 alice's private table with an invite code, a BOT, a waiting list whose seat offer expires and is
-taken, a new host and a close; a quick seat, a rathole and the account.
+taken, a new host and a close; a quick seat, a rathole and the account. Last the tournaments
+(R9, :func:`_spin`, :func:`_cancelled`): grace lists a Spin with bots on, erin registers,
+unregisters and registers again, grace fills it with a BOT, which starts it; erin sits out for
+the first hand (dealt in and folded at once, R9.4) and comes back; everybody shoves until one
+player is left, who is paid the prize; dave lists a Sit & Go, two register, and he cancels it.
 ``tests/unit/test_protocol.py`` validates every message the session sent against the message
 models.
 """
@@ -39,8 +43,11 @@ for _path in (ROOT / "layers" / "engine", ROOT / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+from naiko.cards import seeded_random  # noqa: E402
 from naiko_service.protocol import ProtocolError, error_message, parse_request  # noqa: E402
+from naiko_service.tournament_records import HOUSE_PRIZES  # noqa: E402
 from naiko_service.usecases.private import HOUSE_BOTS  # noqa: E402
+from naiko_service.usecases.tournaments import START_DELAY_MS  # noqa: E402
 from service_testing import Harness, harness  # noqa: E402
 
 SEED = 7
@@ -55,7 +62,27 @@ GOALS = ("peek", "sleeve_swap", "anchor_passed", "anchor_shielded", "raise", "ti
 ROOM_GOALS = ("post", "dead", "offer_expired", "host_changed", "closed", "rathole")
 """What the cash-room part of the session must show (R7.8-R7.12)."""
 
-REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found")
+TOURNAMENT_GOALS = ("started", "level", "absent", "eliminated", "finished", "paid",
+                    "cancelled", "refunded")
+"""What the tournament part of the session must show (R9.1-R9.5, R9.9, R9.10)."""
+
+TOURNAMENT_SEED = 20
+"""The tournaments draw from a source of their own (seats, button, the Spin's multiplier, the
+cards), so that what they show does not depend on how many cards the cash tables dealt."""
+
+TOURNAMENT_START_MS = 1_700_000_200_000
+"""The clock when the tournament part begins (a round time, later than the cash part ends), so
+that its times do not depend on how long the cash tables played."""
+
+TOURNAMENT_FIRST_REQUEST = 201
+"""The tournament part's request ids count from here (``grace-0201``...), whatever number of
+requests the cash part sent before."""
+
+MAX_TOURNAMENT_HANDS = 30
+"""Give up (and fail) if the Spin has not finished within this many hands."""
+
+REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
+           "tournament")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
 ``create_invite_code``)."""
 
@@ -131,6 +158,12 @@ class Session:
     table_id: str = ""
     home_id: str = ""
     """alice's private table (:func:`_home_game`)."""
+    spin_id: str = ""
+    """grace's Spin (:func:`_spin`)."""
+    spin_table: str = ""
+    """The Spin's table."""
+    sng_id: str = ""
+    """dave's Sit & Go, cancelled (:func:`_cancelled`)."""
     transcript: list[dict[str, Any]] = field(default_factory=list)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     """action -> {"request": the frame, "reply": the service's reply}."""
@@ -232,6 +265,11 @@ def play(seed: int = SEED) -> Session:
     _home_game(s)
     _quick_seat(s)
     missing = set(ROOM_GOALS) - s.done
+    if missing:
+        raise RuntimeError(f"the session did not reach {sorted(missing)}")
+    _spin(s)
+    _cancelled(s)
+    missing = set(TOURNAMENT_GOALS) - s.done
     if missing:
         raise RuntimeError(f"the session did not reach {sorted(missing)}")
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
@@ -535,11 +573,140 @@ def _quick_seat(s: Session) -> None:
     s.messages["table_found"] = s.requests["find_table"]["reply"]
 
 
+# -- tournaments (R9) ----------------------------------------------------------------------------
+
+def _spin(s: Session) -> None:
+    """R9.1-R9.5, R9.9, R9.10: grace lists a Spin (``spin_3max_hyper``, entry 100, bots on);
+    dave looks at the lobby. grace registers (twice: ``already_registered``); erin registers,
+    unregisters (her entry comes back) and registers again; dave looks the Spin up. erin may not
+    add BOTs (``not_host``); grace fills the last seat with one, whose entry the house's BOT
+    account pays: the Spin starts in that write, its multiplier drawn and the prizes fixed
+    (``tournament_started``, before the ``ack``), the first hand 5 s later. Too late: dave's
+    registration and erin's unregistration (``registration_closed``), erin's reload
+    (``tournament_table``). erin sits out before the first hand: she is dealt in, posts and is
+    folded at once (R9.4), then sits in. From then on the players push all in whenever they
+    can (the BOT plays its own game) until one player is left (``eliminated``,
+    ``tournament_finished``); the prize is paid from the house's prize account at once (R9.10).
+    dave looks the Spin up again, and the lobby lists the next Spin of the same terms.
+
+    Each player uses a connection of its own (the registering connection watches the table)."""
+    h = s.harness
+    h.service.deps.rng = seeded_random(TOURNAMENT_SEED)
+    h.clock.now = max(h.clock.now, TOURNAMENT_START_MS)
+    s._request_counter = max(s._request_counter, TOURNAMENT_FIRST_REQUEST - 1)
+    _tick(s, 0)
+    h.accounts.grant(HOUSE_PRIZES, 100_000)  # ops fund the house's prize account (R9.10)
+    h.accounts.grant(HOUSE_BOTS, 1_000)
+    grace, erin, dave = (s.connect(p, primary=False) for p in ("grace", "erin", "dave"))
+    ack = grace.send(action="create_tournament", preset="spin_3max_hyper", entry=100,
+                     name="Spin 100", bots=True)
+    spin = s.spin_id = ack["tournament_id"]
+    s.messages["tournaments"] = dave.send(action="list_tournaments")
+    grace.send(action="register", tournament_id=spin)
+    grace.send(action="register", tournament_id=spin)  # already_registered
+    erin.send(action="register", tournament_id=spin)
+    erin.send(action="unregister", tournament_id=spin)
+    erin.send(action="register", tournament_id=spin)
+    s.extras["tournament (registering)"] = dave.send(action="get_tournament",
+                                                     tournament_id=spin)
+    erin.send(action="tournament_add_bots", tournament_id=spin)  # not_host
+    before = len(grace.messages)
+    grace.send(action="tournament_add_bots", tournament_id=spin)
+    started = next((m for m in grace.messages[before:] if m["type"] == "update"
+                    and any(e["kind"] == "tournament_started" for e in m["events"])), None)
+    if started is None:
+        raise RuntimeError("the Spin did not start")
+    s.done.add("started")
+    s.extras["update (tournament started)"] = started
+    table = s.spin_table = started["table_id"]
+    dave.send(action="register", tournament_id=spin)  # registration_closed
+    erin.send(action="unregister", tournament_id=spin)  # registration_closed (no refund)
+    erin.send(action="add_chips", table_id=table, amount=100)  # tournament_table
+    erin.send(action="sit_out", table_id=table)
+    _tick(s, START_DELAY_MS)  # the first hand
+    first = next(m for m in grace.messages if m["type"] == "update"
+                 and any(e["kind"] == "level_changed" for e in m["events"]))
+    s.done.add("level")
+    s.extras["update (first hand)"] = first
+    clients = {"grace": grace, "erin": erin}
+    _shove_out(s, grace, table, clients)
+    seat = next(x for x in grace.view(table)["seats"] if x and x["player_id"] == "erin")
+    if seat["sitting_out"] and any(e["kind"] == "action" and e["seat_index"] == seat[
+            "seat_index"] for m in grace.messages[grace.messages.index(first):]
+            if m["type"] == "update" for e in m["events"]):
+        s.done.add("absent")  # dealt in and played for at once, without a clock (R9.4)
+    erin.send(action="sit_in", table_id=table)
+    for _ in range(MAX_TOURNAMENT_HANDS):
+        tournament = grace.view(table)["tournament"]
+        if tournament["players_left"] <= 1:
+            break
+        _tick(s, 3_000)  # the pause between hands
+        _shove_out(s, grace, table, clients)
+    else:
+        raise RuntimeError("the Spin did not finish")
+    kinds = {e["kind"] for m in grace.messages if m["type"] == "update" for e in m["events"]}
+    s.done |= {"eliminated", "finished"} & {k.removeprefix("tournament_") for k in kinds}
+    final = dave.send(action="get_tournament", tournament_id=spin, example=True)
+    s.messages["tournament"] = final
+    winner = next(r for r in final["tournament"]["results"] if r["place"] == 1)
+    if any(e.player_id == winner["account"] and e.ref == spin and e.amount == winner["prize"]
+           for e in h.accounts.ledger):
+        s.done.add("paid")
+    s.extras["list_tournaments (the next Spin)"] = dave.exchange(action="list_tournaments")
+
+
+def _shove_out(s: Session, watcher: Client, table: str, clients: dict[str, Client]) -> None:
+    """Every player goes all in when the prompt allows it (else calls, else checks) until the
+    hand is over; a BOT is given its think time."""
+    for _ in range(100):
+        view = watcher.view(table)
+        hand = view["hand"]
+        if hand is None or hand["complete"]:
+            return
+        seat = view["seats"][hand["actor"]]
+        if seat["is_bot"]:
+            _tick(s, 1_000)  # a BOT's turn: it acts on its timer
+            continue
+        actor = clients[seat["player_id"]]
+        actions = actor.view(table)["prompt"]["actions"]
+        move = next(m for m in ("all_in", "call", "check") if m in actions)
+        actor.send(action="act", table_id=table, move=move)
+    raise RuntimeError("the hand did not end")
+
+
+def _cancelled(s: Session) -> None:
+    """R9.1: dave lists a 6-max Sit & Go (bots off, entry 50). erin, not registered, cannot
+    unregister; dave and frank register; dave cannot add BOTs (``bots_off``) and frank cannot
+    cancel (``not_host``). dave cancels it: every entry goes back, each in a transaction of its
+    own. frank's new registration is refused; an unknown tournament id is refused."""
+    h = s.harness
+    dave, frank, erin = (s.connect(p, primary=False) for p in ("dave", "frank", "erin"))
+    sng = s.sng_id = dave.send(action="create_tournament", preset="sng_6max_turbo",
+                               entry=50, name="Six-max 50")["tournament_id"]
+    erin.send(action="unregister", tournament_id=sng)  # not_registered
+    dave.send(action="register", tournament_id=sng)
+    frank.send(action="register", tournament_id=sng)
+    dave.send(action="tournament_add_bots", tournament_id=sng, count=2)  # bots_off
+    frank.send(action="cancel_tournament", tournament_id=sng)  # not_host
+    balances = h.accounts.balance("dave"), h.accounts.balance("frank")
+    dave.send(action="cancel_tournament", tournament_id=sng)
+    s.done.add("cancelled")
+    if (h.accounts.balance("dave"), h.accounts.balance("frank")) == (balances[0] + 50,
+                                                                     balances[1] + 50):
+        s.done.add("refunded")
+    frank.send(action="register", tournament_id=sng)  # registration_closed
+    s.extras["tournament (cancelled)"] = dave.send(action="get_tournament", tournament_id=sng)
+    dave.send(action="get_tournament", tournament_id="u00000000000000000000")  # unknown
+
+
 def examples(s: Session) -> dict[str, Any]:
     """The examples, as one JSON-compatible object."""
     return {
         "table_id": s.table_id,
         "home_id": s.home_id,
+        "spin_id": s.spin_id,
+        "spin_table": s.spin_table,
+        "sng_id": s.sng_id,
         "requests": s.requests,
         "messages": s.messages,
         "extras": s.extras,

@@ -7,7 +7,9 @@ watches it with ``snapshot``, sits down with ``join_table`` unless already seate
 redraws the whole screen (:func:`naiko_client.render.render`) on every message and every second
 for the countdowns. The room around a table works from the keyboard too: posting or waiting
 for the big blind, the waiting list and a seat offered from it, quick seat, the account, a
-private table's invite codes and its host's commands (``docs/client.md``). Commands are typed
+private table's invite codes and its host's commands; and the tournaments: listing them, one
+tournament's terms and places, registering and unregistering, and the tournament's table when
+it starts (``docs/client.md``). Commands are typed
 on the bottom line; :func:`parse_command` checks them against the prompt before anything is
 sent, and the server's ``error`` replies are shown on the status line. A dropped connection
 is reopened with backoff and followed by a ``snapshot`` (the server's confirmed state, R8.3).
@@ -31,7 +33,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -39,11 +41,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from .render import (
     POWER_COSTS,
     Narrator,
+    is_tournament,
     my_seat,
     open_window_for,
     power_name,
     render,
     render_lobby,
+    tournament_detail_lines,
+    tournament_list_lines,
 )
 
 LOG_LINES = 200
@@ -55,7 +60,8 @@ RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 LOBBY_REFRESH_S = 3.0
 
 _NOT_AT_A_TABLE = frozenset({"list_tables", "create_table", "quick_seat", "get_account",
-                             "find_table"})
+                             "find_table", "list_tournaments", "get_tournament", "register",
+                             "unregister"})
 """Requests that carry no ``table_id``."""
 
 # -- commands --------------------------------------------------------------------------------
@@ -89,7 +95,10 @@ _ALIASES = {
     "account": "account", "invite": "invite", "code": "code", "revoke": "revoke",
     "find": "find", "blinds": "blinds", "clock": "clock", "minplayers": "minplayers",
     "min-players": "minplayers", "bot": "bot", "kick": "kick", "pause": "pause",
-    "resume": "resume", "close": "close",
+    "resume": "resume", "close": "close", "tournaments": "tournaments",
+    "tourneys": "tournaments", "tournament": "tournament", "tourney": "tournament",
+    "register": "register", "reg": "register", "unregister": "unregister",
+    "unreg": "unregister",
 }
 
 _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
@@ -106,14 +115,26 @@ _HOST = frozenset({"invite", "code", "revoke", "blinds", "clock", "minplayers", 
                    "pause", "resume", "close"})
 """The host's commands (R7.12)."""
 
+_TOURNAMENT = frozenset({"tournaments", "tournament", "register", "unregister"})
+"""The tournaments' commands (R9.1): they need no table (the lobby's too)."""
+
+_CASH_ONLY = frozenset({"join", "take", "add", "leave", "post", "wait", "waitlist",
+                        "unwait"}) | _HOST
+"""Commands a tournament's table refuses (``tournament_table``): its seats and chips are the
+tournament's (R7.6, R9.4)."""
+
+_TOURNAMENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
 _INVITE_CODE = re.compile(r"^[A-Z0-9]{6,16}$")
 _PLAYER = re.compile(r"^[^\s]{1,64}$")
 
 
 def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | None = None,
-                  offer: bool = False) -> Parsed:
+                  offer: bool = False, tournaments: Sequence[dict[str, Any]] = (),
+                  tournament: dict[str, Any] | None = None) -> Parsed:
     """Read one typed line against the current *view* (*player_id*: who you are, when
-    known; *offer*: a seat is held for you, R7.10).
+    known; *offer*: a seat is held for you, R7.10; *tournaments*: the tournaments listed,
+    which ``register N`` and the like number from 1; *tournament*: the one shown).
 
     Nothing is sent for a command the prompt does not allow: the error says why.
 
@@ -129,6 +150,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
     'You cannot check now: the prompt allows f, c, r N, a.'
     >>> parse_command("quick NLHE 1/2 200", None).request
     {'action': 'quick_seat', 'variant': 'NLHE', 'small_blind': 1, 'big_blind': 2, 'buy_in': 200}
+    >>> parse_command("register 1", None, tournaments=[{"tournament_id": "u1"}]).request
+    {'action': 'register', 'tournament_id': 'u1'}
     """
     tokens = line.split()
     if not tokens:
@@ -144,6 +167,14 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
     arg = args[0].lower() if args else None
     if word in ("quit", "help"):
         return Parsed(local=word)
+    if word in _TOURNAMENT:
+        return _tournament_command(word, args, tournaments, tournament, player_id)
+    if word in _CASH_ONLY and is_tournament(view):
+        if word == "leave":
+            return Parsed(error="A tournament's seat cannot be left: `sitout` (you are dealt "
+                                "in and folded at once, R9.4) or `q` (your seat stays).")
+        return Parsed(error="This is a tournament's table: its seats and chips are the "
+                            "tournament's (`sitout` to stop playing, R9.4).")
     if word in ("join", "take"):
         return _join_command(word, args, view, offer)
     if word in _NO_TABLE:
@@ -259,6 +290,68 @@ def _lobby_request(word: str, args: list[str]) -> Parsed:
     if entry:
         request["entry"] = entry
     return Parsed(request=request, label=f"quick {variant} {blinds[0]}/{blinds[1]}")
+
+
+_CLOSED = {"running": "has started", "finished": "is over", "cancelled": "was cancelled"}
+"""A tournament no longer registering, in words (by ``status``)."""
+
+
+def _tournament_command(word: str, args: list[str], listed: Sequence[dict[str, Any]],
+                        shown: dict[str, Any] | None, player_id: str | None) -> Parsed:
+    """``tournaments``, ``tournament N|ID``, ``register N|ID``, ``unregister N|ID`` (R9.1),
+    checked as far as the list and the tournament shown allow."""
+    if word == "tournaments":
+        if args:
+            return Parsed(error="`tournaments` takes nothing.")
+        return Parsed(request={"action": "list_tournaments"}, label="tournaments")
+    usage = (f"Type `{word} N` with N a tournament of the list (`tournaments`), or "
+             f"`{word} ID` with its id.")
+    found = _tournament_of(args[0], listed, shown) if len(args) == 1 else None
+    if found is None:
+        return Parsed(error=usage)
+    tournament_id, info = found
+    request = {"action": {"tournament": "get_tournament"}.get(word, word),
+               "tournament_id": tournament_id}
+    if word == "tournament":
+        return Parsed(request=request, label=f"tournament {tournament_id}")
+    name = str(info.get("name") or tournament_id)
+    status = str(info.get("status") or "registering")
+    registered = info.get("registered")
+    mine = None if registered is None or player_id is None else player_id in registered
+    if word == "register":
+        if status != "registering":
+            return Parsed(error=f"Registration is closed: {name} {_CLOSED.get(status, status)}.")
+        if mine:
+            return Parsed(error=f"You are registered for {name} already.")
+        if int(info.get("entrants") or 0) >= int(info.get("max_players") or 10**9):
+            return Parsed(error=f"{name} is full.")
+    elif status == "cancelled":
+        return Parsed(error=f"{name} was cancelled: every entry went back.")
+    elif status != "registering":
+        return Parsed(error=f"{name} {_CLOSED.get(status, status)}: entries are no longer "
+                            "returned (R9.1).")
+    elif mine is False:
+        return Parsed(error=f"You are not registered for {name}.")
+    return Parsed(request=request, label=f"{word} {tournament_id}")
+
+
+def _tournament_of(text: str, listed: Sequence[dict[str, Any]],
+                   shown: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
+    """The tournament *text* names: a number of the list, or an id; with what is known of
+    it (the tournament shown, else its line of the list, else nothing)."""
+    if text.isdigit():
+        number = int(text)
+        if not 1 <= number <= len(listed):
+            return None
+        tournament_id = str(listed[number - 1].get("tournament_id"))
+    elif _TOURNAMENT_ID.match(text):
+        tournament_id = text
+    else:
+        return None
+    if shown is not None and shown.get("tournament_id") == tournament_id:
+        return tournament_id, shown
+    return tournament_id, next((dict(t) for t in listed
+                                if t.get("tournament_id") == tournament_id), {})
 
 
 def _blinds(text: str) -> tuple[int, int] | None:
@@ -555,6 +648,10 @@ class Client:
         """A seat is held for you until then (``seat_offered``, R7.10)."""
         self.invite_code: str | None = None
         """The invite code of the private table shown (``find``): sent with ``join``."""
+        self.tournament_list: list[dict[str, Any]] | None = None
+        """The tournaments of the last ``tournaments`` (``list_tournaments``)."""
+        self.tournament_shown: dict[str, Any] | None = None
+        """The tournament of the last ``tournament N`` (``get_tournament``)."""
         self.ws: Any = None
         self.quitting = False
         self.fatal: str | None = None
@@ -571,11 +668,14 @@ class Client:
         return int(time.time() * 1000) + self.offset_ms
 
     def screen(self, width: int = 80, height: int = 30) -> list[str]:
-        if self.view is None and self.tables is not None and self.table_id is None:
-            return render_lobby(self.tables, player_id=self.player_id, status=self.status,
-                                status_is_error=self.status_is_error, input_text=self.input,
-                                connection=self.connection, width=width, height=height,
-                                color=self.color)
+        lobby = self.tables is not None or self.tournament_list is not None
+        if self.view is None and lobby and self.table_id is None:
+            return render_lobby(self.tables or [], player_id=self.player_id,
+                                status=self.status, status_is_error=self.status_is_error,
+                                input_text=self.input, connection=self.connection,
+                                width=width, height=height, color=self.color,
+                                tournaments=self.tournament_list,
+                                tournament=self.tournament_shown)
         return render(self.view, now_ms=self.now_ms(), player_id=self.player_id,
                       log=list(self.log), status=self.status,
                       status_is_error=self.status_is_error, input_text=self.input,
@@ -656,10 +756,12 @@ class Client:
 
     def submit(self, line: str) -> None:
         if self.view is None and self.table_id is None:
-            self._lobby_command(line.strip().lower())
+            self._lobby_command(line.strip())
             return
         parsed = parse_command(line, self.view, player_id=self.player_id,
-                               offer=self.offer_until is not None)
+                               offer=self.offer_until is not None,
+                               tournaments=self.tournament_list or (),
+                               tournament=self.tournament_shown)
         if parsed.error:
             self.notice(parsed.error, error=True)
         elif parsed.local == "quit":
@@ -672,7 +774,8 @@ class Client:
             self.notice("")
             self.send(parsed.request, parsed.label)
 
-    def _lobby_command(self, line: str) -> None:
+    def _lobby_command(self, typed: str) -> None:
+        line = typed.lower()
         word = line.split()[0] if line.split() else ""
         if line in ("q", "quit", "exit"):
             self.quit()
@@ -685,15 +788,18 @@ class Client:
                 self.choose(tables[number - 1])
             else:
                 self.notice(f"Pick a table between 1 and {len(tables)}.", error=True)
-        elif word in ("quick", "find", "account"):
-            parsed = parse_command(line, None)
+        elif word in ("quick", "find", "account", "tournaments", "tourneys", "tournament",
+                      "tourney", "register", "reg", "unregister", "unreg"):
+            parsed = parse_command(typed, None, player_id=self.player_id,
+                                   tournaments=self.tournament_list or (),
+                                   tournament=self.tournament_shown)
             if parsed.error or parsed.request is None:
                 self.notice(parsed.error or "", error=True)
             else:
                 self.send(parsed.request, parsed.label)
         else:
-            self.notice("Type a table's number, `r`, `q`, `quick NLHE 1/2 200`, `find CODE` "
-                        "or `account`.", error=True)
+            self.notice("Type a table's number, `r`, `q`, `quick NLHE 1/2 200`, `find CODE`, "
+                        "`account`, `tournaments` or `register N`.", error=True)
 
     def quit(self) -> None:
         self.quitting = True
@@ -714,6 +820,10 @@ class Client:
         view = self.view or {}
         if view.get("seat_index") is not None:
             self.notice("You already have a seat here.", error=True)
+            return
+        if is_tournament(view):
+            self.notice("This is a tournament's table: its seats are the tournament's.",
+                        error=True)
             return
         buy_in = amount or self.buy_in or default_buy_in(
             view.get("settings") or {}, (view.get("config") or {}).get("big_blind"))
@@ -746,12 +856,15 @@ class Client:
         elif kind == "snapshot":
             if message.get("table_id") == self.table_id:
                 self._apply(message, [])
-                if self.auto_join and (self.view or {}).get("seat_index") is None:
+                if self.auto_join and (self.view or {}).get("seat_index") is None \
+                        and not is_tournament(self.view):
                     self.join()
                 self.auto_join = False
         elif kind == "update":
             if message.get("table_id") == self.table_id:
                 self._apply(message, list(message.get("events") or []))
+            else:
+                self._on_other_table(message)
         elif kind == "ack":
             self._on_ack(message, label)
         elif kind == "account":
@@ -764,6 +877,10 @@ class Client:
                 self.view.setdefault("room", {})["invite_code"] = code  # as the host sees it
             self.notice(f"Invite code {code}: whoever brings it may watch and sit "
                         "(`revoke` to cancel it).")
+        elif kind == "tournaments":
+            self._on_tournaments(list(message.get("tournaments") or []))
+        elif kind == "tournament":
+            self._on_tournament(dict(message.get("tournament") or {}))
         elif kind == "table_found":
             self.invite_code = label[5:] if label and label.startswith("find ") else None
             self.switch_table(str(message.get("table_id")), watch=True)
@@ -805,6 +922,18 @@ class Client:
         elif label.startswith(("invite ", "kick ", "blinds ", "clock ", "minplayers ")) or \
                 label in ("bot", "pause", "resume", "close"):
             self.notice(f"Done: {label}.")
+        elif label.startswith("register "):
+            tournament_id = label[9:]
+            started = (self.view or {}).get("tournament") or {}
+            if started.get("tournament_id") == tournament_id:
+                return  # the registration filled it: its table shows already
+            self.notice(f"You are registered for {self._tournament_name(tournament_id)}: the "
+                        "entry is paid. Its table shows here when it starts (`unregister` "
+                        "until then).")
+        elif label.startswith("unregister "):
+            self.notice(f"You are no longer registered for "
+                        f"{self._tournament_name(label[11:])}: the entry is back on your "
+                        "account.")
 
     def _on_error(self, message: dict[str, Any], label: str | None) -> None:
         code, text = message.get("code"), message.get("message")
@@ -814,6 +943,45 @@ class Client:
         if code == "unknown_table" and label == "watch":
             self.table_id, self.view, self.version = None, None, 0
             self.send({"action": "list_tables"}, "tables")
+
+    def _tournament_name(self, tournament_id: str) -> str:
+        known = [self.tournament_shown or {}, *(self.tournament_list or [])]
+        return next((str(t["name"]) for t in known
+                     if t.get("tournament_id") == tournament_id and t.get("name")),
+                    tournament_id)
+
+    def _on_tournaments(self, tournaments: list[dict[str, Any]]) -> None:
+        """``list_tournaments``: the lobby shows them; at a table, the log does."""
+        self.tournament_list = tournaments
+        if self.view is not None:
+            self.log.extend(text for text, _ in tournament_list_lines(tournaments))
+        self.notice(f"{len(tournaments)} tournament{'s' if len(tournaments) != 1 else ''}: "
+                    "`tournament N` to see one, `register N` to enter.")
+
+    def _on_tournament(self, tournament: dict[str, Any]) -> None:
+        """``get_tournament``: the lobby shows it; at a table, the log does."""
+        self.tournament_shown = tournament
+        if self.view is not None:
+            self.log.extend(text for text, _ in tournament_detail_lines(tournament))
+        self.notice(f"{tournament.get('name')}: {tournament.get('status')} "
+                    f"({tournament.get('entrants')}/{tournament.get('max_players')} players).")
+
+    def _on_other_table(self, message: dict[str, Any]) -> None:
+        """An update of a table not shown: a tournament you registered for started there
+        (R9.2). Show it, unless you sit at the table shown (say where it is instead)."""
+        events = list(message.get("events") or [])
+        started = next((e for e in events if e.get("kind") == "tournament_started"), None)
+        if started is None:
+            return
+        table_id = str(message.get("table_id"))
+        if (self.view or {}).get("seat_index") is not None:
+            self.notice(f"Your tournament started at table {table_id} (`--table {table_id}` "
+                        "shows it).")
+            return
+        self.switch_table(table_id, watch=False)
+        self._apply(message, events)
+        self.notice("Your tournament starts: your seat is below; the first hand is dealt in a "
+                    "few seconds.")
 
     def _on_tables(self, tables: list[dict[str, Any]]) -> None:
         self.tables = tables

@@ -7,11 +7,13 @@ one small stateful narrator): no I/O, no clock (the caller passes ``now_ms``), n
   its countdown, your cards, the board and pot, the Carousel, destellos, anchors and Shield
   windows (Naiko mode), the room (a paused, closing or closed table, the waiting list, seats
   held, the host's invite code and pending settings), a seat offered to you with its countdown
-  (R7.10), the last events, the prompt with the legal actions, the amount to call, the min/max
-  raise-to and your countdown, a status line and the command line.
-- :func:`render_lobby` draws the list of open tables.
+  (R7.10), at a tournament's table its level, blinds and ante, the time to the next level and
+  what it is, players left and the prizes (R9.3, R9.9, R9.10), the last events, the prompt with
+  the legal actions, the amount to call, the min/max raise-to and your countdown, a status line
+  and the command line.
+- :func:`render_lobby` draws the list of open tables, the tournaments and one tournament.
 - :class:`Narrator` turns ``update.events`` into sentences ("bob raises to 40", "alice wins 120
-  with two pair, Kings and Fours").
+  with two pair, Kings and Fours", "grace is out in 3rd place").
 
 >>> cards_text("TdKh")
 'Td Kh'
@@ -53,6 +55,8 @@ HELP = (
     "  find CODE  open a private table by its invite code, then `join`",
     "  host: invite P | code | revoke | blinds 2/4 | clock 30 | minplayers 2 | bot [N]",
     "        kick P | pause | resume | close",
+    "  tournaments   list the tournaments                    tournament N|ID  show one",
+    "  register N|ID  enter (the entry is paid at once)      unregister N|ID  until it starts",
     "  help       show or hide this help                     q      quit (the seat stays)",
 )
 
@@ -180,6 +184,47 @@ def owing_text(seat: dict[str, Any]) -> str | None:
     if seat.get("entry") != "post":
         return "waits for BB"
     return "posts " + "+".join(b for b, owed in (("BB", big), ("SB", small)) if owed)
+
+
+def ordinal(number: int) -> str:
+    """``1`` -> ``"1st"``.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 103)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '103rd']
+    """
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
+        number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def level_text(level: dict[str, Any]) -> str:
+    """A blind level's blinds and ante (R9.3, R2.8).
+
+    >>> level_text({"small_blind": 10, "big_blind": 20, "ante": 0, "ante_mode": "none"})
+    '10/20'
+    >>> level_text({"small_blind": 100, "big_blind": 200, "ante": 25, "ante_mode": "each"})
+    '100/200 ante 25'
+    >>> level_text({"small_blind": 50, "big_blind": 100, "ante": 100, "ante_mode": "big_blind"})
+    '50/100 BB ante 100'
+    """
+    text = f"{level.get('small_blind')}/{level.get('big_blind')}"
+    ante, mode = level.get("ante") or 0, level.get("ante_mode")
+    if ante and mode == "big_blind":
+        text += f" BB ante {ante}"
+    elif ante:
+        text += f" ante {ante}"
+    return text
+
+
+def prizes_text(payouts: Sequence[int]) -> str:
+    """The prizes by place (R9.9).
+
+    >>> prizes_text([390, 210]), prizes_text([])
+    ('1st 390, 2nd 210', 'fixed when it starts')
+    """
+    if not payouts:
+        return "fixed when it starts"
+    return ", ".join(f"{ordinal(place)} {prize}" for place, prize in enumerate(payouts, 1))
 
 
 class Narrator:
@@ -339,6 +384,29 @@ class Narrator:
         if kind == "table_paused":
             return "The host paused the table: no new hand until it resumes" \
                 if e.get("paused") else "The host resumed the table"
+        return self._tournament_sentence(e)
+
+    @staticmethod
+    def _tournament_sentence(e: dict[str, Any]) -> str | None:
+        """A tournament's table: the start, the levels, eliminations and the winner (R9.2,
+        R9.3, R9.5, R9.9, R9.10)."""
+        kind = e.get("kind")
+        if kind == "tournament_started":
+            spin = f", a Spin x{e['multiplier']}" if e.get("multiplier") else ""
+            return (f"The tournament starts{spin}: prize pool {e.get('prize_pool')}, prizes "
+                    f"{prizes_text(e.get('payouts') or [])}; the first hand is dealt shortly")
+        if kind == "level_changed":
+            following = e.get("next_level")
+            after = f"; next {level_text(following)}" if following else \
+                " (the last level: it goes on)"
+            return f"Level {e.get('level')}: blinds {level_text(e)}{after}"
+        if kind == "eliminated":
+            prize = f" and wins {e['prize']}" if e.get("prize") else ""
+            place = ordinal(int(e.get("place") or 0))
+            return f"{e.get('player_id')} is out in {place} place{prize}"
+        if kind == "tournament_finished":
+            prize = f" and {e['prize']}" if e.get("prize") else ""
+            return f"{e.get('winner')} wins the tournament{prize}"
         return None  # "turn" and kinds this client does not know
 
     def _action(self, who: str, e: dict[str, Any]) -> str:
@@ -461,8 +529,11 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     naiko = variant == "NAIKO"
     title = (f"{settings.get('name', 'table')} [{variant} {config.get('small_blind')}/"
              f"{config.get('big_blind')}]")
+    tournament = is_tournament(view)
     if settings.get("kind") == "private":
         title += " private"
+    elif tournament:
+        title += " tournament"
     lines: list[Line] = [(_header_text(title, player_id, connection), "header")]
     info = f"table {view.get('table_id', '?')}"
     if hand:
@@ -472,9 +543,9 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
             info += " (hand over)"
     else:
         info += "   no hand yet"
-    if settings:
+    if settings and not tournament:  # a tournament's seats and chips are its own (R7.6)
         info += f"   buy-in {settings.get('min_buy_in')}-{settings.get('max_buy_in')}"
-    if settings.get("host"):
+    if settings.get("host") and not tournament:
         info += f"   host {settings['host']}"
     if version:
         info += f"   version {version}"
@@ -482,6 +553,7 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     state = _room_state(view)
     if state:
         lines.append((state, "error"))
+    lines.extend(tournament_lines(view, now_ms))
     lines.append(("", ""))
     width = 3 * hole_count(view) - 1
     head = (f"  {'#':>2} {'Pos':<5} {'Player':<22} {'Stack':>7} {'Bet':>6}  "
@@ -495,7 +567,9 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     if naiko:
         lines.extend(_naiko_lines(view, hand, now_ms))
     me = my_seat(view)
-    if me is None:
+    if me is None and tournament:
+        lines.append(("You are watching this tournament's table (no seat).", ""))
+    elif me is None:
         lines.append(("You are watching (no seat): type `join` to sit down.", ""))
     else:
         cards = cards_text(me.get("cards")) if me.get("in_hand") else ""
@@ -503,7 +577,9 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
         mine += f"   stack {me.get('stack')}"
         if naiko:
             mine += f"   destellos {me.get('destellos', 0)}"
-        if me.get("sitting_out"):
+        if me.get("sitting_out") and tournament:  # R9.4: dealt in and blinded away
+            mine += "   (sitting out: played for at once; type `sitin`)"
+        elif me.get("sitting_out"):
             mine += "   (sitting out: type `sitin`)"
         lines.append((mine, "bold"))
         owing = _owing_line(view, me)
@@ -512,9 +588,53 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     return lines
 
 
+def is_tournament(view: dict[str, Any] | None) -> bool:
+    """Whether *view* is a tournament's table (R9): seats and chips are the tournament's."""
+    view = view or {}
+    return "tournament" in view or (view.get("settings") or {}).get("kind") == "tournament"
+
+
+def tournament_lines(view: dict[str, Any], now_ms: int) -> list[Line]:
+    """A tournament's table: the level of the hand, blinds and ante, the time to the next
+    level and what it is (R9.3), players left, the prizes and a Spin's multiplier (R9.9,
+    R9.10); before the first hand, when it is dealt.
+
+    >>> view = {"hand": None, "tournament": {"level": 1, "small_blind": 10, "big_blind": 20,
+    ...         "ante": 0, "ante_mode": "none", "level_ends_ms": 180_000, "next_level": {
+    ...         "small_blind": 15, "big_blind": 30, "ante": 0, "ante_mode": "none"},
+    ...         "players_left": 3, "entrants": 3, "payouts": [500], "multiplier": 5,
+    ...         "first_hand_ms": 5_000}}
+    >>> for text, _ in tournament_lines(view, 0):
+    ...     print(text)
+    Level 1: blinds 10/20   next level 15/30 in 3:00   players left 3/3
+    Prizes: 1st 500   Spin x5   first hand in 5s
+    """
+    info = view.get("tournament")
+    if not info:
+        return []
+    parts = [f"Level {info.get('level')}: blinds {level_text(info)}"]
+    following, ends = info.get("next_level"), info.get("level_ends_ms")
+    if not following or ends is None:
+        parts.append("the last level")
+    elif int(ends) > now_ms:
+        parts.append(f"next level {level_text(following)} in {clock_text(int(ends), now_ms)}")
+    else:  # R9.3: a level takes effect at the first hand dealt after its start
+        parts.append(f"next level {level_text(following)} from the next hand")
+    parts.append(f"players left {info.get('players_left')}/{info.get('entrants')}")
+    prizes = f"Prizes: {prizes_text(info.get('payouts') or [])}"
+    if info.get("multiplier"):
+        prizes += f"   Spin x{info['multiplier']}"
+    first = info.get("first_hand_ms")
+    if view.get("hand") is None and first and int(first) > now_ms:
+        prizes += f"   first hand in {clock_text(int(first), now_ms)}"
+    return [("   ".join(parts), "bold"), (prizes, "")]
+
+
 def _room_state(view: dict[str, Any]) -> str:
     """A table that is not dealing as usual: closed, closing, paused (R7.12)."""
     room = view.get("room") or {}
+    if room.get("closed") and is_tournament(view):
+        return "CLOSED: the tournament is over."
     if room.get("closed"):
         return "CLOSED: this table takes nobody (every stack went back)."
     if room.get("closing"):
@@ -601,7 +721,8 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
     owing = owing_text(seat) if view.get("hand") is not None else None
     if owing:  # R7.8 (a table that has not dealt yet deals everybody in)
         status.append(owing)
-    if seat.get("player_id") == (view.get("settings") or {}).get("host"):
+    if seat.get("player_id") == (view.get("settings") or {}).get("host") \
+            and not is_tournament(view):
         status.append("host")
     if hand.get("complete"):
         won = sum(int(a.get("winners", {}).get(str(index), 0)) for a in hand.get("awards", []))
@@ -692,12 +813,20 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
         bot = " (BOT)" if seat and seat.get("is_bot") else ""
         clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
         lines.append((f"Waiting for {actor}{bot} to act" + (f"  {clock}" if clock else ""), ""))
+    elif (view.get("room") or {}).get("closed") and is_tournament(view):
+        lines.append(("No more hands: the tournament is over (`tournaments` for the lobby's, "
+                      "`q` to quit).", ""))
     elif (view.get("room") or {}).get("closed"):
         lines.append(("No more hands: the table is closed (`q` to quit).", ""))
     elif (view.get("room") or {}).get("paused"):
         lines.append(("No new hand while the table is paused.", ""))
     elif hand and hand.get("complete"):
         lines.append((f"Hand #{hand.get('number')} is over; the next one starts shortly.", ""))
+    elif is_tournament(view):
+        first = (view.get("tournament") or {}).get("first_hand_ms")
+        clock = clock_text(int(first), now_ms) if first else ""
+        lines.append((f"The tournament starts: the first hand is dealt in {clock}." if clock
+                      else "The tournament starts: the first hand is dealt shortly.", ""))
     else:
         seated = sum(1 for s in view.get("seats") or [] if s)
         needed = (view.get("settings") or {}).get("min_players") or 3
@@ -741,8 +870,10 @@ def _prompt_lines(view: dict[str, Any], prompt: dict[str, Any], now_ms: int) -> 
 def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = None,
                  status: str = "", status_is_error: bool = False, input_text: str = "",
                  connection: str = "", width: int = 80, height: int = 30,
-                 color: bool = False) -> list[str]:
-    """The open tables, numbered from 1, and how to pick one.
+                 color: bool = False, tournaments: Sequence[dict[str, Any]] | None = None,
+                 tournament: dict[str, Any] | None = None) -> list[str]:
+    """The open tables, numbered from 1, and how to pick one; the *tournaments* listed
+    (``list_tournaments``), numbered from 1 too, and one *tournament* (``get_tournament``).
 
     >>> render_lobby([{"table_id": "t1", "name": "Demo", "variant": "NAIKO", "small_blind": 5,
     ...                "big_blind": 10, "seat_count": 4, "seated": 2, "min_buy_in": 200,
@@ -760,13 +891,107 @@ def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = No
                       f"{t.get('table_id')}", ""))
     if not tables:
         lines.append(("  No open table yet (refreshing every few seconds).", ""))
+    if tournaments is not None:
+        lines.append(("", ""))
+        lines.extend(tournament_list_lines(tournaments))
+    if tournament is not None:
+        lines.append(("", ""))
+        lines.extend(tournament_detail_lines(tournament))
     lines.append(("", ""))
     lines.append(("Type a table's number to sit down there (Enter: the first), `r` to refresh, "
                   "`q` to quit.", ""))
     lines.append(("Or `quick NLHE 1/2 200` (a seat at any table of that game), `find CODE` (a "
                   "private table), `account`.", ""))
+    lines.append(("Tournaments: `tournaments` to list them, `tournament N` to see one, "
+                  "`register N`, `unregister N`.", ""))
     bottom: list[Line] = [(status, "error" if status_is_error else "good" if status else ""),
                           ("> " + input_text, "")]
     room = max(height - len(lines) - len(bottom), 0)
     lines = lines[:height - len(bottom)] + [("", "")] * room + bottom
     return [_style(text[:width], style, color) for text, style in lines[-height:]]
+
+
+KIND_NAMES = {"sit_and_go": "SNG", "spin": "Spin", "scheduled": "MTT"}
+
+
+def tournament_list_lines(tournaments: Sequence[dict[str, Any]]) -> list[Line]:
+    """The tournaments of ``list_tournaments``, numbered from 1 (``register 1``).
+
+    >>> for text, _ in tournament_list_lines([{"tournament_id": "u1", "name": "Spin 100",
+    ...         "kind": "spin", "variant": "NLHE", "status": "registering", "entry": 100,
+    ...         "entrants": 2, "max_players": 3}]):
+    ...     print(text)
+    Tournaments (`tournament N` to see one, `register N` to enter):
+       #  Tournament            Kind  Game   Entry  Players  Status       Id
+       1  Spin 100              Spin  NLHE     100      2/3  registering  u1
+    """
+    lines: list[Line] = [("Tournaments (`tournament N` to see one, `register N` to enter):", ""),
+                         (f"  {'#':>2}  {'Tournament':<20}  {'Kind':<4}  {'Game':<5}  "
+                          f"{'Entry':>5}  {'Players':>7}  {'Status':<11}  Id", "bold")]
+    for number, t in enumerate(tournaments, 1):
+        kind = KIND_NAMES.get(str(t.get("kind")), str(t.get("kind")))
+        players = f"{t.get('entrants')}/{t.get('max_players')}"
+        lines.append((f"  {number:>2}  {str(t.get('name'))[:20]:<20}  {kind:<4}  "
+                      f"{t.get('variant', ''):<5}  {t.get('entry', ''):>5}  {players:>7}  "
+                      f"{str(t.get('status', '')):<11}  {t.get('tournament_id')}", ""))
+    if not tournaments:
+        lines.append(("  No tournament is registering or running.", ""))
+    return lines
+
+
+def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
+    """One tournament (``get_tournament``): its terms (R9.1, R9.3, R9.9, R9.10), who
+    registered, the places and prizes so far.
+
+    >>> for text, _ in tournament_detail_lines({"tournament_id": "u1", "name": "Spin 100",
+    ...         "kind": "spin", "variant": "NLHE", "status": "finished", "entry": 100,
+    ...         "starting_stack": 500, "seat_count": 3, "entrants": 3, "max_players": 3,
+    ...         "players_left": 1, "payouts": [500], "multiplier": 5, "terms": {
+    ...             "decision_ms": 12000, "bots_allowed": True, "structure": {"levels": [
+    ...             {"small_blind": 10, "big_blind": 20, "ante": 0, "ante_mode": "none",
+    ...              "minutes": 3}]}}, "registered": ["bot-1", "erin", "grace"],
+    ...         "results": [{"player_id": "erin", "place": 1, "prize": 500},
+    ...                     {"player_id": "grace", "place": 2, "prize": 0}]}):
+    ...     print(text)
+    Spin 100: Spin NLHE, finished   u1
+      entry 100   stack 500   3 seats   players 3/3 (1 left)   clock 12s   bots on
+      levels of 3 min: 10/20
+      prizes: 1st 500   Spin x5
+      registered: bot-1, erin, grace
+      places: 1st erin 500, 2nd grace
+    """
+    terms = t.get("terms") or {}
+    kind = KIND_NAMES.get(str(t.get("kind")), str(t.get("kind")))
+    lines: list[Line] = [(f"{t.get('name')}: {kind} {t.get('variant', '')}, "
+                          f"{t.get('status')}   {t.get('tournament_id')}", "bold")]
+    players = f"players {t.get('entrants')}/{t.get('max_players')}"
+    if t.get("status") == "running" or t.get("status") == "finished":
+        players += f" ({t.get('players_left')} left)"
+    facts = [f"entry {t.get('entry')}", f"stack {t.get('starting_stack')}",
+             f"{t.get('seat_count')} seats", players]
+    if terms.get("decision_ms"):
+        facts.append(f"clock {int(terms['decision_ms']) // 1000}s")
+    facts.append("bots on" if terms.get("bots_allowed") else "bots off")
+    lines.append(("  " + "   ".join(facts), ""))
+    levels = list((terms.get("structure") or {}).get("levels") or [])
+    if levels:
+        minutes = {lv.get("minutes") for lv in levels}
+        length = f"of {levels[0].get('minutes')} min" if len(minutes) == 1 else "(minutes vary)"
+        shown = ", ".join(level_text(lv) for lv in levels[:6])
+        more = f" ... ({len(levels)} levels)" if len(levels) > 6 else ""
+        lines.append((f"  levels {length}: {shown}{more}", ""))
+    prizes = f"  prizes: {prizes_text(t.get('payouts') or [])}"
+    if t.get("multiplier"):
+        prizes += f"   Spin x{t['multiplier']}"
+    elif t.get("kind") == "spin":
+        prizes += " (a Spin: the pool is the entry times a multiplier drawn at the start)"
+    lines.append((prizes, ""))
+    registered = [str(p) for p in t.get("registered") or []]
+    if "registered" in t:
+        lines.append(("  registered: " + (", ".join(registered) or "nobody yet"), ""))
+    results = t.get("results") or []
+    if results:
+        lines.append(("  places: " + ", ".join(
+            f"{ordinal(int(r.get('place') or 0))} {r.get('player_id')}"
+            + (f" {r['prize']}" if r.get("prize") else "") for r in results), ""))
+    return lines

@@ -30,6 +30,7 @@ from naiko_client.render import (
     render,
     render_lobby,
     seconds_left,
+    tournament_detail_lines,
 )
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
@@ -846,5 +847,258 @@ def test_a_full_table_suggests_the_waiting_list(bob: Any) -> None:
         client.on_message({"type": "error", "request_id": join["request_id"],
                            "code": "table_full", "message": "every seat is taken"})
         assert client.status.endswith("(table_full) Type `waitlist` to queue for a seat.")
+
+    run_client(steps, table_id="t1")
+
+
+# -- tournaments (R9) --------------------------------------------------------------------------
+
+def _doc_tournament_block() -> dict[str, Any]:
+    """The view's ``tournament`` block of docs/protocol.md (grace's Spin when it started)."""
+    for block in re.findall(r"```json\n(.*?)```", DOC, re.S):
+        if block.startswith('{\n  "tournament_id"') and '"first_hand_ms"' in block:
+            return dict(json.loads(block))
+    raise AssertionError("no tournament block in docs/protocol.md")
+
+
+SPIN = _doc_tournament_block()
+LEVEL_ENDS = SPIN["level_ends_ms"]
+
+
+@pytest.fixture
+def spin(bob: Any) -> dict[str, Any]:
+    """bob's view on his turn, at a tournament's table: the documented tournament block, a
+    tournament's settings (no buy-in, the creator as host), no owed blinds (R9.4)."""
+    bob["settings"].update(kind="tournament", min_buy_in=0, max_buy_in=0, host="alice",
+                           name="Spin 100 #1")
+    bob["config"].update(entry_rules=False, deal_absent=True)
+    for seat in bob["seats"]:
+        if seat:
+            for key in ("owes_big", "owes_small", "entry"):
+                seat.pop(key)
+    bob["tournament"] = copy.deepcopy(SPIN)
+    return dict(bob)
+
+
+def test_r9_3_a_tournament_table_shows_its_level_the_next_one_players_and_prizes(
+        spin: Any) -> None:
+    text = screen(spin, now_ms=LEVEL_ENDS - 175_000, player_id="bob")
+    assert "Spin 100 #1 [NAIKO 5/10] tournament" in text
+    assert "buy-in" not in text and "host" not in text  # the tournament's seats and chips
+    assert "Level 1: blinds 10/20   next level 15/30 in 2:55   players left 3/3" in text
+    assert "Prizes: 1st 500   Spin x5" in text
+    assert "first hand in" not in text  # a hand is being played
+    # Its time has come: the next level starts with the next hand dealt (R9.3).
+    assert "next level 15/30 from the next hand" in screen(spin, now_ms=LEVEL_ENDS + 1)
+    spin["tournament"].update(level=7, small_blind=100, big_blind=200, ante=25,
+                              ante_mode="each", players_left=2, payouts=[390, 210],
+                              multiplier=None, next_level={
+                                  "number": 8, "small_blind": 200, "big_blind": 400,
+                                  "ante": 25, "ante_mode": "each", "minutes": 5})
+    text = screen(spin, now_ms=LEVEL_ENDS - 60_000)
+    assert "Level 7: blinds 100/200 ante 25   next level 200/400 ante 25 in 1:00   " \
+        "players left 2/3" in text
+    assert "Prizes: 1st 390, 2nd 210" in text and "Spin x" not in text
+    spin["tournament"].update(next_level=None, level_ends_ms=None, ante=100,
+                              ante_mode="big_blind")
+    assert "Level 7: blinds 100/200 BB ante 100   the last level   players left 2/3" \
+        in screen(spin)
+
+
+def test_r9_2_before_the_first_hand_and_after_the_last(spin: Any) -> None:
+    spin.update(hand=None, prompt=None)
+    first = SPIN["first_hand_ms"]
+    text = screen(spin, now_ms=first - 5_000)
+    assert "Prizes: 1st 500   Spin x5   first hand in 5s" in text
+    assert "The tournament starts: the first hand is dealt in 5s." in text
+    assert "Waiting for players" not in text
+    spin["room"]["closed"] = True
+    spin["seat_index"] = None  # eliminated: watching on
+    text = screen(spin, now_ms=first + 600_000)
+    assert "CLOSED: the tournament is over." in text
+    assert "No more hands: the tournament is over" in text
+    assert "You are watching this tournament's table (no seat)." in text
+    assert "`join`" not in text
+
+
+def test_r9_4_sitting_out_is_shown_and_the_cash_commands_are_refused(spin: Any) -> None:
+    spin["seats"][1]["sitting_out"] = True
+    assert "(sitting out: played for at once; type `sitin`)" in screen(spin)
+    for line in ("join", "join 500", "take", "add 100", "post", "wait", "waitlist", "unwait",
+                 "code", "pause", "kick carol"):
+        assert error(line, spin).startswith("This is a tournament's table"), line
+    assert error("leave", spin).startswith("A tournament's seat cannot be left: `sitout`")
+    assert request("sitout", spin) == {"action": "sit_out"}
+    assert request("sitin", spin) == {"action": "sit_in"}
+    assert request("f", spin) == {"action": "act", "move": "fold"}
+    assert error("join", copy.deepcopy(spin) | {"seat_index": None}).startswith(
+        "This is a tournament's table")
+
+
+def test_r9_the_tournament_events_read_as_sentences(bob: Any) -> None:
+    documented = {e["kind"]: e for e in _doc_events()}
+    n = Narrator()
+    n.learn(bob)
+    said = n.narrate([documented["tournament_started"], documented["level_changed"],
+                      documented["eliminated"], documented["tournament_finished"]])
+    assert said == [
+        "The tournament starts, a Spin x5: prize pool 500, prizes 1st 500; the first hand is "
+        "dealt shortly",
+        "Level 1: blinds 10/20; next 15/30",
+        "grace is out in 3rd place",
+        "erin wins the tournament and 500",
+    ]
+    assert n.narrate([
+        {"kind": "tournament_started", "tournament_id": "u1", "first_hand_ms": NOW,
+         "prize_pool": 600, "payouts": [390, 210], "multiplier": None},
+        {"kind": "level_changed", "level": 18, "small_blind": 500, "big_blind": 1000,
+         "ante": 100, "ante_mode": "each", "ends_ms": None, "next_level": None},
+        {"kind": "eliminated", "player_id": "bob", "place": 2, "prize": 210},
+    ]) == [
+        "The tournament starts: prize pool 600, prizes 1st 390, 2nd 210; the first hand is "
+        "dealt shortly",
+        "Level 18: blinds 500/1000 ante 100 (the last level: it goes on)",
+        "bob is out in 2nd place and wins 210",
+    ]
+
+
+LISTED = _doc_message("tournaments")["tournaments"]
+SHOWN = _doc_message("tournament")["tournament"]
+"""The documented lobby (grace's Spin registering) and the Spin once it finished."""
+
+
+def test_r9_1_the_tournament_commands(bob: Any) -> None:
+    spin_id = LISTED[0]["tournament_id"]
+
+    def parsed(line: str, **kw: Any) -> Any:
+        return parse_command(line, kw.pop("view", None), tournaments=LISTED, **kw)
+
+    assert parsed("tournaments").request == {"action": "list_tournaments"}
+    assert parsed("tourneys now").error == "`tournaments` takes nothing."
+    assert parsed("tournament 1").request == {"action": "get_tournament",
+                                              "tournament_id": spin_id}
+    assert parsed("register 1").request == {"action": "register", "tournament_id": spin_id}
+    assert parsed(f"reg {spin_id}").request == {"action": "register", "tournament_id": spin_id}
+    assert parsed("unregister 1", view=bob).request == {"action": "unregister",
+                                                        "tournament_id": spin_id}
+    assert parsed("register uNotListed-1").request == {"action": "register",
+                                                       "tournament_id": "uNotListed-1"}
+    for bad in ("register", "register 2", "register 0", "register a/b", "tournament 1 2"):
+        assert parsed(bad).error.startswith("Type `"), bad
+    # What the list and the tournament shown say is checked before sending (R9.1).
+    finished = parse_command("register 1", None, tournaments=LISTED, tournament=dict(
+        SHOWN, tournament_id=spin_id))
+    assert finished.error == "Registration is closed: Spin 100 is over."
+    running = [dict(LISTED[0], status="running")]
+    assert parse_command("unregister 1", None, tournaments=running).error == (
+        "Spin 100 has started: entries are no longer returned (R9.1).")
+    cancelled = [dict(LISTED[0], status="cancelled")]
+    assert parse_command("unregister 1", None, tournaments=cancelled).error == (
+        "Spin 100 was cancelled: every entry went back.")
+    assert parse_command("register 1", None, tournaments=[dict(LISTED[0], entrants=3)]).error \
+        == "Spin 100 is full."
+    mine = dict(LISTED[0], registered=["bob", "erin"])
+    assert parse_command("register 1", None, tournaments=LISTED, tournament=mine,
+                         player_id="bob").error == "You are registered for Spin 100 already."
+    assert parse_command("unregister 1", None, tournaments=LISTED, tournament=mine,
+                         player_id="carol").error == "You are not registered for Spin 100."
+    assert parse_command("unregister 1", None, tournaments=LISTED, tournament=mine,
+                         player_id="bob").request == {"action": "unregister",
+                                                      "tournament_id": spin_id}
+
+
+def test_r9_1_the_lobby_lists_the_tournaments_and_shows_one() -> None:
+    text = "\n".join(render_lobby([], tournaments=LISTED, tournament=SHOWN, width=110,
+                                  height=40))
+    assert "Tournaments (`tournament N` to see one, `register N` to enter):" in text
+    assert re.search(rf"^ +1  Spin 100 +Spin  NLHE +100 +0/3  registering  "
+                     rf"{LISTED[0]['tournament_id']}$", text, re.M)
+    assert f"Spin 100: Spin NLHE, finished   {SHOWN['tournament_id']}" in text
+    assert "  entry 100   stack 500   3 seats   players 3/3 (1 left)   clock 12s   bots on" \
+        in text
+    assert "  levels of 3 min: 10/20, 15/30, 20/40, 25/50, 30/60, 40/80 ... (18 levels)" in text
+    assert "  prizes: 1st 500   Spin x5" in text
+    assert "  registered: bot-1, erin, grace" in text
+    assert "  places: 1st erin 500, 2nd bot-1, 3rd grace" in text
+    registering = "\n".join(text for text, _ in tournament_detail_lines(LISTED[0]))
+    assert "prizes: fixed when it starts (a Spin: the pool is the entry times a multiplier " \
+        "drawn at the start)" in registering
+    assert "No tournament is registering or running." in "\n".join(
+        render_lobby([], tournaments=[]))
+
+
+def test_r9_2_register_from_the_lobby_and_the_table_shows_when_it_starts(spin: Any) -> None:
+    table_id = SPIN["tournament_id"] + "-1"
+    seat = dict(copy.deepcopy(spin), table_id=table_id, hand=None, prompt=None)
+
+    async def steps(client: Client) -> None:
+        ws = client.ws
+        client.on_message({"type": "tables", "request_id": "x", "tables": []})
+        client.on_keys("tournaments\r")
+        await settle()
+        listing = ws.sent[-1]
+        assert (listing["action"], "table_id" in listing) == ("list_tournaments", False)
+        client.on_message({"type": "tournaments", "request_id": listing["request_id"],
+                           "tournaments": LISTED})
+        assert client.status == "1 tournament: `tournament N` to see one, `register N` to enter."
+        assert "Spin 100" in "\n".join(client.screen(110, 30))
+        client.on_keys("tournament 1\r")
+        await settle()
+        assert ws.sent[-1]["action"] == "get_tournament"
+        client.on_message({"type": "tournament", "request_id": ws.sent[-1]["request_id"],
+                           "tournament": dict(LISTED[0], registered=["erin"], results=[])})
+        assert "  registered: erin" in "\n".join(client.screen(110, 40))
+        client.on_keys("register 1\r")
+        await settle()
+        register = ws.sent[-1]
+        assert register == {"action": "register", "tournament_id": LISTED[0]["tournament_id"],
+                            "request_id": register["request_id"]}
+        # The registration fills it: the table's first update comes before the ack.
+        client.on_message({"type": "update", "table_id": table_id, "version": 1,
+                           "view": seat, "events": [{
+                               "kind": "tournament_started", "tournament_id": SPIN[
+                                   "tournament_id"], "first_hand_ms": SPIN["first_hand_ms"],
+                               "prize_pool": 500, "payouts": [500], "multiplier": 5}]})
+        assert client.table_id == table_id and client.version == 1
+        client.on_message({"type": "ack", "request_id": register["request_id"],
+                           "tournament_id": SPIN["tournament_id"], "version": 6,
+                           "replayed": False})
+        assert client.status.startswith("Your tournament starts")
+        text = "\n".join(client.screen(110, 40))
+        assert "Level 1: blinds 10/20" in text and "Spin x5" in text
+        assert list(client.log)[-1].startswith("The tournament starts, a Spin x5")
+        client.on_message({"type": "update", "table_id": table_id, "version": 2, "view": seat,
+                           "events": [{"kind": "eliminated", "player_id": "carol",
+                                       "place": 3, "prize": 0}]})
+        assert list(client.log)[-1] == "carol is out in 3rd place"
+        client.on_keys("join\r")
+        assert client.status.startswith("This is a tournament's table")
+
+    run_client(steps)
+
+
+def test_r9_2_a_tournament_that_starts_while_you_play_elsewhere(bob: Any) -> None:
+    async def steps(client: Client) -> None:
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5, "view": bob,
+                           "request_id": "s"})
+        client.on_keys("register u1\r")
+        await settle()
+        register = client.ws.sent[-1]
+        assert (register["action"], register["tournament_id"], "table_id" in register) \
+            == ("register", "u1", False)
+        client.on_message({"type": "ack", "request_id": register["request_id"],
+                           "tournament_id": "u1", "version": 2, "replayed": False})
+        assert client.status.startswith("You are registered for u1: the entry is paid.")
+        client.on_message({"type": "update", "table_id": "u1-1", "version": 1, "view": bob,
+                           "events": [{"kind": "tournament_started", "tournament_id": "u1",
+                                       "first_hand_ms": NOW, "prize_pool": 200,
+                                       "payouts": [200], "multiplier": 2}]})
+        assert client.table_id == "t1"  # seated here: the client does not leave the table
+        assert client.status == "Your tournament started at table u1-1 (`--table u1-1` " \
+            "shows it)."
+        client.on_message({"type": "update", "table_id": "u2-1", "version": 1, "view": bob,
+                           "events": [{"kind": "action", "seat_index": 1,
+                                       "action": "fold"}]})
+        assert client.table_id == "t1" and client.version == 5  # not a start: ignored
 
     run_client(steps, table_id="t1")

@@ -106,11 +106,12 @@ class Stack:
         return self.gateway.sent[connection_id]
 
     def reply_after(self, before: int, connection_id: str = CONNECTION_ID) -> dict[str, Any]:
-        """The answer to the last frame: its first ack, error, tables, snapshot, account or
-        table_found message."""
+        """The answer to the last frame: its first ack, error, tables, snapshot, account,
+        table_found, tournaments or tournament message."""
         new = self.frames(connection_id)[before:]
         replies = [m for m in new if m["type"] in ("ack", "error", "tables", "snapshot",
-                                                   "account", "table_found")]
+                                                   "account", "table_found", "tournaments",
+                                                   "tournament")]
         assert replies, f"no reply among {new}"
         return replies[0]
 

@@ -24,9 +24,10 @@ DOC = ROOT / "docs" / "protocol.md"
 SCHEMAS = ROOT / "docs" / "schemas"
 
 TABLE = "t12a908ded3ed4df94230"
+TOURNAMENT = "ua745b06f34eb89f2749e"
 
 MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
-                 "table_found"}
+                 "table_found", "tournaments", "tournament"}
 """Every type of server message."""
 
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -57,6 +58,13 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "host_remove": {"table_id": TABLE, "player_id": "bob"},
     "host_pause": {"table_id": TABLE, "paused": True},
     "host_close": {"table_id": TABLE},
+    "create_tournament": {"preset": "spin_3max_hyper", "entry": 100},
+    "list_tournaments": {},
+    "get_tournament": {"tournament_id": TOURNAMENT},
+    "register": {"tournament_id": TOURNAMENT},
+    "unregister": {"tournament_id": TOURNAMENT},
+    "tournament_add_bots": {"tournament_id": TOURNAMENT},
+    "cancel_tournament": {"tournament_id": TOURNAMENT},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 
@@ -265,14 +273,16 @@ def test_a_seat_sees_only_its_own_hidden_cards(session: Any) -> None:
             view = message["view"]
             hand = view["hand"]
             # R4.4/R2.4: another seat's cards only once the hand is over, and only for the
-            # hands still in at a showdown (never a folded hand, nor the last one left)
+            # hands still in at a showdown (never a folded hand, nor the last one left). The
+            # showdown's pots name them (``eligible``): players a tournament eliminated in
+            # that hand have already left their seats.
             in_hand = [s for s in view["seats"] if s is not None and s["in_hand"]]
-            still_in = [s["seat_index"] for s in in_hand if not s["folded"]]
-            showdown = (hand is not None and hand["complete"] and bool(hand["awards"])
-                        and len(still_in) >= 2)
+            shown_down = {i for award in (hand or {}).get("awards", ())
+                          if hand is not None and hand["complete"] and award["showdown"]
+                          for i in award["eligible"]}
             for seat in in_hand:
                 if seat["seat_index"] != view["seat_index"]:
-                    shown = showdown and seat["seat_index"] in still_in
+                    shown = seat["seat_index"] in shown_down and not seat["folded"]
                     assert (seat["cards"] is not None) == shown, connection
             for event in message.get("events", ()):
                 assert event.get("private_to", view["seat_index"]) == view["seat_index"]
