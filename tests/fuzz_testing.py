@@ -149,15 +149,11 @@ join (a replay when the seated fuzzer resends it), ``create-sng`` mallory's Sit 
 ``create_tournament`` of hers with it finds the same one), the others are re-sent within an
 example."""
 
-KNOWN_BUGS = {
-    "tournament_add_bots": frozenset({"registration_closed", "insufficient_funds", "busy"}),
-}
+KNOWN_BUGS: dict[str, frozenset[str]] = {}
 """Service bugs the harness tolerates (reported; remove an entry once its bug is fixed):
-route -> the error codes after which the state may have changed. ``tournament_add_bots``
-registers its BOTs one transaction each, so a ``count`` larger than the free seats (or a house
-BOT account that runs dry midway) registers some of them, may fill and start the tournament,
-and is then answered with an ``error`` (``registration_closed``, ``insufficient_funds``):
-docs/protocol.md promises that nothing changed. :attr:`Outcome.known_bug` names the case."""
+route -> the error codes after which the state may have changed. Empty: the last one
+(``tournament_add_bots`` registering some BOTs before an error) is fixed: its BOTs register
+in one transaction. :attr:`Outcome.known_bug` names a tolerated case."""
 
 
 # -- the documented error codes ---------------------------------------------------------------

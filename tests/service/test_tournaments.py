@@ -28,6 +28,7 @@ from naiko_service.usecases import (
     tournament_tables,
     tournaments,
 )
+from naiko_service.usecases.private import HOUSE_BOTS
 from naiko_testing import fixed_deck, predicted_button
 from service_testing import Harness, Player, harness
 
@@ -594,3 +595,66 @@ def test_r8_6_a_cancelled_tournament_hand_is_in_the_log_and_the_stacks_go_back()
         "ann": 500, "bob": 500, "cy": 500}
     deal(h, tid)  # play goes on: the next hand is dealt after the pause
     assert table_of(h, tid).state.hand.number == 2  # type: ignore[union-attr]
+
+
+# -- requests: all or nothing, answered once --------------------------------------------------
+
+def test_r9_1_bots_fill_in_one_transaction_or_not_at_all() -> None:
+    h = harness()
+    tid = new_tournament(h, replace(sng_terms(6), bots_allowed=True))
+    creator = h.player("ops")  # new_tournament's creator
+    ann = h.player("ann")
+    register(tid, ann)
+    assert creator.send(action="tournament_add_bots", tournament_id=tid,
+                        count=8)["code"] == "tournament_full"  # 5 seats free: nothing done
+    assert h.tournaments is not None and h.tournaments.load(tid).entrants == 1
+    h.accounts.grant(HOUSE_BOTS, 499)  # 5 entries of 100 need 500: the house cannot pay
+    assert creator.send(action="tournament_add_bots",
+                        tournament_id=tid)["code"] == "insufficient_funds"
+    assert h.tournaments.load(tid).entrants == 1 and h.accounts.balance(HOUSE_BOTS) == 499
+    h.accounts.grant(HOUSE_BOTS, 1)
+    assert creator.send(action="tournament_add_bots", tournament_id=tid)["type"] == "ack"
+    record = h.tournaments.load(tid)
+    assert record.status is TournamentStatus.RUNNING and record.entrants == 6
+    assert h.accounts.balance(HOUSE_BOTS) == 0
+    table = table_of(h, tid)
+    assert sum(1 for s in table.state.seats if s and s.is_bot) == 5
+
+
+def test_r9_1_a_retried_request_is_answered_not_applied_twice() -> None:
+    h = harness()
+    tid = new_tournament(h, sng_terms(3))
+    ann, bob, cy = h.player("ann"), h.player("bob"), h.player("cy")
+    first = ann.send(action="register", tournament_id=tid, request_id="reg-1")
+    again = ann.send(action="register", tournament_id=tid, request_id="reg-1")
+    assert first["type"] == again["type"] == "ack" and again["replayed"] is True
+    assert again["version"] == first["version"] and h.accounts.balance("ann") == 9_900
+    out = ann.send(action="unregister", tournament_id=tid, request_id="out-1")
+    assert ann.send(action="unregister", tournament_id=tid,
+                    request_id="out-1")["version"] == out["version"]
+    assert h.accounts.balance("ann") == 10_000
+    register(tid, ann, bob)
+    # The registration that fills it: its ack comes first, then the table's first update.
+    before = len(cy.messages)
+    assert cy.send(action="register", tournament_id=tid)["type"] == "ack"
+    kinds_after = [m["type"] for m in cy.messages[before:]]
+    assert kinds_after[:2] == ["ack", "update"]
+
+
+def test_r9_9_the_tournament_names_its_tables_and_which_prizes_are_paid(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    h = harness()
+    tid, players = spin_25x(h)
+    table = table_of(h, tid)
+    assert table.tournament is not None
+    shown = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]
+    assert shown["tables"] == [f"{tid}-1"] and shown["results"] == []
+    b = table.tournament.first_button
+    button, small, big = (at(h, tid, (b + k) % 3, players) for k in range(3))
+    rig(monkeypatch, h, tid, [(button, "AsAh"), (small, "KsKh"), (big, "QsQh")], "Ad9c5h3s2c")
+    deal(h, tid)
+    for _ in range(3):
+        act(h, tid, players, "all_in")
+    shown = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]
+    assert [(r["place"], r["paid"]) for r in shown["results"]] == [(1, True), (2, True),
+                                                                    (2, True)]

@@ -18,6 +18,9 @@ from .records import Timer
 TOURNAMENT_PREFIX = "T:"
 """Timer executions of a tournament carry ``T:<tournament id>`` where a table's carry its id."""
 
+RECENT_REQUESTS_KEPT = 64
+"""Request ids remembered per tournament (registrations come from many players)."""
+
 HOUSE_PRIZES = "house:prizes"
 """The house account Spin entries go to and Spin prizes come from (R9.9, R9.10)."""
 
@@ -64,6 +67,9 @@ class TournamentRecord:
     log_seq: int = 0
     """Log entries written so far (their keys count from 1)."""
     timers: list[Timer] = field(default_factory=list)
+    recent_requests: dict[str, int] = field(default_factory=dict)
+    """``player/request id`` -> the version that applied it (the last
+    :data:`RECENT_REQUESTS_KEPT`): a retried request is answered, not applied twice."""
 
     def copy(self) -> TournamentRecord:
         return TournamentRecord(
@@ -71,7 +77,14 @@ class TournamentRecord:
             self.created_by, self.status, self.starts_ms, self.started_ms, self.entrants,
             self.spin, list(self.payouts), self.pool_held, self.players_left,
             list(self.tables), self.level, self.paid, self.log_seq,
-            [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers])
+            [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
+            dict(self.recent_requests))
+
+    def remember_request(self, key: str) -> None:
+        """Remember that this (new) version applied the request *key*."""
+        self.recent_requests[key] = self.version
+        while len(self.recent_requests) > RECENT_REQUESTS_KEPT:
+            del self.recent_requests[next(iter(self.recent_requests))]
 
     def to_document(self) -> dict[str, Any]:
         return {"name": self.name, "terms": self.terms.to_dict(), "created_ms": self.created_ms,
@@ -81,7 +94,8 @@ class TournamentRecord:
                 "payouts": list(self.payouts), "pool_held": self.pool_held,
                 "players_left": self.players_left, "tables": list(self.tables),
                 "level": self.level, "paid": self.paid, "log_seq": self.log_seq,
-                "timers": [t.to_dict() for t in self.timers]}
+                "timers": [t.to_dict() for t in self.timers],
+                "recent_requests": dict(self.recent_requests)}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -94,7 +108,8 @@ class TournamentRecord:
             SpinPrize.from_dict(spin) if spin else None, [int(x) for x in doc["payouts"]],
             int(doc["pool_held"]), int(doc["players_left"]), [str(t) for t in doc["tables"]],
             int(doc["level"]), int(doc["paid"]), int(doc["log_seq"]),
-            [Timer.from_dict(t) for t in doc["timers"]])
+            [Timer.from_dict(t) for t in doc["timers"]],
+            {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()})
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""

@@ -15,7 +15,7 @@ versions read and retried on a conflict."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from naiko import commands as cmd
@@ -152,54 +152,96 @@ def describe(deps: Deps, tournament_id: str) -> dict[str, Any]:
     record = _load(tournaments, tournament_id)
     registered = [key.removeprefix(REG_PREFIX)
                   for key, _ in tournaments.items(tournament_id, REG_PREFIX)]
-    results = sorted((Result.from_dict(data).to_dict()
+    paid = {key.removeprefix("paid#") for key, _ in tournaments.items(tournament_id, "paid#")}
+    results = sorted(({**Result.from_dict(data).to_dict(),
+                       "paid": data["player_id"] in paid}
                       for _, data in tournaments.items(tournament_id, "result#")),
                      key=lambda r: (r["place"], r["player_id"]))
-    return {**record.summary(), "registered": registered, "results": results}
+    return {**record.summary(), "tables": list(record.tables), "registered": registered,
+            "results": results}
 
 
 # -- registration (R9.1) and the start (R9.2) ------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """Someone registering: the player, the account paying the entry (a BOT's: the house's),
+    and the connection to tell when the tournament starts."""
+
+    player_id: str
+    account: str
+    bot: bool = False
+    connection_id: str | None = None
+
 
 def register(deps: Deps, caller: Caller, request: p.Register) -> None:
     """R9.1: the entry moves from the account to the tournament (a Spin's to the house's prize
     account) in one transaction with the registration; the registration that fills a Sit & Go
     or a Spin starts it in that same transaction (R9.2)."""
-    version = enter(deps, request.tournament_id, caller.player_id, caller.player_id,
-                    bot=False, connection_id=caller.connection_id)
-    _ack(deps, caller, request.tournament_id, version)
+    enter(deps, caller, request.tournament_id,
+          [Entrant(caller.player_id, caller.player_id, False, caller.connection_id)])
 
 
 def add_bots(deps: Deps, caller: Caller, request: p.TournamentAddBots) -> None:
-    """Fill a Sit & Go's or a Spin's free seats with BOTs (R8.4), if its terms allow bots; the
-    house's bot account pays their entries and takes their prizes. Its creator only."""
+    """Fill a Sit & Go's or a Spin's free seats with BOTs (R8.4), if its terms allow bots, all
+    in one transaction (all of them or none); the house's bot account pays their entries and
+    takes their prizes. Its creator only. ``count`` more than the free seats is refused."""
     tournaments = store(deps)
     record = _load(tournaments, request.tournament_id)
+    if _replayed(deps, caller, record):
+        return
     if record.created_by != caller.player_id:
         raise ServiceError("not_host", "only the tournament's creator may add bots")
-    version = record.version
-    for _ in range(request.count or record.terms.max_players - record.entrants):
-        version = register_bot(deps, request.tournament_id)
-    _ack(deps, caller, request.tournament_id, version)
+    if not record.terms.bots_allowed:
+        raise ServiceError("bots_off", "this tournament was created without bots")
+    if record.status is not TournamentStatus.REGISTERING:
+        raise ServiceError("registration_closed", "this tournament takes no more entries")
+    free = record.terms.max_players - record.entrants
+    count = free if request.count is None else request.count
+    if count > free or count == 0:
+        raise ServiceError("tournament_full", f"{free} seat{'s' * (free != 1)} free")
+    taken = {key.removeprefix(REG_PREFIX)
+             for key, _ in tournaments.items(request.tournament_id, REG_PREFIX)}
+    names = (f"bot-{n}" for n in range(1, len(taken) + count + 2) if f"bot-{n}" not in taken)
+    enter(deps, caller, request.tournament_id,
+          [Entrant(next(names), HOUSE_BOTS, True) for _ in range(count)])
 
 
 def register_bot(deps: Deps, tournament_id: str) -> int:
-    """Register one BOT (its entry from the house's bot account). Returns the version."""
+    """Ops and simulations: register one BOT (its entry from the house's bot account).
+    Returns the tournament's version."""
     tournaments = store(deps)
     record = _load(tournaments, tournament_id)
     if not record.terms.bots_allowed:
         raise ServiceError("bots_off", "this tournament was created without bots")
     taken = {key.removeprefix(REG_PREFIX)
              for key, _ in tournaments.items(tournament_id, REG_PREFIX)}
-    number = 1
-    while f"bot-{number}" in taken:
-        number += 1
-    return enter(deps, tournament_id, f"bot-{number}", HOUSE_BOTS, bot=True, connection_id=None)
+    number = next(n for n in range(1, len(taken) + 2) if f"bot-{n}" not in taken)
+    return enter(deps, None, tournament_id, [Entrant(f"bot-{number}", HOUSE_BOTS, True)])
 
 
-def enter(deps: Deps, tournament_id: str, player_id: str, account: str, *, bot: bool,
-          connection_id: str | None) -> int:
-    """Register *player_id*, the entry paid by *account*; start the tournament if this fills
-    it. Returns the tournament's new version.
+def _request_key(caller: Caller) -> str:
+    return f"{caller.player_id}/{caller.request_id}"
+
+
+def _replayed(deps: Deps, caller: Caller | None, record: TournamentRecord) -> bool:
+    """A request this player sent recently (the client or the SDK retried): answered with the
+    version that applied it, and not applied again."""
+    if caller is None:
+        return False
+    version = record.recent_requests.get(_request_key(caller))
+    if version is None:
+        return False
+    deps.count("Replays", 1)
+    _ack(deps, caller, record.tournament_id, version, replayed=True)
+    return True
+
+
+def enter(deps: Deps, caller: Caller | None, tournament_id: str,
+          entrants: list[Entrant]) -> int:
+    """Register *entrants* in one transaction (every entry paid, or none); start the
+    tournament if they fill it. The requester (if any) gets its ``ack`` first, then the
+    started table's players their first ``update``. Returns the tournament's new version.
 
     :raises ServiceError: ``registration_closed``, ``already_registered``,
         ``tournament_full``, ``insufficient_funds``, ``busy``.
@@ -207,27 +249,37 @@ def enter(deps: Deps, tournament_id: str, player_id: str, account: str, *, bot: 
     tournaments = store(deps)
     for _ in range(MAX_ATTEMPTS):
         record = _load(tournaments, tournament_id)
+        if _replayed(deps, caller, record):
+            return record.version
         if record.status is not TournamentStatus.REGISTERING:
             raise ServiceError("registration_closed", "this tournament takes no more entries")
-        if has_item(tournaments, tournament_id, REG_PREFIX + player_id):
-            raise ServiceError("already_registered", "you are registered already")
+        for entrant in entrants:
+            if has_item(tournaments, tournament_id, REG_PREFIX + entrant.player_id):
+                raise ServiceError("already_registered",
+                                   f"{entrant.player_id} is registered already")
         terms = record.terms
-        if record.entrants >= terms.max_players:
+        if record.entrants + len(entrants) > terms.max_players:
             raise ServiceError("tournament_full", "every seat is taken")
         now = deps.clock.now_ms()
         new = record.copy()
         new.version += 1
-        new.entrants += 1
-        moves = _entry_moves(new, account, now)
-        registration = {"player_id": player_id, "account": account, "bot": bot, "at_ms": now,
-                        "connection_id": connection_id}
-        writes: list[Write] = [PutTournament(new, record.version),
-                               PutItem(tournament_id, REG_PREFIX + player_id, registration,
-                                       new=True)]
+        new.entrants += len(entrants)
+        if caller is not None:
+            new.remember_request(_request_key(caller))
+        moves: tuple[AccountMove, ...] = ()
+        writes: list[Write] = [PutTournament(new, record.version)]
+        registered: dict[str, dict[str, Any]] = {}
+        for entrant in entrants:
+            moves += _entry_moves(new, entrant.account, now)
+            registered[entrant.player_id] = {
+                "player_id": entrant.player_id, "account": entrant.account,
+                "bot": entrant.bot, "at_ms": now, "connection_id": entrant.connection_id}
+            writes.append(PutItem(tournament_id, REG_PREFIX + entrant.player_id,
+                                  registered[entrant.player_id], new=True))
         tables: list[TableRecord] = []
+        registrations: dict[str, dict[str, Any]] = {}
         if _fills(new):
-            registrations = dict(_registrations(tournaments, tournament_id))
-            registrations[player_id] = registration
+            registrations = {**dict(_registrations(tournaments, tournament_id)), **registered}
             tables = start(deps, new, registrations, now, writes)
         try:
             tournaments.commit(tuple(writes), moves)
@@ -235,9 +287,12 @@ def enter(deps: Deps, tournament_id: str, player_id: str, account: str, *, bot: 
             deps.count("Conflicts", 1)
             continue
         except InsufficientFunds:
-            raise ServiceError("insufficient_funds",
-                               "your account cannot cover the entry") from None
-        deps.count("Registrations", 1)
+            whose = ("the house's bot account cannot" if all(e.bot for e in entrants)
+                     else "your account cannot")
+            raise ServiceError("insufficient_funds", f"{whose} cover the entry") from None
+        deps.count("Registrations", len(entrants))
+        if caller is not None:
+            _ack(deps, caller, tournament_id, new.version)
         if tables:
             deps.count("TournamentsStarted", 1)
             for table in tables:
@@ -269,6 +324,8 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
     key = REG_PREFIX + player_id
     for _ in range(MAX_ATTEMPTS):
         record = _load(tournaments, request.tournament_id)
+        if _replayed(deps, caller, record):
+            return
         if record.status is not TournamentStatus.REGISTERING:
             raise ServiceError("registration_closed",
                                "the tournament has started: entries are no longer returned")
@@ -279,6 +336,7 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
         new = record.copy()
         new.version += 1
         new.entrants -= 1
+        new.remember_request(_request_key(caller))
         moves = refund_moves(new, str(registration.get("account", player_id)),
                               LedgerReason.UNREGISTER, now)
         try:
@@ -297,6 +355,8 @@ def cancel_tournament(deps: Deps, caller: Caller, request: p.CancelTournament) -
     tournaments = store(deps)
     for _ in range(MAX_ATTEMPTS):
         record = _load(tournaments, request.tournament_id)
+        if _replayed(deps, caller, record):
+            return
         if record.created_by != caller.player_id:
             raise ServiceError("not_host", "only the tournament's creator may cancel it")
         if record.status is not TournamentStatus.REGISTERING:
@@ -305,6 +365,7 @@ def cancel_tournament(deps: Deps, caller: Caller, request: p.CancelTournament) -
         new = record.copy()
         new.version += 1
         new.status = TournamentStatus.CANCELLED
+        new.remember_request(_request_key(caller))
         new.timers = [Timer(f"payout:{new.version}", TimerKind.PAYOUT, now + PAYOUT_RETRY_MS)]
         arm_tournament(deps, new)
         try:
