@@ -14,11 +14,13 @@
 5. the table's one wake-up is armed for its earliest deadline (:func:`arm`), *before* the write:
    if the write loses, the wake-up fires as a no-op; if the process dies after the write, it
    exists (and the sweep backs it up);
-6. the write is conditional on the version read, with the account moves in the same
-   transaction and, during a hand, the table's fallback sealed on its own; on a conflict the
+6. the write is conditional on the version read, with the account moves (and, at a
+   tournament's table, the tournament's own items) in the same transaction and, during a hand,
+   the table's fallback sealed on its own; on a conflict the
    change is re-applied to a fresh read, a bounded number of times;
-7. the requester gets its ``ack``, and every watching connection its own view (R8.3: the
-   confirmed state). A recipient that cannot be reached never stops the others; connections
+7. the requester gets its ``ack``; the write's follow-ups run (a tournament's prizes, each
+   its own transaction, :attr:`~.base.Outcome.after`); every watching connection gets its own
+   view (R8.3: the confirmed state). A recipient that cannot be reached never stops the others; connections
    that are gone are forgotten in one more write, which tells nobody.
 
 No step starts an AWS call whose worst case would outlast the invocation
@@ -150,9 +152,9 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         deps.count("TableWrites", 1)
         if caller is not None and refusal is None:
             send(deps, caller.connection_id, ack(caller, table_id, new.seq))
+        run_after(deps, table_id, outcome)  # prizes on the accounts before players hear of them
         if announced:
             fan_out(deps, new, outcome.events)
-        run_after(deps, table_id, outcome)
         if refusal is not None:
             raise refusal
         return new
@@ -205,8 +207,9 @@ def write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outco
 
 
 def run_after(deps: Deps, table_id: str, outcome: Outcome) -> None:
-    """Run the write's follow-ups (:attr:`Outcome.after`); each stands alone: a failure is
-    logged, and the timer that backs it up (a tournament's ``payout``) does it later."""
+    """Run the write's follow-ups (:attr:`Outcome.after`), before the fan-out: a player told
+    of their prize finds it on their account. Each stands alone: a failure is logged, and the
+    timer that backs it up (a tournament's ``payout``) does it later."""
     for callback in outcome.after:
         if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
             deps.count("AfterSkipped", 1)
