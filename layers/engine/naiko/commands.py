@@ -96,6 +96,10 @@ class StartHand(Command):
     showdown. Live tables never set it (R4.4).
     *carousel* is the hand's 3 powers in Naiko mode, drawn by the caller
     (:func:`naiko.powers.draw_carousel`, R5.3, R5.4); empty for the other variants.
+    *wait* are seated players kept out of this hand: a tournament's players who arrived on the
+    small blind or between the button and the small blind wait there, without posting, until
+    the big blind reaches them (R9.7, :func:`naiko.tournaments.seating.next_deal`); the blinds
+    move among the seats dealt in.
     """
 
     kind: ClassVar[str] = "start_hand"
@@ -103,6 +107,7 @@ class StartHand(Command):
     button: int | None = None
     mucked: frozenset[int] = field(default_factory=frozenset)
     carousel: tuple[str, ...] = ()
+    wait: frozenset[int] = field(default_factory=frozenset)
 
 
 @dataclass(frozen=True, slots=True)

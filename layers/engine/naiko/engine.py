@@ -428,8 +428,10 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
     config = state.config
     n = config.seat_count
     deal_absent = config.deal_absent  # R9.4: a tournament deals absent players in too
+    for index in c.wait:
+        _occupied(state, index)
     present = {i for i, s in enumerate(state.seats)
-               if s and (deal_absent or not s.sitting_out) and s.stack > 0}
+               if s and (deal_absent or not s.sitting_out) and s.stack > 0 and i not in c.wait}
     if len(present) < 2:
         raise TableError("a hand needs at least two seated players with chips",
                          code="not_enough_players")
