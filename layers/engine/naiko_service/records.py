@@ -63,9 +63,18 @@ class TimerKind(StrEnum):
     """A table nobody has sat at for 10 minutes closes (its opener may open another)."""
     STALLED = "stalled"
     """A hand that has not progressed for 5 minutes is cancelled (R8.6)."""
+    HFH = "hfh"
+    """Hand-for-hand (R9.8): a held table looks whether the next round has started (its token
+    ``hfh:<round>`` is also what the round's closer starts, so the release comes at once; the
+    timer itself backs up a lost release)."""
     LEVEL = "level"
     """A tournament's next blind level starts: recorded for the lobby and the log (R9.3).
     A tournament timer (``T:<tournament id>``), never on a table."""
+    START = "start"
+    """A scheduled tournament's start time (R9.2): it starts, or is cancelled. A tournament
+    timer."""
+    LATE_CLOSE = "late_close"
+    """Late registration closes (R9.11): the prizes are fixed. A tournament timer."""
     PAYOUT = "payout"
     """A tournament's final places have prizes not paid yet (R9.9): pay them. A tournament
     timer, never on a table."""
@@ -136,7 +145,8 @@ class Timer:
 @dataclass(frozen=True, slots=True)
 class TournamentSeat:
     """What a tournament's table keeps of its tournament: enough to deal every hand at the
-    right level without reading the tournament item (R9.3)."""
+    right level without reading the tournament item (R9.3), and, at a scheduled tournament's
+    tables, where it stands in the tournament's seating (R9.7, R9.8)."""
 
     tournament_id: str
     started_ms: int
@@ -154,25 +164,50 @@ class TournamentSeat:
     """A Spin's multiplier (R9.10)."""
     first_button: int | None = None
     """The first hand's button, drawn at random when the tournament starts (R9.2, R2.6)."""
+    number: int = 1
+    """The table's number in its tournament (the highest breaks first, R9.7)."""
+    multi: bool = False
+    """A scheduled tournament's table: balanced, broken, held hand-for-hand (R9.7, R9.8)."""
+    hold: str | None = None
+    """Why the table does not deal its next hand: ``move`` (a player of its waits to move to a
+    table still playing a hand), ``break`` (its players are leaving), ``final`` (the final
+    table is being formed), ``hfh`` (hand-for-hand: waiting for the other tables, R9.8)."""
+    waiting: frozenset[int] = frozenset()
+    """Seats whose players arrived on the small blind or between the button and the small
+    blind: they wait, without posting, until the big blind reaches them (R9.7)."""
+    arrived: frozenset[int] = frozenset()
+    """Seats whose players arrived since the last hand: the next deal decides (R9.7)."""
+    dealt_round: int | None = None
+    """The hand-for-hand round of the hand dealt last (``None``: dealt outside hand-for-hand)."""
+    hfh_done: int | None = None
+    """The last hand-for-hand round this table reported finished."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id, "started_ms": self.started_ms,
                 "structure": self.structure.to_dict(), "announced_level": self.announced_level,
                 "level_ends_ms": self.level_ends_ms, "payouts": list(self.payouts),
                 "entrants": self.entrants, "players_left": self.players_left,
-                "multiplier": self.multiplier, "first_button": self.first_button}
+                "multiplier": self.multiplier, "first_button": self.first_button,
+                "number": self.number, "multi": self.multi, "hold": self.hold,
+                "waiting": sorted(self.waiting), "arrived": sorted(self.arrived),
+                "dealt_round": self.dealt_round, "hfh_done": self.hfh_done}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentSeat:
-        ends = data.get("level_ends_ms")
-        multiplier = data.get("multiplier")
+        def optional(name: str) -> int | None:
+            value = data.get(name)
+            return None if value is None else int(value)
+
         return cls(str(data["tournament_id"]), int(data["started_ms"]),
                    BlindStructure.from_dict(data["structure"]), int(data["announced_level"]),
-                   None if ends is None else int(ends),
+                   optional("level_ends_ms"),
                    tuple(int(x) for x in data.get("payouts", [])), int(data.get("entrants", 0)),
-                   int(data.get("players_left", 0)),
-                   None if multiplier is None else int(multiplier),
-                   None if data.get("first_button") is None else int(data["first_button"]))
+                   int(data.get("players_left", 0)), optional("multiplier"),
+                   optional("first_button"), int(data.get("number", 1)),
+                   bool(data.get("multi", False)), data.get("hold"),
+                   frozenset(int(x) for x in data.get("waiting", [])),
+                   frozenset(int(x) for x in data.get("arrived", [])),
+                   optional("dealt_round"), optional("hfh_done"))
 
 
 @dataclass(slots=True)

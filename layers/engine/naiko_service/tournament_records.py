@@ -32,6 +32,87 @@ class TournamentStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+@dataclass(frozen=True, slots=True)
+class PendingMove:
+    """A player to move to another table (R9.7) once that table is between hands: decided by
+    the table that finished a hand (balancing, breaking) or by a late registration (R9.11,
+    ``from_table`` 0). Until then the player stays where they are and that table holds."""
+
+    player_id: str
+    from_table: int
+    to_table: int
+    reason: str
+    """``balance``, ``break`` or ``late``."""
+    decided_ms: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player_id": self.player_id, "from_table": self.from_table,
+                "to_table": self.to_table, "reason": self.reason,
+                "decided_ms": self.decided_ms}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PendingMove:
+        return cls(str(data["player_id"]), int(data["from_table"]), int(data["to_table"]),
+                   str(data["reason"]), int(data["decided_ms"]))
+
+
+@dataclass(slots=True)
+class Seating:
+    """A scheduled tournament's tables as the tournament item keeps them (R9.7, R9.8): small
+    whatever happens at the tables, and written only when a count changes (an elimination, a
+    move), a table breaks, the final table forms or a hand-for-hand round closes, never on
+    every hand (docs/tournaments.md, "No hot item")."""
+
+    counts: dict[int, int] = field(default_factory=dict)
+    """Table number -> players it has, counting moves decided but not done yet (a player
+    waiting to move counts at the destination)."""
+    table_ids: dict[int, str] = field(default_factory=dict)
+    """Table number -> its table item's id, for the tables in play."""
+    pending: list[PendingMove] = field(default_factory=list)
+    breaking: list[int] = field(default_factory=list)
+    """Tables to break whose players are not all assigned yet (they were playing a hand)."""
+    final: bool = False
+    """The players fit at one table: every table holds after its hand; the last one to hold
+    forms the final table (R9.7)."""
+    final_held: list[int] = field(default_factory=list)
+    hfh: int | None = None
+    """The hand-for-hand round in play (R9.8; 0: waiting for the hands dealt before it began
+    to finish), ``None`` outside hand-for-hand."""
+    hfh_over: bool = False
+    """The bubble burst: hand-for-hand does not come back."""
+    next_number: int = 1
+    """The number the next new table takes (a late registration's, R9.11)."""
+
+    def copy(self) -> Seating:
+        return Seating.from_dict(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"counts": {str(k): v for k, v in self.counts.items()},
+                "table_ids": {str(k): v for k, v in self.table_ids.items()},
+                "pending": [m.to_dict() for m in self.pending], "breaking": list(self.breaking),
+                "final": self.final, "final_held": list(self.final_held), "hfh": self.hfh,
+                "hfh_over": self.hfh_over, "next_number": self.next_number}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seating:
+        hfh = data.get("hfh")
+        return cls({int(k): int(v) for k, v in data["counts"].items()},
+                   {int(k): str(v) for k, v in data["table_ids"].items()},
+                   [PendingMove.from_dict(m) for m in data["pending"]],
+                   [int(x) for x in data["breaking"]], bool(data["final"]),
+                   [int(x) for x in data["final_held"]], None if hfh is None else int(hfh),
+                   bool(data.get("hfh_over", False)), int(data.get("next_number", 1)))
+
+    def table_count(self) -> int:
+        return len(self.counts)
+
+    def shortest(self, exclude: set[int] | None = None) -> int:
+        """The table with the fewest players (ties: the lowest number, R9.7)."""
+        candidates = [(count, number) for number, count in self.counts.items()
+                      if number not in (exclude or set()) and number not in self.breaking]
+        return min(candidates)[1]
+
+
 @dataclass(slots=True)
 class TournamentRecord:
     """The tournament item: terms and progress; small whatever the field (counters, not lists
@@ -70,6 +151,12 @@ class TournamentRecord:
     recent_requests: dict[str, int] = field(default_factory=dict)
     """``player/request id`` -> the version that applied it (the last
     :data:`RECENT_REQUESTS_KEPT`): a retried request is answered, not applied twice."""
+    seating: Seating | None = None
+    """A scheduled tournament's tables once it started (R9.7, R9.8)."""
+    late: list[dict[str, Any]] = field(default_factory=list)
+    """Players eliminated while late registration is open (R9.11): their places are given
+    when it closes and the field is known (``player``, ``stack``, ``at_ms``, ``table``,
+    ``hand``, in elimination order)."""
 
     def copy(self) -> TournamentRecord:
         return TournamentRecord(
@@ -78,7 +165,9 @@ class TournamentRecord:
             self.spin, list(self.payouts), self.pool_held, self.players_left,
             list(self.tables), self.level, self.paid, self.log_seq,
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
-            dict(self.recent_requests))
+            dict(self.recent_requests),
+            None if self.seating is None else self.seating.copy(),
+            [dict(x) for x in self.late])
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -95,7 +184,9 @@ class TournamentRecord:
                 "players_left": self.players_left, "tables": list(self.tables),
                 "level": self.level, "paid": self.paid, "log_seq": self.log_seq,
                 "timers": [t.to_dict() for t in self.timers],
-                "recent_requests": dict(self.recent_requests)}
+                "recent_requests": dict(self.recent_requests),
+                "seating": None if self.seating is None else self.seating.to_dict(),
+                "late": [dict(x) for x in self.late]}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -109,7 +200,9 @@ class TournamentRecord:
             int(doc["pool_held"]), int(doc["players_left"]), [str(t) for t in doc["tables"]],
             int(doc["level"]), int(doc["paid"]), int(doc["log_seq"]),
             [Timer.from_dict(t) for t in doc["timers"]],
-            {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()})
+            {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
+            Seating.from_dict(doc["seating"]) if doc.get("seating") else None,
+            [dict(x) for x in doc.get("late", [])])
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""

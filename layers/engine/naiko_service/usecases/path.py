@@ -20,8 +20,8 @@
    change is re-applied to a fresh read, a bounded number of times;
 7. the requester gets its ``ack``; the write's follow-ups run (a tournament's prizes, each
    its own transaction, :attr:`~.base.Outcome.after`); every watching connection gets its own
-   view (R8.3: the confirmed state). A recipient that cannot be reached never stops the others; connections
-   that are gone are forgotten in one more write, which tells nobody.
+   view (R8.3: the confirmed state). A recipient that cannot be reached never stops the
+   others; connections that are gone are forgotten in one more write, which tells nobody.
 
 No step starts an AWS call whose worst case would outlast the invocation
 (:attr:`Deps.deadline`, ``docs/deploy.md``).

@@ -10,7 +10,8 @@ transaction as the table."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from naiko import commands as cmd
@@ -152,56 +153,103 @@ def log_entry(record: TournamentRecord, now: int, kind: str, **fields: Any) -> P
                    new=True)
 
 
-def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
-    """R9.5: players left without chips at the end of the hand are eliminated and get the next
-    places, last place first; players eliminated in the same hand are ranked by their stacks at
-    its start, equal stacks tie and share their places' prizes (the odd chip from the better
-    place down, to the first clockwise from the button). The last player standing wins.
+@dataclass(frozen=True, slots=True)
+class Out:
+    """A player left without chips at the end of a hand (R9.5)."""
 
-    The tournament item, each result and the log entries go into the table's write; the prizes
-    are paid after it, each in a transaction of its own (:func:`pay_prizes`), backed up by the
-    tournament's ``payout`` timer."""
-    info = record.tournament
+    player_id: str
+    stack: int
+    """Their stack at the start of that hand (what ranks players out in the same hand)."""
+    table: str
+    hand: int
+    account: str
+    """Where their prize goes (a BOT's: the house's)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player_id": self.player_id, "stack": self.stack, "table": self.table,
+                "hand": self.hand, "account": self.account}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Out:
+        return cls(str(data["player_id"]), int(data["stack"]), str(data["table"]),
+                   int(data["hand"]), str(data["account"]))
+
+
+def stand_up_out(deps: Deps, record: TableRecord, outcome: Outcome) -> list[Out]:
+    """The players of the hand that just ended left without chips, clockwise from the button
+    (the order that receives a tie's odd chip, R9.5), stood up from the table."""
     hand = record.state.hand
-    assert info is not None and hand is not None
+    assert hand is not None
     n = len(record.state.seats)
-    order = [(hand.button + k) % n for k in range(1, n + 1)]  # clockwise from the button
-    out = [(i, record.state.seats[i]) for i in order
-           if record.state.seats[i] is not None and record.state.stack(i) == 0]
-    if not out:
+    order = [(hand.button + k) % n for k in range(1, n + 1)]
+    outs = []
+    for index in order:
+        seat = record.state.seats[index]
+        if seat is None or seat.stack > 0:
+            continue
+        outs.append(Out(seat.player_id, hand.starting_stacks[index], record.table_id,
+                        hand.number, record.room.account_of(seat.player_id)))
+        outcome.add(engine_step(deps, record, cmd.StandUp(seat_index=index)))
+    return outs
+
+
+def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
+    """At a single table's hand end (a Sit & Go, a Spin): the players left without chips are
+    eliminated (:func:`give_places`), in the table's write."""
+    info = record.tournament
+    assert info is not None
+    outs = stand_up_out(deps, record, outcome)
+    if not outs:
         return
     stored = store(deps).load(info.tournament_id)
     new = stored.copy()
     new.version += 1
-    groups = prize_rules.rank_eliminations(
-        [(seat.player_id, hand.starting_stacks[i]) for i, seat in out if seat is not None],
-        stored.players_left)
-    new.players_left -= len(out)
-    for index, _seat in out:
-        outcome.add(engine_step(deps, record, cmd.StandUp(seat_index=index)))
+
+    def remaining() -> str:
+        return next(s.player_id for s in record.state.seats if s is not None)
+
+    give_places(deps, new, outs, now, outcome, remaining)
+    if new.status is TournamentStatus.FINISHED:
+        record.closed = True
+    record.tournament = replace(info, players_left=new.players_left)
+    outcome.writes.append(PutTournament(new, stored.version))
+
+
+def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
+                outcome: Outcome, remaining: Callable[[], str]) -> None:
+    """R9.5: players eliminated together (one hand; or, hand-for-hand, one round, R9.8) get the
+    next places, last place first: the larger stack at the start of the hand finishes higher,
+    equal stacks tie and share their places' prizes (the odd chip from the better place down,
+    to the first clockwise from the button). When one player is left (*remaining* names them)
+    they win. Edits *new* (the tournament, written by the caller) and adds the results, log
+    entries and events to *outcome*; the prizes are paid after the write, each in a
+    transaction of its own (:func:`~.tournament_payments.pay_prizes`), backed up by the
+    tournament's ``payout`` timer."""
+    groups = prize_rules.rank_eliminations([(o.player_id, o.stack) for o in outs],
+                                           new.players_left)
+    new.players_left -= len(outs)
     finished = new.players_left == 1
     if finished:
-        winner = next(s.player_id for s in record.state.seats if s is not None)
-        groups = [prize_rules.TieGroup(1, (winner,)), *groups]
+        groups = [prize_rules.TieGroup(1, (remaining(),)), *groups]
     prizes = prize_rules.prizes_for(groups, new.payouts)
+    by_player = {o.player_id: o for o in outs}
     for group in reversed(groups):  # last place first
         for player_id in group.player_ids:
-            won = finished and group.place == 1
+            out = by_player.get(player_id)
             result = Result(player_id, group.place, prizes[player_id], False,
-                            0 if won else hand.number, record.table_id,
-                            record.room.account_of(player_id))
+                            out.hand if out else 0, out.table if out else "",
+                            out.account if out else player_id)
             outcome.writes.append(PutItem(new.tournament_id, f"result#{player_id}",
                                           result.to_dict(), new=True))
-            if not won:
+            if out is not None:
                 outcome.writes.append(log_entry(new, now, "eliminated", player=player_id,
-                                                place=group.place, table=record.table_id,
-                                                hand=hand.number))
+                                                place=group.place, table=out.table,
+                                                hand=out.hand))
                 outcome.events.append(Eliminated(player_id=player_id, place=group.place,
                                                  prize=prizes[player_id]))
     if finished:
         new.status = TournamentStatus.FINISHED
         new.timers = [t for t in new.timers if t.kind is not TimerKind.LEVEL]
-        record.closed = True
         earlier = [Result.from_dict(data) for _, data in store(deps).items(
             new.tournament_id, "result#")]
         places = {r.player_id: r.place for r in earlier}
@@ -214,7 +262,6 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
                                         prizes=paid_out))
         outcome.events.append(TournamentFinished(winner=groups[0].player_ids[0],
                                                  prize=prizes[groups[0].player_ids[0]]))
-    record.tournament = replace(info, players_left=new.players_left)
     if any(prizes.values()):
         new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
         new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
@@ -222,4 +269,3 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
         arm_tournament(deps, new)
         tournament_id = new.tournament_id
         outcome.after.append(lambda: settle(deps, tournament_id))
-    outcome.writes.append(PutTournament(new, stored.version))
