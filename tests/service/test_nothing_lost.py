@@ -419,3 +419,23 @@ def test_spectators_coming_and_going_are_writes_nobody_hears_about() -> None:
     assert [len(updates(p)) for p in players] == before  # O(1) posts per spectator, not O(n)
     assert actor(players).send(action="act", table_id=table_id, move="call")["type"] == "ack"
     assert updates(players[0])[-1]["version"] == version + 1
+
+
+def test_r8_3_a_returning_player_sees_a_seated_player_whose_connection_died() -> None:
+    # Found by the fault-injection matrix (gateway.send gone): p1's connection dies without a
+    # $disconnect; p0 comes back and subscribes; that write's fan-out finds p1 gone and marks
+    # them disconnected. Everyone must see it under a new version, and p0's snapshot must be
+    # the table as stored, not the state before that drop.
+    h = harness()
+    table_id, (p0, p1, p2) = seated(h, 3)
+    h.service.disconnect(p0.connection_id)
+    h.gateway.gone.add(p1.connection_id)
+    h.service.connect("p0-new", "p0")
+    back = Player(h, "p0", "p0-new")
+    reply = back.send(action="snapshot", table_id=table_id)
+    stored = h.store.load(table_id)
+    assert "p1" in stored.disconnected
+    assert reply["version"] == stored.seq and reply["view"]["disconnected"] == ["p1"]
+    told = [m for m in p2.messages if m["type"] == "update"][-1]
+    assert told["version"] == stored.seq and told["view"]["disconnected"] == ["p1"]
+    assert {"kind": "disconnected", "player_id": "p1"} in told["events"]

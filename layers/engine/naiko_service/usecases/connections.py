@@ -67,7 +67,11 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
                 rec.settings = replace(rec.settings, invited=(*rec.settings.invited, player_id))
             return subscribe(rec, player_id, caller.connection_id)
 
-        record = path.mutate_until_written(deps, request.table_id, change) or record
+        written = path.mutate_until_written(deps, request.table_id, change)
         deps.connections.add_table(caller.connection_id, request.table_id)
+        if written is not None:
+            # Its fan-out may have written again (connections found gone): answer with the
+            # table as stored now, never an older version.
+            record = path.load(deps, request.table_id)
     path.send(deps, caller.connection_id,
               path.snapshot_message(record, player_id, caller.request_id))

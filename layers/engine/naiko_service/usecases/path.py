@@ -21,7 +21,8 @@
 7. the requester gets its ``ack``; the write's follow-ups run (a tournament's prizes, each
    its own transaction, :attr:`~.base.Outcome.after`); every watching connection gets its own
    view (R8.3: the confirmed state). A recipient that cannot be reached never stops the
-   others; connections that are gone are forgotten in one more write, which tells nobody.
+   others; connections that are gone are forgotten in one more write (it tells the others
+   only when a seated player is now disconnected; spectators leave quietly).
 
 No step starts an AWS call whose worst case would outlast the invocation
 (:attr:`Deps.deadline`, ``docs/deploy.md``).
@@ -46,6 +47,7 @@ from ..ports import (
     TableNotFound,
     TooManyTables,
     UnreadableTable,
+    Write,
 )
 from ..records import TableRecord, Timer, TimerKind
 from . import cancel, deadlines, dealer, tournament_tables
@@ -155,6 +157,9 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         run_after(deps, table_id, outcome)  # prizes on the accounts before players hear of them
         if announced:
             fan_out(deps, new, outcome.events)
+        for other in outcome.others.values():
+            if other.changed:
+                fan_out(deps, other.record, other.events)
         if refusal is not None:
             raise refusal
         return new
@@ -198,12 +203,21 @@ def write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outco
     """The conditional write of one attempt: the table and its account moves; with other
     items to write (a tournament table's hand), all of them in one transaction."""
     moves = stamped(outcome.moves, now)
-    if not outcome.writes:
+    others: list[Write] = []
+    for other in outcome.others.values():
+        if other.changed:  # armed and sealed like the table itself (steps 5 and 6)
+            table = other.record
+            dealer.sync_timers(deps, table, now)
+            table.fallback = cancel.fallback_for(deps, table, now)
+            arm(deps, table.table_id, table, now)
+            others.append(PutTable(table, other.expected_version))
+    if not outcome.writes and not others:
         deps.tables.save(record, expected_version, moves)
         return
     if deps.tournaments is None:
         raise RuntimeError("a tournament table needs the tournament store")
-    deps.tournaments.commit((PutTable(record, expected_version), *outcome.writes), moves)
+    deps.tournaments.commit((PutTable(record, expected_version), *others, *outcome.writes),
+                            moves)
 
 
 def run_after(deps: Deps, table_id: str, outcome: Outcome) -> None:
@@ -370,7 +384,9 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
     state). Each recipient stands alone: a failure of one (gone, throttled, timed out, any
     error) is counted and logged, and the others still get their message; a recipient that
     missed one sees the gap in versions and asks for a snapshot. Connections that are gone are
-    forgotten in ONE more write that tells nobody (no fan-out of the drop itself)."""
+    forgotten in ONE more write: quiet when only spectators left (a crowd of dead spectators
+    costs one write), announced with ``disconnected`` events when a seated player is now away
+    (everyone sees it: a new version)."""
     gone: list[tuple[str, str]] = []
     for player_id, connection_id in list(record.connections.items()):
         if deps.deadline.remaining_ms() < AWS_CALL_WORST_MS:
@@ -391,9 +407,9 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
                                                    "connection_id": connection_id,
                                                    "version": record.seq,
                                                    "error": type(error).__name__})
-    if gone:
+    if gone:  # one more write: quiet for spectators, announced when a seated player is away
         deps.count("ConnectionsGone", len(gone))
-        internal(deps, record.table_id, drop_connections(gone), announce=False)
+        internal(deps, record.table_id, drop_connections(gone))
 
 
 def send(deps: Deps, connection_id: str, message: dict[str, Any]) -> None:

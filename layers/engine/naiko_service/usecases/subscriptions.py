@@ -4,6 +4,8 @@ changes only; the caller's table write stores them."""
 
 from __future__ import annotations
 
+from naiko.events import Event
+
 from ..notices import Disconnected, Reconnected
 from ..records import TableRecord
 from .base import Change, NoOp, Outcome
@@ -34,18 +36,22 @@ def drop_connection(player_id: str, connection_id: str) -> Change:
 
 def drop_connections(gone: list[tuple[str, str]]) -> Change:
     """The change that forgets every ``(player_id, connection_id)`` of *gone* at once (a
-    fan-out found them gone): seated players are marked disconnected and keep their seats."""
+    fan-out found them gone): seated players are marked disconnected and keep their seats,
+    which everyone sees (``disconnected`` events: the write is announced, with its own
+    version); spectators leaving changes nothing anyone sees (a quiet write)."""
     def change(record: TableRecord, now: int) -> Outcome:
         dropped = False
+        events: list[Event] = []
         for player_id, connection_id in gone:
             if record.connections.get(player_id) != connection_id:
                 continue
             del record.connections[player_id]
             dropped = True
-            if record.seat_of(player_id) is not None:
-                record.disconnected.setdefault(player_id, now)
+            if record.seat_of(player_id) is not None and player_id not in record.disconnected:
+                record.disconnected[player_id] = now
+                events.append(Disconnected(player_id=player_id))
         if not dropped:
             raise NoOp()
-        return Outcome()
+        return Outcome(events) if events else Outcome(quiet=True)
 
     return change
