@@ -1,12 +1,11 @@
 """:mod:`naiko_local.tournament` is ``naiko-tournament``: tournaments from the command line.
 
-``naiko-tournament simulate --kind sng|spin --players N --seed S --out FILE.jsonl`` plays a
-whole tournament through the real service and its timers, on the in-memory adapters, in
+``naiko-tournament simulate --kind sng|spin|mtt --players N --seed S --out FILE.jsonl``
+plays a whole tournament through the real service and its timers, on the in-memory adapters, in
 virtual time: every seat a BOT (R8.4), each BOT's think time drawn per action, every timer
 execution fired at its deadline as Step Functions would (the sweep too, every minute), and
-writes the tournament's log as JSON Lines (``docs/tournaments.md``). With ``--check`` the ledger
-identity is checked after every transaction. ``--kind mtt`` answers "not yet" until scheduled
-multi-table tournaments exist.
+writes the tournament's log as JSON Lines (``docs/tournaments.md``). The ledger identity is
+checked after every transaction (``--no-check`` skips it: the check reads every table).
 
 ``naiko-tournament export --tournament ID --out FILE.jsonl`` writes a deployed tournament's log
 (``TOURNAMENTS_TABLE`` and the other ``bootstrap`` variables in the environment).
@@ -19,7 +18,7 @@ import heapq
 import itertools
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,13 @@ from naiko_service.usecases.private import HOUSE_BOTS
 SIMULATED_START_MS = 1_767_225_600_000
 """Virtual time starts at 2026-01-01T00:00:00Z."""
 
-MAX_EXECUTIONS = 2_000_000
+START_AFTER_MS = 60_000
+"""A simulated scheduled tournament starts a minute after it is listed (its BOTs registered)."""
+
+REGISTRATIONS_PER_TRANSACTION = 40
+"""BOTs registered per transaction (each is a registration item and a ledger entry)."""
+
+MAX_EXECUTIONS = 20_000_000
 """A simulation that has not finished after this many timer executions is a bug."""
 
 
@@ -67,21 +72,29 @@ class VirtualScheduler:
 
 
 class CheckedTournamentStore(MemoryTournamentStore):
-    """Checks the ledger identity after every transaction (``--check``; the property tests)."""
+    """Checks the ledger identity after every transaction (and :attr:`invariants`, the
+    property tests' own checks)."""
 
     audits = 0
+    invariants: Callable[[], None] | None = None
 
     def commit(self, writes: Any, moves: Any = ()) -> None:
         super().commit(writes, moves)
         _assert_balanced(self.tables.audit())
         self.audits += 1
+        if self.invariants is not None:
+            self.invariants()
 
 
 class CheckedTableStore(MemoryTableStore):
+    invariants: Callable[[], None] | None = None
+
     def save(self, record: Any, expected_version: int, moves: Any = ()) -> None:
         super().save(record, expected_version, moves)
         if moves:
             _assert_balanced(self.audit())
+        if self.invariants is not None:
+            self.invariants()
 
 
 def _assert_balanced(audit: Audit) -> None:
@@ -135,10 +148,15 @@ class Simulation:
             self.accounts.grant(HOUSE_PRIZES, max(
                 prize.multiplier for prize in self.terms.spin_table.prizes  # type: ignore[union-attr]
             ) * self.terms.entry, ref="simulation")
+        scheduled = self.terms.kind is TournamentKind.SCHEDULED
         tournaments.create(deps, self.tournament_id, "simulation",
-                           replace(self.terms, bots_allowed=True), "simulation")
-        for _ in range(self.players):
-            tournaments.register_bot(deps, self.tournament_id)
+                           replace(self.terms, bots_allowed=True), "simulation",
+                           starts_ms=self.clock.now + START_AFTER_MS if scheduled else None)
+        names = [f"bot-{n}" for n in range(1, self.players + 1)]
+        for first in range(0, len(names), REGISTRATIONS_PER_TRANSACTION):
+            tournaments.enter(deps, None, self.tournament_id, [
+                tournaments.Entrant(name, HOUSE_BOTS, True)
+                for name in names[first:first + REGISTRATIONS_PER_TRANSACTION]])
         next_sweep = self.clock.now + 60_000
         while not self.finished():
             popped = self.scheduler.pop()
@@ -162,9 +180,13 @@ class Simulation:
 
 
 def terms_for(kind: str, variant: Variant, entry: int, players: int) -> TournamentTerms:
-    """The preset of *kind* for the field (a Sit & Go of *players* seats, 2..10)."""
+    """The preset of *kind* for the field: a Sit & Go of *players* seats (2..10), a Spin, or
+    a scheduled turbo (``mtt_turbo``, 9-max, no late registration: the field is the BOTs
+    registered before the start)."""
     if kind == "spin":
         return from_preset("spin_3max_hyper", entry, variant)
+    if kind == "mtt":
+        return replace(from_preset("mtt_turbo", entry, variant), late_registration_level=None)
     terms = from_preset("sng_9max_turbo" if players > 6 else "sng_6max_turbo", entry, variant)
     return replace(terms, seat_count=players, min_players=players, max_players=players)
 
@@ -202,15 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         service = bootstrap.build_service(config, endpoint="https://unused.invalid")
         write_jsonl(tournaments.export_log(service.deps, args.tournament), args.out)
         return 0
-    if args.kind == "mtt":
-        print("naiko-tournament: --kind mtt is not yet available (scheduled multi-table "
-              "tournaments come with issue 13)", file=sys.stderr)
-        return 2
-    players = args.players or (3 if args.kind == "spin" else 6)
+    players = args.players or {"spin": 3, "sng": 6, "mtt": 100}[args.kind]
     if args.kind == "spin" and players != 3:
         parser.error("a Spin has exactly 3 players")
-    if not 2 <= players <= 10:
+    if args.kind == "sng" and not 2 <= players <= 10:
         parser.error("a Sit & Go seats 2 to 10 players")
+    if args.kind == "mtt" and not 2 <= players <= 10_000:
+        parser.error("a scheduled tournament takes 2 to 10,000 players")
     simulation = Simulation(terms_for(args.kind, Variant(args.variant), args.entry, players),
                             players, args.seed, check=not args.no_check)
     log = simulation.run()

@@ -179,6 +179,9 @@ class MemoryTournamentStore:
 
     def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
         tables = self.tables
+        keys = [_item_key(write) for write in writes]
+        if len(set(keys)) != len(keys):  # as DynamoDB: one action per item
+            raise ValueError(f"a transaction touches an item twice: {sorted(keys)}")
         with tables._lock:
             for write in writes:  # every condition before any change
                 match write:
@@ -230,6 +233,17 @@ class MemoryTournamentStore:
         """Account chips each tournament holds (entries received, prizes not yet paid)."""
         with self.tables._lock:
             return {tid: int(doc["pool_held"]) for tid, (_, doc) in self._records.items()}
+
+
+def _item_key(write: Write) -> tuple[str, str]:
+    match write:
+        case PutTable(record=record):
+            return ("table", record.table_id)
+        case PutTournament(record=record):
+            return ("tournament", record.tournament_id)
+        case PutItem(tournament_id=tid, key=key) | DeleteItem(tournament_id=tid, key=key):
+            return (tid, key)
+    raise TypeError(f"not a write: {write!r}")
 
 
 class MemoryAccounts:

@@ -197,3 +197,39 @@ class TournamentFinished(Event):
     recorded: ClassVar[bool] = False
     winner: str
     prize: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMoved(Event):
+    """R9.7: ``player_id`` moved from ``from_table`` to ``to_table`` (seat ``seat_index``
+    there) with their stack, between hands of both tables; told at both tables."""
+
+    kind: ClassVar[str] = "player_moved"
+    recorded: ClassVar[bool] = False
+    player_id: str
+    from_table: str
+    to_table: str
+    seat_index: int
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class FinalTable(Event):
+    """R9.7: the players fit at one table: the final table ``table_id`` is formed, seats and
+    button drawn at random; this table closes."""
+
+    kind: ClassVar[str] = "final_table"
+    recorded: ClassVar[bool] = False
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandForHand(Event):
+    """R9.8: hand-for-hand starts (``on``) or ends: while on, every table deals its next hand
+    only after every table has finished its current one; ``round`` is the round about to be
+    dealt here."""
+
+    kind: ClassVar[str] = "hand_for_hand"
+    recorded: ClassVar[bool] = False
+    on: bool
+    round: int | None

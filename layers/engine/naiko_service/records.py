@@ -63,10 +63,11 @@ class TimerKind(StrEnum):
     """A table nobody has sat at for 10 minutes closes (its opener may open another)."""
     STALLED = "stalled"
     """A hand that has not progressed for 5 minutes is cancelled (R8.6)."""
-    HFH = "hfh"
-    """Hand-for-hand (R9.8): a held table looks whether the next round has started (its token
-    ``hfh:<round>`` is also what the round's closer starts, so the release comes at once; the
-    timer itself backs up a lost release)."""
+    HOLD = "hold"
+    """A scheduled tournament's table that holds its next hand (a move, a break, the final
+    table, hand-for-hand: R9.7, R9.8) looks again. Hand-for-hand's ``hold:hfh:<round>`` is
+    also the token the round's closer starts, so the release comes at once; the timer itself
+    backs up a lost release."""
     LEVEL = "level"
     """A tournament's next blind level starts: recorded for the lobby and the log (R9.3).
     A tournament timer (``T:<tournament id>``), never on a table."""

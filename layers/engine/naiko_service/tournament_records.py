@@ -27,6 +27,8 @@ HOUSE_PRIZES = "house:prizes"
 
 class TournamentStatus(StrEnum):
     REGISTERING = "registering"
+    STARTING = "starting"
+    """A scheduled tournament whose tables are being written (registration closed)."""
     RUNNING = "running"
     FINISHED = "finished"
     CANCELLED = "cancelled"
@@ -153,6 +155,9 @@ class TournamentRecord:
     :data:`RECENT_REQUESTS_KEPT`): a retried request is answered, not applied twice."""
     seating: Seating | None = None
     """A scheduled tournament's tables once it started (R9.7, R9.8)."""
+    start_seed: int | None = None
+    """The seed of a scheduled tournament's seat draw, drawn from the random source when it
+    starts and kept, so a retried start draws the same seats (R9.2)."""
     late: list[dict[str, Any]] = field(default_factory=list)
     """Players eliminated while late registration is open (R9.11): their places are given
     when it closes and the field is known (``player``, ``stack``, ``at_ms``, ``table``,
@@ -167,7 +172,7 @@ class TournamentRecord:
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
-            [dict(x) for x in self.late])
+            self.start_seed, [dict(x) for x in self.late])
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -186,7 +191,7 @@ class TournamentRecord:
                 "timers": [t.to_dict() for t in self.timers],
                 "recent_requests": dict(self.recent_requests),
                 "seating": None if self.seating is None else self.seating.to_dict(),
-                "late": [dict(x) for x in self.late]}
+                "start_seed": self.start_seed, "late": [dict(x) for x in self.late]}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -202,7 +207,7 @@ class TournamentRecord:
             [Timer.from_dict(t) for t in doc["timers"]],
             {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
             Seating.from_dict(doc["seating"]) if doc.get("seating") else None,
-            [dict(x) for x in doc.get("late", [])])
+            doc.get("start_seed"), [dict(x) for x in doc.get("late", [])])
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -224,7 +229,8 @@ class TournamentRecord:
     @property
     def listed(self) -> bool:
         """Shown in the tournament lobby: registering or running."""
-        return self.status in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING)
+        return self.status in (TournamentStatus.REGISTERING, TournamentStatus.STARTING,
+                               TournamentStatus.RUNNING)
 
     @property
     def is_spin(self) -> bool:

@@ -124,6 +124,10 @@ class Outcome:
     after: list[Callable[[], Any]] = field(default_factory=list)
     """Run once the write is committed and fanned out (a tournament's prizes: each payment is
     a transaction of its own, R9.9); a failure is logged, the timers retry."""
+    others: dict[str, OtherTable] = field(default_factory=dict)
+    """Other tables read by this change (a move between a scheduled tournament's tables,
+    R9.7), by id: each is read once, and those changed are written in the same transaction,
+    conditional on the version read, then told (:func:`.path.write`)."""
 
     def add(self, other: Outcome) -> Outcome:
         """Append *other*'s events, moves, writes and callbacks; returns ``self``."""
@@ -131,8 +135,21 @@ class Outcome:
         self.moves.extend(other.moves)
         self.writes.extend(other.writes)
         self.after.extend(other.after)
+        self.others.update(other.others)
         self.quiet = self.quiet or other.quiet
         return self
+
+
+@dataclass
+class OtherTable:
+    """A table read by another table's change (:attr:`Outcome.others`)."""
+
+    record: TableRecord
+    """This change's private copy (its ``version`` is the one it will be written with)."""
+    expected_version: int
+    events: list[Event] = field(default_factory=list)
+    """What its players are told after the commit."""
+    changed: bool = False
 
 
 Change = Callable[[TableRecord, int], Outcome]

@@ -17,7 +17,7 @@ from naiko.views import view_for
 from ..notices import ReconnectGrace, TableClosed, TimedOut
 from ..ports import AccountMove
 from ..records import TableRecord, Timer, TimerKind
-from . import cancel, dealer, room, seats
+from . import cancel, dealer, mtt, room, seats
 from .base import Deps, Outcome, engine_step
 
 MAX_TIMERS_PER_WAKE = 16
@@ -185,7 +185,10 @@ HANDLERS: dict[TimerKind, TimerHandler] = {
     TimerKind.IDLE_CLOSE: on_idle_close,
     TimerKind.OFFER: on_offer,
     TimerKind.WAKE: on_wake_marker,
+    TimerKind.HOLD: mtt.on_hold,
     TimerKind.LEVEL: on_wake_marker,
     TimerKind.PAYOUT: on_wake_marker,
+    TimerKind.START: on_wake_marker,
+    TimerKind.LATE_CLOSE: on_wake_marker,
 }
 """The token -> handler table: what each kind of timer does when it fires."""

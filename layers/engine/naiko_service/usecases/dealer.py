@@ -7,12 +7,15 @@ after the use case's own change and before the conditional write."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from naiko import commands as cmd
 from naiko.cards import shuffled_deck
 from naiko.powers import draw_carousel
+from naiko.tournaments.seating import next_deal
 
 from ..records import TableRecord, Timer, TimerKind
-from . import private, room, seats, tournament_tables
+from . import mtt, private, room, seats, tournament_tables
 from .base import Deps, Outcome, engine_step
 
 DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
@@ -46,10 +49,13 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
     if hand is not None and hand.complete and hand.number > record.hands_closed:
         record.hands_closed = hand.number
         close_hand(deps, record, now, outcome)
-        if not record.closed:
+        held = record.tournament is not None and record.tournament.hold is not None
+        if not record.closed and not held:
             record.timers.append(Timer(f"next_hand:{hand.number}", TimerKind.NEXT_HAND,
                                        now + record.settings.pause_ms))
-    if not record.state.hand_in_progress and may_start(record, now):
+    if not record.state.hand_in_progress and may_start(record, now) and (
+            record.tournament is None or not record.tournament.multi
+            or mtt.at_deal(deps, record, now, outcome)):
         start_hand(deps, record, outcome, now)
     room.offer_seats(deps, record, now, outcome)  # R7.10: a freed seat goes to the first in line
     seated = any(seat is not None for seat in record.state.seats)
@@ -69,7 +75,7 @@ def may_start(record: TableRecord, now: int) -> bool:
     if any(t.kind is TimerKind.NEXT_HAND and t.due_ms > now for t in record.timers):
         return False
     if record.tournament is not None:
-        return tournament_tables.may_deal(record)
+        return record.tournament.hold is None and tournament_tables.may_deal(record)
     active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
     # R7.7: a new table needs 3 players (2 at a heads-up table; a private table's host may
     # say 2); a hand continues with 2.
@@ -84,8 +90,16 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
     if record.room.pending:
         private.apply_settings(record, record.room.pending)
         record.room.pending = {}
+    wait: frozenset[int] = frozenset()
     if record.tournament is not None:
         tournament_tables.before_deal(record, now, outcome)
+        if record.tournament.multi and record.state.last_big_blind_seat is not None:
+            deal = next_deal(mtt.seats_of(record))  # R9.7: arrivals in the gap wait
+            wait = frozenset(deal.waiting)
+            record.tournament = replace(record.tournament, waiting=wait, arrived=frozenset())
+        elif record.tournament.multi:
+            record.tournament = replace(record.tournament, waiting=frozenset(),
+                                        arrived=frozenset())
     state = record.state
     rng = deps.rng
     button = None
@@ -99,7 +113,7 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
     carousel = draw_carousel(rng) if state.config.rules.powers else ()
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
     outcome.add(engine_step(deps, record, cmd.StartHand(
-        deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel)))
+        deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel, wait=wait)))
 
 
 def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
@@ -163,6 +177,7 @@ def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
         wanted.append(next((t for t in record.timers if t.token == stalled),
                            Timer(stalled, TimerKind.STALLED, now + STALLED_MS)))
     wanted += room.offer_timers(record)
+    wanted += mtt.hold_timers(record, now)
     wanted += bot_timers(deps, record, now)
     for player, since in record.sitting_out_since.items():  # R7.9
         token = f"sit_out_limit:{player}:{since}"

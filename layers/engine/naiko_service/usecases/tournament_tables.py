@@ -93,11 +93,17 @@ def absent_turn(record: TableRecord) -> cmd.Command | None:
 # -- the end of a hand (R9.5, R9.9) -----------------------------------------------------------
 
 def after_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
-    """The hand's log entry, then eliminations (:func:`eliminate`); in the table's write."""
+    """The hand's log entry, then eliminations (:func:`eliminate`); at a scheduled
+    tournament's table also what the tables do together (:func:`.mtt.at_hand_end`); in the
+    table's write."""
+    from . import mtt
+
     outcome.writes.append(hand_log(record, now))
     hand = record.state.hand
-    assert hand is not None
-    if not hand.cancelled:
+    assert hand is not None and record.tournament is not None
+    if record.tournament.multi:
+        mtt.at_hand_end(deps, record, now, outcome)
+    elif not hand.cancelled:
         eliminate(deps, record, now, outcome)
 
 

@@ -48,7 +48,7 @@ from ..tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from . import path
+from . import path, scheduled
 from .base import Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
 from .tournament_payments import (
@@ -127,6 +127,11 @@ def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: st
     """
     record = TournamentRecord(tournament_id, 1, name, terms, deps.clock.now_ms(), created_by,
                               starts_ms=starts_ms)
+    if terms.kind is TournamentKind.SCHEDULED:
+        if starts_ms is None:
+            raise ServiceError("invalid_request", "a scheduled tournament needs its start time")
+        record.timers.append(Timer("start", TimerKind.START, starts_ms))  # R9.2
+        arm_tournament(deps, record)
     store(deps).commit((PutTournament(record, None),))
     return record
 
@@ -251,7 +256,9 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         record = _load(tournaments, tournament_id)
         if _replayed(deps, caller, record):
             return record.version
-        if record.status is not TournamentStatus.REGISTERING:
+        now = deps.clock.now_ms()
+        late = scheduled.late_open(record, now)  # R9.11
+        if record.status is not TournamentStatus.REGISTERING and not late:
             raise ServiceError("registration_closed", "this tournament takes no more entries")
         for entrant in entrants:
             if has_item(tournaments, tournament_id, REG_PREFIX + entrant.player_id):
@@ -260,7 +267,6 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         terms = record.terms
         if record.entrants + len(entrants) > terms.max_players:
             raise ServiceError("tournament_full", "every seat is taken")
-        now = deps.clock.now_ms()
         new = record.copy()
         new.version += 1
         new.entrants += len(entrants)
@@ -278,6 +284,7 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
                                   registered[entrant.player_id], new=True))
         tables: list[TableRecord] = []
         registrations: dict[str, dict[str, Any]] = {}
+        seated_late = scheduled.seat_late(deps, new, registered, now, writes) if late else []
         if _fills(new):
             registrations = {**dict(_registrations(tournaments, tournament_id)), **registered}
             tables = start(deps, new, registrations, now, writes)
@@ -293,6 +300,8 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         deps.count("Registrations", len(entrants))
         if caller is not None:
             _ack(deps, caller, tournament_id, new.version)
+        for callback in seated_late:
+            callback()
         if tables:
             deps.count("TournamentsStarted", 1)
             for table in tables:
@@ -434,7 +443,7 @@ def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[st
 
 def _new_table(deps: Deps, record: TournamentRecord, number: int,
                seats: tuple[str | None, ...], registrations: dict[str, dict[str, Any]],
-               now: int) -> TableRecord:
+               now: int, multi: bool = False, rng: Any = None) -> TableRecord:
     """A tournament table: an ordinary table item marked with its tournament, every entrant
     with the starting stack of tournament chips; its first hand at the tournament's start."""
     terms = record.terms
@@ -457,7 +466,9 @@ def _new_table(deps: Deps, record: TournamentRecord, number: int,
                           payouts=tuple(record.payouts), entrants=record.entrants,
                           players_left=record.players_left,
                           multiplier=record.spin.multiplier if record.spin else None,
-                          first_button=occupied[deps.rng.randrange(len(occupied))])
+                          first_button=(occupied[(rng or deps.rng).randrange(len(occupied))]
+                                        if occupied else None),
+                          number=number, multi=multi)
     table = TableRecord(f"{record.tournament_id}-{number}", 1, settings, state, created_ms=now,
                         seq=1, tournament=info)
     for player_id in seats:
@@ -524,6 +535,9 @@ def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
                and (token is None or t.token == token or t.due_ms <= now)]
         if not due:
             return 0
+        if any(t.kind is TimerKind.START for t in due):  # R9.2: transactions of its own
+            scheduled.start_scheduled(deps, tournament_id)
+            return 1
         new = record.copy()
         new.version += 1
         writes: list[Write] = [PutTournament(new, record.version)]
@@ -543,6 +557,8 @@ def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
                 schedule_level(new, now)
             elif timer.kind is TimerKind.PAYOUT:
                 pay = True
+            elif timer.kind is TimerKind.LATE_CLOSE and new.status is TournamentStatus.RUNNING:
+                scheduled.close_late(deps, new, now, writes)  # R9.11
         if pay:  # until every payment is made, the timer comes back
             new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
                                     now + PAYOUT_RETRY_MS))

@@ -1,0 +1,692 @@
+""":mod:`naiko_service.usecases.mtt` runs a scheduled tournament's tables together (R9.7, R9.8):
+balancing, breaking, the final table and hand-for-hand, with no coordinator.
+
+Each table decides **between its hands**: when a hand ends (:func:`at_hand_end`) and when its
+next hand is due (:func:`at_deal`). Both read the tournament item, whose
+:class:`~naiko_service.tournament_records.Seating` holds what every table needs of the others
+(how many players each has, the moves waiting for a table to finish its hand, the tables being
+broken, the final table, the hand-for-hand round), and they write it only when one of those
+changes: never on every hand (docs/tournaments.md, "No hot item").
+
+A move (R9.7) happens only between hands of both tables, in ONE transaction over both table
+items and the tournament item, each conditional on its version, so a player is never at two
+tables or none and keeps every chip. The table that decides a move (it has two players more
+than the shortest) holds its next hand; the move is done at once if the destination is between
+hands, else by the destination itself when its hand ends (it pulls the players assigned to
+it), which releases the source.
+
+Hand-for-hand (R9.8): the barrier is one ``hfh#<round>#<table>`` item per table, written with
+the table's own hand-end write (its players out in that round inside it); whichever write
+completes the set closes the round in one tournament transaction (places across tables, R9.5)
+and starts one execution per table to release it; a held table's ``hold`` timer backs that up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from naiko import commands as cmd
+from naiko.state import TableState
+from naiko.tournaments import seating as rules
+from naiko.tournaments.seating import TableSeats
+
+from ..notices import FinalTable, PlayerMoved
+from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
+from ..records import TableRecord, Timer, TimerKind, TournamentSeat
+from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
+from .base import Deps, OtherTable, Outcome, engine_step
+from .tournament_payments import MAX_ATTEMPTS, store
+from .tournament_tables import Out, give_places, log_entry, stand_up_out
+
+HOLD_POLL_MS = 15_000
+"""A held table looks again this often (its ``hold`` timer): it backs up a lost release."""
+
+FINAL_DELAY_MS = 5_000
+"""Between forming the final table and its first hand: players see their new seats."""
+
+HFH_PREFIX = "hfh#"
+
+
+def hfh_key(round_: int, number: int) -> str:
+    return f"{HFH_PREFIX}{round_:05d}#{number:05d}"
+
+
+def seats_of(record: TableRecord) -> TableSeats:
+    """The table as :mod:`naiko.tournaments.seating` sees it."""
+    info = record.tournament
+    assert info is not None
+    state = record.state
+    return TableSeats(number=info.number, seat_count=state.config.seat_count,
+                      seats=tuple(s.player_id if s else None for s in state.seats),
+                      last_big_blind_seat=state.last_big_blind_seat,
+                      last_small_blind_position=state.last_small_blind_position,
+                      waiting=info.waiting, arrived=info.arrived)
+
+
+def paid_places(record: TournamentRecord) -> int:
+    return sum(1 for prize in record.payouts if prize > 0)
+
+
+# -- the two moments a table decides ---------------------------------------------------------
+
+def at_hand_end(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
+    """A scheduled tournament's table finished a hand (in its write): eliminations, then
+    :func:`_between_hands`."""
+    info = record.tournament
+    hand = record.state.hand
+    assert info is not None and hand is not None
+    outs = [] if hand.cancelled else stand_up_out(deps, record, outcome)
+    _between_hands(deps, record, now, outcome, outs=outs, hand_ended=True)
+
+
+def at_deal(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> bool:
+    """The table's next hand is due: whether it may deal now (see :func:`_between_hands`)."""
+    return _between_hands(deps, record, now, outcome, outs=[], hand_ended=False)
+
+
+def _between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *,
+                   outs: list[Out], hand_ended: bool) -> bool:
+    info = record.tournament
+    assert info is not None
+    tournaments = store(deps)
+    stored = tournaments.load(info.tournament_id)
+    new = stored.copy()
+    new.version += 1
+    seating = new.seating
+    assert seating is not None
+    before = new.to_document()
+    me = info.number
+    record.tournament = info = replace(info, hold=None)
+    may_deal = True
+    deferred = hand_ended and info.dealt_round is not None and info.dealt_round >= 1
+    if outs and not deferred:  # R9.5: places now
+        _eliminate(deps, record, new, outs, now, outcome)
+        _plan_tables(new)
+    if new.status is not TournamentStatus.RUNNING:
+        record.closed = True
+        may_deal = False
+    elif seating.hfh is not None or deferred:  # places of a round's players wait for it
+        may_deal = _hand_for_hand(deps, record, new, outs if deferred else [], now, outcome,
+                                  hand_ended)
+    else:
+        _pull(deps, record, new, now, outcome)
+        if _final(deps, record, new, now, outcome):
+            may_deal = False
+        elif _break(deps, record, new, now, outcome):
+            may_deal = False
+        elif _start_hand_for_hand(record, new, now, outcome):
+            may_deal = _hand_for_hand(deps, record, new, [], now, outcome, hand_ended)
+        elif _pending_out(deps, record, new, now, outcome):
+            may_deal = False
+        elif _balance(deps, record, new, now, outcome):
+            may_deal = False
+    info = record.tournament
+    if may_deal and sum(1 for s in record.state.seats if s is not None and s.stack > 0) < 2:
+        may_deal = False  # alone here: the others come to this table (R9.7)
+        if info.hold is None:
+            record.tournament = info = replace(info, hold="alone")
+    record.tournament = replace(info, players_left=new.players_left,
+                                payouts=tuple(new.payouts), entrants=new.entrants)
+    if me in seating.counts and seating.counts[me] == 0 and not record.closed \
+            and not any(m.from_table == me for m in seating.pending):
+        _close_empty(record, new, now, outcome)  # every player left or went out
+    if new.to_document() != before:
+        outcome.writes.append(PutTournament(new, stored.version))
+    return may_deal and not record.closed
+
+
+def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: list[Out],
+               now: int, outcome: Outcome) -> None:
+    seating = new.seating
+    assert seating is not None and record.tournament is not None
+    seating.counts[record.tournament.number] -= len(outs)
+    if new.terms.late_registration_level is not None and new.payouts == []:
+        # R9.11: places wait for the field to be known (when late registration closes)
+        new.players_left -= len(outs)
+        new.late += [{**o.to_dict(), "at_ms": now} for o in outs]
+        return
+
+    def remaining() -> str:
+        return next(s.player_id for s in record.state.seats if s is not None)
+
+    give_places(deps, new, outs, now, outcome, remaining)
+
+
+def _close_empty(record: TableRecord, new: TournamentRecord, now: int,
+                 outcome: Outcome) -> None:
+    """A table nobody is left at closes (broken, or every player went out or moved)."""
+    seating = new.seating
+    info = record.tournament
+    assert seating is not None and info is not None
+    number = info.number
+    seating.counts.pop(number, None)
+    seating.table_ids.pop(number, None)
+    if number in seating.breaking:
+        seating.breaking.remove(number)
+    seating.final_held = [n for n in seating.final_held if n != number]
+    new.tables = [t for t in new.tables if t != record.table_id]
+    record.closed = True
+    record.timers = [t for t in record.timers if t.kind is TimerKind.WAKE]
+    outcome.writes.append(log_entry(new, now, "table_broken", table=record.table_id))
+
+
+# -- moves (R9.7) --------------------------------------------------------------------------------
+
+def _pull(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+          outcome: Outcome) -> None:
+    """Do the moves waiting for this table (it is between hands): from each source (which
+    holds between its hands), or a late entrant (R9.11)."""
+    seating = new.seating
+    assert seating is not None and record.tournament is not None
+    me = record.tournament.number
+    for move in [m for m in seating.pending if m.to_table == me]:
+        if move.from_table == 0:
+            _seat_late(deps, record, new, move, now, outcome)
+            continue
+        source = _table(deps, outcome, seating, move.from_table, record)
+        if source is None or source.state.hand_in_progress:
+            continue  # it will hold after its hand; the next between-hands tries again
+        _execute(deps, source, record, new, move, now, outcome)
+
+
+def _table(deps: Deps, outcome: Outcome, seating: Seating, number: int,
+           record: TableRecord) -> TableRecord | None:
+    """Table *number* as this change sees it: *record* itself, or another table read once per
+    change (:attr:`~.base.Outcome.others`; written with it if changed)."""
+    table_id = seating.table_ids.get(number)
+    if table_id is None:
+        return None
+    if table_id == record.table_id:
+        return record
+    other = outcome.others.get(table_id)
+    if other is None:
+        try:
+            loaded = deps.tables.load(table_id)
+        except TableNotFound:
+            return None
+        other = OtherTable(loaded, loaded.version)
+        loaded.version += 1
+        outcome.others[table_id] = other
+    return other.record
+
+
+def _touch(outcome: Outcome, table: TableRecord, events: list[Any]) -> None:
+    """*table* (another table of this change) is written with it; its players are told
+    *events* after the commit."""
+    other = outcome.others.get(table.table_id)
+    if other is None:
+        return  # the table this change is about
+    if not other.changed:
+        other.changed = True
+        table.seq += 1
+    other.events.extend(events)
+
+
+def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: TournamentRecord,
+             move: PendingMove, now: int, outcome: Outcome) -> None:
+    """One move, both tables between hands: the player stands up at *source* with their stack
+    and sits at *destination*. One of the two is the table this change is about; the other is
+    written in the same transaction, conditional on its version (:func:`_touch`)."""
+    seating = new.seating
+    assert seating is not None and source.tournament and destination.tournament
+    if not seats_of(destination).empty_seats:
+        return  # its own player waiting to leave still sits there: later
+    seating.pending.remove(move)
+    from_seat = source.seat_of(move.player_id)
+    if from_seat is None:  # gone meanwhile (eliminated): nothing to move
+        seating.counts[move.to_table] -= 1
+        _release(source, seating, now)
+        _touch(outcome, source, [])
+        return
+    to_seats = seats_of(destination)
+    if move.reason == "balance":
+        plan = rules.balance_move([seats_of(source), to_seats], source.tournament.number)
+        if plan is None:  # no longer needed (players went out or arrived meanwhile)
+            seating.counts[move.from_table] += 1
+            seating.counts[move.to_table] -= 1
+            _release(source, seating, now)
+            _touch(outcome, source, [])
+            return
+        to_seat, wait = plan.to_seat, plan.wait_for_big_blind
+    else:
+        empty = to_seats.empty_seats
+        to_seat = empty[deps.rng.randrange(len(empty))]
+        wait = rules.must_wait(to_seats, to_seat)
+    seat = source.state.seats[from_seat]
+    assert seat is not None
+    stack, is_bot, absent = seat.stack, seat.is_bot, seat.sitting_out
+    left = engine_step(deps, source, cmd.StandUp(seat_index=from_seat))
+    arrived = engine_step(deps, destination, cmd.SitDown(
+        seat_index=to_seat, player_id=move.player_id, stack=stack, is_bot=is_bot))
+    if absent:  # R9.4: still absent at the new table
+        arrived.add(engine_step(deps, destination, cmd.SitOut(seat_index=to_seat)))
+    info = destination.tournament
+    destination.tournament = replace(
+        info, waiting=info.waiting | {to_seat} if wait else info.waiting,
+        arrived=info.arrived if wait else info.arrived | {to_seat})
+    source.tournament = replace(source.tournament,
+                                waiting=source.tournament.waiting - {from_seat},
+                                arrived=source.tournament.arrived - {from_seat})
+    connection = source.connections.pop(move.player_id, None)
+    if connection is not None:
+        destination.connections[move.player_id] = connection
+        outcome.after.append(partial(deps.connections.add_table, connection,
+                                     destination.table_id))
+    account = source.room.funding.pop(move.player_id, None)
+    if account is not None:
+        destination.room.funding[move.player_id] = account
+    source.disconnected.pop(move.player_id, None)
+    event = PlayerMoved(player_id=move.player_id, from_table=source.table_id,
+                        to_table=destination.table_id, seat_index=to_seat, stack=stack)
+    left.events.append(event)
+    arrived.events.append(event)
+    outcome.writes.append(log_entry(new, now, "moved", player=move.player_id,
+                                    from_table=source.table_id,
+                                    to_table=destination.table_id, seat=to_seat, stack=stack))
+    _release(source, seating, now)
+    if source.tournament.number in seating.breaking and not any(
+            s is not None for s in source.state.seats):
+        _close_empty(source, new, now, outcome)
+    for table, told in ((source, left), (destination, arrived)):
+        if table.table_id in outcome.others:
+            _touch(outcome, table, told.events)
+        else:
+            outcome.events.extend(told.events)
+
+
+def _release(source: TableRecord, seating: Seating, now: int) -> None:
+    """A table that held for its players to move deals again once none is waiting to."""
+    info = source.tournament
+    assert info is not None
+    if info.hold in ("move", "alone") and not any(
+            m.from_table == info.number for m in seating.pending):
+        source.tournament = replace(info, hold=None)
+        source.timers = [t for t in source.timers if t.kind is not TimerKind.NEXT_HAND]
+        source.timers.append(Timer(f"next_hand:moved:{now}", TimerKind.NEXT_HAND, now))
+
+
+def _seat_late(deps: Deps, record: TableRecord, new: TournamentRecord, move: PendingMove,
+               now: int, outcome: Outcome) -> None:
+    """A late entrant (R9.11) takes a random empty seat here, with the starting stack."""
+    seating = new.seating
+    assert seating is not None and record.tournament is not None
+    seating.pending.remove(move)
+    seats = seats_of(record)
+    empty = seats.empty_seats
+    seat = empty[deps.rng.randrange(len(empty))]
+    wait = rules.must_wait(seats, seat)
+    registration = dict(store(deps).items(new.tournament_id, f"reg#{move.player_id}"))
+    data = registration.get(f"reg#{move.player_id}", {})
+    outcome.add(engine_step(deps, record, cmd.SitDown(
+        seat_index=seat, player_id=move.player_id, stack=new.terms.starting_stack,
+        is_bot=bool(data.get("bot")))))
+    if data.get("bot"):
+        record.room.funding[move.player_id] = str(data.get("account"))
+    if data.get("connection_id"):
+        record.connections[move.player_id] = str(data["connection_id"])
+    info = record.tournament
+    record.tournament = replace(info, waiting=info.waiting | {seat} if wait else info.waiting,
+                                arrived=info.arrived if wait else info.arrived | {seat})
+    outcome.writes.append(log_entry(new, now, "moved", player=move.player_id, from_table=None,
+                                    to_table=record.table_id, seat=seat,
+                                    stack=new.terms.starting_stack))
+
+
+def _pending_out(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+                 outcome: Outcome) -> bool:
+    """A player of this table is waiting to move: try the move now (its destination may be
+    between hands); hold while it waits (R9.7: only between hands of both tables)."""
+    seating = new.seating
+    info = record.tournament
+    assert seating is not None and info is not None
+    for move in [m for m in seating.pending if m.from_table == info.number]:
+        _push(deps, record, new, move, now, outcome)
+    if any(m.from_table == info.number for m in seating.pending):
+        record.tournament = replace(info, hold="move")
+        return True
+    return False
+
+
+def _balance(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+             outcome: Outcome) -> bool:
+    """R9.7: with two players or more than the shortest other table, the player who would be
+    big blind next here moves there (ties: the lowest number). Returns whether this table
+    holds for it."""
+    seating = new.seating
+    info = record.tournament
+    assert seating is not None and info is not None
+    me = info.number
+    others = {n for n in seating.counts if n != me and n not in seating.breaking}
+    if not others or record.state.last_big_blind_seat is None:
+        return False
+    target = seating.shortest(exclude={me})
+    if seating.counts[me] - seating.counts[target] < 2:
+        return False
+    player_seat = rules.next_big_blind_seat(seats_of(record))
+    if player_seat is None:
+        return False
+    seat = record.state.seats[player_seat]
+    assert seat is not None
+    move = PendingMove(seat.player_id, me, target, "balance", now)
+    seating.counts[me] -= 1
+    seating.counts[target] += 1
+    seating.pending.append(move)
+    record.tournament = replace(info, hold="move")
+    _push(deps, record, new, move, now, outcome)
+    return record.tournament.hold == "move"
+
+
+def _push(deps: Deps, record: TableRecord, new: TournamentRecord, move: PendingMove, now: int,
+          outcome: Outcome) -> None:
+    """Do a move from this table at once if its destination is between hands."""
+    assert new.seating is not None
+    destination = _table(deps, outcome, new.seating, move.to_table, record)
+    if destination is None or destination is record or destination.state.hand_in_progress \
+            or (destination.tournament is not None and destination.tournament.hold == "final"):
+        return
+    _execute(deps, record, destination, new, move, now, outcome)
+
+
+def _break(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+           outcome: Outcome) -> bool:
+    """R9.7: while the players fit at fewer tables, the highest-numbered table breaks; its
+    players go one by one, in random order, to the then shortest table (a random empty seat
+    there, taken when that table is between hands). Returns whether this table holds."""
+    seating = new.seating
+    info = record.tournament
+    assert seating is not None and info is not None
+    me = info.number
+    needed = rules.tables_needed(new.players_left, new.terms.seat_count)
+    while len(seating.counts) - len(seating.breaking) > max(needed, 1):
+        # the published order: the highest number breaks first
+        seating.breaking.append(max(n for n in seating.counts if n not in seating.breaking))
+    if me not in seating.breaking:
+        return False
+    players = [s.player_id for s in record.state.seats if s is not None
+               and not any(m.player_id == s.player_id for m in seating.pending)]
+    rules._shuffle(players, deps.rng)
+    for player in players:
+        target = seating.shortest(exclude={me})
+        seating.counts[target] += 1
+        seating.counts[me] -= 1
+        seating.pending.append(PendingMove(player, me, target, "break", now))
+    record.tournament = replace(info, hold="break")
+    for move in [m for m in seating.pending if m.from_table == me]:
+        _push(deps, record, new, move, now, outcome)
+    return True
+
+
+# -- the final table (R9.7) ----------------------------------------------------------------------
+
+def _final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+           outcome: Outcome) -> bool:
+    """When the players fit at one table, every table holds after its hand; the last one to
+    hold forms the final table, seats and button drawn at random. Returns whether this table
+    holds."""
+    seating = new.seating
+    info = record.tournament
+    assert seating is not None and info is not None
+    if not seating.final:
+        if len(seating.counts) < 2 or rules.tables_needed(new.players_left,
+                                                          new.terms.seat_count) > 1:
+            return False
+        _start_final(seating)
+    if info.number not in seating.final_held:
+        seating.final_held.append(info.number)
+    record.tournament = replace(info, hold="final")
+    if set(seating.final_held) >= set(seating.counts):
+        _form_final(deps, record, new, now, outcome)
+    return True
+
+
+def _start_final(seating: Seating) -> None:
+    """The final table is to form: moves between tables do not matter any more (everyone is
+    reseated), so those waiting are dropped (their counts go back); late entrants waiting for
+    a seat stay (R9.11)."""
+    seating.final = True
+    for move in [m for m in seating.pending if m.from_table != 0]:
+        seating.pending.remove(move)
+        seating.counts[move.from_table] += 1
+        seating.counts[move.to_table] -= 1
+    seating.breaking = []
+
+
+def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+                outcome: Outcome) -> None:
+    from . import path
+
+    seating = new.seating
+    assert seating is not None and record.tournament is not None
+    others: list[TableRecord] = []
+    for number in sorted(seating.counts):
+        if number == record.tournament.number:
+            continue
+        other = _table(deps, outcome, seating, number, record)
+        if other is None or other.state.hand_in_progress:
+            return  # not everyone is between hands yet: the last one forms it
+        others.append(other)
+    tables = [record, *others]
+    layout = rules.final_table([seats_of(t) for t in tables], new.terms.seat_count, deps.rng)
+    seats_by_player = {s.player_id: (t, i, s) for t in tables
+                       for i, s in enumerate(t.state.seats) if s is not None}
+    config = replace(record.state.config, deal_absent=True)
+    state = TableState.new(config)
+    final_id = f"{new.tournament_id}-final"
+    started = record.tournament.started_ms
+    occupied = [i for i, p in enumerate(layout.seats) if p is not None]
+    first_button = occupied[deps.rng.randrange(len(occupied))]
+    final = TableRecord(final_id, 1, replace(record.settings, name=f"{new.name} final table"),
+                        state, created_ms=now, seq=1,
+                        tournament=TournamentSeat(
+                            new.tournament_id, started, record.tournament.structure,
+                            payouts=tuple(new.payouts), entrants=new.entrants,
+                            players_left=new.players_left, first_button=first_button,
+                            number=layout.number, multi=True))
+    for index, player_id in enumerate(layout.seats):
+        if player_id is None:
+            continue
+        table, old_index, seat = seats_by_player[player_id]
+        engine_step(deps, final, cmd.SitDown(seat_index=index, player_id=player_id,
+                                             stack=seat.stack, is_bot=seat.is_bot))
+        if seat.sitting_out:
+            engine_step(deps, final, cmd.SitOut(seat_index=index))
+        connection = table.connections.get(player_id)
+        if connection is not None:
+            final.connections[player_id] = connection
+            outcome.after.append(partial(deps.connections.add_table, connection, final_id))
+        account = table.room.funding.get(player_id)
+        if account is not None:
+            final.room.funding[player_id] = account
+    final.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, now + FINAL_DELAY_MS))
+    path.arm(deps, final_id, final, now)
+    outcome.writes.append(PutTable(final, None))
+    event = FinalTable(table_id=final_id)
+    for table in tables:
+        for index, occupant in enumerate(table.state.seats):
+            if occupant is not None:
+                engine_step(deps, table, cmd.StandUp(seat_index=index))
+        table.closed = True
+        assert table.tournament is not None
+        table.tournament = replace(table.tournament, hold=None)
+        table.timers = [t for t in table.timers if t.kind is TimerKind.WAKE]
+    for other in others:
+        _touch(outcome, other, [event])
+    outcome.events.append(event)
+    outcome.after.append(lambda: path.fan_out(deps, final, []))
+    seating.counts = {layout.number: layout.player_count}
+    seating.table_ids = {layout.number: final_id}
+    seating.final = False
+    seating.final_held = []
+    new.tables = [final_id]
+    outcome.writes.append(log_entry(new, now, "final_table", table=final_id,
+                                    seats={str(i): p for i, p in enumerate(layout.seats) if p},
+                                    button=first_button))
+
+
+# -- hand-for-hand (R9.8) ------------------------------------------------------------------------
+
+def _start_hand_for_hand(record: TableRecord, new: TournamentRecord, now: int,
+                         outcome: Outcome) -> bool:
+    """The next elimination would reach the prizes (the bubble) with more than one table:
+    hand-for-hand starts (round 0: the hands in play finish first)."""
+    seating = new.seating
+    assert seating is not None
+    if seating.hfh is not None or seating.hfh_over or len(seating.counts) < 2 \
+            or not new.payouts or not rules.bubble(new.players_left, paid_places(new)):
+        return False
+    seating.hfh = 0
+    outcome.writes.append(log_entry(new, now, "hand_for_hand", on=True))
+    return True
+
+
+def _hand_for_hand(deps: Deps, record: TableRecord, new: TournamentRecord, outs: list[Out],
+                   now: int, outcome: Outcome, hand_ended: bool) -> bool:
+    """This table between hands during hand-for-hand: it reports the round it finished (with
+    its players out, whose places wait for the round to close) and holds, or deals the round
+    that started. Returns whether it may deal."""
+    seating = new.seating
+    info = record.tournament
+    assert seating is not None and info is not None
+    round_ = seating.hfh
+    done = -1 if info.hfh_done is None else info.hfh_done
+    if hand_ended:
+        finished = 0 if info.dealt_round is None else info.dealt_round
+        if finished > done:
+            _report(deps, record, new, finished, outs, now, outcome)
+        return False
+    if round_ is None:  # closed meanwhile
+        return True
+    if done >= round_ or (round_ == 0 and done < 0):
+        if done < round_:
+            _report(deps, record, new, round_, [], now, outcome)
+        else:  # waiting for the others; close the round if they are done (a lost closer)
+            _hold_for_round(record, done, now)
+            tournament_id = new.tournament_id
+            outcome.after.append(lambda: close_round(deps, tournament_id, done))
+        return False
+    can_deal = sum(1 for s in record.state.seats if s is not None and s.stack > 0) >= 2
+    if not can_deal:  # alone at the table: this round has nothing to deal here
+        _report(deps, record, new, round_, [], now, outcome)
+        return False
+    record.tournament = replace(info, dealt_round=round_)
+    return True
+
+
+def _report(deps: Deps, record: TableRecord, new: TournamentRecord, round_: int,
+            outs: list[Out], now: int, outcome: Outcome) -> None:
+    info = record.tournament
+    assert info is not None
+    outcome.writes.append(PutItem(new.tournament_id, hfh_key(round_, info.number),
+                                  {"table": info.number, "round": round_,
+                                   "out": [o.to_dict() for o in outs]}, new=True))
+    record.tournament = replace(info, hfh_done=round_, dealt_round=None)
+    _hold_for_round(record, round_, now)
+    tournament_id = new.tournament_id
+    outcome.after.append(lambda: close_round(deps, tournament_id, round_))
+
+
+def _hold_for_round(record: TableRecord, round_: int, now: int) -> None:
+    info = record.tournament
+    assert info is not None
+    record.tournament = replace(info, hold="hfh")
+    record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
+
+
+def hold_timers(record: TableRecord, now: int) -> list[Timer]:
+    """The ``hold`` timer of a held table (:func:`.dealer.sync_timers` keeps it): its token
+    names what it waits for, so the release of a hand-for-hand round (started with that token)
+    fires it at once."""
+    info = record.tournament
+    if info is None or info.hold is None or record.closed:
+        return []
+    token = (f"hold:hfh:{info.hfh_done}" if info.hold == "hfh"
+             else f"hold:{info.hold}:{info.number}")
+    existing = next((t for t in record.timers if t.token == token), None)
+    return [existing or Timer(token, TimerKind.HOLD, now + HOLD_POLL_MS)]
+
+
+def on_hold(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
+    """A held table looks again: it lets go of its hold, and the dealer's next deal
+    (:func:`at_deal`) decides afresh, from the tournament as it is now."""
+    info = record.tournament
+    if info is None or info.hold is None:
+        return Outcome()
+    record.tournament = replace(info, hold=None)
+    record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
+    return Outcome()
+
+
+def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
+    """If every table reported hand-for-hand round *round_* finished: its players out get
+    their places together (ranked by their stacks at the start of that round's hand, R9.5),
+    and the next round starts, or hand-for-hand ends once a player went out; then every table
+    is released. Whoever completes the round closes it (a duplicate finds it closed)."""
+    tournaments = store(deps)
+    for _ in range(MAX_ATTEMPTS):
+        stored = tournaments.load(tournament_id)
+        seating = stored.seating
+        if seating is None or seating.hfh != round_:
+            return False
+        reports = tournaments.items(tournament_id, f"{HFH_PREFIX}{round_:05d}#")
+        reported = {int(data["table"]) for _, data in reports}
+        if not reported >= set(seating.counts):
+            return False
+        now = deps.clock.now_ms()
+        new = stored.copy()
+        new.version += 1
+        assert new.seating is not None
+        outs = [Out.from_dict(o) for _, data in reports for o in data["out"]]
+        outcome = Outcome()
+        if outs:
+            by_table: dict[str, int] = {}
+            for out in outs:
+                by_table[out.table] = by_table.get(out.table, 0) + 1
+            numbers = {v: k for k, v in new.seating.table_ids.items()}
+            for table_id, count in by_table.items():
+                new.seating.counts[numbers[table_id]] -= count
+            give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
+        if (round_ >= 1 and outs) or not rules.bubble(new.players_left, paid_places(new)):
+            new.seating.hfh = None
+            new.seating.hfh_over = True
+            outcome.writes.append(log_entry(new, now, "hand_for_hand", on=False))
+            _plan_tables(new)
+        else:
+            new.seating.hfh = round_ + 1
+        try:
+            tournaments.commit((PutTournament(new, stored.version), *outcome.writes))
+        except ConcurrentUpdate:
+            continue
+        for callback in outcome.after:
+            callback()
+        for table_id in new.seating.table_ids.values():  # release every table
+            deps.scheduler.schedule(table_id, f"hold:hfh:{round_}", now, TimerKind.HOLD)
+        return True
+    return False
+
+
+def _plan_tables(new: TournamentRecord) -> None:
+    """After places changed the field outside a table's write (a round closed): the tables it
+    no longer needs are marked to break, or the final table to form; each table acts on it when
+    it is next between hands."""
+    seating = new.seating
+    assert seating is not None
+    needed = rules.tables_needed(new.players_left, new.terms.seat_count)
+    if needed <= 1 and len(seating.counts) > 1:
+        _start_final(seating)
+        return
+    while len(seating.counts) - len(seating.breaking) > max(needed, 1):
+        seating.breaking.append(max(n for n in seating.counts if n not in seating.breaking))
+
+
+def _last_player(deps: Deps, new: TournamentRecord) -> str:
+    """The one player left (a round that leaves one: they won)."""
+    assert new.seating is not None
+    for table_id in new.seating.table_ids.values():
+        table = deps.tables.load(table_id)
+        if table is not None:
+            for seat in table.state.seats:
+                if seat is not None and seat.stack > 0:
+                    return seat.player_id
+    raise RuntimeError("no player left")

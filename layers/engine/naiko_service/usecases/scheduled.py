@@ -1,0 +1,242 @@
+""":mod:`naiko_service.usecases.scheduled` is what a scheduled tournament adds to the tournament
+core (R7.5, R9.2, R9.11): the start at its time (or its cancellation when too few registered),
+its tables written in batches, late registration, and the prizes fixed when late registration
+closes. What its tables do together (balancing, breaking, the final table, hand-for-hand) is
+:mod:`.mtt`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from naiko.cards import seeded_random
+from naiko.tournaments import prizes as prize_rules
+from naiko.tournaments.seating import initial_seating
+
+from ..notices import TournamentStarted
+from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound, Write
+from ..records import TableRecord, Timer, TimerKind
+from ..tournament_records import PendingMove, Result, Seating, TournamentRecord, TournamentStatus
+from .base import Deps, Outcome
+from .tournament_payments import PAYOUT_RETRY_MS, REG_PREFIX, arm_tournament, settle, store
+from .tournament_tables import log_entry
+
+TABLES_PER_TRANSACTION = 90
+"""Table items written per transaction when a tournament starts (DynamoDB takes 100 items
+per ``TransactWriteItems``; the last batch also carries the tournament and its log)."""
+
+
+def late_open(record: TournamentRecord, now: int) -> bool:
+    """R9.11: a running scheduled tournament still takes entries (until the end of its
+    published late-registration level)."""
+    if record.status is not TournamentStatus.RUNNING or record.started_ms is None:
+        return False
+    ends = record.terms.late_registration_ends_ms(record.started_ms)
+    return ends is not None and now < ends and not record.payouts
+
+
+def start_scheduled(deps: Deps, tournament_id: str) -> None:
+    """R9.2: at its start time a scheduled tournament starts if at least its minimum number of
+    players registered, otherwise it is cancelled and every entry returned. Starting: the
+    registration closes and a seed for the seat draw is kept (one transaction), then the
+    tables are written in batches (a retry after a crash draws the same seats and finds the
+    tables it already wrote), and the last batch puts the tournament in play."""
+    from . import path
+    from .tournaments import START_DELAY_MS, _new_table, _registrations, schedule_level
+
+    tournaments = store(deps)
+    record = tournaments.load(tournament_id)
+    now = deps.clock.now_ms()
+    if record.status is TournamentStatus.REGISTERING:
+        new = record.copy()
+        new.version += 1
+        new.timers = [t for t in new.timers if t.kind is not TimerKind.START]
+        if new.entrants < new.terms.min_players:
+            new.status = TournamentStatus.CANCELLED
+            new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
+                                    now + PAYOUT_RETRY_MS))
+            arm_tournament(deps, new)
+            tournaments.commit((PutTournament(new, record.version),
+                                log_entry(new, now, "cancelled", entrants=new.entrants,
+                                          reason="min_players")))
+            settle(deps, tournament_id)
+            return
+        new.status = TournamentStatus.STARTING
+        new.start_seed = deps.rng.randrange(2**63)
+        tournaments.commit((PutTournament(new, record.version),))
+        record = new
+    if record.status is not TournamentStatus.STARTING:
+        return
+    registrations = dict(_registrations(tournaments, tournament_id))
+    assert record.start_seed is not None
+    draw = seeded_random(record.start_seed)
+    new = record.copy()
+    new.version += 1
+    new.status = TournamentStatus.RUNNING
+    new.started_ms = now + START_DELAY_MS
+    new.players_left = len(registrations)
+    late = new.terms.late_registration_level is not None
+    new.payouts = [] if late else new.terms.prizes(len(registrations))
+    new.level = 1
+    layout = initial_seating(sorted(registrations), new.terms.seat_count, draw)
+    tables = [_new_table(deps, new, t.number, t.seats, registrations, now, multi=True,
+                         rng=draw) for t in layout]
+    new.seating = Seating(counts={t.number: t.player_count for t in layout},
+                          table_ids={t.tournament.number: t.table_id  # type: ignore[union-attr]
+                                     for t in tables},
+                          next_number=len(tables) + 1)
+    new.tables = [t.table_id for t in tables]
+    schedule_level(new, now)
+    if late:
+        ends = new.terms.late_registration_ends_ms(new.started_ms)
+        assert ends is not None
+        new.timers.append(Timer("late_close", TimerKind.LATE_CLOSE, ends))
+    arm_tournament(deps, new)
+    for table in tables:
+        path.arm(deps, table.table_id, table, now)
+    batches = [tables[i:i + TABLES_PER_TRANSACTION]
+               for i in range(0, len(tables), TABLES_PER_TRANSACTION)]
+    for batch in batches[:-1]:
+        _write_tables(deps, batch)
+    pool = sum(new.payouts)
+    started: dict[str, Any] = {
+        "starting_stack": new.terms.starting_stack, "entrants": new.entrants,
+        "prize_pool": pool if not late else new.terms.entry * new.entrants,
+        "payouts": list(new.payouts),
+        "tables": {t.table_id: {str(i): s.player_id for i, s in enumerate(t.state.seats) if s}
+                   for t in tables},
+        "buttons": {t.table_id: t.tournament.first_button for t in tables if t.tournament}}
+    writes: list[Write] = [PutTournament(new, record.version),
+                           log_entry(new, now, "started", **started)]
+    if not late:
+        writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
+                                prize_pool=pool, payouts=list(new.payouts)))
+    last = [t for t in batches[-1] if not _exists(deps, t.table_id)]
+    tournaments.commit((*[PutTable(t, None) for t in last], *writes))
+    deps.count("TournamentsStarted", 1)
+    from .tournaments import _started_fields
+
+    for table in tables:
+        for connection in table.connections.values():
+            deps.connections.add_table(connection, table.table_id)
+        path.fan_out(deps, table, [TournamentStarted(**_started_fields(new))])
+
+
+def _exists(deps: Deps, table_id: str) -> bool:
+    try:
+        deps.tables.load(table_id)
+    except TableNotFound:
+        return False
+    return True
+
+
+def _write_tables(deps: Deps, batch: list[TableRecord]) -> None:
+    tournaments = store(deps)
+    try:
+        tournaments.commit(tuple(PutTable(t, None) for t in batch))
+    except ConcurrentUpdate:  # a retried start: write those not written yet
+        missing = [t for t in batch if not _exists(deps, t.table_id)]
+        if missing:
+            tournaments.commit(tuple(PutTable(t, None) for t in missing))
+
+
+# -- late registration (R9.11) ---------------------------------------------------------------
+
+def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, Any]],
+              now: int, writes: list[Write]) -> list[Callable[[], None]]:
+    """Late entrants (R9.11) in the registering transaction: each gets the starting stack at a
+    random empty seat of the shortest table, at once if that table is between hands (it is
+    written in the same transaction), else when its hand ends (it pulls them, :mod:`.mtt`);
+    when every table is full a new table opens and balancing fills it. Returns what to do
+    after the commit (tell the tables)."""
+    from . import mtt, path
+    from .tournaments import _new_table
+
+    seating = new.seating
+    assert seating is not None
+    after: list[Callable[[], None]] = []
+    new.players_left += len(players)
+    touched: dict[int, tuple[TableRecord, int]] = {}
+    for player_id, registration in players.items():
+        target = seating.shortest()
+        if seating.counts[target] >= new.terms.seat_count:  # every table is full
+            number = seating.next_number
+            seating.next_number += 1
+            table = _new_table(deps, new, number, (player_id,) + (None,) * (
+                new.terms.seat_count - 1), {player_id: registration}, now, multi=True)
+            table.timers = []
+            seating.counts[number] = 1
+            seating.table_ids[number] = table.table_id
+            new.tables.append(table.table_id)
+            path.arm(deps, table.table_id, table, now)
+            writes.append(PutTable(table, None))
+            writes.append(log_entry(new, now, "moved", player=player_id, from_table=None,
+                                    to_table=table.table_id, seat=0,
+                                    stack=new.terms.starting_stack))
+            continue
+        seating.counts[target] += 1
+        move = PendingMove(player_id, 0, target, "late", now)
+        seating.pending.append(move)
+        if target in touched:
+            table, _ = touched[target]
+        else:
+            try:
+                loaded = deps.tables.load(seating.table_ids[target])
+            except TableNotFound:
+                continue
+            if loaded.state.hand_in_progress:
+                continue  # the table pulls them when its hand ends
+            touched[target] = (loaded, loaded.version)
+            table = loaded
+        outcome = Outcome()
+        mtt._seat_late(deps, table, new, move, now, outcome)
+        writes.extend(outcome.writes)
+    for table, version in touched.values():
+        table.version = version + 1
+        table.seq += 1
+        from . import dealer
+
+        dealer.sync_timers(deps, table, now)
+        path.arm(deps, table.table_id, table, now)
+        writes.append(PutTable(table, version))
+        after.append(partial(path.fan_out, deps, table, []))
+    return after
+
+
+def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write]) -> None:
+    """R9.11: late registration closes: the prizes are fixed for the field and published
+    (``prizes_final``); the players who went out meanwhile get their places now, from the
+    bottom, in the order they went out (those out in the same hand ranked by their stacks at
+    its start, R9.5)."""
+    new.payouts = new.terms.prizes(new.entrants)
+    writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
+                            prize_pool=sum(new.payouts), payouts=list(new.payouts)))
+    place = new.entrants
+    groups: list[list[dict[str, Any]]] = []
+    for out in new.late:
+        if groups and (groups[-1][0]["table"], groups[-1][0]["hand"]) == (out["table"],
+                                                                            out["hand"]):
+            groups[-1].append(out)
+        else:
+            groups.append([out])
+    for group in groups:
+        ranked = prize_rules.rank_eliminations([(o["player_id"], o["stack"]) for o in group],
+                                               place)
+        prizes = prize_rules.prizes_for(ranked, new.payouts)
+        by_player = {o["player_id"]: o for o in group}
+        for tie in reversed(ranked):
+            for player_id in tie.player_ids:
+                out = by_player[player_id]
+                writes.append(PutItem(new.tournament_id, f"result#{player_id}", Result(
+                    player_id, tie.place, prizes[player_id], False, int(out["hand"]),
+                    str(out["table"]), str(out["account"])).to_dict(), new=True))
+                writes.append(log_entry(new, int(out["at_ms"]), "eliminated",
+                                        player=player_id, place=tie.place,
+                                        table=out["table"], hand=out["hand"]))
+        place -= len(group)
+    new.late = []
+
+
+def registration_key(player_id: str) -> str:
+    return REG_PREFIX + player_id
