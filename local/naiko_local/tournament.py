@@ -7,8 +7,10 @@ execution fired at its deadline as Step Functions would (the sweep too, every mi
 writes the tournament's log as JSON Lines (``docs/tournaments.md``). The ledger identity is
 checked after every transaction (``--no-check`` skips it: the check reads every table).
 
-``naiko-tournament export --tournament ID --out FILE.jsonl`` writes a deployed tournament's log
-(``TOURNAMENTS_TABLE`` and the other ``bootstrap`` variables in the environment).
+``naiko-tournament export --tournament ID --out FILE.jsonl`` writes a deployed tournament's log,
+and ``naiko-tournament schedule --tournament ID --name N --entry E --starts 2026-12-24T20:00Z``
+lists a scheduled tournament (ops: ``TOURNAMENTS_TABLE`` and the other ``bootstrap`` variables in
+the environment).
 """
 
 from __future__ import annotations
@@ -120,6 +122,7 @@ class Simulation:
     accounts: MemoryAccounts = field(init=False)
     executions: int = 0
     tournament_id: str = "sim-1"
+    next_sweep: int = 0
 
     def __post_init__(self) -> None:
         self.accounts = MemoryAccounts()
@@ -129,6 +132,7 @@ class Simulation:
                             else MemoryTournamentStore)(self.store)
         self.scheduler = VirtualScheduler()
         self.clock = ManualClock(SIMULATED_START_MS)
+        self.next_sweep = SIMULATED_START_MS + 60_000
         think = seeded_random(self.seed + 1)
         low, high = self.think_ms
         deps = Deps(tables=self.store, accounts=self.accounts, connections=MemoryConnections(),
@@ -140,6 +144,15 @@ class Simulation:
     def run(self) -> list[dict[str, Any]]:
         """Register the BOTs (the last one starts it), play every timer to the end, and return
         the tournament's log."""
+        self.register()
+        while not self.finished():
+            if not self.step():
+                raise RuntimeError("no timer left and the tournament is not finished")
+        return tournaments.export_log(self.service.deps, self.tournament_id)
+
+    def register(self) -> None:
+        """List the tournament and register its BOTs (a Sit & Go or Spin starts with the
+        last; a scheduled one at its start time, a minute later)."""
         deps = self.service.deps
         entries = self.terms.entry * self.players
         self.accounts.grant(HOUSE_BOTS, entries, ref="simulation")
@@ -157,22 +170,25 @@ class Simulation:
             tournaments.enter(deps, None, self.tournament_id, [
                 tournaments.Entrant(name, HOUSE_BOTS, True)
                 for name in names[first:first + REGISTRATIONS_PER_TRANSACTION]])
-        next_sweep = self.clock.now + 60_000
-        while not self.finished():
-            popped = self.scheduler.pop()
-            if popped is None:
-                raise RuntimeError("no timer left and the tournament is not finished")
-            due_ms, target, token = popped
-            while next_sweep <= due_ms:  # EventBridge: the sweep every minute
-                self.clock.now = max(self.clock.now, next_sweep)
-                self.service.sweep()
-                next_sweep += 60_000
-            self.clock.now = max(self.clock.now, due_ms)
-            self.service.timer_fired(target, token)
-            self.executions += 1
-            if self.executions > MAX_EXECUTIONS:
-                raise RuntimeError(f"not finished after {MAX_EXECUTIONS} executions")
-        return tournaments.export_log(deps, self.tournament_id)
+        self.next_sweep = self.clock.now + 60_000
+
+    def step(self) -> bool:
+        """Fire the next timer execution (the sweeps due before it first); ``False`` when
+        none is left."""
+        popped = self.scheduler.pop()
+        if popped is None:
+            return False
+        due_ms, target, token = popped
+        while self.next_sweep <= due_ms:  # EventBridge: the sweep every minute
+            self.clock.now = max(self.clock.now, self.next_sweep)
+            self.service.sweep()
+            self.next_sweep += 60_000
+        self.clock.now = max(self.clock.now, due_ms)
+        self.service.timer_fired(target, token)
+        self.executions += 1
+        if self.executions > MAX_EXECUTIONS:
+            raise RuntimeError(f"not finished after {MAX_EXECUTIONS} executions")
+        return True
 
     def finished(self) -> bool:
         record = self.tournaments.load(self.tournament_id)
@@ -200,6 +216,16 @@ def write_jsonl(entries: Iterable[dict[str, Any]], out: Path | None) -> None:
         out.write_text(text, encoding="utf-8")
 
 
+def _utc(text: str) -> int:
+    """An ISO 8601 time (``Z`` or an offset; naive means UTC) in epoch milliseconds."""
+    from datetime import UTC, datetime
+
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="naiko-tournament", description=__doc__.split(
         "\n\n")[0].replace(":mod:`naiko_local.tournament` is ", ""))
@@ -216,13 +242,38 @@ def main(argv: list[str] | None = None) -> int:
     export = commands.add_parser("export", help="a deployed tournament's log as JSON Lines")
     export.add_argument("--tournament", required=True)
     export.add_argument("--out", type=Path, default=None)
+    schedule = commands.add_parser("schedule", help="list a scheduled tournament (ops)")
+    schedule.add_argument("--tournament", required=True, help="its id")
+    schedule.add_argument("--name", required=True)
+    schedule.add_argument("--preset", default="mtt_turbo", choices=("mtt_turbo", "mtt_deep"))
+    schedule.add_argument("--variant", choices=[v.value for v in Variant], default="NLHE")
+    schedule.add_argument("--entry", type=int, required=True)
+    schedule.add_argument("--starts", required=True, type=_utc,
+                          help="start time, ISO 8601 UTC (2026-12-24T20:00:00Z)")
+    schedule.add_argument("--opens", type=_utc, default=None,
+                          help="registration opening (default: now)")
+    schedule.add_argument("--min-players", type=int, default=None)
+    schedule.add_argument("--max-players", type=int, default=None)
+    schedule.add_argument("--no-late", action="store_true", help="no late registration")
+    schedule.add_argument("--bots", action="store_true", help="BOTs may be registered")
     args = parser.parse_args(argv)
-    if args.command == "export":
+    if args.command in ("export", "schedule"):
         from naiko_service import bootstrap
 
         config = bootstrap.Config.from_env()
         service = bootstrap.build_service(config, endpoint="https://unused.invalid")
-        write_jsonl(tournaments.export_log(service.deps, args.tournament), args.out)
+        if args.command == "export":
+            write_jsonl(tournaments.export_log(service.deps, args.tournament), args.out)
+            return 0
+        terms = from_preset(args.preset, args.entry, Variant(args.variant))
+        terms = replace(terms, min_players=args.min_players or terms.min_players,
+                        max_players=args.max_players or terms.max_players,
+                        bots_allowed=args.bots,
+                        late_registration_level=None if args.no_late
+                        else terms.late_registration_level)
+        record = tournaments.create(service.deps, args.tournament, args.name, terms, "ops",
+                                    starts_ms=args.starts, opens_ms=args.opens)
+        print(json.dumps(record.summary(), sort_keys=True))
         return 0
     players = args.players or {"spin": 3, "sng": 6, "mtt": 100}[args.kind]
     if args.kind == "spin" and players != 3:

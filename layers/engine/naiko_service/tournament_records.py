@@ -162,6 +162,9 @@ class TournamentRecord:
     """Players eliminated while late registration is open (R9.11): their places are given
     when it closes and the field is known (``player``, ``stack``, ``at_ms``, ``table``,
     ``hand``, in elimination order)."""
+    opens_ms: int | None = None
+    """A scheduled tournament's registration opening (R9.1): entries are refused before it
+    (``None``: open from its listing)."""
 
     def copy(self) -> TournamentRecord:
         return TournamentRecord(
@@ -172,7 +175,7 @@ class TournamentRecord:
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
-            self.start_seed, [dict(x) for x in self.late])
+            self.start_seed, [dict(x) for x in self.late], self.opens_ms)
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -191,7 +194,8 @@ class TournamentRecord:
                 "timers": [t.to_dict() for t in self.timers],
                 "recent_requests": dict(self.recent_requests),
                 "seating": None if self.seating is None else self.seating.to_dict(),
-                "start_seed": self.start_seed, "late": [dict(x) for x in self.late]}
+                "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
+                "opens_ms": self.opens_ms}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -207,7 +211,7 @@ class TournamentRecord:
             [Timer.from_dict(t) for t in doc["timers"]],
             {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
             Seating.from_dict(doc["seating"]) if doc.get("seating") else None,
-            doc.get("start_seed"), [dict(x) for x in doc.get("late", [])])
+            doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"))
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -218,8 +222,8 @@ class TournamentRecord:
                 "starting_stack": terms.starting_stack, "seat_count": terms.seat_count,
                 "min_players": terms.min_players, "max_players": terms.max_players,
                 "entrants": self.entrants, "players_left": self.players_left,
-                "starts_ms": self.starts_ms, "started_ms": self.started_ms,
-                "level": self.level, "payouts": list(self.payouts),
+                "opens_ms": self.opens_ms, "starts_ms": self.starts_ms,
+                "started_ms": self.started_ms, "level": self.level, "payouts": list(self.payouts),
                 "multiplier": self.spin.multiplier if self.spin else None,
                 "terms": terms.to_dict()}
 

@@ -51,6 +51,7 @@ __all__ = [
     "next_deal",
     "next_positions",
     "seat_late_entrant",
+    "seat_reached_soonest",
     "tables_needed",
 ]
 
@@ -521,7 +522,7 @@ def initial_seating(players: Sequence[str], seats_per_table: int,
     return tables
 
 
-def _seat_reached_soonest(table: TableSeats) -> int:
+def seat_reached_soonest(table: TableSeats) -> int:
     """The empty seat the table's big blind reaches soonest (the worst position, R9.7).
 
     The big blind visits the occupied seats clockwise from the seat after last hand's big blind
@@ -584,7 +585,7 @@ def balance_move(tables: Sequence[TableSeats], finished_table: int) -> Move | No
                            "to move (R9.7 balances after a hand)")
     player = source.seats[from_seat]
     assert player is not None
-    to_seat = _seat_reached_soonest(target)
+    to_seat = seat_reached_soonest(target)
     return Move(player=player, from_table=source.number, from_seat=from_seat,
                 to_table=target.number, to_seat=to_seat,
                 wait_for_big_blind=must_wait(target, to_seat))

@@ -74,8 +74,9 @@ def may_start(record: TableRecord, now: int) -> bool:
         return False
     if any(t.kind is TimerKind.NEXT_HAND and t.due_ms > now for t in record.timers):
         return False
-    if record.tournament is not None:
-        return record.tournament.hold is None and tournament_tables.may_deal(record)
+    if record.tournament is not None:  # a scheduled one's table: :func:`mtt.at_deal` decides
+        return record.tournament.hold is None and (
+            record.tournament.multi or tournament_tables.may_deal(record))
     active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
     # R7.7: a new table needs 3 players (2 at a heads-up table; a private table's host may
     # say 2); a hand continues with 2.

@@ -242,14 +242,17 @@ def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: Tou
         return
     to_seats = seats_of(destination)
     if move.reason == "balance":
-        plan = rules.balance_move([seats_of(source), to_seats], source.tournament.number)
-        if plan is None:  # no longer needed (players went out or arrived meanwhile)
+        # Decided on the counts (which include moves waiting at either table, so the seats
+        # there may not tell); no longer needed if players went out at the source meanwhile.
+        before = (seating.counts[move.from_table] + 1, seating.counts[move.to_table] - 1)
+        if before[0] - before[1] < 2:
             seating.counts[move.from_table] += 1
             seating.counts[move.to_table] -= 1
             _release(source, seating, now)
             _touch(outcome, source, [])
             return
-        to_seat, wait = plan.to_seat, plan.wait_for_big_blind
+        to_seat = rules.seat_reached_soonest(to_seats)
+        wait = rules.must_wait(to_seats, to_seat)
     else:
         empty = to_seats.empty_seats
         to_seat = empty[deps.rng.randrange(len(empty))]
@@ -266,6 +269,7 @@ def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: Tou
     destination.tournament = replace(
         info, waiting=info.waiting | {to_seat} if wait else info.waiting,
         arrived=info.arrived if wait else info.arrived | {to_seat})
+    _release_alone(destination, now)
     source.tournament = replace(source.tournament,
                                 waiting=source.tournament.waiting - {from_seat},
                                 arrived=source.tournament.arrived - {from_seat})
@@ -294,6 +298,17 @@ def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: Tou
             _touch(outcome, table, told.events)
         else:
             outcome.events.extend(told.events)
+
+
+def _release_alone(table: TableRecord, now: int) -> None:
+    """A table held for want of a second player deals again once it has one."""
+    info = table.tournament
+    assert info is not None
+    if info.hold == "alone" and sum(
+            1 for s in table.state.seats if s is not None and s.stack > 0) >= 2:
+        table.tournament = replace(info, hold=None)
+        table.timers = [t for t in table.timers if t.kind is not TimerKind.NEXT_HAND]
+        table.timers.append(Timer(f"next_hand:moved:{now}", TimerKind.NEXT_HAND, now))
 
 
 def _release(source: TableRecord, seating: Seating, now: int) -> None:
@@ -566,6 +581,12 @@ def _hand_for_hand(deps: Deps, record: TableRecord, new: TournamentRecord, outs:
             tournament_id = new.tournament_id
             outcome.after.append(lambda: close_round(deps, tournament_id, done))
         return False
+    # Between rounds: the moves the last round's close planned (a broken table's players,
+    # balancing, R9.7) happen first, each while both tables are between hands (they all are
+    # until they deal this round: whichever of the two comes first does the move).
+    _pull(deps, record, new, now, outcome)
+    if _pending_out(deps, record, new, now, outcome):
+        return False
     can_deal = sum(1 for s in record.state.seats if s is not None and s.stack > 0) >= 2
     if not can_deal:  # alone at the table: this round has nothing to deal here
         _report(deps, record, new, round_, [], now, outcome)
@@ -647,13 +668,16 @@ def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
             for table_id, count in by_table.items():
                 new.seating.counts[numbers[table_id]] -= count
             give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
-        if (round_ >= 1 and outs) or not rules.bubble(new.players_left, paid_places(new)):
+        if outs:
+            _plan_tables(new)
+        if (round_ >= 1 and outs) or new.seating.final \
+                or not rules.bubble(new.players_left, paid_places(new)):
             new.seating.hfh = None
             new.seating.hfh_over = True
             outcome.writes.append(log_entry(new, now, "hand_for_hand", on=False))
-            _plan_tables(new)
         else:
             new.seating.hfh = round_ + 1
+            _plan_moves(deps, new, now)
         try:
             tournaments.commit((PutTournament(new, stored.version), *outcome.writes))
         except ConcurrentUpdate:
@@ -664,6 +688,55 @@ def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
             deps.scheduler.schedule(table_id, f"hold:hfh:{round_}", now, TimerKind.HOLD)
         return True
     return False
+
+
+def _plan_moves(deps: Deps, new: TournamentRecord, now: int) -> None:
+    """Hand-for-hand goes on: the moves R9.7 needs before the next round, decided now that
+    every table is between hands (each table does its own when released, before it deals):
+    the players of a table to break, one by one in random order, each to the then shortest
+    table; then, while a table has two or more players more than the shortest, its next big
+    blind moves there (one move per table a round; the rest after the next round). Reads only
+    the tables that give players."""
+    seating = new.seating
+    assert seating is not None
+    for number in list(seating.breaking):
+        if any(m.from_table == number for m in seating.pending):
+            continue
+        try:
+            table = deps.tables.load(seating.table_ids[number])
+        except TableNotFound:
+            continue
+        players = [s.player_id for s in table.state.seats if s is not None]
+        rules._shuffle(players, deps.rng)
+        for player in players:
+            target = seating.shortest(exclude={number})
+            seating.counts[target] += 1
+            seating.counts[number] -= 1
+            seating.pending.append(PendingMove(player, number, target, "break", now))
+    given: set[int] = set()
+    while True:
+        live = [n for n in seating.counts if n not in seating.breaking and n not in given]
+        if len(live) < 2:
+            return
+        largest = max(live, key=lambda n: (seating.counts[n], -n))
+        target = seating.shortest(exclude={largest})
+        if seating.counts[largest] - seating.counts[target] < 2:
+            return
+        given.add(largest)
+        try:
+            table = deps.tables.load(seating.table_ids[largest])
+        except TableNotFound:
+            continue
+        moving = {m.player_id for m in seating.pending}
+        seat = rules.next_big_blind_seat(seats_of(table))
+        if seat is None:
+            continue
+        occupant = table.state.seats[seat]
+        if occupant is None or occupant.player_id in moving:
+            continue
+        seating.counts[largest] -= 1
+        seating.counts[target] += 1
+        seating.pending.append(PendingMove(occupant.player_id, largest, target, "balance", now))
 
 
 def _plan_tables(new: TournamentRecord) -> None:

@@ -7,6 +7,7 @@ closes. What its tables do together (balancing, breaking, the final table, hand-
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -158,6 +159,7 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
     after: list[Callable[[], None]] = []
     new.players_left += len(players)
     touched: dict[int, tuple[TableRecord, int]] = {}
+    created: dict[int, TableRecord] = {}
     for player_id, registration in players.items():
         target = seating.shortest()
         if seating.counts[target] >= new.terms.seat_count:  # every table is full
@@ -165,11 +167,15 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
             seating.next_number += 1
             table = _new_table(deps, new, number, (player_id,) + (None,) * (
                 new.terms.seat_count - 1), {player_id: registration}, now, multi=True)
+            # Alone there: it holds (polling) until balancing or the next entrant brings a
+            # second player, who releases it (:func:`.mtt._execute`).
+            assert table.tournament is not None
+            table.tournament = replace(table.tournament, hold="alone")
             table.timers = []
+            created[number] = table
             seating.counts[number] = 1
             seating.table_ids[number] = table.table_id
             new.tables.append(table.table_id)
-            path.arm(deps, table.table_id, table, now)
             writes.append(PutTable(table, None))
             writes.append(log_entry(new, now, "moved", player=player_id, from_table=None,
                                     to_table=table.table_id, seat=0,
@@ -178,6 +184,13 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
         seating.counts[target] += 1
         move = PendingMove(player_id, 0, target, "late", now)
         seating.pending.append(move)
+        if target in created:  # opened by this transaction: between hands, written with it
+            outcome = Outcome()
+            table = created[target]
+            mtt._seat_late(deps, table, new, move, now, outcome)
+            writes.extend(outcome.writes)
+            mtt._release_alone(table, now)
+            continue
         if target in touched:
             table, _ = touched[target]
         else:
@@ -192,6 +205,12 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
         outcome = Outcome()
         mtt._seat_late(deps, table, new, move, now, outcome)
         writes.extend(outcome.writes)
+        mtt._release_alone(table, now)
+    for table in created.values():
+        from . import dealer
+
+        dealer.sync_timers(deps, table, now)
+        path.arm(deps, table.table_id, table, now)
     for table, version in touched.values():
         table.version = version + 1
         table.seq += 1

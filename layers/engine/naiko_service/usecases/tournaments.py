@@ -120,16 +120,20 @@ def create_tournament(deps: Deps, caller: Caller, request: p.CreateTournament) -
 
 
 def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: str,
-           starts_ms: int | None = None) -> TournamentRecord:
-    """Ops (``naiko-tournament``, the local stack, tests): list a tournament with these terms.
+           starts_ms: int | None = None, opens_ms: int | None = None) -> TournamentRecord:
+    """Ops (``naiko-tournament schedule``, the local stack, tests): list a tournament with
+    these terms; a scheduled one with its start time and, if given, when its registration
+    opens (before that it is listed, with its terms, and refuses entries).
 
     :raises ConcurrentUpdate: If that id exists.
     """
     record = TournamentRecord(tournament_id, 1, name, terms, deps.clock.now_ms(), created_by,
-                              starts_ms=starts_ms)
+                              starts_ms=starts_ms, opens_ms=opens_ms)
     if terms.kind is TournamentKind.SCHEDULED:
         if starts_ms is None:
             raise ServiceError("invalid_request", "a scheduled tournament needs its start time")
+        if opens_ms is not None and opens_ms >= starts_ms:
+            raise ServiceError("invalid_request", "registration must open before the start")
         record.timers.append(Timer("start", TimerKind.START, starts_ms))  # R9.2
         arm_tournament(deps, record)
     store(deps).commit((PutTournament(record, None),))
@@ -248,8 +252,8 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     tournament if they fill it. The requester (if any) gets its ``ack`` first, then the
     started table's players their first ``update``. Returns the tournament's new version.
 
-    :raises ServiceError: ``registration_closed``, ``already_registered``,
-        ``tournament_full``, ``insufficient_funds``, ``busy``.
+    :raises ServiceError: ``registration_closed``, ``registration_not_open``,
+        ``already_registered``, ``tournament_full``, ``insufficient_funds``, ``busy``.
     """
     tournaments = store(deps)
     for _ in range(MAX_ATTEMPTS):
@@ -260,6 +264,9 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         late = scheduled.late_open(record, now)  # R9.11
         if record.status is not TournamentStatus.REGISTERING and not late:
             raise ServiceError("registration_closed", "this tournament takes no more entries")
+        if record.opens_ms is not None and now < record.opens_ms:
+            raise ServiceError("registration_not_open",
+                               "registration for this tournament has not opened yet")
         for entrant in entrants:
             if has_item(tournaments, tournament_id, REG_PREFIX + entrant.player_id):
                 raise ServiceError("already_registered",

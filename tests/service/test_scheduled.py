@@ -1,0 +1,201 @@
+"""Scheduled tournaments through the service (R9.1, R9.2 scheduled, R9.11): the registration
+opening, the start at its time or the cancellation below the minimum, the seating across
+tables, and late registration with the prizes fixed when it closes. The real service and timers
+on the in-memory adapters, in virtual time (:class:`naiko_local.tournament.Simulation`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import ceil
+from typing import Any
+
+import pytest
+from naiko.state import Variant
+from naiko_local.tournament import Simulation, terms_for
+from naiko_service.tournament_records import TournamentStatus
+from naiko_service.usecases import ServiceError, tournaments
+from naiko_service.usecases.private import HOUSE_BOTS
+
+ENTRY = 10
+MINUTE = 60_000
+
+
+def simulation(players: int, seats: int = 6, **changes: object) -> Simulation:
+    terms = replace(terms_for("mtt", Variant.NLHE, ENTRY, players), seat_count=seats,
+                    bots_allowed=True, **changes)  # type: ignore[arg-type]
+    return Simulation(terms, players, 1, check=True)
+
+
+def listed(sim: Simulation, opens_in: int | None = None, starts_in: int = 60 * MINUTE) -> str:
+    now = sim.clock.now
+    sim.tournament_id = "mtt-1"
+    tournaments.create(sim.service.deps, "mtt-1", "Sunday", sim.terms, "ops",
+                       starts_ms=now + starts_in,
+                       opens_ms=None if opens_in is None else now + opens_in)
+    return "mtt-1"
+
+
+def humans(sim: Simulation, count: int, chips: int = 100) -> list[tournaments.Entrant]:
+    entrants = []
+    for n in range(count):
+        sim.accounts.grant(f"p{n}", chips, ref="test")
+        entrants.append(tournaments.Entrant(f"p{n}", f"p{n}"))
+    return entrants
+
+
+def run_until(sim: Simulation, until_ms: int) -> None:
+    """Fire every execution due up to *until_ms*."""
+    while sim.scheduler.heap and sim.scheduler.heap[0][0] <= until_ms:
+        assert sim.step()
+    sim.clock.now = max(sim.clock.now, until_ms)
+
+
+def test_r9_1_a_scheduled_tournament_refuses_entries_before_its_registration_opens() -> None:
+    sim = simulation(20)
+    tid = listed(sim, opens_in=10 * MINUTE)
+    deps = sim.service.deps
+    (ann,) = humans(sim, 1)
+    summary = sim.tournaments.load(tid).summary()
+    assert summary["opens_ms"] == sim.clock.now + 10 * MINUTE and summary["terms"]
+    version = sim.tournaments.load(tid).version
+    with pytest.raises(ServiceError) as refused:
+        tournaments.enter(deps, None, tid, [ann])
+    assert refused.value.code == "registration_not_open"
+    assert sim.accounts.balance("p0") == 100 and sim.tournaments.load(tid).version == version
+    sim.clock.now += 10 * MINUTE
+    tournaments.enter(deps, None, tid, [ann])
+    assert sim.accounts.balance("p0") == 100 - ENTRY
+    assert sim.tournaments.load(tid).entrants == 1
+
+
+def test_r9_1_registration_must_open_before_the_start() -> None:
+    sim = simulation(20)
+    with pytest.raises(ServiceError) as refused:
+        listed(sim, opens_in=61 * MINUTE, starts_in=60 * MINUTE)
+    assert refused.value.code == "invalid_request"
+
+
+def test_r9_2_below_its_minimum_a_scheduled_tournament_is_cancelled_and_entries_returned() -> None:
+    sim = simulation(20, min_players=5)
+    tid = listed(sim)
+    deps = sim.service.deps
+    tournaments.enter(deps, None, tid, humans(sim, 4))
+    assert [sim.accounts.balance(f"p{n}") for n in range(4)] == [90] * 4
+    run_until(sim, sim.clock.now + 62 * MINUTE)
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.CANCELLED and not record.tables
+    assert [sim.accounts.balance(f"p{n}") for n in range(4)] == [100] * 4
+    assert record.pool_held == 0 and sim.store.audit().holds
+    (cancelled,) = [e for e in tournaments.export_log(deps, tid) if e["type"] == "cancelled"]
+    assert cancelled["entrants"] == 4
+
+
+@pytest.mark.parametrize(("players", "seats"), [(23, 6), (19, 9), (60, 9), (7, 6)])
+def test_r9_2_at_its_time_players_are_seated_at_random_evenly_and_every_table_deals(
+        players: int, seats: int) -> None:
+    """ceil(N / seats) tables, sizes within one of each other, every player once with the
+    starting stack; each table's first hand is dealt at the start (5 s after the start time,
+    the players seeing their seats first)."""
+    sim = simulation(players, seats=seats)
+    tid = listed(sim)
+    deps = sim.service.deps
+    sim.accounts.grant(HOUSE_BOTS, ENTRY * players, ref="test")
+    tournaments.enter(deps, None, tid, [tournaments.Entrant(f"bot-{n}", HOUSE_BOTS, True)
+                                        for n in range(players)])
+    starts = sim.tournaments.load(tid).starts_ms
+    assert starts is not None
+    run_until(sim, starts)
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.RUNNING and record.started_ms == starts + 5_000
+    assert len(record.tables) == ceil(players / seats)
+    sizes, seen = [], []
+    for table_id in record.tables:
+        table = sim.store.load(table_id)
+        assert not table.state.hand_in_progress  # nothing dealt before the start
+        occupied = [s for s in table.state.seats if s is not None]
+        sizes.append(len(occupied))
+        seen += [s.player_id for s in occupied]
+        assert {s.stack for s in occupied} == {sim.terms.starting_stack}
+    assert max(sizes) - min(sizes) <= 1 and sorted(seen) == sorted(
+        f"bot-{n}" for n in range(players))
+    run_until(sim, record.started_ms)  # type: ignore[arg-type]
+    for table_id in record.tables:
+        hand = sim.store.load(table_id).state.hand
+        assert hand is not None and hand.number == 1
+    started = [e for e in tournaments.export_log(deps, tid) if e["type"] == "started"]
+    assert started[0]["entrants"] == players
+
+
+def test_r9_2_the_seat_draw_differs_between_tournaments() -> None:
+    layouts = set()
+    for seed in (1, 2, 3):
+        sim = simulation(14)
+        sim.service.deps.rng.seed(seed)  # type: ignore[attr-defined]
+        tid = listed(sim)
+        sim.accounts.grant(HOUSE_BOTS, ENTRY * 14, ref="test")
+        tournaments.enter(sim.service.deps, None, tid, [
+            tournaments.Entrant(f"bot-{n}", HOUSE_BOTS, True) for n in range(14)])
+        run_until(sim, sim.clock.now + 60 * MINUTE)
+        record = sim.tournaments.load(tid)
+        layouts.add(tuple(tuple(s.player_id if s else None for s in sim.store.load(t).state.seats)
+                          for t in record.tables))
+    assert len(layouts) == 3
+
+
+def test_r9_11_late_entrants_are_seated_and_prizes_are_fixed_when_late_registration_closes(
+) -> None:
+    """Late registration until the end of level 2: entries after the start sit at the
+    shortest table with the starting stack; players out meanwhile wait for their places;
+    when it closes, ``prizes_final`` publishes the prizes for the whole field, and those out get
+    the bottom places in the order they went out. Played to the end: places 1..N, prizes = pool."""
+    sim = simulation(12, late_registration_level=2)
+    tid = listed(sim)
+    deps = sim.service.deps
+    sim.accounts.grant(HOUSE_BOTS, ENTRY * 20, ref="test")
+    tournaments.enter(deps, None, tid, [tournaments.Entrant(f"bot-{n}", HOUSE_BOTS, True)
+                                        for n in range(12)])
+    record = sim.tournaments.load(tid)
+    assert record.starts_ms is not None
+    run_until(sim, record.starts_ms + MINUTE)
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.RUNNING and record.payouts == []
+    late = [tournaments.Entrant(f"late-{n}", HOUSE_BOTS, True) for n in range(3)]
+    tournaments.enter(deps, None, tid, late)
+    record = sim.tournaments.load(tid)
+    assert record.entrants == 15
+    seating = record.seating
+    for move in seating.pending if seating is not None else ():  # those waiting for a seat:
+        assert move.from_table == 0 and move.player_id in {e.player_id for e in late}
+        table = sim.store.load(seating.table_ids[move.to_table])  # type: ignore[union-attr]
+        assert table.state.hand_in_progress  # ... wait for their table's hand to end
+
+    def seated_late() -> list[dict[str, Any]]:
+        return [e for e in tournaments.export_log(deps, tid)
+                if e["type"] == "moved" and e["from_table"] is None]
+
+    for _ in range(2_000):
+        if len(seated_late()) == len(late):
+            break
+        assert sim.step()
+    moved = seated_late()
+    assert {e["player"] for e in moved} == {e.player_id for e in late}
+    assert {e["stack"] for e in moved} == {sim.terms.starting_stack}
+    ends = record.terms.late_registration_ends_ms(record.started_ms)  # type: ignore[arg-type]
+    assert ends is not None
+    run_until(sim, ends + 1_000)
+    with pytest.raises(ServiceError) as refused:
+        tournaments.enter(deps, None, tid, [tournaments.Entrant("too-late", HOUSE_BOTS, True)])
+    assert refused.value.code == "registration_closed"
+    log = tournaments.export_log(deps, tid)
+    (final,) = [e for e in log if e["type"] == "prizes_final"]
+    assert final["entrants"] == 15 and final["prize_pool"] == 15 * ENTRY
+    for _ in range(60_000):  # bounded: a stuck table must fail, not hang
+        if sim.finished():
+            break
+        assert sim.step()
+    assert sim.finished()
+    log = tournaments.export_log(deps, tid)
+    finished = next(e for e in log if e["type"] == "finished")
+    assert len(finished["places"]) == 15 and min(finished["places"].values()) == 1
+    assert max(finished["places"].values()) <= 15
+    assert sum(finished["prizes"].values()) == 15 * ENTRY
