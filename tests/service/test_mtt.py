@@ -527,3 +527,49 @@ def test_r9_8_a_table_whose_timer_is_lost_mid_round_still_closes_the_round() -> 
     assert [e["on"] for e in log_entries if e["type"] == "hand_for_hand"] == [True, False]
     finished = next(e for e in log_entries if e["type"] == "finished")
     assert len(finished["places"]) == 24 and sorted(finished["places"].values())[0] == 1
+
+
+def test_r9_7_a_move_read_from_an_older_tournament_is_read_again_not_done_twice(
+        monkeypatch: Any) -> None:
+    """Table 1 (holding for d's move to table 2) is read, then the tournament; then table 2
+    does the move (it pulls d) before table 1 reads table 2, where d already sits. Table 1
+    reads everything again (as a failed condition would make it) instead of seating d twice
+    or failing."""
+    simulation = started(players=10)
+    names = arrange(simulation, {1: dict(enumerate("abcdef")),
+                                 2: {0: "g", 1: "h", 3: "i", 4: "j"}},
+                    {1: (2, 1), 2: (4, 3)})
+    deal(simulation, 2)
+    deal(simulation, 1)  # the move waits for table 2's hand; table 1 holds
+    stale_tournament, stale_table = tournament(simulation), table(simulation, 1)
+    assert stale_tournament.seating is not None and stale_tournament.seating.pending
+    while where(simulation, names["d"])[0][0] == 1:  # table 2's hand ends: it pulls d
+        assert simulation.step()
+    real_store, real_load = mtt.store(simulation.service.deps), simulation.store.load
+    reads = {"tournament": 0, "table": 0}
+
+    class OnceStale:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real_store, name)
+
+        def load(self, tournament_id: str) -> Any:
+            reads["tournament"] += 1
+            if reads["tournament"] == 1:
+                return stale_tournament.copy()
+            return real_store.load(tournament_id)
+
+    def load_table(table_id: str) -> Any:
+        if table_id == stale_table.table_id:
+            reads["table"] += 1
+            if reads["table"] == 1:
+                return stale_table.copy()
+        return real_load(table_id)
+
+    monkeypatch.setattr(mtt, "store", lambda deps: OnceStale())
+    monkeypatch.setattr(simulation.store, "load", load_table)
+    poll = next(t for t in stale_table.timers if t.kind is TimerKind.HOLD)
+    simulation.clock.now = max(simulation.clock.now, poll.due_ms)
+    simulation.service.timer_fired(stale_table.table_id, poll.token)
+    assert reads["tournament"] == 1 and reads["table"] >= 2  # read again (the poll is gone)
+    assert len(where(simulation, names["d"])) == 1 and where(simulation, names["d"])[0][0] == 2
+    assert not log(simulation, "cancelled") and total_chips(simulation) == 10 * 10_000

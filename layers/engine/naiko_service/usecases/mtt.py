@@ -98,6 +98,10 @@ def _between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, 
     assert seating is not None
     before = new.to_document()
     me = info.number
+    if me not in seating.table_ids and not record.closed:
+        # The tournament, read after this table, already counts it closed: this table's
+        # read is older than a write that closed it. Read both again.
+        raise ConcurrentUpdate(record.table_id)
     record.tournament = info = replace(info, hold=None)
     may_deal = True
     deferred = hand_ended and info.dealt_round is not None and info.dealt_round >= 1
@@ -233,6 +237,10 @@ def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: Tou
     assert seating is not None and source.tournament and destination.tournament
     if not seats_of(destination).empty_seats:
         return  # its own player waiting to leave still sits there: later
+    if destination.seat_of(move.player_id) is not None or destination.closed:
+        # The tournament was read before a write that did this move (or closed the table)
+        # and the table after it: read both again.
+        raise ConcurrentUpdate(destination.table_id)
     seating.pending.remove(move)
     from_seat = source.seat_of(move.player_id)
     if from_seat is None:  # gone meanwhile (eliminated): nothing to move

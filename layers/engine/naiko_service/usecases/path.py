@@ -129,6 +129,9 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
             dealer.after_change(deps, new, now, outcome)
         except (ServiceError, EngineError, NoOp):
             raise
+        except ConcurrentUpdate:  # another item read for the change was older than this one
+            deps.count("Conflicts", 1)
+            continue
         except Exception as failure:
             if cancel_on_failure:
                 cancel_after_failure(deps, record, failure)
