@@ -642,7 +642,8 @@ def add_waits(mtt: Mtt, pending: tuple[tuple[int, int, str], ...], holds: dict[i
         new.version += 1
         assert new.tournament is not None and not new.state.hand_in_progress
         new.tournament = replace(new.tournament, hold=why)
-        new.timers = [Timer(f"hold:{why}:{number}", TimerKind.HOLD, due_ms[number])]
+        new.timers = [Timer(f"hold:{why}:{number}:{due_ms[number]}", TimerKind.HOLD,
+                             due_ms[number])]
         mtt.store.save(new, table.version)
     mtt.tournaments.commit((PutTournament(new_record, record.version),))
 
@@ -887,7 +888,7 @@ def test_r9_7_a_table_closed_while_its_hold_timer_reads_it_is_a_conflict_not_a_c
     tournament after that commit: table 3 is not in it any more.
 
     Expected: its write fails its condition (table 3's version moved), the retry finds table 3
-    closed: nothing to do. Found: ``KeyError: 3`` in ``mtt._balance``
+    closed: nothing to do. Before the fix: ``KeyError: 3`` in ``mtt._balance``
     (``seating.counts[me]``), raised out of ``timer_fired`` ("change failed unexpectedly")."""
     mtt = mtt_on(dynamo, players=18, seed=31)
     t = mtt.clock.now + 60_000
@@ -900,7 +901,7 @@ def test_r9_7_a_table_closed_while_its_hold_timer_reads_it_is_a_conflict_not_a_c
     ids = dict(seating.table_ids)
     check_invariants(mtt, players)
     mtt.clock.now = t
-    errors = mtt.race.run(lambda: mtt.service.timer_fired(ids[3], "hold:break:3"),
+    errors = mtt.race.run(lambda: mtt.service.timer_fired(ids[3], f"hold:break:3:{due[3]}"),
                           lambda: mtt.service.handle("conn-race", player, p.Act.model_validate(
                               {"action": "act", "request_id": "race-1", "table_id": ids[2],
                                "move": move})),
@@ -920,7 +921,7 @@ def test_r9_7_a_move_done_while_its_source_reads_the_destination_is_a_conflict_n
     already sitting there.
 
     Expected: its write fails its condition (table 1's and the tournament's versions moved),
-    the retry finds the move done: table 1 deals. Found: ``TableError: <player> is already
+    the retry finds the move done: table 1 deals. Before the fix: ``TableError: <player> is already
     seated at this table`` from the engine's ``SitDown`` in ``mtt._execute``, raised out of
     ``timer_fired``."""
     mtt = mtt_on(dynamo, players=18, seed=37)
@@ -934,7 +935,7 @@ def test_r9_7_a_move_done_while_its_source_reads_the_destination_is_a_conflict_n
     ids, mover = dict(seating.table_ids), seating.pending[0].player_id
     check_invariants(mtt, players)
     mtt.clock.now = t
-    errors = mtt.race.run(lambda: mtt.service.timer_fired(ids[1], "hold:move:1"),
+    errors = mtt.race.run(lambda: mtt.service.timer_fired(ids[1], f"hold:move:1:{due[1]}"),
                           lambda: mtt.service.handle("conn-race", player, p.Act.model_validate(
                               {"action": "act", "request_id": "race-1", "table_id": ids[3],
                                "move": move})),

@@ -573,3 +573,26 @@ def test_r9_7_a_move_read_from_an_older_tournament_is_read_again_not_done_twice(
     assert reads["tournament"] == 1 and reads["table"] >= 2  # read again (the poll is gone)
     assert len(where(simulation, names["d"])) == 1 and where(simulation, names["d"])[0][0] == 2
     assert not log(simulation, "cancelled") and total_chips(simulation) == 10 * 10_000
+
+
+def test_r9_7_a_duplicated_hold_poll_does_nothing_once_the_table_holds_again() -> None:
+    """A held table's poll carries its deadline in its token: when the poll fired and the table
+    holds again (its move still waits), a second execution of the old poll (Step Functions
+    delivers at least once; a write that lost its condition had armed one too) finds no such
+    timer and writes nothing, instead of polling twice from then on."""
+    simulation = started(players=10)
+    arrange(simulation, {1: dict(enumerate("abcdef")), 2: {0: "g", 1: "h", 3: "i", 4: "j"}},
+            {1: (2, 1), 2: (4, 3)})
+    deal(simulation, 2)
+    deal(simulation, 1)  # table 1 holds for its move to table 2 (in a hand)
+    first = next(t for t in table(simulation, 1).timers if t.kind is TimerKind.HOLD)
+    simulation.clock.now = max(simulation.clock.now, first.due_ms)
+    assert table(simulation, 2).state.hand_in_progress  # no execution fired: still playing
+    simulation.service.timer_fired(table(simulation, 1).table_id, first.token)
+    held = table(simulation, 1)
+    assert held.tournament is not None and held.tournament.hold == "move"
+    second = next(t for t in held.timers if t.kind is TimerKind.HOLD)
+    assert second.token != first.token
+    version = held.version
+    simulation.service.timer_fired(held.table_id, first.token)  # the duplicate
+    assert table(simulation, 1).version == version

@@ -624,16 +624,23 @@ def _hold_for_round(record: TableRecord, round_: int, now: int) -> None:
 
 
 def hold_timers(record: TableRecord, now: int) -> list[Timer]:
-    """The ``hold`` timer of a held table (:func:`.dealer.sync_timers` keeps it): its token
-    names what it waits for, so the release of a hand-for-hand round (started with that token)
-    fires it at once."""
+    """The ``hold`` timer of a held table (:func:`.dealer.sync_timers` keeps it). During
+    hand-for-hand its token names the round it waits for (``hold:hfh:<k>``), so the round's
+    release (an execution started with that token) fires it at once; any other hold's token
+    carries its deadline (``hold:<reason>:<table>:<due>``), so an execution left over from an
+    earlier hold (a write that lost its condition had armed it) finds no such timer and does
+    nothing."""
     info = record.tournament
     if info is None or info.hold is None or record.closed:
         return []
-    token = (f"hold:hfh:{info.hfh_done}" if info.hold == "hfh"
-             else f"hold:{info.hold}:{info.number}")
-    existing = next((t for t in record.timers if t.token == token), None)
-    return [existing or Timer(token, TimerKind.HOLD, now + HOLD_POLL_MS)]
+    if info.hold == "hfh":
+        token = f"hold:hfh:{info.hfh_done}"
+        existing = next((t for t in record.timers if t.token == token), None)
+        return [existing or Timer(token, TimerKind.HOLD, now + HOLD_POLL_MS)]
+    prefix = f"hold:{info.hold}:{info.number}:"
+    existing = next((t for t in record.timers if t.token.startswith(prefix)), None)
+    due = now + HOLD_POLL_MS
+    return [existing or Timer(f"{prefix}{due}", TimerKind.HOLD, due)]
 
 
 def on_hold(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:

@@ -53,6 +53,11 @@ def has_item(tournaments: TournamentStore, tournament_id: str, key: str) -> bool
     return any(k == key for k, _ in tournaments.items(tournament_id, key))
 
 
+def paid_players(tournaments: TournamentStore, tournament_id: str) -> set[str]:
+    """The players whose prize is paid (one query of the ``paid#`` items, not one per place)."""
+    return {key[len("paid#"):] for key, _ in tournaments.items(tournament_id, "paid#")}
+
+
 def settle(deps: Deps, tournament_id: str) -> int:
     """Pay what is owed now (prizes; a cancelled tournament's entries) and, once nothing is
     owed, retire the ``payout`` timer. Returns how many payments were made."""
@@ -72,10 +77,10 @@ def pay_prizes(deps: Deps, tournament_id: str) -> int:
     paid now."""
     tournaments = store(deps)
     paid_now = 0
+    paid = paid_players(tournaments, tournament_id)
     for _, data in tournaments.items(tournament_id, "result#"):
         result = Result.from_dict(data)
-        if result.prize <= 0 or has_item(tournaments, tournament_id,
-                                         f"paid#{result.player_id}"):
+        if result.prize <= 0 or result.player_id in paid:
             continue
         for _attempt in range(MAX_ATTEMPTS):
             stored = tournaments.load(tournament_id)
@@ -157,8 +162,8 @@ def retire_payout_timer(deps: Deps, tournament_id: str) -> None:
     for _ in range(MAX_ATTEMPTS):
         record = tournaments.load(tournament_id)
         results = [Result.from_dict(d) for _, d in tournaments.items(tournament_id, "result#")]
-        unpaid = [r for r in results if r.prize > 0
-                  and not has_item(tournaments, tournament_id, f"paid#{r.player_id}")]
+        paid = paid_players(tournaments, tournament_id)
+        unpaid = [r for r in results if r.prize > 0 and r.player_id not in paid]
         owed = (record.entrants if record.status is TournamentStatus.CANCELLED
                 else len(unpaid))
         if owed or not any(t.kind is TimerKind.PAYOUT for t in record.timers):
