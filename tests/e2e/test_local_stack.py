@@ -485,12 +485,13 @@ def test_malformed_and_oversized_frames_get_errors_and_the_table_survives(
     assert stack.gateway.stats["too_big"] == too_big_before + 2
 
 
-def test_200_spectators_dropping_at_once_leave_the_table_answering_within_2_s(
+def test_200_spectators_dropping_at_once_leave_the_table_answering_in_seconds_not_minutes(
         stack: LocalStack) -> None:
     """Issue 10: spectators cutting their connections together made $disconnect writes fan out
     to every remaining connection and conflict (busy): a new connection waited 299 s for its
     answer. Spectators now come and go in writes nobody is told about, and each drop is
-    retried until written."""
+    retried until written. The bound is about liveness (minutes before the fix), not speed:
+    0.06 s is typical here, and a loaded CI machine may take a few seconds."""
     async def scenario() -> float:
         players = [Player(stack, unique(f"p{i}"), seed=i) for i in range(3)]
         table_id = await seat(players)
@@ -514,7 +515,7 @@ def test_200_spectators_dropping_at_once_leave_the_table_answering_within_2_s(
 
     elapsed = run(scenario(), timeout=180)
     print(f"\nanswered {elapsed:.2f} s after 200 spectators dropped")
-    assert elapsed < 2.0
+    assert elapsed < 15.0
 
 
 def test_the_management_api_answers_like_api_gateway(stack: LocalStack) -> None:

@@ -400,10 +400,18 @@ def _next_legal_command(state: TableState, rng: random.Random) -> Command | None
     assert p is not None
     s = p.seat_index
     if hand.powers is not None and hand.powers.windows and rng.random() < 0.3:
+        from naiko.powers import PowerRejected, verify_use_power
+
         window = rng.choice(hand.powers.windows)
-        return rng.choice([WindowTimeout(window_id=window.window_id),
-                           PassWindow(seat_index=window.target),
-                           UsePower(seat_index=window.target, power="seal_shield")])
+        answers: list[Command] = [WindowTimeout(window_id=window.window_id),
+                                  PassWindow(seat_index=window.target)]
+        shield = UsePower(seat_index=window.target, power="seal_shield")
+        try:  # the engine's own check: a target without destellos cannot shield
+            verify_use_power(state, shield)
+            answers.append(shield)
+        except PowerRejected:
+            pass
+        return rng.choice(answers)
     if p.powers and rng.random() < 0.5:
         power = rng.choice(p.powers)
         if power == "short_anchor":
