@@ -87,6 +87,12 @@ in a transaction; each GSI whose projection changes costs ceil(entry / 1 KB) mor
 key changes: delete + put; 0 when nothing projected changed); the sweep's GSI query is
 eventually consistent (0.5 RRU per 4 KB, at least 0.5). API Gateway: every frame in and every
 post out is a message (per 32 KB); connection minutes for the 6 players the whole time.
+
+Hand histories (R10.1) are part of the bill and reported on their own: every item of
+``HandHistoryTable`` put in the transaction that ends a hand (the sealed record and one entry
+per player dealt in, each ceil(size / 1 KB) WRU, doubled in a transaction), plus what the
+record makes the table write cost: a hand-ending write that would have been a ``PutItem`` is a
+``TransactWriteItems`` because of it, which doubles the table put's units too.
 """
 
 MEMORY_GB = 512 / 1024
@@ -207,6 +213,12 @@ class Bill:
     hands: int = 0
     decisions: int = 0
     timeouts: int = 0
+    history_wru: Counter[str] = field(default_factory=Counter)
+    """WRU of storing hand histories: ``records``, ``entries`` (one per player dealt in) and
+    ``table put in a transaction`` (the doubling a record adds to a write that had no other
+    reason to be a transaction, its index updates included)."""
+    history_bytes: list[int] = field(default_factory=list)
+    """Size of every hand item written."""
 
 
 class Counting:
@@ -229,20 +241,47 @@ class Counting:
                 self.keys[name] = [k["AttributeName"] for k in props["KeySchema"]]
         self.started: list[tuple[str, dict[str, Any]]] = []
         self.sweeping = False
+        self.history_table = next(
+            (r["Properties"]["TableName"].replace("${Stage}", "cost")
+             for logical_id, r in template["Resources"].items()
+             if logical_id == "HandHistoryTable"), None)
 
     def _key(self, table: str, item: dict[str, Any]) -> tuple[str, str]:
         return table, json.dumps([item.get(k) for k in self.keys.get(table, [])],
                                  sort_keys=True)
 
-    def _write(self, table: str, item: dict[str, Any], factor: int) -> None:
+    def _write(self, table: str, item: dict[str, Any], factor: int) -> int:
+        """Bill one put; returns its units (table and indexes) before *factor*."""
         key = self._key(table, item)
         before = self.items.get(key)
         self.items[key] = item
         if self.current is None:
+            return 0
+        units = math.ceil(item_size(item) / 1024)
+        index_units = gsi_units(before, item, self.indexes.get(table, []),
+                                self.keys.get(table, []))
+        self.bill.wru += factor * units
+        self.bill.gsi_wru += factor * index_units
+        return units + index_units
+
+    def _histories(self, items: list[dict[str, Any]], units: list[int]) -> None:
+        """The WRU a transaction spends on hand histories (R10.1); *units* are each item's
+        units (table and indexes) outside a transaction."""
+        puts = [e["Put"] for e in items if "Put" in e
+                and e["Put"]["TableName"] == self.history_table]
+        if not puts:
             return
-        self.bill.wru += factor * math.ceil(item_size(item) / 1024)
-        self.bill.gsi_wru += factor * gsi_units(before, item, self.indexes.get(table, []),
-                                                self.keys.get(table, []))
+        for put in puts:
+            charged = 2 * math.ceil(item_size(put["Item"]) / 1024)
+            if put["Item"]["sk"]["S"].startswith("hand#"):
+                self.bill.history_wru["records"] += charged
+                self.bill.history_bytes.append(item_size(put["Item"]))
+            else:
+                self.bill.history_wru["entries"] += charged
+        others = [i for i, e in enumerate(items) if not ("Put" in e and e["Put"] in puts)]
+        if len(others) == 1 and "Put" in items[others[0]]:  # else a transaction anyway
+            # the table put (and its index updates) at transactional price: twice, not once
+            self.bill.history_wru["table put in a transaction"] += units[others[0]]
 
     @contextlib.contextmanager
     def invocation(self, function: str) -> Iterator[Invocation]:
@@ -277,11 +316,13 @@ class Counting:
         if operation == "PutItem":
             self._write(params["TableName"], params["Item"], 1)
         elif operation == "TransactWriteItems":
+            units = [self._write(entry["Put"]["TableName"], entry["Put"]["Item"], 2)
+                     if "Put" in entry else 0 for entry in params["TransactItems"]]
             for entry in params["TransactItems"]:
-                if "Put" in entry:
-                    self._write(entry["Put"]["TableName"], entry["Put"]["Item"], 2)
-                elif self.current is not None:
+                if "Put" not in entry and self.current is not None:
                     self.bill.wru += 2  # account updates and condition checks: < 1 KB items
+            if self.current is not None:
+                self._histories(params["TransactItems"], units)
         if operation == "StartExecution":  # fires in the simulation, billed or not
             self.started.append((params["stateMachineArn"], json.loads(params["input"])))
         if self.current is None:
@@ -373,6 +414,9 @@ class Simulation:
     seats = SEATS
     label = ""
 
+    histories = True
+    """Store hand histories (``HISTORY_TABLE`` set); ``--no-histories`` measures without."""
+
     def __init__(self, design: str, seed: int):
         self.design, self.seed = design, seed
 
@@ -389,7 +433,7 @@ class Simulation:
                "STATE_KEY": base64.b64encode(bytes(range(32))).decode(),
                "WEBSOCKET_ENDPOINT": ENDPOINT}
         with mock.patch.dict(os.environ, env), mock_aws(), capture_posts() as posts:
-            for name in ("AWS_ENDPOINT_URL", "STATE_KEY_SECRET_ARN"):
+            for name in ("AWS_ENDPOINT_URL", "STATE_KEY_SECRET_ARN", "HISTORY_TABLE"):
                 os.environ.pop(name, None)
             names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION),
                                                 stage="cost")
@@ -406,6 +450,7 @@ class Simulation:
                 "CONNECTIONS_TABLE": names["ConnectionsTable"],
                 "LEDGER_TABLE": names["LedgerTable"],
                 "TOURNAMENTS_TABLE": names["TournamentsTable"],
+                **({"HISTORY_TABLE": names["HandHistoryTable"]} if self.histories else {}),
                 "TIMER_STATE_MACHINE_ARN": arns["TimerExpressStateMachine"],
                 "TIMER_LONG_STATE_MACHINE_ARN": arns["TimerStandardStateMachine"]})
             counting = Counting(template, arns["TimerExpressStateMachine"],
@@ -795,6 +840,9 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
     lines.append("goal <= $0.25".ljust(34)
                  + "".join(("met" if totals[d] <= 0.25 else "MISSED").rjust(width)
                            for d in designs))
+    lines.append("")
+    for d in designs:
+        lines.append(history_line(d, bills[d]))
     sweep = next(iter(bills.values()))
     if sweep.sweep_invocations:
         ms = sum(i.modeled_ms for i in sweep.sweep_invocations) / len(sweep.sweep_invocations)
@@ -807,6 +855,20 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
     return "\n".join(lines)
 
 
+def history_line(design: str, bill: Bill) -> str:
+    """What storing the hands' records (R10.1) costs per 1,000 hands (part of the DynamoDB
+    figures above)."""
+    scale = 1000 / bill.hands
+    wru = sum(bill.history_wru.values()) * scale
+    parts = ", ".join(f"{name} {units * scale:,.0f}"
+                      for name, units in sorted(bill.history_wru.items()))
+    size = (f"; hand items {min(bill.history_bytes):,}-{max(bill.history_bytes):,} B, "
+            f"mean {sum(bill.history_bytes) / len(bill.history_bytes):,.0f} B"
+            if bill.history_bytes else "")
+    return (f"hand histories ({design}): {wru:,.0f} WRU per 1,000 hands = "
+            f"${wru * PRICES['dynamodb_wru']:.4f} ({parts}{size})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=200)
@@ -815,6 +877,8 @@ def main(argv: list[str] | None = None) -> int:
                         default="all")
     parser.add_argument("--tournament", choices=["sng", "spin"], default=None,
                         help="a whole Sit & Go (6 humans) or Spin (3) instead of a cash table")
+    parser.add_argument("--no-histories", action="store_true",
+                        help="store no hand histories (HISTORY_TABLE unset), to compare")
     args = parser.parse_args(argv)
     designs = ["wake-up", "per-timer", "naive"] if args.design == "all" else [args.design]
     bills = {}
@@ -822,6 +886,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         simulation: Simulation = (Table(design, args.hands, args.seed) if args.tournament is None
                                   else Tournament(design, args.tournament, args.seed))
+        simulation.histories = not args.no_histories
         bills[design] = simulation.run()
         print(f"[{design}: {bills[design].hands} hands simulated in "
               f"{time.perf_counter() - started:.0f} s]", file=sys.stderr)

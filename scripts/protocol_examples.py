@@ -25,6 +25,8 @@ taken, a new host and a close; a quick seat, a rathole and the account. Last the
 unregisters and registers again, grace fills it with a BOT, which starts it; erin sits out for
 the first hand (dealt in and folded at once, R9.4) and comes back; everybody shoves until one
 player is left, who is paid the prize; dave lists a Sit & Go, two register, and he cancels it.
+At the end (R10.1, :func:`_histories`) carol reads her hands, two at a time, and one in full;
+dave, who only watched, may not.
 ``tests/unit/test_protocol.py`` validates every message the session sent against the message
 models.
 """
@@ -82,7 +84,7 @@ MAX_TOURNAMENT_HANDS = 30
 """Give up (and fail) if the Spin has not finished within this many hands."""
 
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-           "tournament")
+           "tournament", "hands", "hand")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
 ``create_invite_code``)."""
 
@@ -272,6 +274,7 @@ def play(seed: int = SEED) -> Session:
     missing = set(TOURNAMENT_GOALS) - s.done
     if missing:
         raise RuntimeError(f"the session did not reach {sorted(missing)}")
+    _histories(s)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
 
@@ -697,6 +700,32 @@ def _cancelled(s: Session) -> None:
     frank.send(action="register", tournament_id=sng)  # registration_closed
     s.extras["tournament (cancelled)"] = dave.send(action="get_tournament", tournament_id=sng)
     dave.send(action="get_tournament", tournament_id="u00000000000000000000")  # unknown
+
+
+def _histories(s: Session) -> None:
+    """R10.1: carol reads her hands at the Naiko table, two at a time, and the page after;
+    then one hand in full (a hand with a showdown when there was one), as she saw it. dave,
+    who only watched that table, may not read its hands (``not_in_hand``); a hand number the
+    table never reached is ``unknown_hand``."""
+    carol, dave = s.clients["carol"], s.clients["dave"]
+    first = carol.send(action="hand_history", limit=2, example=True)
+    s.extras["hands (the next page)"] = carol.send(action="hand_history", limit=2,
+                                                   before=first["next"])
+    numbers = [h.hand_number for h in s.harness.store.player_hands("carol", None, 50).hands
+               if h.table_id == s.table_id]
+    shown = [n for n in numbers if any(e["kind"] == "showdown" for e in _events(s, n))]
+    number = min(shown or numbers, key=lambda n: len(_events(s, n)))
+    s.messages["hand"] = carol.send(action="get_hand", table_id=s.table_id, hand_number=number,
+                                    example=True)
+    s.messages["hands"] = first
+    dave.send(action="get_hand", table_id=s.table_id, hand_number=number)  # not_in_hand
+    carol.send(action="get_hand", table_id=s.table_id, hand_number=999)  # unknown_hand
+
+
+def _events(s: Session, hand_number: int) -> list[dict[str, Any]]:
+    record = s.harness.store.hand(s.table_id, hand_number)
+    assert record is not None
+    return [e.to_dict() for e in record.events()]
 
 
 def examples(s: Session) -> dict[str, Any]:

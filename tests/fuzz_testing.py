@@ -105,7 +105,7 @@ PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
 REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found",
-                         "tournaments", "tournament"})
+                         "tournaments", "tournament", "hands", "hand"})
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
 """What :func:`~naiko_service.protocol.parse_request` refuses with (the service may also
@@ -362,7 +362,8 @@ class FuzzStack:
         self.service = TableService(Deps(
             tables=self.store, accounts=self.accounts, connections=self.connections,
             gateway=self.gateway, scheduler=self.scheduler, clock=self.clock,
-            rng=seeded_random(seed), count=bootstrap.count, tournaments=self.tournaments))
+            rng=seeded_random(seed), count=bootstrap.count, tournaments=self.tournaments,
+            histories=self.store))
         self.frames_sent = 0
         self._world_requests = 0
         self.known_tables: set[str] = set(TABLE_IDS[:4])
@@ -782,6 +783,7 @@ FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_coun
                "private", "invited", "bots", "buy_in", "seat_index", "amount", "move",
                "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
                "code", "paused", "min_players", "tournament_id", "preset", "entry", "count",
+               "limit", "before", "hand_number",
                "__proto__", "", "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -819,6 +821,8 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "unregister": {"tournament_id": SNG_TOURNAMENT},
     "tournament_add_bots": {"tournament_id": SNG_TOURNAMENT},
     "cancel_tournament": {"tournament_id": SNG_TOURNAMENT},
+    "hand_history": {"limit": 5},
+    "get_hand": {"table_id": NAIKO_TABLE, "hand_number": 1},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -865,6 +869,10 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "preset": st.sampled_from(["spin_3max_hyper", "sng_6max_turbo", "sng_9max_turbo",
                                "sng_headsup_hyper", "mtt_deep", "SPIN", ""]),
     "count": st.integers(0, 11),
+    "limit": st.integers(0, 51),
+    "before": st.sampled_from(["1700000000000#" + NAIKO_TABLE + "#0000000001",
+                               "9999999999999#x#9999999999", "0#t#1", ""]),
+    "hand_number": st.integers(0, 3),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 

@@ -24,7 +24,7 @@ from naiko_service.usecases import Deps, TableService
 _ids = itertools.count(1)
 
 REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found", "tournaments",
-           "tournament")
+           "tournament", "hands", "hand")
 """Message types that answer a request (``invite_code`` follows its ``ack``)."""
 
 
@@ -103,6 +103,6 @@ def harness(seed: int = 7) -> Harness:
 
     deps = Deps(tables=store, accounts=accounts, connections=connections, gateway=gateway,
                 scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count,
-                tournaments=tournaments)
+                tournaments=tournaments, histories=store)
     return Harness(TableService(deps), store, accounts, gateway, scheduler, clock, connections,
                    counters, tournaments)

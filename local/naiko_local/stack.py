@@ -391,7 +391,8 @@ class LocalStack:
                            "ACCOUNTS_TABLE": self.table_names["AccountsTable"],
                            "LEDGER_TABLE": self.table_names["LedgerTable"],
                            "CONNECTIONS_TABLE": self.table_names["ConnectionsTable"],
-                           "TOURNAMENTS_TABLE": self.table_names["TournamentsTable"]})
+                           "TOURNAMENTS_TABLE": self.table_names["TournamentsTable"],
+                           "HISTORY_TABLE": self.table_names["HandHistoryTable"]})
 
             if config.lambda_log is not None:
                 config.lambda_log.parent.mkdir(parents=True, exist_ok=True)

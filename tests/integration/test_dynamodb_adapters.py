@@ -156,7 +156,11 @@ def test_tables_are_created_from_the_template_keys_indexes_and_ttl(aws: Aws) -> 
     assert aws.names == {"TablesTable": "naiko-test-tables",
                          "AccountsTable": "naiko-test-accounts",
                          "LedgerTable": "naiko-test-ledger",
+                         "TournamentsTable": "naiko-test-tournaments",
+                         "HandHistoryTable": "naiko-test-hands",
                          "ConnectionsTable": "naiko-test-connections"}
+    hands = aws.client.describe_table(TableName=aws.names["HandHistoryTable"])["Table"]
+    assert hands["KeySchema"] == template["HandHistoryTable"]["Properties"]["KeySchema"]
     ledger = aws.client.describe_table(TableName=aws.names["LedgerTable"])["Table"]
     assert ledger["KeySchema"] == template["LedgerTable"]["Properties"]["KeySchema"]
     tables = aws.client.describe_table(TableName=aws.names["TablesTable"])["Table"]

@@ -27,7 +27,7 @@ TABLE = "t12a908ded3ed4df94230"
 TOURNAMENT = "ua745b06f34eb89f2749e"
 
 MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
-                 "table_found", "tournaments", "tournament"}
+                 "table_found", "tournaments", "tournament", "hands", "hand"}
 """Every type of server message."""
 
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -65,6 +65,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "unregister": {"tournament_id": TOURNAMENT},
     "tournament_add_bots": {"tournament_id": TOURNAMENT},
     "cancel_tournament": {"tournament_id": TOURNAMENT},
+    "hand_history": {},
+    "get_hand": {"table_id": TABLE, "hand_number": 1},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

@@ -331,7 +331,8 @@ def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -
     cannot ship without its permission."""
     granted = {action for owner, s in _statements(template) if owner == "ServiceAccessPolicy"
                for action in s["Action"]}
-    service = {"dynamodb.py": "dynamodb", "gateway.py": "execute-api", "scheduler.py": "states"}
+    service = {"dynamodb.py": "dynamodb", "histories.py": "dynamodb", "gateway.py": "execute-api",
+               "scheduler.py": "states"}
     needed: set[str] = set()
     for filename, prefix in service.items():
         source = (ROOT / "layers/engine/naiko_service/aws" / filename).read_text()
@@ -375,13 +376,13 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
-                    "TOURNAMENTS_TABLE"}
+                    "TOURNAMENTS_TABLE", "HISTORY_TABLE"}
     assert read - {"STATE_KEY"} <= set(variables)  # STATE_KEY is for local/dev only
     assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
     assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \
         "https://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
     for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable",
-                  "TournamentsTable"):
+                  "TournamentsTable", "HandHistoryTable"):
         assert {"Ref": table} in variables.values()
 
 
@@ -468,7 +469,8 @@ def test_outputs(template: dict[str, Any]) -> None:
         "wss://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
     assert outputs["ManagementEndpoint"]["Value"]["Fn::Sub"] == \
         template["Globals"]["Function"]["Environment"]["Variables"]["WEBSOCKET_ENDPOINT"]["Fn::Sub"]
-    for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable"):
+    for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable",
+                  "HandHistoryTable"):
         assert outputs[f"{table}Name"]["Value"] == {"Ref": table}
 
 

@@ -14,6 +14,9 @@ Environment (set by ``template.yaml``):
     DynamoDB table names.
 ``TOURNAMENTS_TABLE``
     Tournaments (R9); optional: a deployment without it refuses tournament requests.
+``HISTORY_TABLE``
+    The hands' records (R10.1, ``HandHistoryTable``); optional: a deployment without it stores
+    no hands and refuses the history requests (``no_histories``).
 ``WEBSOCKET_ENDPOINT``
     The API Gateway Management API endpoint, ``https://{apiId}.execute-api.{region}
     .amazonaws.com/{stage}``. When unset, WebSocket handlers derive it from their event
@@ -111,6 +114,9 @@ class Config:
     """R7.10: how long a freed seat is held for the first of a waiting list."""
     tournaments_table: str | None = None
     """``TournamentsTable``: tournaments (R9); without it the deployment runs none."""
+    history_table: str | None = None
+    """``HandHistoryTable``: every finished or cancelled hand (R10.1); without it none is
+    stored."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -153,6 +159,7 @@ class Config:
             default_pause_seconds=seconds("DEFAULT_PAUSE_SECONDS", 3),
             seat_offer_seconds=seconds("SEAT_OFFER_SECONDS", 30),
             tournaments_table=optional("TOURNAMENTS_TABLE"),
+            history_table=optional("HISTORY_TABLE"),
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -266,7 +273,13 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     else:
         scheduler = SweepOnlyScheduler()
     tables = DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer,
-                              ledger_table=config.ledger_table)
+                              ledger_table=config.ledger_table,
+                              history_table=config.history_table)
+    histories = None
+    if config.history_table:
+        from .aws.histories import DynamoHandHistories
+
+        histories = DynamoHandHistories(dynamodb, config.history_table, sealer)
     tournaments = None
     if config.tournaments_table:
         from .aws.tournaments import DynamoTournamentStore
@@ -275,6 +288,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     deps = Deps(
         tables=tables,
         tournaments=tournaments,
+        histories=histories,
         accounts=DynamoAccounts(dynamodb, config.accounts_table,
                                 ledger_table=config.ledger_table),
         connections=DynamoConnections(dynamodb, config.connections_table),

@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import hand_records
+from .hand_records import HandRecord, Page, PlayerHand
 from .ledger import Audit, audit
 from .ports import (
     MAX_OPEN_TABLES,
@@ -20,6 +22,7 @@ from .ports import (
     ConcurrentUpdate,
     ConnectionGone,
     DeleteItem,
+    HistoryStored,
     InsufficientFunds,
     LedgerEntry,
     LedgerReason,
@@ -52,7 +55,9 @@ class _Item:
 
 
 class MemoryTableStore:
-    """Tables and accounts in dicts; a save with account moves is all-or-nothing."""
+    """Tables and accounts in dicts; a save with account moves is all-or-nothing. It also
+    keeps the hands' records (R10.1) written with the tables, sealed as on DynamoDB, and
+    reads them (:class:`~naiko_service.ports.HandHistories`)."""
 
     def __init__(self, sealer: Sealer | None = None, accounts: MemoryAccounts | None = None):
         self.sealer = sealer or Sealer(bytes(32))
@@ -63,6 +68,12 @@ class MemoryTableStore:
         self.writes = 0
         self.tournaments: MemoryTournamentStore | None = None
         """The tournaments written with these tables (set by :class:`MemoryTournamentStore`)."""
+        self.hands: dict[tuple[str, int], bytes] = {}
+        """(table_id, hand_number) -> the sealed record (R10.1)."""
+        self.player_index: dict[str, dict[str, PlayerHand]] = defaultdict(dict)
+        """player_id -> cursor -> the entry of the player's list of hands."""
+        self.keep_histories = True
+        """``False``: hands' records are checked but not kept (long simulations)."""
 
     def load(self, table_id: str) -> TableRecord:
         with self._lock:
@@ -86,9 +97,52 @@ class MemoryTableStore:
             current = self._items.get(record.table_id)
             if current is None or current.version != expected_version:
                 raise ConcurrentUpdate(record.table_id)
+            self.check_histories(record)
             self.accounts.apply_moves(moves)  # raises InsufficientFunds before any change
             self.writes += 1
             self._items[record.table_id] = self._item(record)
+            self.put_histories(record)
+
+    # -- hands' records (R10.1) --------------------------------------------------------------
+
+    def check_histories(self, record: TableRecord) -> None:
+        """:raises HistoryStored: If a record travelling with *record* is stored already."""
+        found = tuple(h.key for h in record.histories if h.key in self.hands)
+        if found:
+            raise HistoryStored(found)
+
+    def put_histories(self, record: TableRecord) -> None:
+        """Store the records travelling with *record* (checked by :meth:`check_histories`)."""
+        for history in record.histories:
+            if not self.keep_histories:
+                continue
+            self.hands[history.key] = hand_records.seal(self.sealer, history)
+            for pointer in history.pointers():
+                self.player_index[pointer.player_id][pointer.cursor] = pointer
+
+    def hand(self, table_id: str, hand_number: int) -> HandRecord | None:
+        with self._lock:
+            blob = self.hands.get((table_id, hand_number))
+        if blob is None:
+            return None
+        return hand_records.open_sealed(self.sealer, table_id, hand_number, blob)
+
+    def player_hands(self, player_id: str, before: str | None = None,
+                     limit: int = 20) -> Page:
+        with self._lock:
+            entries = sorted((c for c in self.player_index.get(player_id, {})
+                              if before is None or c < before), reverse=True)
+            hands = [self.player_index[player_id][c] for c in entries[:limit + 1]]
+        if len(hands) > limit:
+            return Page(hands[:limit], hands[limit - 1].cursor)
+        return Page(hands, None)
+
+    def table_hands(self, table_id: str, after: int = 0,
+                    limit: int = 100) -> list[HandRecord]:
+        with self._lock:
+            numbers = sorted(n for t, n in self.hands if t == table_id and n > after)
+        found = [self.hand(table_id, n) for n in numbers[:limit]]
+        return [h for h in found if h is not None]
 
     def _item(self, record: TableRecord) -> _Item:
         listed = record.listed
@@ -201,12 +255,16 @@ class MemoryTournamentStore:
                     case DeleteItem(tournament_id=tid, key=key):
                         if key not in self._items.get(tid, {}):
                             raise ConcurrentUpdate(f"{tid}/{key}")
+            for write in writes:  # as DynamoDB: versions fail first, then the records
+                if isinstance(write, PutTable):
+                    tables.check_histories(write.record)
             tables.accounts.apply_moves(moves)  # raises before any change
             self.writes += 1
             for write in writes:
                 match write:
                     case PutTable(record=record):
                         tables._items[record.table_id] = tables._item(record)
+                        tables.put_histories(record)
                     case PutTournament(record=record):
                         self._records[record.tournament_id] = (record.version,
                                                                record.to_document())

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from .hand_records import HandRecord, Page
 from .records import Fallback, TableRecord, TableSummary, TimerKind
 from .tournament_records import TournamentRecord
 
@@ -48,6 +49,19 @@ class UnreadableTable(PortError):
         self.table_id = table_id
         self.version = version
         self.fallback = fallback
+
+
+class HistoryStored(PortError):
+    """A hand's record travelling with a write is stored already (R10.1: a record is written
+    only if absent): nothing was written. ``hands`` are the ``(table_id, hand_number)`` found.
+    The writer writes again without them: the hand is stored, once.
+
+    :param hands: The records found stored.
+    """
+
+    def __init__(self, hands: tuple[tuple[str, int], ...]):
+        super().__init__(", ".join(f"{t}#{n}" for t, n in hands))
+        self.hands = hands
 
 
 class TooManyTables(PortError):
@@ -156,9 +170,12 @@ class TableStore(Protocol):
     def save(self, record: TableRecord, expected_version: int,
              moves: tuple[AccountMove, ...] = ()) -> None:
         """Write *record* (already carrying ``expected_version + 1``) if the stored version is
-        still *expected_version*; account moves happen in the same transaction.
+        still *expected_version*; account moves happen in the same transaction, and so do the
+        records of the hands that ended with it (``record.histories``, R10.1), each only if
+        absent.
 
         :raises ConcurrentUpdate: If the version moved on.
+        :raises HistoryStored: If a hand's record is stored already (nothing is written).
         :raises InsufficientFunds: If an account move cannot be covered (nothing is written).
         :raises TooManyTables: If a move opens one table too many (nothing is written).
         """
@@ -179,6 +196,29 @@ class TableStore(Protocol):
 
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         """``(table_id, timer_token)`` of tables whose timer deadline passed (an index query)."""
+        ...
+
+
+class HandHistories(Protocol):
+    """The stored hands (R10.1): written with the table writes that end them (each record
+    travels on :attr:`~naiko_service.records.TableRecord.histories`), read here, never by a
+    scan."""
+
+    def hand(self, table_id: str, hand_number: int) -> HandRecord | None:
+        """One hand's record (a read by key), or ``None``."""
+        ...
+
+    def player_hands(self, player_id: str, before: str | None = None,
+                     limit: int = 20) -> Page:
+        """A player's hands, newest first: at most *limit*, older than the cursor *before*
+        (:attr:`~naiko_service.hand_records.PlayerHand.cursor`); a query of the player's
+        entries."""
+        ...
+
+    def table_hands(self, table_id: str, after: int = 0,
+                    limit: int = 100) -> list[HandRecord]:
+        """A table's hands numbered above *after*, in order (a query of the table's
+        records)."""
         ...
 
 
@@ -241,9 +281,11 @@ class TournamentStore(Protocol):
         ...
 
     def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
-        """Every write and account move, or none.
+        """Every write and account move, or none (with the records of the hands that ended
+        with a table write, ``PutTable.record.histories``, R10.1).
 
         :raises ConcurrentUpdate: If a version or existence condition failed.
+        :raises HistoryStored: If only hands' records failed theirs (stored already).
         :raises InsufficientFunds: If an account cannot cover its move.
         """
         ...

@@ -5,7 +5,8 @@ expression is ``$request.body.action``) and that carries a ``request_id``. The p
 never comes from a message: it comes from the verified token of the connection.
 
 Server -> client: objects with a ``type``: ``ack``, ``error``, ``snapshot``, ``update``,
-``tables``. :func:`json_schemas` publishes them (``scripts/export_schemas.py``).
+``tables``, ... (``hands`` and ``hand`` answer the hand-history requests, R10.1).
+:func:`json_schemas` publishes them (``scripts/export_schemas.py``).
 """
 
 from __future__ import annotations
@@ -377,12 +378,35 @@ class CancelTournament(Request):
     tournament_id: TournamentId
 
 
+# -- hand histories (R10.1) -----------------------------------------------------------------------
+
+HandCursor = Annotated[str, Field(pattern=r"^[0-9]{13}#[A-Za-z0-9_-]{1,64}#[0-9]{10}$")]
+"""Where a page of your hands continues (the ``next`` of the ``hands`` before)."""
+
+
+class HandHistory(Request):
+    """Your recent hands, newest first (R10.1): ``limit`` of them, older than ``before``."""
+
+    action: Literal["hand_history"]
+    limit: Annotated[StrictInt, Field(ge=1, le=50)] = 20
+    before: HandCursor | None = None
+
+
+class GetHand(Request):
+    """One hand you were dealt in, in full, as you saw it (R10.1)."""
+
+    action: Literal["get_hand"]
+    table_id: TableId
+    hand_number: Annotated[StrictInt, Field(ge=1, le=10**12)]
+
+
 ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn
                  | ChooseEntry | AddChips | Snapshot | Act | UsePower | Shield | PassWindow
                  | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite
                  | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings | HostAddBot
                  | HostRemove | HostPause | HostClose | CreateTournament | ListTournaments
-                 | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament)
+                 | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
+                 | HandHistory | GetHand)
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -624,9 +648,28 @@ class TournamentMessage(Message):
     tournament: dict[str, Any]
 
 
+class HandsMessage(Message):
+    """Your recent hands (``hand_history``), newest first; ``next`` continues the list
+    (``before``), ``null`` at its end."""
+
+    type: Literal["hands"]
+    request_id: str
+    hands: list[dict[str, Any]]
+    next: str | None
+
+
+class HandMessage(Message):
+    """One hand as you saw it (``get_hand``)."""
+
+    type: Literal["hand"]
+    request_id: str
+    hand: dict[str, Any]
+
+
 AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
                        | InviteCodeMessage | TableFound | TournamentsMessage
-                       | TournamentMessage, Field(discriminator="type")]
+                       | TournamentMessage | HandsMessage | HandMessage,
+                       Field(discriminator="type")]
 
 
 def json_schemas() -> dict[str, Any]:

@@ -14,10 +14,13 @@ import os
 import zlib
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from naiko.state import TableState
 from naiko.tournaments.structures import BlindStructure
+
+if TYPE_CHECKING:
+    from .hand_records import HandRecord
 
 RECENT_TIMERS_KEPT = 8
 """Timer execution tokens remembered per table, to answer a duplicated execution."""
@@ -306,9 +309,16 @@ class TableRecord:
     recent_timers: dict[str, int] = field(default_factory=dict)
     """Tokens of executions that acted -> the version they wrote (the last
     :data:`RECENT_TIMERS_KEPT`): a duplicated execution is answered without acting again."""
+    hand_started_ms: int | None = None
+    """When the current (or last) hand was dealt: its record's start time (R10.1)."""
     fallback: Fallback | None = None
     """Not part of the document: while a hand is in progress, the table as it would be with the
     hand cancelled (R8.6), which the store seals on its own next to the state."""
+    histories: list[HandRecord] = field(default_factory=list)
+    """Not part of the document: the records of hands that ended in this write (R10.1), which
+    the store writes in the same transaction as the table, each only if it is not stored yet
+    (:class:`~naiko_service.ports.HistoryStored`). Kept by :meth:`copy` (a change that is
+    refused after a deadline ended a hand still writes that hand's record)."""
 
     def copy(self) -> TableRecord:
         return TableRecord(
@@ -318,7 +328,8 @@ class TableRecord:
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
             self.seq, self.opened_by, self.empty_since, self.closed, self.room.copy(),
-            self.tournament, dict(self.recent_timers))
+            self.tournament, dict(self.recent_timers), self.hand_started_ms,
+            histories=list(self.histories))
 
     def remember_request(self, request_id: str, version: int) -> None:
         self.recent_requests[request_id] = version
@@ -360,6 +371,7 @@ class TableRecord:
             "room": self.room.to_dict(),
             "tournament": self.tournament.to_dict() if self.tournament else None,
             "recent_timers": self.recent_timers,
+            "hand_started_ms": self.hand_started_ms,
         }
 
     @classmethod
@@ -382,7 +394,8 @@ class TableRecord:
             closed=bool(doc.get("closed", False)), room=Room.from_dict(doc.get("room", {})),
             tournament=(TournamentSeat.from_dict(doc["tournament"]) if doc.get("tournament")
                         else None),
-            recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()})
+            recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()},
+            hand_started_ms=doc.get("hand_started_ms"))
 
     def summary(self) -> TableSummary:
         config = self.state.config
@@ -424,17 +437,25 @@ class Fallback:
     """The ``hand_cancelled`` event (wire form) to send to the players."""
     moves: tuple[tuple[str, int], ...] = ()
     """(player_id, chips) owed to players who left the table during the hand."""
+    dealt: tuple[int, ...] = ()
+    """R10.1: the seats dealt into the hand (its record names them, :mod:`.hand_records`)."""
+    started_ms: int | None = None
+    """R10.1: when the hand was dealt."""
 
     def to_document(self) -> dict[str, Any]:
         return {"format": FORMAT_VERSION, "record": self.record.to_document(),
-                "event": self.event, "moves": [list(m) for m in self.moves]}
+                "event": self.event, "moves": [list(m) for m in self.moves],
+                "dealt": list(self.dealt), "started_ms": self.started_ms}
 
     @classmethod
     def from_document(cls, table_id: str, version: int, doc: dict[str, Any]) -> Fallback:
         if doc.get("format") != FORMAT_VERSION:
             raise ValueError(f"unknown fallback format {doc.get('format')!r}")
+        started = doc.get("started_ms")
         return cls(TableRecord.from_document(table_id, version, doc["record"]),
-                   dict(doc["event"]), tuple((str(p), int(a)) for p, a in doc["moves"]))
+                   dict(doc["event"]), tuple((str(p), int(a)) for p, a in doc["moves"]),
+                   tuple(int(s) for s in doc.get("dealt", ())),
+                   None if started is None else int(started))
 
 
 FALLBACK_AAD_SUFFIX = "#fallback"

@@ -22,12 +22,14 @@ from ..ports import (
     AccountMove,
     AccountProfile,
     ConcurrentUpdate,
+    HistoryStored,
     InsufficientFunds,
     LedgerReason,
     TableNotFound,
     TooManyTables,
 )
 from ..records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
+from .histories import history_puts
 
 LOBBY_INDEX = "lobby-index"
 """GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the lobby list."""
@@ -80,7 +82,8 @@ class DynamoTableStore:
     """
 
     def __init__(self, client: Any, tables_table: str, accounts_table: str, sealer: Sealer,
-                 *, ledger_table: str | None = None, max_open_tables: int = MAX_OPEN_TABLES):
+                 *, ledger_table: str | None = None, max_open_tables: int = MAX_OPEN_TABLES,
+                 history_table: str | None = None):
         self.client = client
         self.tables_table = tables_table
         self.accounts_table = accounts_table
@@ -89,6 +92,9 @@ class DynamoTableStore:
         """The ledger (``LedgerTable``): every chip move is an entry, in the same transaction.
         ``None`` only in adapter tests that are about something else."""
         self.max_open_tables = max_open_tables
+        self.history_table = history_table
+        """The hands' records (``HandHistoryTable``, R10.1): the records travelling with a
+        table write go in its transaction. ``None``: not stored (adapter tests)."""
         self.reads = 0
         """Table loads made (``GetItem``), like :class:`~naiko_service.memory.MemoryTableStore`."""
         self.writes = 0
@@ -189,15 +195,25 @@ class DynamoTableStore:
             "ExpressionAttributeNames": {"#version": "version"},
             "ExpressionAttributeValues": {":expected": {"N": str(expected_version)}},
         }
-        self._write(record.table_id, put, record.version, moves)
+        self._write(record.table_id, put, record.version, moves, self.history_puts(record))
+
+    def history_puts(self, record: TableRecord) -> list[tuple[tuple[str, int], dict[str, Any]]]:
+        """``(hand, Put)`` of every item storing the hands' records that travel with *record*
+        (R10.1, :func:`~naiko_service.aws.histories.history_puts`)."""
+        if self.history_table is None:
+            return []
+        return [(history.key, put) for history in record.histories
+                for put in history_puts(self.history_table, self.sealer, history)]
 
     def _write(self, table_id: str, put: dict[str, Any], version: int,
-               moves: tuple[AccountMove, ...]) -> None:
+               moves: tuple[AccountMove, ...],
+               histories: list[tuple[tuple[str, int], dict[str, Any]]] | None = None) -> None:
+        histories = histories or []
         net = _net_moves(moves)
         entries = [self.ledger_put(move, f"{table_id}#{version}#{index}")
                    for index, move in enumerate(moves) if move.amount and self.ledger_table]
         self.writes += 1
-        if not net and not entries:
+        if not net and not entries and not histories:
             try:
                 self.client.put_item(**put)
             except ClientError as exc:
@@ -210,6 +226,8 @@ class DynamoTableStore:
         items: list[dict[str, Any]] = [{"Put": put}]
         items += [{"Update": self._account_update(player, net[player])} for player in players]
         items += [{"Put": entry} for entry in entries]
+        first_history = len(items)
+        items += [{"Put": history} for _, history in histories]
         try:
             self.client.transact_write_items(TransactItems=items)
         except ClientError as exc:
@@ -224,6 +242,9 @@ class DynamoTableStore:
                 if code == "ConditionalCheckFailed":
                     raise self._account_refusal(player, net[player], reason.get("Item")) \
                         from exc
+            stored = stored_histories(codes, first_history, histories)
+            if stored:
+                raise HistoryStored(stored) from exc
             if "TransactionConflict" in codes:
                 raise ConcurrentUpdate(table_id) from exc
             raise
@@ -379,6 +400,18 @@ class DynamoTableStore:
         if item is None:
             raise TableNotFound(table_id)
         return dynamodb_item_size(item)
+
+
+def stored_histories(codes: list[str], first: int,
+                     histories: list[tuple[tuple[str, int], dict[str, Any]]]
+                     ) -> tuple[tuple[str, int], ...]:
+    """The hands whose items failed their ``attribute_not_exists`` in a cancelled transaction
+    whose history items start at index *first* (R10.1: the record is stored already)."""
+    found: list[tuple[str, int]] = []
+    for (hand, _), code in zip(histories, codes[first:], strict=False):
+        if code == "ConditionalCheckFailed" and hand not in found:
+            found.append(hand)
+    return tuple(found)
 
 
 @dataclass

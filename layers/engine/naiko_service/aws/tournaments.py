@@ -27,6 +27,7 @@ from ..ports import (
     AccountMove,
     ConcurrentUpdate,
     DeleteItem,
+    HistoryStored,
     PutItem,
     PutTable,
     PutTournament,
@@ -34,7 +35,14 @@ from ..ports import (
     Write,
 )
 from ..tournament_records import TournamentRecord
-from .dynamodb import DynamoTableStore, Item, _error_code, _net_moves, _paged_query
+from .dynamodb import (
+    DynamoTableStore,
+    Item,
+    _error_code,
+    _net_moves,
+    _paged_query,
+    stored_histories,
+)
 
 TOURNAMENT_ITEM = "tournament"
 """The sort key of a tournament's own item."""
@@ -121,6 +129,8 @@ class DynamoTournamentStore:
 
         :raises ConcurrentUpdate: If a condition on a table or tournament item failed.
         :raises InsufficientFunds: If an account cannot cover its move.
+        :raises HistoryStored: If only the records of hands travelling with a table failed
+            their condition (stored already, R10.1).
         :raises ValueError: If the transaction would exceed :data:`MAX_TRANSACTION_ITEMS`.
         """
         items: list[dict[str, Any]] = [self._transact_item(write) for write in writes]
@@ -132,6 +142,11 @@ class DynamoTournamentStore:
         if self.tables.ledger_table:
             items += [{"Put": self.tables.ledger_put(move, f"{key}#{index}")}
                       for index, move in enumerate(moves) if move.amount]
+        # R10.1: the records of hands that ended with a table write, last, each only if absent
+        histories = [put for write in writes if isinstance(write, PutTable)
+                     for put in self.tables.history_puts(write.record)]
+        first_history = len(items)
+        items += [{"Put": put} for _, put in histories]
         if len(items) > MAX_TRANSACTION_ITEMS:
             raise ValueError(f"a transaction of {len(items)} items (at most "
                              f"{MAX_TRANSACTION_ITEMS})")
@@ -149,6 +164,9 @@ class DynamoTournamentStore:
                     player = players[index - len(writes)]
                     raise self.tables._account_refusal(player, net[player],
                                                        reason.get("Item")) from exc
+            failed = [i for i, code in enumerate(codes) if code == "ConditionalCheckFailed"]
+            if failed and min(failed) >= first_history:  # only records stored already
+                raise HistoryStored(stored_histories(codes, first_history, histories)) from exc
             if any(code in ("ConditionalCheckFailed", "TransactionConflict") for code in codes):
                 raise ConcurrentUpdate(key) from exc
             raise

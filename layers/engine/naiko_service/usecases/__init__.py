@@ -10,6 +10,7 @@ against the ports, one module per concern:
 :mod:`.tournaments`       ``create_tournament``, ``list_tournaments``, ``get_tournament``,
                           ``register``, ``unregister``, ``tournament_add_bots``,
                           ``cancel_tournament``, the tournaments' timers (R9)
+:mod:`.histories`         ``hand_history``, ``get_hand``: the stored hands (R10.1)
 :mod:`.tournament_tables` what a tournament's table adds to the dealer and the clock
 :mod:`.tournament_payments` prizes and refunds, each paid once
 :mod:`.bots`              BOT seats
@@ -33,7 +34,19 @@ from naiko.errors import EngineError
 from .. import protocol as p
 from ..ports import TableNotFound
 from ..records import TableRecord
-from . import bots, cash, connections, lobby, path, play, private, room, timers, tournaments
+from . import (
+    bots,
+    cash,
+    connections,
+    histories,
+    lobby,
+    path,
+    play,
+    private,
+    room,
+    timers,
+    tournaments,
+)
 from .base import Caller, Deps, ServiceError
 
 __all__ = ["Deps", "ServiceError", "TableService", "handle"]
@@ -124,6 +137,10 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             tournaments.add_bots(deps, caller, request)
         case p.CancelTournament():
             tournaments.cancel_tournament(deps, caller, request)
+        case p.HandHistory():
+            histories.hand_history(deps, caller, request)
+        case p.GetHand():
+            histories.get_hand(deps, caller, request)
         case _:
             assert_never(request)
 

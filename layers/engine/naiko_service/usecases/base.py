@@ -24,6 +24,7 @@ from ..ports import (
     Connections,
     Deadline,
     Gateway,
+    HandHistories,
     Random,
     Scheduler,
     TableStore,
@@ -91,6 +92,9 @@ class Deps:
     """Draws each think time instead (``naiko-tournament simulate``: players' pace)."""
     tournaments: TournamentStore | None = None
     """Tournaments (R9); ``None`` in a deployment (or a test) without them."""
+    histories: HandHistories | None = None
+    """Reads the hands' records (R10.1; they are written with the table writes); ``None``:
+    the history requests are refused (``no_histories``)."""
 
 
     def think_ms(self) -> int:

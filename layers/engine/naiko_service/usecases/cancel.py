@@ -43,6 +43,7 @@ def fallback_for(deps: Deps, record: TableRecord, now: int) -> Fallback | None:
         return None
     projection = record.copy()
     projection.fallback = None
+    projection.histories = []
     outcome = engine_step(deps, projection, cmd.CancelHand(reason="state_unreadable"))
     event = next(e for e in outcome.events if isinstance(e, HandCancelled))
     projection.state.hand = None
@@ -51,4 +52,6 @@ def fallback_for(deps: Deps, record: TableRecord, now: int) -> Fallback | None:
     projection.timers.append(Timer(f"next_hand:{hand.number}", TimerKind.NEXT_HAND,
                                    now + projection.settings.pause_ms))
     dealer.sync_timers(deps, projection, now)
-    return Fallback(projection, event.to_dict(), tuple(sorted(event.absent.items())))
+    return Fallback(projection, event.to_dict(), tuple(sorted(event.absent.items())),
+                    dealt=tuple(i for i, dealt in enumerate(hand.dealt) if dealt),
+                    started_ms=now if record.hand_started_ms is None else record.hand_started_ms)

@@ -14,6 +14,7 @@ from naiko.cards import shuffled_deck
 from naiko.powers import draw_carousel
 from naiko.tournaments.seating import next_deal
 
+from .. import hand_records
 from ..records import TableRecord, Timer, TimerKind
 from . import mtt, private, room, seats, tournament_tables
 from .base import Deps, Outcome, engine_step
@@ -48,6 +49,9 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
     hand = record.state.hand
     if hand is not None and hand.complete and hand.number > record.hands_closed:
         record.hands_closed = hand.number
+        # R10.1: the hand's record, as the hand ended (before anyone stands up), written with
+        # this write; hands_closed makes it once per hand.
+        record.histories.append(hand_records.from_table(record, now))
         close_hand(deps, record, now, outcome)
         held = record.tournament is not None and record.tournament.hold is not None
         if not record.closed and not held:
@@ -113,6 +117,7 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
         button = first if first in active else active[rng.randrange(len(active))]
     carousel = draw_carousel(rng) if state.config.rules.powers else ()
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
+    record.hand_started_ms = now
     outcome.add(engine_step(deps, record, cmd.StartHand(
         deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel, wait=wait)))
 

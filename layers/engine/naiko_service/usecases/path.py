@@ -37,10 +37,12 @@ from naiko.errors import EngineError
 from naiko.events import Event, event_from_dict
 from naiko.views import events_for, view_for
 
+from .. import hand_records
 from ..ports import (
     AccountMove,
     ConcurrentUpdate,
     ConnectionGone,
+    HistoryStored,
     InsufficientFunds,
     LedgerReason,
     PutTable,
@@ -204,7 +206,24 @@ def load(deps: Deps, table_id: str) -> TableRecord:
 def write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
           now: int) -> None:
     """The conditional write of one attempt: the table and its account moves; with other
-    items to write (a tournament table's hand), all of them in one transaction."""
+    items to write (a tournament table's hand), all of them in one transaction. The records of
+    hands that ended in this write travel with the table (R10.1, ``record.histories``): one
+    found stored already (a write that carried it committed before) is left out, and the
+    write is made again without it, so a hand is stored once."""
+    try:
+        _write(deps, record, expected_version, outcome, now)
+    except HistoryStored as stored:
+        deps.count("HistoriesStoredBefore", len(stored.hands))
+        deps.warn("a hand's record was stored already", {"table_id": record.table_id,
+                                                         "hands": [n for _, n in stored.hands]})
+        record.histories = [h for h in record.histories if h.key not in stored.hands]
+        _write(deps, record, expected_version, outcome, now)
+
+
+def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
+           now: int) -> None:
+    # one record per hand (a transaction may touch an item once)
+    record.histories = list({history.key: history for history in record.histories}.values())
     moves = stamped(outcome.moves, now)
     others: list[Write] = []
     for other in outcome.others.values():
@@ -291,6 +310,9 @@ def recover(deps: Deps, unreadable: UnreadableTable) -> None:
     moves = tuple(AccountMove(player, -amount, record.table_id, LedgerReason.REFUND, now)
                   for player, amount in fallback.moves)
     outcome = Outcome(moves=list(moves))
+    history = hand_records.from_fallback(fallback, now)
+    if history is not None:  # R10.1: the cancelled hand is stored, without its actions
+        record.histories = [history]
     if record.tournament is not None:  # the tournament's log records the cancelled hand
         outcome.writes.append(tournament_tables.cancelled_hand_log(record, fallback.event, now))
     try:

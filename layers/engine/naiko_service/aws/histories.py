@@ -1,0 +1,137 @@
+""":mod:`naiko_service.aws.histories` stores the hands' records (R10.1) in DynamoDB
+(``HandHistoryTable`` in ``template.yaml``; the layout is in ``docs/storage.md``).
+
+One table, key ``pk`` (HASH) + ``sk`` (RANGE), two kinds of item:
+
+- a hand: ``pk = "table#<table_id>"``, ``sk = "hand#<hand_number:010d>"``, ``blob`` the sealed
+  :class:`~naiko_service.hand_records.HandRecord` (zlib, AES-GCM: it holds every hole card),
+  ``ended_ms``: a table's hands are one Query, in order;
+- a player's entry: ``pk = "player#<player_id>"``, ``sk = "<ended_ms:013d>#<table_id>#
+  <hand_number:010d>"``, ``summary`` (JSON of :class:`~naiko_service.hand_records.PlayerHand`):
+  a player's hands are one Query, newest first, that opens no record.
+
+:func:`history_puts` builds the ``Put`` requests of one record (the hand and one entry per
+player dealt in), each conditioned on ``attribute_not_exists``; the table store writes them in
+the same ``TransactWriteItems`` as the table write that ends the hand
+(:class:`~naiko_service.aws.dynamodb.DynamoTableStore`,
+:class:`~naiko_service.aws.tournaments.DynamoTournamentStore`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from .. import hand_records
+from ..hand_records import HandRecord, Page, PlayerHand, player_key
+from ..records import Sealer
+
+Item = dict[str, dict[str, Any]]
+
+TABLE_PREFIX = "table#"
+PLAYER_PREFIX = "player#"
+HAND_PREFIX = "hand#"
+
+
+def hand_key(table_id: str, hand_number: int) -> Item:
+    """The key of a hand's item."""
+    return {"pk": {"S": TABLE_PREFIX + table_id}, "sk": {"S": f"{HAND_PREFIX}{hand_number:010d}"}}
+
+
+def history_puts(history_table: str, sealer: Sealer, record: HandRecord) -> list[dict[str, Any]]:
+    """The ``Put`` requests that store *record*: its hand item, then one entry per player
+    dealt in (:meth:`~naiko_service.hand_records.HandRecord.pointers`), each only if absent."""
+    absent = {"ConditionExpression": "attribute_not_exists(#pk)",
+              "ExpressionAttributeNames": {"#pk": "pk"}}
+    puts: list[dict[str, Any]] = [{
+        "TableName": history_table,
+        "Item": {**hand_key(*record.key),
+                 "blob": {"B": hand_records.seal(sealer, record)},
+                 "ended_ms": {"N": str(record.ended_ms)}},
+        **absent}]
+    for pointer in record.pointers():
+        puts.append({"TableName": history_table, "Item": {
+            "pk": {"S": PLAYER_PREFIX + pointer.player_id}, "sk": {"S": pointer.cursor},
+            "summary": {"S": json.dumps(pointer.to_dict(), separators=(",", ":"))}}, **absent})
+    return puts
+
+
+def _paged(client: Any, **request: Any) -> Iterator[Item]:
+    while True:
+        response = client.query(**request)
+        yield from response.get("Items", [])
+        last_key = response.get("LastEvaluatedKey")
+        if not last_key:
+            return
+        request["ExclusiveStartKey"] = last_key
+
+
+class DynamoHandHistories:
+    """:class:`~naiko_service.ports.HandHistories` on DynamoDB: reads by key and Queries of
+    one partition, never a Scan.
+
+    :param client: A low-level boto3 DynamoDB client.
+    :param history_table: Name of ``HandHistoryTable``.
+    :param sealer: Opens the records (the table state's key).
+    """
+
+    def __init__(self, client: Any, history_table: str, sealer: Sealer):
+        self.client = client
+        self.history_table = history_table
+        self.sealer = sealer
+
+    def hand(self, table_id: str, hand_number: int) -> HandRecord | None:
+        """One strongly consistent ``GetItem`` (the hand may have ended a moment ago)."""
+        response = self.client.get_item(TableName=self.history_table,
+                                        Key=hand_key(table_id, hand_number),
+                                        ConsistentRead=True)
+        item = response.get("Item")
+        if item is None:
+            return None
+        return hand_records.open_sealed(self.sealer, table_id, hand_number,
+                                        bytes(item["blob"]["B"]))
+
+    def player_hands(self, player_id: str, before: str | None = None,
+                     limit: int = 20) -> Page:
+        """A Query of the player's entries, newest first, below the cursor *before*; one
+        entry more than *limit* is asked for, to know whether another page follows."""
+        condition = "#pk = :pk"
+        values: dict[str, Any] = {":pk": {"S": PLAYER_PREFIX + player_id}}
+        if before is not None:
+            condition += " AND #sk < :before"
+            values[":before"] = {"S": before}
+        hands: list[PlayerHand] = []
+        for item in _paged(self.client, TableName=self.history_table, ConsistentRead=True,
+                           KeyConditionExpression=condition,
+                           ExpressionAttributeNames={"#pk": "pk", **(
+                               {"#sk": "sk"} if before is not None else {})},
+                           ExpressionAttributeValues=values, ScanIndexForward=False,
+                           Limit=limit + 1):
+            hands.append(PlayerHand.from_dict(player_id, json.loads(item["summary"]["S"])))
+            if len(hands) > limit:
+                return Page(hands[:limit], hands[limit - 1].cursor)
+        return Page(hands, None)
+
+    def table_hands(self, table_id: str, after: int = 0,
+                    limit: int = 100) -> list[HandRecord]:
+        """A Query of the table's hand items numbered above *after*, in order."""
+        found: list[HandRecord] = []
+        if limit <= 0:
+            return found
+        for item in _paged(self.client, TableName=self.history_table, ConsistentRead=True,
+                           KeyConditionExpression="#pk = :pk AND #sk > :after",
+                           ExpressionAttributeNames={"#pk": "pk", "#sk": "sk"},
+                           ExpressionAttributeValues={
+                               ":pk": {"S": TABLE_PREFIX + table_id},
+                               ":after": {"S": f"{HAND_PREFIX}{after:010d}"}},
+                           Limit=limit):
+            number = int(item["sk"]["S"][len(HAND_PREFIX):])
+            found.append(hand_records.open_sealed(self.sealer, table_id, number,
+                                                  bytes(item["blob"]["B"])))
+            if len(found) >= limit:
+                break
+        return found
+
+
+__all__ = ["DynamoHandHistories", "history_puts", "hand_key", "player_key"]
