@@ -118,10 +118,12 @@ def _between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, 
         _pull(deps, record, new, now, outcome)
         if _final(deps, record, new, now, outcome):
             may_deal = False
+        elif _start_hand_for_hand(record, new, now, outcome):
+            # before breaking: the bubble must not pass while this table breaks (the break's
+            # moves are planned when round 0 closes, :func:`_plan_moves`)
+            may_deal = _hand_for_hand(deps, record, new, [], now, outcome, hand_ended)
         elif _break(deps, record, new, now, outcome):
             may_deal = False
-        elif _start_hand_for_hand(record, new, now, outcome):
-            may_deal = _hand_for_hand(deps, record, new, [], now, outcome, hand_ended)
         elif _pending_out(deps, record, new, now, outcome):
             may_deal = False
         elif _balance(deps, record, new, now, outcome):
