@@ -498,6 +498,18 @@ def _peek_visible(record: _Hand, card: str) -> bool:
 
 # -- PokerStars text -------------------------------------------------------------------------
 
+def _prepare(state: TableState, hand_id: int, hero: str | None,
+             tournament: Tournament | None, currency: str | None,
+             names: Mapping[str, str] | None) -> tuple[_Money, _Hand]:
+    """The checks both exports make, then the money format and what *hero* may see."""
+    if tournament is not None and currency is not None:
+        raise HandExportError("a tournament hand is played in chips: give the buy-in's "
+                              "currency in Tournament.currency", code="bad_option")
+    if hand_id < 1:
+        raise HandExportError(f"hand_id must be positive, not {hand_id}", code="bad_option")
+    return _money(currency), _read(state, hero, names)
+
+
 def to_pokerstars(state: TableState, *, hand_id: int, table_name: str, started: datetime,
                   hero: str | None = None, tournament: Tournament | None = None,
                   currency: str | None = None, names: Mapping[str, str] | None = None,
@@ -519,13 +531,7 @@ def to_pokerstars(state: TableState, *, hand_id: int, table_name: str, started: 
     :raises HandExportError: If the hand is not finished, was cancelled, or a name or option
         is invalid.
     """
-    if tournament is not None and currency is not None:
-        raise HandExportError("a tournament hand is played in chips: give the buy-in's "
-                              "currency in Tournament.currency", code="bad_option")
-    if hand_id < 1:
-        raise HandExportError(f"hand_id must be positive, not {hand_id}", code="bad_option")
-    money = _money(currency)
-    record = _read(state, hero, names)
+    money, record = _prepare(state, hand_id, hero, tournament, currency, names)
     return _StarsWriter(record, money, powers).write(hand_id, _check_table_name(table_name),
                                                       started, tournament)
 
@@ -790,13 +796,7 @@ def to_ohh(state: TableState, *, hand_id: int, table_name: str, started: datetim
     :raises HandExportError: If the hand is not finished, was cancelled, or a name or option
         is invalid.
     """
-    if tournament is not None and currency is not None:
-        raise HandExportError("a tournament hand is played in chips: give the buy-in's "
-                              "currency in Tournament.currency", code="bad_option")
-    if hand_id < 1:
-        raise HandExportError(f"hand_id must be positive, not {hand_id}", code="bad_option")
-    money = _money(currency)
-    record = _read(state, hero, names)
+    money, record = _prepare(state, hand_id, hero, tournament, currency, names)
     return {"ohh": _OhhWriter(record, money).write(hand_id, _check_table_name(table_name),
                                                    started, tournament, site_name)}
 

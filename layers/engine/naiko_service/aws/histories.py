@@ -20,14 +20,15 @@ the same ``TransactWriteItems`` as the table write that ends the hand
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import hand_records
 from ..hand_records import HandRecord, Page, PlayerHand, player_key
 from ..records import Sealer
+from . import dynamodb  # its paged Query (dynamodb imports history_puts from here)
 
-Item = dict[str, dict[str, Any]]
+if TYPE_CHECKING:
+    from .dynamodb import Item
 
 TABLE_PREFIX = "table#"
 PLAYER_PREFIX = "player#"
@@ -55,16 +56,6 @@ def history_puts(history_table: str, sealer: Sealer, record: HandRecord) -> list
             "pk": {"S": PLAYER_PREFIX + pointer.player_id}, "sk": {"S": pointer.cursor},
             "summary": {"S": json.dumps(pointer.to_dict(), separators=(",", ":"))}}, **absent})
     return puts
-
-
-def _paged(client: Any, **request: Any) -> Iterator[Item]:
-    while True:
-        response = client.query(**request)
-        yield from response.get("Items", [])
-        last_key = response.get("LastEvaluatedKey")
-        if not last_key:
-            return
-        request["ExclusiveStartKey"] = last_key
 
 
 class DynamoHandHistories:
@@ -102,7 +93,8 @@ class DynamoHandHistories:
             condition += " AND #sk < :before"
             values[":before"] = {"S": before}
         hands: list[PlayerHand] = []
-        for item in _paged(self.client, TableName=self.history_table, ConsistentRead=True,
+        for item in dynamodb._paged_query(
+                self.client, TableName=self.history_table, ConsistentRead=True,
                            KeyConditionExpression=condition,
                            ExpressionAttributeNames={"#pk": "pk", **(
                                {"#sk": "sk"} if before is not None else {})},
@@ -119,7 +111,8 @@ class DynamoHandHistories:
         found: list[HandRecord] = []
         if limit <= 0:
             return found
-        for item in _paged(self.client, TableName=self.history_table, ConsistentRead=True,
+        for item in dynamodb._paged_query(
+                self.client, TableName=self.history_table, ConsistentRead=True,
                            KeyConditionExpression="#pk = :pk AND #sk > :after",
                            ExpressionAttributeNames={"#pk": "pk", "#sk": "sk"},
                            ExpressionAttributeValues={

@@ -429,18 +429,27 @@ def _break(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
         seating.breaking.append(max(n for n in seating.counts if n not in seating.breaking))
     if me not in seating.breaking:
         return False
-    players = [s.player_id for s in record.state.seats if s is not None
-               and not any(m.player_id == s.player_id for m in seating.pending)]
-    rules._shuffle(players, deps.rng)
-    for player in players:
-        target = seating.shortest(exclude={me})
-        seating.counts[target] += 1
-        seating.counts[me] -= 1
-        seating.pending.append(PendingMove(player, me, target, "break", now))
+    _plan_break(deps, seating, record, now)
     record.tournament = replace(info, hold="break")
     for move in [m for m in seating.pending if m.from_table == me]:
         _push(deps, record, new, move, now, outcome)
     return True
+
+
+def _plan_break(deps: Deps, seating: Seating, table: TableRecord, now: int) -> None:
+    """R9.7: the players of breaking *table* not moving yet go, one by one in random order,
+    each to the then shortest other table (counted at both at once)."""
+    assert table.tournament is not None
+    number = table.tournament.number
+    moving = {m.player_id for m in seating.pending}
+    players = [s.player_id for s in table.state.seats
+               if s is not None and s.player_id not in moving]
+    rules._shuffle(players, deps.rng)
+    for player in players:
+        target = seating.shortest(exclude={number})
+        seating.counts[target] += 1
+        seating.counts[number] -= 1
+        seating.pending.append(PendingMove(player, number, target, "break", now))
 
 
 # -- the final table (R9.7) ----------------------------------------------------------------------
@@ -723,13 +732,7 @@ def _plan_moves(deps: Deps, new: TournamentRecord, now: int) -> None:
             table = deps.tables.load(seating.table_ids[number])
         except TableNotFound:
             continue
-        players = [s.player_id for s in table.state.seats if s is not None]
-        rules._shuffle(players, deps.rng)
-        for player in players:
-            target = seating.shortest(exclude={number})
-            seating.counts[target] += 1
-            seating.counts[number] -= 1
-            seating.pending.append(PendingMove(player, number, target, "break", now))
+        _plan_break(deps, seating, table, now)
     given: set[int] = set()
     while True:
         live = [n for n in seating.counts if n not in seating.breaking and n not in given]
