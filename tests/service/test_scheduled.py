@@ -50,7 +50,7 @@ def run_until(sim: Simulation, until_ms: int) -> None:
     sim.clock.now = max(sim.clock.now, until_ms)
 
 
-def test_r9_1_a_scheduled_tournament_refuses_entries_before_its_registration_opens() -> None:
+def test_r7_5_r9_1_a_scheduled_tournament_refuses_entries_before_registration_opens() -> None:
     sim = simulation(20)
     tid = listed(sim, opens_in=10 * MINUTE)
     deps = sim.service.deps
@@ -75,7 +75,7 @@ def test_r9_1_registration_must_open_before_the_start() -> None:
     assert refused.value.code == "invalid_request"
 
 
-def test_r9_2_below_its_minimum_a_scheduled_tournament_is_cancelled_and_entries_returned() -> None:
+def test_r7_5_r9_2_below_its_minimum_a_scheduled_tournament_is_cancelled_and_refunded() -> None:
     sim = simulation(20, min_players=5)
     tid = listed(sim)
     deps = sim.service.deps
