@@ -38,6 +38,10 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from naiko.commitment import CardProof, MalformedProof
+from naiko.commitment import verify as verify_proof
+from naiko.verify import check_hand
+
 from .render import (
     POWER_COSTS,
     Narrator,
@@ -61,7 +65,7 @@ LOBBY_REFRESH_S = 3.0
 
 _NOT_AT_A_TABLE = frozenset({"list_tables", "create_table", "quick_seat", "get_account",
                              "find_table", "list_tournaments", "get_tournament", "register",
-                             "unregister"})
+                             "unregister", "hand_history", "get_hand"})
 """Requests that carry no ``table_id``."""
 
 # -- commands --------------------------------------------------------------------------------
@@ -98,7 +102,7 @@ _ALIASES = {
     "resume": "resume", "close": "close", "tournaments": "tournaments",
     "tourneys": "tournaments", "tournament": "tournament", "tourney": "tournament",
     "register": "register", "reg": "register", "unregister": "unregister",
-    "unreg": "unregister",
+    "unreg": "unregister", "history": "history", "hist": "history", "hands": "history",
 }
 
 _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
@@ -169,6 +173,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return Parsed(local=word)
     if word in _TOURNAMENT:
         return _tournament_command(word, args, tournaments, tournament, player_id)
+    if word == "history":
+        return _history_command(args, view)
     if word in _CASH_ONLY and is_tournament(view):
         if word == "leave":
             return Parsed(error="A tournament's seat cannot be left: `sitout` (you are dealt "
@@ -227,6 +233,21 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
     if word in ("peek", "swap", "anchor"):
         return _power_command(word, arg, view, prompt)
     return _betting_command(word, arg, view, prompt)
+
+
+def _history_command(args: list[str], view: dict[str, Any] | None) -> Parsed:
+    """``history``: your last hands (R10.1); ``history N``: hand N of the table shown, in full,
+    checked against the deck its server committed to (R10.2)."""
+    if not args:
+        return Parsed(request={"action": "hand_history", "limit": 10}, label="history")
+    table_id = (view or {}).get("table_id")
+    if len(args) > 1 or not args[0].isdigit() or int(args[0]) < 1:
+        return Parsed(error="Type `history` for your last hands, `history N` for hand N of "
+                            "this table.")
+    if not table_id:
+        return Parsed(error="`history N` reads hand N of the table shown: open a table first.")
+    return Parsed(request={"action": "get_hand", "table_id": table_id,
+                           "hand_number": int(args[0])}, label=f"history {args[0]}")
 
 
 def _amount(text: str | None) -> int | None:
@@ -660,6 +681,10 @@ class Client:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._escape = ""
         self._ever_connected = False
+        self.deck_root: str | None = None
+        """The commitment of the hand shown (R10.2), and its proofs checked so far."""
+        self.deck_proved = 0
+        self.deck_failed = 0
 
     # -- time and screen ---------------------------------------------------------------------
 
@@ -789,7 +814,8 @@ class Client:
             else:
                 self.notice(f"Pick a table between 1 and {len(tables)}.", error=True)
         elif word in ("quick", "find", "account", "tournaments", "tourneys", "tournament",
-                      "tourney", "register", "reg", "unregister", "unreg"):
+                      "tourney", "register", "reg", "unregister", "unreg", "history", "hist",
+                      "hands"):
             parsed = parse_command(typed, None, player_id=self.player_id,
                                    tournaments=self.tournament_list or (),
                                    tournament=self.tournament_shown)
@@ -886,8 +912,65 @@ class Client:
             self.switch_table(str(message.get("table_id")), watch=True)
             self.notice("Table found: you watch it; `join` to sit down (your invite code goes "
                         "with it).")
+        elif kind == "hands":
+            self._on_hands(list(message.get("hands") or []))
+        elif kind == "hand":
+            self._on_hand(dict(message.get("hand") or {}))
         elif kind == "error":
             self._on_error(message, label)
+
+    # -- hand histories (R10.1) and the committed deck (R10.2) ----------------------------------
+
+    def _on_hands(self, hands: list[dict[str, Any]]) -> None:
+        """``history``: one line per hand, newest first."""
+        self.log.append(f"Your last {len(hands)} hand(s) (`history N` shows hand N here):")
+        for h in hands:
+            when = time.strftime("%H:%M", time.gmtime(int(h.get("ended_ms") or 0) / 1000))
+            net = int(h.get("net") or 0)
+            note = f" (cancelled: {h['cancelled']})" if h.get("cancelled") else ""
+            self.log.append(f"  #{h.get('hand_number')} {h.get('table_name')} "
+                            f"[{h.get('table_id')}] {h.get('variant')} {when} UTC "
+                            f"{net:+d}{note}")
+        self.notice(f"{len(hands)} hand(s) in your history." if hands
+                    else "No hands in your history yet.")
+
+    def _on_hand(self, hand: dict[str, Any]) -> None:
+        """``history N``: the hand as you saw it, then its check against the deck committed
+        before its first card (the same check as ``naiko-verify``)."""
+        self.log.append(f"--- History of hand #{hand.get('hand_number')} "
+                        f"({hand.get('table_name')}) ---")
+        self.log.extend(Narrator().narrate(list(hand.get("events") or [])))
+        report = check_hand(hand)
+        self.log.append(("Deck check: " if report.ok else "Deck check FAILED: ")
+                        + report.line())
+        self.notice(report.line(), error=not report.ok)
+
+    def _check_proofs(self, message: dict[str, Any]) -> None:
+        """R10.2: check every card proof that arrives against the hand's commitment, and say
+        so on screen (a failed proof is an error the player must see)."""
+        hand = (self.view or {}).get("hand") or {}
+        root = hand.get("commitment")
+        if root and root != self.deck_root:
+            self.deck_root, self.deck_proved, self.deck_failed = root, 0, 0
+        proofs = message.get("proofs") or (hand.get("proofs")
+                                           if message.get("type") == "snapshot" else None)
+        if not proofs:
+            return
+        good: list[str] = []
+        for raw in proofs:
+            try:
+                proof = CardProof.from_dict(raw)
+            except MalformedProof:
+                proof = None
+            if root and proof is not None and verify_proof(root, proof):
+                good.append(f"{raw['card']}@{proof.position}")
+            else:
+                self.deck_failed += 1
+                self.notice(f"Card proof FAILED for {raw.get('card')!r}: it is not in the deck "
+                            "committed before the deal (R10.2).", error=True)
+        self.deck_proved += len(good)
+        if good:
+            self.log.append(f"✓ proved against the commitment: {' '.join(good)}")
 
     def _on_ack(self, message: dict[str, Any], label: str | None) -> None:
         label = label or ""
@@ -1011,6 +1094,7 @@ class Client:
         if (self.view or {}).get("seat_index") is not None:
             self.offer_until = None
         self.log.extend(self.narrator.narrate(events, self.view))
+        self._check_proofs(message)
         self._estimate_offset(events)
         if gap:
             self.send({"action": "snapshot"}, "catch up")

@@ -57,6 +57,7 @@ HELP = (
     "        kick P | pause | resume | close",
     "  tournaments   list the tournaments                    tournament N|ID  show one",
     "  register N|ID  enter (the entry is paid at once)      unregister N|ID  until it starts",
+    "  history    your last hands                            history N  hand N, deck checked",
     "  help       show or hide this help                     q      quit (the seat stays)",
 )
 
@@ -287,6 +288,9 @@ class Narrator:
         if kind in ("blind_posted", "ante_posted"):
             what = f"the {e.get('blind')} blind" if kind == "blind_posted" else "an ante"
             return f"{who} posts {what} of {e['amount']}" + _all_in(e)
+        if kind == "deck_committed":  # R10.2: the proofs of the cards dealt are checked on it
+            root = str(e.get("root"))
+            return f"Deck committed before the deal: {root[:16]}…{root[-8:]}"
         if kind == "hole_cards":
             return f"You are dealt {cards_text(e.get('cards'))}"
         if kind == "carousel":

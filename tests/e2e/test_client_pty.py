@@ -512,6 +512,15 @@ def test_a_person_joins_the_demo_table_and_plays_a_hand_to_the_end(server: Local
     acts = [json.loads(text) for player, text in server.frames if player == "alice"]
     assert {"join_table", "act"} <= {a["action"] for a in acts}
     assert server.view_of("alice")["hand"]["number"] >= 1
+    # R10.2: the cards came with proofs, checked by the client as they arrived
+    assert "Deck committed before the deal:" in "\n".join(client.frames)
+    assert re.search(r"✓ proved against the commitment: ([2-9TJQKA][cdhs]@\d+ ?)+",
+                     "\n".join(client.frames))
+    # R10.1: `history` lists the hands; `history 1` reads hand 1 back and checks its deck
+    client.command("history")
+    client.wait_for("Your last \\d+ hand")
+    client.command("history 1")
+    client.wait_for("Deck check: .*#1: verified, \\d+ card")
 
     client.command("leave")
     client.wait_for("alice (stands up with \\d+|will leave after this hand)")

@@ -100,6 +100,10 @@ class StartHand(Command):
     small blind or between the button and the small blind wait there, without posting, until
     the big blind reaches them (R9.7, :func:`naiko.tournaments.seating.next_deal`); the blinds
     move among the seats dealt in.
+    *deck_seed* (64 lowercase hex digits, secret, drawn by the caller) commits the hand to its
+    deck before the first card (R10.2): the hand publishes the Merkle root of *deck* salted
+    with :func:`naiko.commitment.salts_from_seed`, and every card a seat sees can be proved
+    against it. ``None`` deals without a commitment (replays of external logs, tests).
     """
 
     kind: ClassVar[str] = "start_hand"
@@ -108,6 +112,7 @@ class StartHand(Command):
     mucked: frozenset[int] = field(default_factory=frozenset)
     carousel: tuple[str, ...] = ()
     wait: frozenset[int] = field(default_factory=frozenset)
+    deck_seed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

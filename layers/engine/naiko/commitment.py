@@ -60,6 +60,7 @@ False
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +79,12 @@ SALT_SIZE = 32
 
 HASH_SIZE = 32
 """Bytes in one SHA-256 hash (64 lowercase hex digits on the wire)."""
+
+SEED_SIZE = 32
+"""Bytes in a hand's secret deck seed (:func:`salts_from_seed`)."""
+
+SALT_TAG = b"naiko-salt"
+"""HMAC message prefix of a position's salt (:func:`salts_from_seed`)."""
 
 _HEX32 = re.compile(r"[0-9a-f]{64}")
 
@@ -441,3 +448,42 @@ def verify_hand(root: str, proofs: Iterable[CardProof],
             problems.append(f"{format_card(card)} is claimed at positions {first[0]} and "
                             f"{position} (a deck holds each card once, R1.1)")
     return problems
+
+
+def salts_from_seed(seed: bytes) -> list[bytes]:
+    """The 52 salts of one hand from its secret seed: ``salt_i = HMAC-SHA256(seed, SALT_TAG ||
+    i)`` with ``i`` one byte. The server keeps 32 bytes per hand instead of 52 x 32; a proof
+    reveals its own position's salt, and an HMAC output gives away neither the key nor any
+    other output, so the other positions' salts stay as secret as independent ones.
+
+    :param seed: :data:`SEED_SIZE` secret bytes (``secrets.token_bytes(SEED_SIZE)``).
+    :raises ValueError: If the seed is not :data:`SEED_SIZE` bytes.
+
+    >>> salts = salts_from_seed(bytes(32))
+    >>> len(salts), len(set(salts)), len(salts[0])
+    (52, 52, 32)
+    """
+    if not (isinstance(seed, bytes) and len(seed) == SEED_SIZE):
+        raise ValueError(f"a deck seed is {SEED_SIZE} bytes")
+    return [hmac.new(seed, SALT_TAG + bytes([i]), hashlib.sha256).digest()
+            for i in range(DECK_SIZE)]
+
+
+def seed_from_hex(text: object) -> bytes:
+    """The seed written as 64 lowercase hex digits (as a hand's state keeps it).
+
+    :raises ValueError: For anything else.
+    """
+    seed = _hash_from_hex(text)
+    if seed is None:
+        raise ValueError("a deck seed is 64 lowercase hex digits")
+    return seed
+
+
+def commit_deck(cards: Sequence[Card], seed_hex: str) -> DeckCommitment:
+    """The commitment to *cards* with the salts of :func:`salts_from_seed`.
+
+    :raises InvalidDeck: If *cards* is not a full deck.
+    :raises ValueError: If *seed_hex* is not 64 lowercase hex digits.
+    """
+    return DeckCommitment(cards, salts_from_seed(seed_from_hex(seed_hex)))

@@ -49,6 +49,7 @@ from .commands import (
     UsePower,
     WindowTimeout,
 )
+from .commitment import commit_deck
 from .errors import (
     EngineError,
     IllegalAction,
@@ -65,6 +66,7 @@ from .events import (
     BlindPosted,
     BoardDealt,
     ChipsAdded,
+    DeckCommitted,
     EntryChosen,
     Event,
     HandCancelled,
@@ -438,6 +440,12 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
     if c.button is not None:
         _seat_index(state, c.button)
     powers.check_carousel(state, c.carousel)
+    commitment = None
+    if c.deck_seed is not None:
+        try:
+            commitment = commit_deck(deck, c.deck_seed)
+        except ValueError as exc:
+            raise MalformedCommand(f"the deck seed: {exc} (R10.2)", rule_id="R10.2") from exc
     plan = _entry_plan(state, present, c.button)
     active = plan.dealt
     button, small_blind, small_blind_position, big_blind = plan.positions
@@ -455,6 +463,8 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
     hand.starting_destellos = [s.destellos if s else 0 for s in seats]
     hand.previous_big_blind_seat = state.last_big_blind_seat
     hand.previous_small_blind_position = state.last_small_blind_position
+    if commitment is not None:
+        hand.shuffled, hand.deck_seed, hand.commitment = deck[:], c.deck_seed, commitment.root
     state.hand = hand
     state.hand_count = number
     state.last_big_blind_seat = big_blind
@@ -482,6 +492,9 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
     if config.ante_mode is AnteMode.BIG_BLIND:
         _post_ante(state, hand, big_blind, config.ante, events)
 
+    # R10.2: the deck's commitment is published before the first card.
+    if hand.commitment is not None:
+        events.append(DeckCommitted(root=hand.commitment))
     # Hole cards: each player in turn from the first seat left of the button receives all of
     # their cards (the order a PHH file lists them in).
     hole_count = config.rules.hole_card_count

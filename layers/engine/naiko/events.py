@@ -201,6 +201,15 @@ class BlindPosted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DeckCommitted(Event):
+    """R10.2: the Merkle root of the hand's shuffled deck (:mod:`naiko.commitment`), published
+    before the first card is dealt. Public."""
+
+    kind: ClassVar[str] = "deck_committed"
+    root: str
+
+
+@dataclass(frozen=True, slots=True)
 class HoleCardsDealt(Event):
     """A seat's hole cards (``"AhKd"``): private to that seat."""
 
@@ -408,7 +417,8 @@ class AnchorApplied(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (
         Seated, StoodUp, SatOut, SatIn, ChipsAdded, EntryChosen, HandStarted, AntePosted,
-        BlindPosted, HoleCardsDealt, CarouselDrawn, TurnStarted, ActionTaken, UncalledBetReturned,
+        BlindPosted, DeckCommitted, HoleCardsDealt, CarouselDrawn, TurnStarted, ActionTaken,
+        UncalledBetReturned,
         BoardDealt, Showdown, PotAwarded, HandEnded, HandCancelled, PowerUsed, PeekResult,
         SleeveSwapResult, WindowOpened, WindowClosed, AnchorApplied)
 }

@@ -335,6 +335,13 @@ class HandState:
     """Once complete: the pots and who won what."""
     powers: PowersState | None = None
     """Naiko mode only."""
+    shuffled: list[int] = field(default_factory=list)
+    """R10.2: the whole deck as shuffled, position 0 first (the committed order; empty when the
+    hand was dealt without a commitment). Hidden information."""
+    deck_seed: str | None = None
+    """R10.2: the secret seed of the deck's salts (64 hex digits). Hidden information."""
+    commitment: str | None = None
+    """R10.2: the published Merkle root of the deck, or ``None``."""
 
     def copy(self) -> HandState:
         return HandState(
@@ -347,7 +354,8 @@ class HandState:
             self.starting_destellos[:], self.previous_big_blind_seat,
             self.previous_small_blind_position, self.cancelled,
             self.shown[:], self.mucked[:], self.log[:], [dict(a) for a in self.awards],
-            self.powers.copy() if self.powers else None)
+            self.powers.copy() if self.powers else None, self.shuffled[:], self.deck_seed,
+            self.commitment)
 
     @property
     def betting_actions(self) -> int:
@@ -378,6 +386,8 @@ class HandState:
             "mucked": self.mucked[:], "log": [e.to_dict() for e in self.log],
             "awards": [dict(a) for a in self.awards],
             "powers": self.powers.to_dict() if self.powers else None,
+            **({"shuffled": self.shuffled[:], "deck_seed": self.deck_seed,
+                "commitment": self.commitment} if self.commitment is not None else {}),
         }
 
     @classmethod
@@ -410,7 +420,10 @@ class HandState:
             shown=bools("shown"), mucked=bools("mucked"),
             log=[event_from_dict(e) for e in d["log"]],
             awards=[dict(a) for a in d["awards"]],
-            powers=PowersState.from_dict(d["powers"]) if d.get("powers") else None)
+            powers=PowersState.from_dict(d["powers"]) if d.get("powers") else None,
+            shuffled=[int(c) for c in d.get("shuffled", ())],
+            deck_seed=None if d.get("deck_seed") is None else str(d["deck_seed"]),
+            commitment=None if d.get("commitment") is None else str(d["commitment"]))
 
 
 @dataclass(slots=True)

@@ -7,17 +7,32 @@ deck. :func:`events_for` filters engine events the same way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from . import powers
-from .cards import format_cards
+from .cards import Card, format_cards, parse_cards
+from .commitment import DeckCommitment, commit_deck
 from .engine import legal_actions
-from .events import Event
-from .state import TableState
+from .events import (
+    BoardDealt,
+    Event,
+    HandStarted,
+    HoleCardsDealt,
+    PeekResult,
+    Showdown,
+    SleeveSwapResult,
+)
+from .state import HandState, TableState
 
 
-def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
+def view_for(state: TableState, seat_index: int | None, *,
+             proofs: bool = False) -> dict[str, Any]:
     """The table as *seat_index* may see it (``None``: a spectator).
+
+    The hand carries its deck ``commitment`` (R10.2); with *proofs*, also ``proofs``: one
+    inclusion proof for every card the viewer has seen in the hand so far (a snapshot; updates
+    carry only the proofs of the cards they show, :func:`proofs_for_events`).
 
     >>> from naiko.state import TableConfig
     >>> view = view_for(TableState.new(TableConfig(seat_count=2)), None)
@@ -76,7 +91,10 @@ def view_for(state: TableState, seat_index: int | None) -> dict[str, Any]:
             "actor": hand.actor,
             "complete": hand.complete,
             "awards": [dict(a) for a in hand.awards] if hand.complete else [],
+            "commitment": hand.commitment,
         }
+        if proofs and hand.commitment is not None:
+            view["hand"]["proofs"] = proofs_for(hand, seen_cards(state, seat_index))
         if hand.powers is not None:
             view["hand"]["powers"] = _powers_view(state, seat_index)
         prompt = legal_actions(state)
@@ -114,3 +132,71 @@ def events_for(events: list[Event], seat_index: int | None,
     """The events *seat_index* (played by *player_id*) may see, as dicts (private events of
     other seats and notices to other players removed)."""
     return [e.to_dict() for e in events if e.visible_to(seat_index, player_id)]
+
+
+# -- R10.2: proofs of the cards a viewer saw ----------------------------------------------------
+
+def cards_in(events: Iterable[Event]) -> list[Card]:
+    """Every card the *events* show for the first time, in order, each once: hole cards, board
+    cards, a Peek, the card a Sleeve Swap brings in, the hands shown at showdown.
+    Filter the events for a viewer first (:meth:`Event.visible_to`)."""
+    cards: list[Card] = []
+    for event in events:
+        match event:
+            case HoleCardsDealt(cards=text) | BoardDealt(cards=text):
+                cards.extend(parse_cards(text))
+            case PeekResult(card=text):
+                cards.extend(parse_cards(text))
+            case SleeveSwapResult(received=new):  # the discarded card was proved when dealt
+                cards.extend(parse_cards(new))
+            case Showdown(hands=hands):
+                for shown in hands:
+                    cards.extend(parse_cards(shown.cards))
+            case _:
+                pass
+    return list(dict.fromkeys(cards))
+
+
+def seen_cards(state: TableState, seat_index: int | None,
+               player_id: str | None = None) -> list[Card]:
+    """Every card *seat_index* has seen in the current hand (from the hand's record)."""
+    hand = state.hand
+    if hand is None:
+        return []
+    return cards_in(e for e in hand.log if e.visible_to(seat_index, player_id))
+
+
+def commitment_of(hand: HandState) -> DeckCommitment | None:
+    """The hand's deck commitment rebuilt from its secret seed, or ``None`` without one."""
+    if hand.commitment is None or hand.deck_seed is None or not hand.shuffled:
+        return None
+    return commit_deck(hand.shuffled, hand.deck_seed)
+
+
+def proofs_for(hand: HandState, cards: Iterable[Card],
+               commitment: DeckCommitment | None = None) -> list[dict[str, Any]]:
+    """R10.2: the inclusion proof of each of *cards* in the hand's committed deck (wire form,
+    :meth:`naiko.commitment.CardProof.to_dict`); ``[]`` for a hand dealt without commitment.
+
+    :param commitment: The hand's commitment when the caller has built it already
+        (:func:`commitment_of`): a fan-out builds it once for every recipient.
+    """
+    commitment = commitment or commitment_of(hand)
+    if commitment is None:
+        return []
+    position = {card: i for i, card in enumerate(commitment.cards)}
+    return [commitment.proof(position[card]).to_dict() for card in cards]
+
+
+def proofs_for_events(hand: HandState | None, events: Iterable[Event],
+                      commitment: DeckCommitment | None = None) -> list[dict[str, Any]]:
+    """The proofs of the cards that *events* (already filtered for one viewer) show, for the
+    current *hand*: when the events run from the end of one hand into the deal of the next,
+    only the cards after the last ``hand_started`` are the current hand's (the earlier hand's
+    cards are proved by its stored record, R10.1)."""
+    if hand is None or hand.commitment is None:
+        return []
+    events = list(events)
+    starts = [i for i, e in enumerate(events) if isinstance(e, HandStarted)]
+    cards = cards_in(events[starts[-1]:] if starts else events)
+    return proofs_for(hand, cards, commitment) if cards else []

@@ -46,6 +46,7 @@ from naiko import phh
 from naiko.events import Event, HandCancelled, event_from_dict
 from naiko.hand_formats import Tournament, TournamentType, dumps_ohh, to_ohh, to_pokerstars
 from naiko.state import TableState
+from naiko.views import cards_in, proofs_for
 
 if TYPE_CHECKING:
     from .records import Fallback, Sealer, TableRecord
@@ -371,14 +372,29 @@ def for_reader(record: HandRecord, player_id: str) -> dict[str, Any]:
     seat = record.seat_of(player_id)
     if seat is None:
         raise NotInHand(player_id)
-    return {"table_id": record.table_id, "hand_number": record.hand_number,
-            "table_name": record.table_name, "kind": record.kind, "variant": record.variant,
+    events = visible_events(record, player_id)
+    return {**deck_proofs(record, events), "table_id": record.table_id,
+            "hand_number": record.hand_number, "table_name": record.table_name,
+            "kind": record.kind, "variant": record.variant,
             "started_ms": record.started_ms, "ended_ms": record.ended_ms,
             "config": dict(record.config), "seat_index": seat,
             "seats": [s.to_dict() for s in record.seats], "results": dict(record.results),
             "cancelled": record.cancelled, "tournament": record.tournament,
             "complete": record.lost is None,
-            "events": [e.to_dict() for e in visible_events(record, player_id)]}
+            "events": [e.to_dict() for e in events]}
+
+
+def deck_proofs(record: HandRecord, events: list[Event]) -> dict[str, Any]:
+    """R10.2: the hand's deck ``commitment`` and the ``proofs`` of every card *events* show
+    (the reader's own cards, the board, a Peek, a swap, the hands shown), so that a stored hand
+    can be checked afterwards (``naiko-verify``); ``{}`` for a hand dealt without one."""
+    if record.state is None:
+        return {}
+    hand = record.table_state().hand
+    if hand is None or hand.number != record.hand_number or hand.commitment is None:
+        return {}
+    return {"commitment": hand.commitment,
+            "proofs": proofs_for(hand, cards_in(events))}
 
 
 # -- exports -------------------------------------------------------------------------------------

@@ -586,15 +586,29 @@ class SnapshotMessage(Message):
     request_id: str | None = None
 
 
+class CardProof(Message):
+    """R10.2: the proof that ``card`` was at ``position`` of the hand's committed deck (the
+    ``commitment`` of the hand's view): the position's salt and the audit path, sibling hashes
+    from the leaf up (``docs/fairness.md``; check with :func:`naiko.commitment.verify`)."""
+
+    position: int = Field(ge=0, le=51)
+    card: str
+    card_id: int = Field(ge=0, le=51)
+    salt: str = Field(pattern="^[0-9a-f]{64}$")
+    path: list[str] = Field(max_length=6)
+
+
 class Update(Message):
     """What changed (events visible to this connection) and the resulting view. ``version``
-    increases by exactly one per table write: a client that sees a gap asks for a snapshot."""
+    increases by exactly one per table write: a client that sees a gap asks for a snapshot.
+    ``proofs``: one per card the events show this connection (R10.2), absent when none."""
 
     type: Literal["update"]
     table_id: str
     version: int
     events: list[dict[str, Any]]
     view: dict[str, Any]
+    proofs: list[CardProof] | None = None
 
 
 class Tables(Message):

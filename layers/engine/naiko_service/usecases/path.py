@@ -35,7 +35,7 @@ from typing import Any
 
 from naiko.errors import EngineError
 from naiko.events import Event, event_from_dict
-from naiko.views import events_for, view_for
+from naiko.views import cards_in, commitment_of, events_for, proofs_for_events, view_for
 
 from .. import hand_records
 from ..ports import (
@@ -349,10 +349,12 @@ def cancel_after_failure(deps: Deps, record: TableRecord, failure: Exception) ->
 
 # -- telling the players ---------------------------------------------------------------------
 
-def table_view(record: TableRecord, seat_index: int | None) -> dict[str, Any]:
+def table_view(record: TableRecord, seat_index: int | None, *,
+               proofs: bool = False) -> dict[str, Any]:
     """What *seat_index* (``None``: a spectator) sees of the table: the engine's view plus the
-    table's settings, who is disconnected, and the deadline of the seat to act."""
-    view = view_for(record.state, seat_index)
+    table's settings, who is disconnected, and the deadline of the seat to act; with *proofs*,
+    the proof of every card the viewer has seen in the hand (R10.2, a snapshot)."""
+    view = view_for(record.state, seat_index, proofs=proofs)
     settings = record.settings
     room = record.room
     view["table_id"] = record.table_id
@@ -401,7 +403,8 @@ def snapshot_message(record: TableRecord, player_id: str,
                      request_id: str | None) -> dict[str, Any]:
     """A ``snapshot``: the whole table as *player_id* may see it."""
     return {"type": "snapshot", "table_id": record.table_id, "version": record.seq,
-            "view": table_view(record, record.seat_of(player_id)), "request_id": request_id}
+            "view": table_view(record, record.seat_of(player_id), proofs=True),
+            "request_id": request_id}
 
 
 def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
@@ -413,6 +416,7 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
     costs one write), announced with ``disconnected`` events when a seated player is now away
     (everyone sees it: a new version)."""
     gone: list[tuple[str, str]] = []
+    commitment = None  # R10.2: built once, for the recipients shown new cards
     for player_id, connection_id in list(record.connections.items()):
         if deps.deadline.remaining_ms() < AWS_CALL_WORST_MS:
             deps.count("FanOutSkipped", 1)  # out of time: the client will ask for a snapshot
@@ -421,6 +425,11 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event]) -> None:
         message = {"type": "update", "table_id": record.table_id, "version": record.seq,
                    "events": events_for(events, seat_index, player_id),
                    "view": table_view(record, seat_index)}
+        hand = record.state.hand
+        shown = [e for e in events if e.visible_to(seat_index, player_id)]
+        if hand is not None and hand.commitment is not None and cards_in(shown):
+            commitment = commitment or commitment_of(hand)
+            message["proofs"] = proofs_for_events(hand, shown, commitment)
         try:
             deps.gateway.send(connection_id, message)
             deps.count("MessagesSent", 1)
