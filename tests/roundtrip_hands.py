@@ -253,7 +253,7 @@ def _pokerkit_history() -> Any:
     import pokerkit
     from unit.test_differential_pokerkit import _NoLimitTexasHoldem, _PotLimitOmahaHoldem
 
-    class FastHandHistory(pokerkit.HandHistory):  # type: ignore[misc]
+    class FastHandHistory(pokerkit.HandHistory):
         game_types = {**pokerkit.HandHistory.game_types, "NT": _NoLimitTexasHoldem,
                       "PO": _PotLimitOmahaHoldem}
 

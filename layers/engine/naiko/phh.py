@@ -861,7 +861,7 @@ def _naiko_stream(actions: list[Action], naiko: NaikoExtension, hole: list[list[
                               f"drawn was {_card_text(seen)}", "peek_mismatch")
         if position < len(stream):
             stream[position] = card
-        else:
+        elif card not in stream:  # else the replay says what is wrong with this Peek
             undealt = [card]
     return stream, undealt
 
@@ -1173,7 +1173,7 @@ def _apply_power(state: TableState, game: HandState, entry: PowerEntry) -> None:
     try:
         events = apply_in_place(state, command)
     except EngineError as exc:
-        rule = f" ({exc.rule_id})" if exc.rule_id else ""
+        rule = f" ({exc.rule_id})" if exc.rule_id and exc.rule_id not in exc.message else ""
         raise entry.error(f"{exc.message}{rule} [{exc.code}]", "illegal_power") from None
     for event in events:
         if isinstance(event, PeekResult) and entry.card is not None \
