@@ -242,6 +242,24 @@ def test_r6_1_a_peek_of_another_card_or_on_the_river_fails() -> None:
     replays_as_holdem(hand)
 
 
+def test_r6_1_a_peek_of_a_card_never_dealt_is_checked_by_the_engine() -> None:
+    """The hand ends before the flop: p1's peeked 9d is never dealt, so only the file says
+    which card it was; the replay puts it where the flop would have started, and the engine's
+    Peek must see it."""
+    state = table([100, 100, 100], variant=Variant.NAIKO, destellos=[1, 2, 3])
+    state, _ = start(state, {0: "AdJd", 1: "8s8c", 2: "KcQc"}, board="Th9d4s2hJs6c",
+                     button=2, carousel=("peek", "sleeve_swap", "short_anchor"))
+    state, _ = play(state, "2 f", "0 c", "1 swap 1", "1 r 6", "0 peek", "0 f")
+    text = exported(state)
+    assert phh.loads(text).user_fields["_naiko_powers"] == ["5 p2 sleeve_swap 1 8c Th",
+                                                            "6 p1 peek 9d"]
+    assert phh.replay(phh.loads(text)).verdict().passed
+    hand = altered(text, '"6 p1 peek 9d"', '"6 p1 peek Th"')  # the card p2's swap took
+    error = naiko_error(hand)
+    assert error.code == "peek_mismatch" and "the engine shows 2c" in str(error)
+    replays_as_holdem(hand)
+
+
 def test_r6_4_a_seal_shield_without_an_open_window_fails() -> None:
     text = exported(swap_anchor_shield_hand())
     hand = altered(text, '"5 p4 short_anchor p1", "5 p1 seal_shield"',
