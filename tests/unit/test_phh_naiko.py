@@ -131,12 +131,24 @@ def test_r10_1_the_export_replays_with_powers_as_holdem_and_in_pokerkit(build: o
     assert [Decimal(s) for s in states[-1].stacks] == hand.finishing_stacks
 
 
+def header(build: object) -> str:
+    """The example file's comment: where it comes from, and the hand's docstring."""
+    assert callable(build) and build.__doc__
+    lines = [f"# A Naiko hand exported by naiko.phh.from_state: {build.__name__}() in",
+             "# tests/unit/test_phh_naiko.py (NAIKO_REGENERATE_GOLDEN=1 rewrites this file).",
+             "# Plain No-Limit Hold'em for any PHH replayer; Naiko with its powers for ours",
+             "# (the _naiko_* fields, docs/phh.md).",
+             "#", *(f"# {line.strip()}" for line in build.__doc__.splitlines())]
+    return "\n".join(lines) + "\n"
+
+
 def test_r10_1_the_example_files_are_these_hands_exported_and_replay() -> None:
     for path, build in ((SWAP_ANCHOR_SHIELD, swap_anchor_shield_hand),
                         (PEEK_SWAP_ANCHOR, peek_swap_anchor_hand)):
         text = exported(build())
         if os.environ.get("NAIKO_REGENERATE_GOLDEN"):
-            path.write_text(text, encoding="utf-8")
+            path.write_text(header(build) + text, encoding="utf-8")
+        assert path.read_text(encoding="utf-8").startswith(header(build)), path.name
         assert phh.dumps(phh.load(path)[0]) == text, path.name
     assert phh.main([str(SWAP_ANCHOR_SHIELD), str(PEEK_SWAP_ANCHOR), "-q"]) == 0
     assert phh.main([str(SWAP_ANCHOR_SHIELD), str(PEEK_SWAP_ANCHOR), "--holdem", "-q"]) == 0
