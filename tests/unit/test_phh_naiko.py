@@ -9,6 +9,7 @@ here (``NAIKO_REGENERATE_GOLDEN=1`` rewrites them).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -131,9 +132,9 @@ def test_r10_1_the_export_replays_with_powers_as_holdem_and_in_pokerkit(build: o
     assert [Decimal(s) for s in states[-1].stacks] == hand.finishing_stacks
 
 
-def header(build: object) -> str:
+def header(build: Callable[[], TableState]) -> str:
     """The example file's comment: where it comes from, and the hand's docstring."""
-    assert callable(build) and build.__doc__
+    assert build.__doc__
     lines = [f"# A Naiko hand exported by naiko.phh.from_state: {build.__name__}() in",
              "# tests/unit/test_phh_naiko.py (NAIKO_REGENERATE_GOLDEN=1 rewrites this file).",
              "# Plain No-Limit Hold'em for any PHH replayer; Naiko with its powers for ours",
