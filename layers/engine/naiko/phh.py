@@ -8,6 +8,10 @@ format of ``uoftcprg/phh-std``) for No-Limit Hold'em (``NT``) and Pot-Limit Omah
   rules (RULES.md), nothing is repaired. Decimal amounts (online cash games in cents) are scaled
   to integer chips by the smallest power of ten that makes them all whole (:attr:`Replay.scale`).
 * :func:`from_state` / :func:`to_phh` / :func:`dumps` write a finished engine hand as PHH.
+  A Naiko hand is written as ``NT`` with its powers in user-defined ``_naiko_*`` fields (the
+  grammar is in ``docs/phh.md``): any PHH replayer plays it as No-Limit Hold'em, and
+  :func:`replay` plays it with its powers through the engine. :func:`for_reader` is one
+  player's copy (what that player was not shown written unknown).
 * :func:`main` is the ``naiko-phh`` command.
 
 Anything the engine cannot play is refused with :class:`UnsupportedHand`; anything wrong in the
