@@ -4,8 +4,9 @@ Random hands of every variant (NLHE, PLO, NAIKO with powers; 2-10 players, heads
 10-handed often; no ante, an ante each or a big-blind ante; short and uneven stacks, so all-ins
 and side pots) are exported with ``naiko.phh.from_state``, written, parsed and replayed by our
 replayer to the same finishing stacks (Naiko hands: also the same destellos, replayed with their
-powers; and the file replayed as plain Hold'em with the extension ignored; and every player's
-copy, ``for_reader``). Every file, NAIKO ones included (as plain ``NT``), is also replayed by
+powers; and the file replayed as plain Hold'em with the extension ignored); so must every
+player's and an observer's copy (``for_reader``), which must name no card that reader was not
+shown during the hand. Every file, NAIKO ones included (as plain ``NT``), is also replayed by
 PokerKit 0.7.7; where its stacks differ or it refuses an action, the hand must touch a rule on
 which RULES.md differs from PokerKit on purpose (R2.3 short blind, R2.8 big-blind ante, R3.2
 reopening, R4.5 odd chips) and is counted under that rule. The hands and checks are those of
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     print(f"PHH round trip: {args.hands} random engine hands, seed {args.seed}")
     print("hands per variant (export -> parse -> replay: same stacks; NAIKO: same destellos, "
-          "also as Hold'em and every reader's copy):")
+          "also as Hold'em; every reader's copy: replays, no card not shown):")
     for variant, count in sorted(tally.hands.items()):
         print(f"  {variant:6} {count:6d}")
     if pokerkit:

@@ -9,8 +9,9 @@ Naiko mode a seat to act uses one of the powers its prompt lists (a Sleeve Swap 
 a Short Anchor at any listed target) and an open Seal Shield window is answered by a shield, a
 pass or a time-out. The finished hand goes ``from_state`` -> ``dumps`` -> ``loads`` ->
 :func:`naiko.phh.replay` and must give the same finishing stacks (Naiko: and destellos); a Naiko
-file must also replay as plain Hold'em (the extension ignored) to the same stacks, and each
-player's copy (:func:`naiko.phh.for_reader`) must replay too. With PokerKit installed the same
+file must also replay as plain Hold'em (the extension ignored) to the same stacks; each
+player's copy and an observer's (:func:`naiko.phh.for_reader`) must replay too and name no card
+that reader was not shown during the hand. With PokerKit installed the same
 text is read by ``pokerkit.HandHistory``; where its stacks differ or it refuses an action, the
 hand must touch a rule on which RULES.md differs from PokerKit on purpose (R2.3, R2.8, R3.2,
 R4.5), and is counted under that rule.
@@ -27,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from naiko import phh
-from naiko.cards import shuffled_deck
+from naiko.cards import Card, format_cards, parse_cards, shuffled_deck
 from naiko.commands import (
     AllIn,
     Bet,
@@ -43,7 +44,14 @@ from naiko.commands import (
     WindowTimeout,
 )
 from naiko.engine import apply_in_place, legal_actions
-from naiko.events import ActionTaken, BoardDealt, Move
+from naiko.events import (
+    ActionTaken,
+    BoardDealt,
+    HoleCardsDealt,
+    Move,
+    PeekResult,
+    SleeveSwapResult,
+)
 from naiko.powers import ALLOWED_CAROUSELS, can_shield_now
 from naiko.state import AnteMode, HandState, TableConfig, TableState, Variant
 
@@ -183,17 +191,20 @@ def round_trip(state: TableState, rng: random.Random, *, pokerkit: bool) -> Tall
     history = phh.from_state(state, scale=scale)
     order = [int(s) - 1 for s in history.extra["seats"]]
     stacks = [state.stack(seat) for seat in order]
-    destellos = [_destellos(state, seat) for seat in order]
+    destellos = ([_destellos(state, seat) for seat in order] if variant is Variant.NAIKO
+                 else None)
     text = phh.dumps(history)
     try:
         parsed = phh.loads(text)
-        _expect(phh.replay(parsed), stacks, destellos if variant is Variant.NAIKO else None,
-                scale, "replay")
+        _expect(phh.replay(parsed), stacks, destellos, scale, "replay")
         if variant is Variant.NAIKO:
             _expect(phh.replay(parsed, naiko=False), stacks, None, scale, "as Hold'em")
-            for reader in [None, *range(len(order))]:
-                copy = phh.loads(phh.dumps(phh.for_reader(parsed, reader)))
-                _expect(phh.replay(copy), stacks, destellos, scale, f"for reader {reader}")
+        for reader in [None, *range(len(order))]:
+            copy = phh.loads(phh.dumps(phh.for_reader(parsed, reader)))
+            _expect(phh.replay(copy), stacks, destellos, scale, f"for reader {reader}")
+            seat = None if reader is None else order[reader]
+            leaked = cards_named(copy) - cards_shown(hand, seat)
+            assert not leaked, f"reader {reader}'s copy names {format_cards(sorted(leaked))}"
     except (phh.PHHError, AssertionError) as exc:
         tally.failures.append(f"{label}: {exc}\n{text}")
         return tally
@@ -205,6 +216,38 @@ def round_trip(state: TableState, rng: random.Random, *, pokerkit: bool) -> Tall
         if outcome.startswith("unexplained"):
             tally.failures.append(f"{label}: PokerKit {outcome}\n{text}")
     return tally
+
+
+def cards_named(history: phh.HandHistory) -> set[Card]:
+    """Every card a PHH hand names: in its actions and its Naiko extension."""
+    named = {c for a in history.parsed_actions() for c in a.cards if c is not None}
+    extension = history.naiko
+    for entry in extension.powers if extension else ():
+        named |= {c for c in (entry.card, entry.discarded, entry.received) if c is not None}
+    return named
+
+
+def cards_shown(hand: HandState, seat: int | None) -> set[Card]:
+    """The cards *seat* (``None``: an observer) was shown during *hand*: the board, the hands
+    shown at the showdown, its own hole cards, Sleeve Swap and Peek (not a peeked card that a
+    swap then put into a hand nobody was shown, R6.8)."""
+    shown = set(hand.board)
+    for other, cards in enumerate(hand.hole):
+        if hand.shown[other]:
+            shown |= set(cards)
+    if seat is None:
+        return shown
+    shown |= set(hand.hole[seat])
+    unseen = {c for other, cards in enumerate(hand.hole) if other != seat and not hand.shown[other]
+              for c in cards}
+    for event in hand.log:
+        if isinstance(event, HoleCardsDealt) and event.seat_index == seat:
+            shown |= set(parse_cards(event.cards))
+        elif isinstance(event, SleeveSwapResult) and event.seat_index == seat:
+            shown |= set(parse_cards(event.discarded + event.received))
+        elif isinstance(event, PeekResult) and event.seat_index == seat:
+            shown |= set(parse_cards(event.card)) - unseen
+    return shown
 
 
 def _destellos(state: TableState, seat: int) -> int:

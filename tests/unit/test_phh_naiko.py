@@ -183,8 +183,9 @@ def test_r10_1_the_cli_replays_naiko_files_and_names_what_fails(
 @pytest.mark.parametrize("variant", list(Variant))
 def test_r10_1_random_hands_round_trip_through_phh(variant: Variant) -> None:
     """80 random hands per variant (2-10 players, antes, short stacks, powers): export, parse,
-    replay with our replayer (Naiko: with the powers, as Hold'em, and each player's copy) to the
-    same stacks and destellos, and through PokerKit, which differs only where RULES.md does."""
+    replay with our replayer (Naiko: with the powers, and as Hold'em) to the same stacks and
+    destellos; each player's and an observer's copy replays too and names no card that reader
+    was not shown; PokerKit differs only where RULES.md does."""
     pytest.importorskip("pokerkit")
     tally = roundtrip_hands.run(14 + len(variant.value), 80, (variant,))
     assert tally.failures == []
