@@ -615,8 +615,16 @@ def test_r10_1_naiko_history_converts_stored_records_to_each_format(tmp_path: An
     assert code == 0 and [h.source for h in phh.loads_all(text)] == ["[1]", "[2]", "[3]"]
     assert "d dh p1 ????" in text  # an observer sees no hole card that was not shown
     # what a format cannot hold is skipped, and said
+    # a Naiko hand is PHH's NT with the Naiko extension; an observer's copy keeps the unseen
+    # hole cards and every peeked and swapped card unknown, and still replays (issue 14)
     code, text, err = run("--table", naiko_id, "--hand", "1", "--format", "phh")
-    assert code == 1 and "unsupported_variant" in err
+    naiko = phh.loads(text)
+    assert code == 0 and naiko.variant == "NT" and naiko.is_naiko
+    extension = naiko.naiko
+    assert extension is not None
+    assert all(e.card is None and e.discarded is None and e.received is None
+               for e in extension.powers)
+    assert phh.replay(naiko).destellos == list(extension.finishing_destellos or ())
     code, _, err = run("--table", table_id, "--hand", "1", "--player", "stranger")
     assert code == 1 and "not dealt" in err
     with pytest.raises(SystemExit):

@@ -475,7 +475,7 @@ def test_export_writes_the_showdown_and_scaled_amounts() -> None:
     assert phh.replay(hand).matches
 
 
-def test_export_needs_a_finished_non_naiko_hand() -> None:
+def test_export_needs_a_finished_hand() -> None:
     state = play_fixed_hand(TableConfig(seat_count=2), [10, 10], button=0)
     with pytest.raises(phh.PHHError) as error:
         phh.to_phh(state)
@@ -483,8 +483,8 @@ def test_export_needs_a_finished_non_naiko_hand() -> None:
     naiko = play_fixed_hand(TableConfig(variant=Variant.NAIKO, seat_count=2), [10, 10], 0,
                             carousel=("peek", "sleeve_swap", "short_anchor"))
     naiko, _ = apply(naiko, Fold(seat_index=0))
-    with pytest.raises(phh.UnsupportedHand):
-        phh.to_phh(naiko)
+    history = phh.from_state(naiko)  # Naiko: NT with the extension (test_phh_naiko.py)
+    assert history.variant == "NT" and history.user_fields["_naiko_powers"] == []
 
 
 def test_dumps_escapes_strings_and_keeps_extra_fields() -> None:

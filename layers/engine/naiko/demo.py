@@ -79,10 +79,7 @@ def play_table(variant: Variant, hands: int, rng: random.Random, out: list[str])
             command = decide(view_for(state, prompt.seat_index), rng)
             assert command is not None
             state, events = apply(state, command)
-        if config.rules.powers:
-            out.append("  (Naiko hands use powers; PHH has no notation for them)")
-        else:
-            out.append(to_phh(state).rstrip())
+        out.append(to_phh(state).rstrip())  # Naiko: NT with the _naiko_* extension
         out.append("")
 
 

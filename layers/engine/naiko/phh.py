@@ -8,6 +8,10 @@ format of ``uoftcprg/phh-std``) for No-Limit Hold'em (``NT``) and Pot-Limit Omah
   rules (RULES.md), nothing is repaired. Decimal amounts (online cash games in cents) are scaled
   to integer chips by the smallest power of ten that makes them all whole (:attr:`Replay.scale`).
 * :func:`from_state` / :func:`to_phh` / :func:`dumps` write a finished engine hand as PHH.
+  A Naiko hand is written as ``NT`` with its powers in user-defined ``_naiko_*`` fields (the
+  grammar is in ``docs/phh.md``): any PHH replayer plays it as No-Limit Hold'em, and
+  :func:`replay` plays it with its powers through the engine. :func:`for_reader` is one
+  player's copy (what that player was not shown written unknown).
 * :func:`main` is the ``naiko-phh`` command.
 
 Anything the engine cannot play is refused with :class:`UnsupportedHand`; anything wrong in the
@@ -38,22 +42,40 @@ import sys
 import tomllib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from .cards import DECK_SIZE, Card, InvalidCard, format_cards, parse_card
-from .commands import Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
+from .commands import (
+    Bet,
+    Call,
+    Check,
+    Command,
+    Fold,
+    PassWindow,
+    RaiseTo,
+    SitDown,
+    StartHand,
+    UsePower,
+    WindowTimeout,
+)
 from .engine import apply_in_place
 from .errors import EngineError
 from .events import (
     ActionTaken,
     BoardDealt,
+    CarouselDrawn,
     HandCancelled,
     HoleCardsDealt,
     Move,
+    PeekResult,
+    Power,
+    PowerUsed,
+    SleeveSwapResult,
     UncalledBetReturned,
+    WindowClosed,
 )
 from .pots import clockwise_from_button
 from .state import VARIANT_RULES, AnteMode, HandState, TableConfig, TableState, Variant
@@ -61,7 +83,8 @@ from .state import VARIANT_RULES, AnteMode, HandState, TableConfig, TableState, 
 __all__ = [
     "PHHError", "UnsupportedHand", "HandHistory", "Action", "Replay", "Verdict",
     "loads", "loads_all", "load", "parse_action", "replay", "check", "from_state", "dumps",
-    "dumps_all", "to_phh", "format_amount", "divergence_hints", "main",
+    "dumps_all", "to_phh", "format_amount", "divergence_hints", "main", "NAIKO_FIELDS",
+    "NaikoExtension", "PowerEntry", "parse_power", "for_reader",
 ]
 
 VARIANTS: dict[str, Variant] = {"NT": Variant.NLHE, "PO": Variant.PLO}
@@ -121,7 +144,9 @@ class HandHistory:
     integral ``Decimal`` values). Per-player lists run p1 (small blind) ... pN (button).
 
     ``extra`` keeps every other non-``_`` field (``event``, ``hand``, ``seats``, ...);
-    ``source`` says where the hand came from (``"file.phhs [3]"``), if known.
+    ``source`` says where the hand came from (``"file.phhs [3]"``), if known;
+    ``user_fields`` keeps the user-defined ``_`` fields (written back by :func:`dumps`), among
+    them the Naiko extension (:attr:`naiko`).
     """
 
     variant: str
@@ -136,6 +161,22 @@ class HandHistory:
     ante_trimming_status: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     source: str | None = None
+    user_fields: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_naiko(self) -> bool:
+        """Whether the hand carries the Naiko extension (its ``_naiko_carousel`` field)."""
+        return "_naiko_carousel" in self.user_fields
+
+    @property
+    def naiko(self) -> NaikoExtension | None:
+        """The Naiko extension (powers, destellos) parsed, or ``None`` for a plain hand.
+
+        :raises PHHError: If an extension field is malformed (code ``bad_naiko``).
+        """
+        if not self.is_naiko:
+            return None
+        return _parse_extension(self.user_fields, self.player_count, len(self.actions))
 
     @property
     def player_count(self) -> int:
@@ -342,6 +383,143 @@ def _cards(word: str, fail: Any) -> tuple[Card | None, ...]:
     return tuple(cards)
 
 
+# -- the Naiko extension ---------------------------------------------------------------------
+
+NAIKO_FIELDS = ("_naiko_carousel", "_naiko_destellos", "_naiko_finishing_destellos",
+                "_naiko_powers")
+"""The user-defined fields of the Naiko extension (grammar in ``docs/phh.md``)."""
+
+_POWER_VERBS = ("peek", "sleeve_swap", "short_anchor", "seal_shield", "pass", "timeout")
+_MAX_DESTELLOS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class PowerEntry:
+    """One entry of ``_naiko_powers``, ``"INDEX pK VERB [ARGS]"``: player ``actor`` (0-based)
+    does *verb* just before ``actions[INDEX]`` (entries with the same index in list order).
+
+    ``verb`` is a power (``peek``, ``sleeve_swap``, ``short_anchor``, ``seal_shield``) or a
+    Seal Shield window closed by its target: ``pass`` (declined) or ``timeout`` (R6.5).
+    ``card`` is the peeked card; ``card_index``, ``discarded``, ``received`` the Sleeve Swap;
+    ``target`` the Short Anchor's target (0-based). Unknown cards (``??``) are ``None``.
+
+    >>> entry = parse_power("9 p2 sleeve_swap 1 7c Qs", 0, 3, 20)
+    >>> entry.index, entry.player, entry.card_index, format_cards([entry.received or 0])
+    (9, 'p2', 1, 'Qs')
+    """
+
+    position: int
+    """Index of the entry in ``_naiko_powers``."""
+    text: str
+    index: int
+    actor: int
+    verb: str
+    card: Card | None = None
+    card_index: int | None = None
+    discarded: Card | None = None
+    received: Card | None = None
+    target: int | None = None
+
+    @property
+    def player(self) -> str:
+        """``pN`` of the actor."""
+        return f"p{self.actor + 1}"
+
+    def error(self, why: str, code: str) -> PHHError:
+        """A :class:`PHHError` naming this entry."""
+        return PHHError(f"_naiko_powers[{self.position}] {self.text!r}: {why}", code=code)
+
+
+@dataclass(frozen=True, slots=True)
+class NaikoExtension:
+    """The Naiko extension of a hand (per-player lists p1..pN)."""
+
+    carousel: tuple[str, ...]
+    """``_naiko_carousel``: the hand's 3 powers (R5.3)."""
+    destellos: tuple[int, ...]
+    """``_naiko_destellos``: destellos each player held before the hand's credit (R5.1)."""
+    finishing_destellos: tuple[int, ...] | None
+    """``_naiko_finishing_destellos``: destellos after the hand, if written."""
+    powers: tuple[PowerEntry, ...]
+    """``_naiko_powers``, in order."""
+
+
+def parse_power(text: str, position: int, player_count: int, action_count: int) -> PowerEntry:
+    """Parse one ``_naiko_powers`` entry (*position* is its index in that list).
+
+    >>> parse_power("5 p3 short_anchor p1", 2, 3, 9).target
+    0
+    >>> parse_power("5 p3 peek ??", 0, 3, 9).card is None
+    True
+
+    :raises PHHError: If it is not the grammar of ``docs/phh.md`` (code ``bad_naiko``).
+    """
+    if not isinstance(text, str):
+        raise PHHError(f"_naiko_powers[{position}]: an entry is a string, not {text!r}",
+                       code="bad_naiko")
+    words = text.split()
+
+    def fail(why: str) -> PHHError:
+        return PHHError(f"_naiko_powers[{position}] {text!r}: {why}", code="bad_naiko")
+
+    if len(words) < 3 or not words[0].isdigit():
+        raise fail("expected 'INDEX pK VERB [ARGS]'")
+    index = int(words[0])
+    if index > action_count:
+        raise fail(f"index {index} is past the {action_count} actions")
+    actor = _player(words[1], player_count, fail)
+    verb, args = words[2], words[3:]
+
+    def card(word: str) -> Card | None:
+        cards = _cards(word, lambda why, code="": fail(why))
+        if len(cards) != 1:
+            raise fail(f"expected one card or '??', not {word!r}")
+        return cards[0]
+
+    entry = PowerEntry(position, text, index, actor, verb)
+    if verb == "peek" and len(args) == 1:
+        return replace(entry, card=card(args[0]))
+    if verb == "sleeve_swap" and len(args) == 3 and args[0] in ("0", "1"):
+        return replace(entry, card_index=int(args[0]), discarded=card(args[1]),
+                       received=card(args[2]))
+    if verb == "short_anchor" and len(args) == 1:
+        return replace(entry, target=_player(args[0], player_count, fail))
+    if verb in ("seal_shield", "pass", "timeout") and not args:
+        return entry
+    raise fail("expected 'peek CARD', 'sleeve_swap 0|1 OLD NEW', 'short_anchor pT', "
+               "'seal_shield', 'pass' or 'timeout'")
+
+
+def _parse_extension(fields: dict[str, Any], n: int, action_count: int) -> NaikoExtension:
+    def fail(name: str, why: str) -> PHHError:
+        return PHHError(f"field {name}: {why}", code="bad_naiko")
+
+    carousel = fields.get("_naiko_carousel")
+    if not isinstance(carousel, list) or len(carousel) != 3 \
+            or not all(isinstance(p, str) and p in Power.__members__.values() for p in carousel):
+        raise fail("_naiko_carousel", f"expected 3 power names, not {carousel!r}")
+
+    def destellos(name: str) -> tuple[int, ...]:
+        value = fields.get(name)
+        if not isinstance(value, list) or len(value) != n or not all(
+                isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= _MAX_DESTELLOS
+                for d in value):
+            raise fail(name, f"expected {n} numbers of destellos from 0 to {_MAX_DESTELLOS}")
+        return tuple(value)
+
+    entries = fields.get("_naiko_powers", [])
+    if not isinstance(entries, list):
+        raise fail("_naiko_powers", "expected a list of strings")
+    powers = tuple(parse_power(text, i, n, action_count) for i, text in enumerate(entries))
+    for before, after in zip(powers, powers[1:], strict=False):
+        if after.index < before.index:
+            raise after.error(f"index {after.index} comes after index {before.index}: entries "
+                              "are in the order they happened", "bad_naiko")
+    finishing = (destellos("_naiko_finishing_destellos")
+                 if "_naiko_finishing_destellos" in fields else None)
+    return NaikoExtension(tuple(carousel), destellos("_naiko_destellos"), finishing, powers)
+
+
 # -- reading ---------------------------------------------------------------------------------
 
 def loads(text: str, *, source: str | None = None) -> HandHistory:
@@ -469,6 +647,7 @@ def _hand_from_table(table: dict[str, Any], source: str | None) -> HandHistory:
         ante_trimming_status=trimming,
         extra={k: v for k, v in table.items() if k not in _KNOWN and not k.startswith("_")},
         source=source,
+        user_fields={k: v for k, v in table.items() if k.startswith("_")},
     )
 
 
@@ -482,9 +661,16 @@ class _Setup:
     actions: list[Action]
 
 
-def _setup(hand: HandHistory) -> _Setup:
-    """Validate *hand* and build the table settings, refusing what the engine cannot play."""
+def _setup(hand: HandHistory, naiko: bool = False) -> _Setup:
+    """Validate *hand* and build the table settings, refusing what the engine cannot play;
+    *naiko*: a Naiko-mode table (the hand has the Naiko extension and is replayed with it)."""
     variant = _engine_variant(hand.variant)
+    if naiko:
+        if variant is not Variant.NLHE:
+            raise UnsupportedHand(f"the Naiko extension on a {hand.variant} hand: Naiko mode is "
+                                  "No-Limit Hold'em (NT) with powers (R1.4)",
+                                  code="unsupported_variant")
+        variant = Variant.NAIKO
     n = hand.player_count
     if not 2 <= n <= 10:
         raise UnsupportedHand(f"{n} players: the engine seats 2 to 10 (R1.6)",
@@ -559,9 +745,13 @@ class _Cards:
     deck: tuple[Card, ...]
 
 
-def _plan_cards(actions: list[Action], n: int, hole_count: int) -> _Cards:
+def _plan_cards(actions: list[Action], n: int, hole_count: int,
+                naiko: NaikoExtension | None = None) -> _Cards:
     """Hole cards (from ``dh`` and shown ``sm`` cards), board, mucked players and a 52-card
-    deck that makes the engine deal exactly the file's cards."""
+    deck that makes the engine deal exactly the file's cards. With the Naiko extension the
+    ``dh`` cards are the cards each player ended with: the deck deals the cards before each
+    Sleeve Swap, then the cards the swaps received, then the board, and puts a peeked card that
+    was never dealt where the next board card would have been."""
     hole: list[list[Card | None]] = [[] for _ in range(n)]
     shown: list[list[tuple[Card, Action]]] = [[] for _ in range(n)]
     showed = [False] * n
@@ -596,8 +786,13 @@ def _plan_cards(actions: list[Action], n: int, hole_count: int) -> _Cards:
                                action=action.text)
             cards[cards.index(None)] = card
         hole[p] = cards
-    known_cards = [c for cards in hole for c in cards if c is not None]
-    known_cards += [c for c in board if c is not None]
+    original = [cards[:] for cards in hole]
+    stream: list[Card | None] = list(board)
+    undealt: list[Card] = []
+    if naiko is not None:
+        stream, undealt = _naiko_stream(actions, naiko, hole, original)
+    known_cards = [c for cards in original for c in cards if c is not None]
+    known_cards += [c for c in stream + undealt if c is not None]
     repeated = [c for c, k in Counter(known_cards).items() if k > 1]
     if repeated:
         raise PHHError(f"card(s) {format_cards(sorted(repeated))} appear more than once",
@@ -605,15 +800,74 @@ def _plan_cards(actions: list[Action], n: int, hole_count: int) -> _Cards:
     if len(board) > 5:
         raise PHHError(f"{len(board)} board cards: a board has 5", code="bad_board")
     unused = iter(sorted(set(range(DECK_SIZE)) - set(known_cards)))
-    deck = [c if c is not None else next(unused) for cards in hole for c in cards]
-    deck += [c if c is not None else next(unused) for c in board]
-    deck += list(unused)
+    deck = [c if c is not None else next(unused) for cards in original for c in cards]
+    deck += [c if c is not None else next(unused) for c in stream]
+    deck += undealt + list(unused)
     mucked = frozenset(p for p in range(n) if went_to_showdown[p] and not showed[p])
     return _Cards(hole, board, mucked, tuple(deck))
 
 
 def _card_text(card: Card) -> str:
     return format_cards([card])
+
+
+def _by_index(naiko: NaikoExtension) -> dict[int, list[PowerEntry]]:
+    entries: dict[int, list[PowerEntry]] = {}
+    for entry in naiko.powers:
+        entries.setdefault(entry.index, []).append(entry)
+    return entries
+
+
+def _naiko_stream(actions: list[Action], naiko: NaikoExtension, hole: list[list[Card | None]],
+                  original: list[list[Card | None]]) -> tuple[list[Card | None], list[Card]]:
+    """The cards drawn from the deck after the hole cards, in order: each Sleeve Swap's
+    received card (R6.2), then the board; and the peeked card never dealt, if any (R6.1: a
+    Peek sees the next card to be drawn). Fills *original* (the hole cards dealt: a swapped
+    position holds the discarded card) and unknown swapped cards of *hole* (the final cards).
+
+    :raises PHHError: ``swap_mismatch`` if a swap received a card other than the one its
+        player ends with, ``peek_mismatch`` if a Peek saw another card than the next drawn.
+    """
+    entries = _by_index(naiko)
+    stream: list[Card | None] = []
+    peeks: list[tuple[int, Card, PowerEntry]] = []
+
+    def powers_before(index: int) -> None:
+        for entry in entries.get(index, ()):
+            if entry.verb == "sleeve_swap":
+                assert entry.card_index is not None
+                player, k = entry.actor, entry.card_index
+                if k >= len(hole[player]):
+                    raise entry.error(f"{entry.player} has no hole card {k}", "bad_naiko")
+                final = hole[player][k]
+                if entry.received is not None:
+                    if final is not None and final != entry.received:
+                        raise entry.error(
+                            f"{entry.player} received {_card_text(entry.received)} but ends "
+                            f"the hand with {_card_text(final)} as hole card {k}",
+                            "swap_mismatch")
+                    hole[player][k] = entry.received
+                stream.append(hole[player][k])
+                original[player][k] = entry.discarded
+            elif entry.verb == "peek" and entry.card is not None:
+                peeks.append((len(stream), entry.card, entry))
+
+    for action in actions:
+        powers_before(action.index)
+        if action.verb == "db":
+            stream.extend(action.cards)
+    powers_before(len(actions))
+    undealt: list[Card] = []
+    for position, card, entry in peeks:
+        seen = stream[position] if position < len(stream) else next(iter(undealt), None)
+        if seen is not None and seen != card:
+            raise entry.error(f"{entry.player} peeked {_card_text(card)} but the next card "
+                              f"drawn was {_card_text(seen)}", "peek_mismatch")
+        if position < len(stream):
+            stream[position] = card
+        elif card not in stream:  # else the replay says what is wrong with this Peek
+            undealt = [card]
+    return stream, undealt
 
 
 # -- replay ----------------------------------------------------------------------------------
@@ -648,6 +902,8 @@ class Replay:
     """Uncalled chips returned to each player (R4.2)."""
     places: int = 0
     """Decimal places to print amounts with (:attr:`HandHistory.places`)."""
+    destellos: list[int] | None = None
+    """Replayed in Naiko mode: each player's destellos after the hand; else ``None``."""
 
     def amount(self, chips: int) -> Decimal:
         """*chips* in the file's unit, written with the file's decimal places."""
@@ -675,9 +931,9 @@ class Replay:
         each winner may have collected at most what we compute, the same players must win);
         else there is nothing to compare and the replay alone passes."""
         expected = self.expected_chips
+        if expected is not None and expected == self.chips:
+            return self._compare_destellos()
         if expected is not None:
-            if expected == self.chips:
-                return Verdict("ok")
             hints = divergence_hints(self.state)
             detail = (f"expected {_fmt_list(self.amount(c) for c in expected)}"
                       + (f"; {'; '.join(hints)}" if hints else ""))
@@ -686,6 +942,25 @@ class Replay:
             return self._compare_winnings([_to_chips(w, self.scale)
                                            for w in self.history.winnings])
         return Verdict("ok", "no finishing_stacks or winnings to compare")
+
+    @property
+    def expected_destellos(self) -> list[int] | None:
+        """Replayed in Naiko mode: the file's ``_naiko_finishing_destellos``, if written."""
+        extension = self.history.naiko if self.destellos is not None else None
+        if extension is None or extension.finishing_destellos is None:
+            return None
+        return list(extension.finishing_destellos)
+
+    def _compare_destellos(self) -> Verdict:
+        if self.destellos is None:
+            return Verdict("ok")
+        expected = self.expected_destellos
+        if expected is None:
+            return Verdict("ok", "Naiko: powers replayed, no finishing destellos to compare")
+        if expected == self.destellos:
+            return Verdict("ok", "Naiko: powers replayed, destellos match")
+        return Verdict("mismatch", f"destellos {self.destellos}, the file says {expected}",
+                       "finishing_destellos")
 
     def _compare_winnings(self, theirs: list[int]) -> Verdict:
         ours = self.collected
@@ -713,7 +988,7 @@ class Replay:
                                    + (f"; {'; '.join(hints)}" if hints else ""), "winnings")
 
 
-def replay(hand: HandHistory) -> Replay:
+def replay(hand: HandHistory, *, naiko: bool | None = None) -> Replay:
     """Play *hand* on the engine, strictly, and return the finished state.
 
     p1..pN sit in seats 0..N-1 and the button is seat N-1, so seat 0 posts the small blind
@@ -731,14 +1006,24 @@ def replay(hand: HandHistory) -> Replay:
     >>> result.scale, result.chips, [str(s) for s in result.finishing_stacks]
     (1, [90, 110], ['9.00', '11.00'])
 
+    *naiko*: ``None`` (default) replays a hand with the Naiko extension in Naiko mode, each
+    power at its place through the engine (:attr:`Replay.destellos` then holds the destellos),
+    and any other hand as it is; ``False`` ignores the extension (plain Hold'em, as any PHH
+    replayer does); ``True`` requires the extension.
+
     :raises UnsupportedHand: If the engine does not play this hand.
     :raises PHHError: If an action is malformed, illegal, out of turn, missing or extra; the
-        message names the action's index and text.
+        message names the action's index and text. Naiko: ``bad_naiko`` (a malformed extension),
+        ``bad_carousel``, ``illegal_power`` (the engine refuses a power where the file puts it),
+        ``swap_mismatch``, ``peek_mismatch``, ``not_naiko``.
     """
-    setup = _setup(hand)
+    extension = hand.naiko if naiko is not False else None
+    if naiko and extension is None:
+        raise PHHError("the hand has no Naiko extension (_naiko_carousel)", code="not_naiko")
+    setup = _setup(hand, naiko=extension is not None)
     config = setup.config
     n = config.seat_count
-    cards = _plan_cards(setup.actions, n, config.rules.hole_card_count)
+    cards = _plan_cards(setup.actions, n, config.rules.hole_card_count, extension)
     state = TableState.new(config)
     names = hand.players or []
     ids = [names[i] if i < len(names) and names[i] and names.count(names[i]) == 1
@@ -748,7 +1033,15 @@ def replay(hand: HandHistory) -> Replay:
     for seat in range(n):
         apply_in_place(state, SitDown(seat_index=seat, player_id=ids[seat],
                                       stack=setup.stacks[seat]))
-    apply_in_place(state, StartHand(deck=cards.deck, button=n - 1, mucked=cards.mucked))
+        if extension is not None:
+            player = state.seats[seat]
+            assert player is not None
+            player.destellos = extension.destellos[seat]
+    try:
+        apply_in_place(state, StartHand(deck=cards.deck, button=n - 1, mucked=cards.mucked,
+                                        carousel=extension.carousel if extension else ()))
+    except EngineError as exc:  # only a Carousel that R5.4 does not allow gets here
+        raise PHHError(f"field _naiko_carousel: {exc.message}", code="bad_carousel") from None
     game = state.hand
     assert game is not None
 
@@ -756,7 +1049,18 @@ def replay(hand: HandHistory) -> Replay:
     betting_started = False
     dealt = [0] * n
     returned = [0] * n
+    final_deals: list[tuple[Action, int]] = []  # Naiko: dh lines carry the final hole cards
+    entries = _by_index(extension) if extension is not None else {}
+
+    def powers_before(index: int) -> None:
+        for entry in entries.get(index, ()):
+            if confirmed < len(game.board):
+                raise entry.error(f"the file does not deal the {_STREETS[confirmed]} before this "
+                                  "power", "missing_deal")
+            _apply_power(state, game, entry)
+
     for action in setup.actions:
+        powers_before(action.index)
         if not action.verb:
             continue
 
@@ -769,6 +1073,9 @@ def replay(hand: HandHistory) -> Replay:
                 raise fail("hole cards are dealt before the betting starts", "late_deal")
             start = dealt[action.actor]
             dealt[action.actor] += len(action.cards)
+            if extension is not None:
+                final_deals.append((action, start))
+                continue
             engine_cards = game.hole[action.actor][start:start + len(action.cards)]
             if not _same_cards(action.cards, engine_cards):
                 raise fail(f"the engine dealt {format_cards(engine_cards)}", "deal_mismatch")
@@ -820,9 +1127,16 @@ def replay(hand: HandHistory) -> Replay:
             for event in events:
                 if isinstance(event, UncalledBetReturned):
                     returned[event.seat_index] += event.amount
+    powers_before(len(setup.actions))
     if not game.complete:
         raise PHHError(f"the file ends but the hand is not over: p{_actor(game)} is to act "
                        "(missing action)", code="incomplete")
+    for action, start in final_deals:
+        assert action.actor is not None
+        engine_cards = game.hole[action.actor][start:start + len(action.cards)]
+        if not _same_cards(action.cards, engine_cards):
+            raise PHHError(f"{action.player} ends the hand with {format_cards(engine_cards)}",
+                           code="deal_mismatch", action_index=action.index, action=action.text)
     if confirmed < len(game.board):
         missing = format_cards(game.board[confirmed:])
         raise PHHError(f"the file ends without dealing the rest of the board (the engine ran "
@@ -833,7 +1147,47 @@ def replay(hand: HandHistory) -> Replay:
         for seat, amount in award["winners"].items():
             collected[int(seat)] += amount
     chips = [state.stack(seat) for seat in range(n)]
-    return Replay(hand, state, setup.scale, chips, collected, returned, hand.places)
+    destellos = None
+    if extension is not None:
+        destellos = [seat.destellos if seat else 0 for seat in state.seats]
+    return Replay(hand, state, setup.scale, chips, collected, returned, hand.places, destellos)
+
+
+def _apply_power(state: TableState, game: HandState, entry: PowerEntry) -> None:
+    """Apply one entry of ``_naiko_powers`` through the engine and check what it showed.
+
+    :raises PHHError: ``illegal_power`` if the engine refuses it (the message gives the rule),
+        ``peek_mismatch`` / ``swap_mismatch`` if it showed other cards than the file says.
+    """
+    seat = entry.actor
+    command: Command
+    if entry.verb == "pass":
+        command = PassWindow(seat_index=seat)
+    elif entry.verb == "timeout":
+        window = game.powers.window_for(seat) if game.powers is not None else None
+        if window is None:
+            raise entry.error(f"no Seal Shield window is open for {entry.player} (R6.5)",
+                              "illegal_power")
+        command = WindowTimeout(window_id=window.window_id)
+    else:
+        command = UsePower(seat_index=seat, power=entry.verb, card_index=entry.card_index,
+                           target_seat=entry.target)
+    if game.complete:
+        raise entry.error("the hand is already over", "illegal_power")
+    try:
+        events = apply_in_place(state, command)
+    except EngineError as exc:
+        rule = f" ({exc.rule_id})" if exc.rule_id and exc.rule_id not in exc.message else ""
+        raise entry.error(f"{exc.message}{rule} [{exc.code}]", "illegal_power") from None
+    for event in events:
+        if isinstance(event, PeekResult) and entry.card is not None \
+                and event.card != _card_text(entry.card):
+            raise entry.error(f"the engine shows {event.card}", "peek_mismatch")
+        if isinstance(event, SleeveSwapResult):
+            for name, card, seen in (("discarded", entry.discarded, event.discarded),
+                                     ("received", entry.received, event.received)):
+                if card is not None and _card_text(card) != seen:
+                    raise entry.error(f"the engine's swap {name} {seen}", "swap_mismatch")
 
 
 def _same_cards(written: Sequence[Card | None], dealt: Sequence[Card]) -> bool:
@@ -928,8 +1282,9 @@ def divergence_hints(state: TableState, *, errors_only: bool = False) -> list[st
     return hints
 
 
-def check(hand: HandHistory) -> tuple[Verdict, Replay | None]:
-    """Replay *hand* and compare with its ``finishing_stacks`` (or ``winnings``); never raises
+def check(hand: HandHistory, *, naiko: bool | None = None) -> tuple[Verdict, Replay | None]:
+    """Replay *hand* (*naiko* as for :func:`replay`) and compare with its ``finishing_stacks``
+    (or ``winnings``) and, in Naiko mode, ``_naiko_finishing_destellos``; never raises
     :class:`PHHError`.
 
     >>> verdict, _ = check(loads('variant = "FT"\\nantes = [0, 0]\\nblinds_or_straddles = [1, 2]'
@@ -938,7 +1293,7 @@ def check(hand: HandHistory) -> tuple[Verdict, Replay | None]:
     ('unsupported', 'unsupported_variant')
     """
     try:
-        result = replay(hand)
+        result = replay(hand, naiko=naiko)
     except UnsupportedHand as exc:
         return Verdict("unsupported", exc.message, exc.code), None
     except PHHError as exc:
@@ -957,16 +1312,23 @@ def from_state(state: TableState, *, scale: int = 0,
     The optional fields written are ``players`` (player ids), ``finishing_stacks``, ``hand``
     (the hand number), ``seats`` (1-based seat numbers) and ``seat_count``, plus *extra*.
 
-    :raises PHHError: If there is no finished hand, or for a Naiko-mode hand (powers are not
-        PHH).
+    A Naiko-mode hand is written as ``NT`` with the Naiko extension (``docs/phh.md``): its
+    ``d dh`` lines give the hole cards each player ended with (after a Sleeve Swap), so that
+    the file replays as plain No-Limit Hold'em with the same showdown, and the user-defined
+    fields ``_naiko_carousel``, ``_naiko_destellos``, ``_naiko_finishing_destellos`` and
+    ``_naiko_powers`` carry the powers, everything included (peeked and swapped cards: use
+    :func:`for_reader` for one reader's copy).
+
+    :raises PHHError: If there is no finished hand, or it was cancelled.
     """
     hand = state.hand
     if hand is None or not hand.complete:
         raise PHHError("the table has no finished hand to export", code="hand_not_complete")
     config = state.config
-    code = CODES.get(config.variant)
-    if code is None:
-        raise UnsupportedHand(f"{config.variant.value} hands (with powers) have no PHH variant",
+    naiko = config.rules.powers
+    code = "NT" if naiko else CODES.get(config.variant)
+    if code is None:  # pragma: no cover - every variant has a code
+        raise UnsupportedHand(f"{config.variant.value} hands have no PHH variant",
                               code="unsupported_variant")
     n = config.seat_count
     order = clockwise_from_button([s for s in range(n) if hand.dealt[s]], n, hand.button)
@@ -989,10 +1351,16 @@ def from_state(state: TableState, *, scale: int = 0,
     blinds_paid = {hand.big_blind_seat: config.big_blind}
     if hand.small_blind_seat is not None:
         blinds_paid[hand.small_blind_seat] = config.small_blind
-    actions = []
+    actions: list[str] = []
+    powers: list[str] = []
+    destellos = {seat: hand.starting_destellos[seat] for seat in order}
     for event in hand.log:
+        if naiko and _power_entry(event, index, len(actions), powers, destellos):
+            continue
         match event:
             case HoleCardsDealt(seat_index=seat, cards=cards):
+                if naiko:  # the final cards, so that a Hold'em showdown gives the same result
+                    cards = format_cards(hand.hole[seat])
                 actions.append(f"d dh p{index[seat] + 1} {cards}")
             case BoardDealt(cards=cards):
                 actions.append(f"d db {cards}")
@@ -1020,12 +1388,89 @@ def from_state(state: TableState, *, scale: int = 0,
     fields: dict[str, Any] = {"hand": hand.number, "seats": [s + 1 for s in order],
                               "seat_count": n}
     fields.update(extra or {})
+    user: dict[str, Any] = {}
+    if naiko:
+        assert hand.powers is not None
+        user = {"_naiko_carousel": list(hand.powers.carousel),
+                "_naiko_destellos": [hand.starting_destellos[s] for s in order],
+                "_naiko_finishing_destellos": [destellos[s] for s in order],
+                "_naiko_powers": powers}
     return HandHistory(
         variant=code, antes=antes, blinds_or_straddles=forced(blinds_paid),
         min_bet=amount(config.big_blind),
         starting_stacks=[amount(hand.starting_stacks[s]) for s in order], actions=actions,
         players=[hand.player_ids[s] or "" for s in order],
-        finishing_stacks=[amount(c) for c in finishing], extra=fields)
+        finishing_stacks=[amount(c) for c in finishing], extra=fields, user_fields=user)
+
+
+def _power_entry(event: Any, index: dict[int, int], at: int, powers: list[str],
+                 destellos: dict[int, int]) -> bool:
+    """Write a power event of a Naiko hand's log as a ``_naiko_powers`` entry placed before
+    ``actions[at]``, and follow each player's destellos; whether *event* was one."""
+    match event:
+        case CarouselDrawn(destellos=credited):
+            destellos.update({int(seat): count for seat, count in credited.items()})
+        case PowerUsed(seat_index=seat, power=power, destellos=left, target_seat=target):
+            destellos[seat] = left
+            player = f"p{index[seat] + 1}"
+            if power is Power.SHORT_ANCHOR:
+                assert target is not None
+                powers.append(f"{at} {player} short_anchor p{index[target] + 1}")
+            elif power is Power.SEAL_SHIELD:
+                powers.append(f"{at} {player} seal_shield")
+            # a Peek or a Sleeve Swap is written with its result, which follows at once
+        case PeekResult(seat_index=seat, card=card):
+            powers.append(f"{at} p{index[seat] + 1} peek {card}")
+        case SleeveSwapResult(seat_index=seat, discarded=old, received=new, cards=cards):
+            k = 0 if cards[:2] == new else 1
+            powers.append(f"{at} p{index[seat] + 1} sleeve_swap {k} {old} {new}")
+        case WindowClosed(target=seat, reason="passed" | "timed_out" as reason):
+            verb = "pass" if reason == "passed" else "timeout"
+            powers.append(f"{at} p{index[seat] + 1} {verb}")
+        case _:
+            return False
+    return True
+
+
+def for_reader(history: HandHistory, reader: int | None) -> HandHistory:
+    """*history* as player ``p{reader + 1}`` (*reader* 0-based; ``None``: an observer) was
+    shown it: other players' hole cards unknown (``??`` per card) unless shown at the showdown
+    (an ``sm`` line with cards); in the Naiko extension, other players' peeked and swapped cards
+    unknown (``peek ??``, ``sleeve_swap K ?? ??``: that a power was used, on which card, is
+    public), and the reader's own peeked card too when a Sleeve Swap put it into a hand that
+    was not shown (as :func:`naiko.views.view_for` hides it once it left the deck, R6.8).
+
+    >>> hand = loads('variant = "NT"\\nantes = [0, 0]\\nblinds_or_straddles = [1, 2]\\n'
+    ...              'min_bet = 2\\nstarting_stacks = [50, 50]\\n'
+    ...              'actions = ["d dh p1 AsKs", "d dh p2 7h2c", "p2 f"]')
+    >>> for_reader(hand, 1).actions
+    ['d dh p1 ????', 'd dh p2 7h2c', 'p2 f']
+
+    :raises PHHError: If an action or the Naiko extension is malformed.
+    """
+    parsed = history.parsed_actions()
+    shown = {a.actor for a in parsed if a.verb == "sm" and any(c is not None for c in a.cards)}
+    hidden: set[Card] = set()
+    actions = []
+    for action in parsed:
+        if action.verb == "dh" and action.actor != reader and action.actor not in shown:
+            hidden.update(c for c in action.cards if c is not None)
+            actions.append(f"d dh {action.player} {'??' * len(action.cards)}")
+        else:
+            actions.append(action.text)
+    user = dict(history.user_fields)
+    extension = history.naiko
+    if extension is not None:
+        entries = []
+        for entry in extension.powers:
+            text = entry.text
+            if entry.verb == "peek" and (entry.actor != reader or entry.card in hidden):
+                text = f"{entry.index} {entry.player} peek ??"
+            elif entry.verb == "sleeve_swap" and entry.actor != reader:
+                text = f"{entry.index} {entry.player} sleeve_swap {entry.card_index} ?? ??"
+            entries.append(text)
+        user["_naiko_powers"] = entries
+    return replace(history, actions=actions, user_fields=user)
 
 
 def dumps(hand: HandHistory) -> str:
@@ -1102,6 +1547,9 @@ def _fields(hand: HandHistory) -> Iterator[tuple[str, Any]]:
     for name, value in hand.extra.items():
         if not name.startswith("_") and name not in _KNOWN:
             yield name, value
+    for name, value in hand.user_fields.items():
+        if name.startswith("_"):
+            yield name, value
 
 
 def _key(key: str) -> str:
@@ -1159,9 +1607,11 @@ def _files(paths: Iterable[str]) -> Iterator[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``naiko-phh PATH...``: replay every hand of the given ``.phh``/``.phhs`` files and
-    directories (searched recursively) and compare with their finishing stacks. Prints one line
-    per hand and closes with ``N passed, M failed`` (``, K skipped`` with ``--skip-unsupported``);
-    returns 1 if any hand failed, else 0.
+    directories (searched recursively) and compare with their finishing stacks (and, for hands
+    with the Naiko extension, replayed with their powers, their finishing destellos; with
+    ``--holdem`` the extension is ignored). Prints one line per hand and closes with
+    ``N passed, M failed`` (``, K skipped`` with ``--skip-unsupported``); returns 1 if any hand
+    failed, else 0.
 
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -1174,8 +1624,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     parser = argparse.ArgumentParser(
-        prog="naiko-phh", description="Replay PHH hand histories (NT, PO) on the Naiko engine "
-                                      "and compare the finishing stacks.")
+        prog="naiko-phh", description="Replay PHH hand histories (NT, PO, and NT with the Naiko "
+                                      "extension) on the Naiko engine and compare the "
+                                      "finishing stacks (and destellos).")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help=".phh/.phhs files or directories (searched recursively)")
     parser.add_argument("--skip-unsupported", action="store_true",
@@ -1184,6 +1635,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="print only the hands that did not pass, and the summary")
     parser.add_argument("--reasons", action="store_true",
                         help="before the closing line, count the failures (and skips) by reason")
+    parser.add_argument("--holdem", action="store_true",
+                        help="ignore the Naiko extension: replay Naiko hands as plain No-Limit "
+                             "Hold'em, as any PHH replayer does")
     args = parser.parse_args(argv)
     passed = failed = skipped = 0
     reasons: Counter[str] = Counter()
@@ -1215,7 +1669,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(hand, PHHError):
                 report(label, f"ERROR: {hand.message}", "error", hand.code)
                 continue
-            verdict, result = check(hand)
+            verdict, result = check(hand, naiko=False if args.holdem else None)
             stacks = "" if result is None else _fmt_list(result.finishing_stacks) + " "
             if verdict.status == "ok":
                 line = "ok" + (f" ({verdict.detail})" if verdict.detail else "")

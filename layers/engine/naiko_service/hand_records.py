@@ -432,7 +432,7 @@ def export(record: HandRecord, fmt: str, reader: str | None) -> str:
 
     :raises NotInHand: If *reader* was not dealt in.
     :raises ValueError: If the hand has no form in *fmt* (a cancelled hand, a record without
-        its log; PHH has no Naiko variant) or *fmt* is unknown. ``code`` names why when the
+        its log) or *fmt* is unknown. ``code`` names why when the
         engine's exporters raise (:class:`naiko.hand_formats.HandExportError`,
         :class:`naiko.phh.PHHError`).
     """
@@ -459,24 +459,13 @@ def export(record: HandRecord, fmt: str, reader: str | None) -> str:
 
 def _phh(record: HandRecord, state: TableState, reader: str | None, started: datetime) -> str:
     """PHH for one reader: the hole cards they were not shown are written unknown (``??``
-    per card, as the PHH standard writes hands nobody saw)."""
+    per card, as the PHH standard writes hands nobody saw), and so are, in a Naiko hand's
+    extension, the cards of other players' peeks and swaps (:func:`naiko.phh.for_reader`)."""
     extra: dict[str, Any] = {"table": record.table_name, "year": started.year,
                              "month": started.month, "day": started.day,
                              "time": time(started.hour, started.minute, started.second),
                              "time_zone": "UTC"}
     history = phh.from_state(state, extra=extra)
-    hand = state.hand
-    assert hand is not None
     order = [int(s) - 1 for s in history.extra["seats"]]
-    seen = {s for s in order if hand.shown[s]}
     own = None if reader is None else record.seat_of(reader)
-    actions = []
-    for action in history.actions:
-        parts = action.split()
-        if parts[:2] == ["d", "dh"]:
-            seat = order[int(parts[2][1:]) - 1]
-            if seat != own and seat not in seen:
-                parts[3] = "??" * (len(parts[3]) // 2)
-            action = " ".join(parts)
-        actions.append(action)
-    return phh.dumps(replace(history, actions=actions))
+    return phh.dumps(phh.for_reader(history, order.index(own) if own in order else None))
