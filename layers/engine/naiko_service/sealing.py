@@ -200,6 +200,13 @@ class Sealer:
         :raises cryptography.exceptions.InvalidTag: If *blob* was sealed for something else,
             or damaged.
         """
+        return self.open_versioned(blob, table_id, purpose)[0]
+
+    def open_versioned(self, blob: bytes, table_id: str,
+                       purpose: str = "") -> tuple[dict[str, Any], int]:
+        """:meth:`open`, and the key version that opened *blob* (0 for a legacy blob, even one
+        whose nonce looks like a header).
+        """
         from cryptography.exceptions import InvalidTag
 
         plain: bytes | None = None
@@ -219,6 +226,7 @@ class Sealer:
             else:
                 unknown = UnknownKeyVersion(version, keyring.versions)
         if plain is None:  # a legacy blob (perhaps one whose nonce starts with "NK")
+            version = LEGACY_VERSION
             keyring = self._keyring
             if LEGACY_VERSION not in keyring.masters:
                 raise unknown or UnknownKeyVersion(LEGACY_VERSION, keyring.versions)
@@ -230,7 +238,7 @@ class Sealer:
                     raise unknown from None
                 raise
         document: dict[str, Any] = json.loads(zlib.decompress(plain))
-        return document
+        return document, version
 
     # -- keys ----------------------------------------------------------------------------------
 
