@@ -274,8 +274,8 @@ class _ReplaySealer(Sealer):
     def __init__(self) -> None:  # no key: it never seals
         self.blobs: dict[str, bytes] = {}
 
-    def seal(self, document: dict[str, Any], table_id: str) -> bytes:
-        return self.blobs[table_id]
+    def seal(self, document: dict[str, Any], table_id: str, purpose: str = "") -> bytes:
+        return self.blobs[table_id + purpose]
 
 
 class BenchAccounts(MemoryAccounts):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "layers" / "engine"))
 
-from naiko_service.bootstrap import ConfigurationError, _b64_key, state_key_from_secret  # noqa: E402
+from naiko_service.bootstrap import ConfigurationError, keyring_from_secret  # noqa: E402
 from naiko_service.ledger import audit_dynamodb  # noqa: E402
 from naiko_service.records import Sealer  # noqa: E402
 
@@ -28,22 +28,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", default=os.environ.get("STAGE", "dev"),
                         help="names the tables naiko-<stage>-accounts, -ledger, -tables")
     parser.add_argument("--state-key", default=os.environ.get("STATE_KEY"),
-                        help="base64 of the 32-byte table-state key (local/dev)")
+                        help="base64 of the 32-byte table-state key, or a keyring JSON "
+                             "(local/dev)")
     parser.add_argument("--state-key-secret-arn", default=os.environ.get("STATE_KEY_SECRET_ARN"))
     parser.add_argument("--region", default=os.environ.get("AWS_REGION")
                         or os.environ.get("AWS_DEFAULT_REGION"))
     args = parser.parse_args(argv)
     import boto3
 
+    # Every key version of the keyring (docs/secrets.md): tables sealed before and after a
+    # rotation open alike.
     if args.state_key:
-        key = _b64_key(args.state_key)
-        if key is None:
-            parser.error("--state-key must be the base64 of 32 bytes")
+        try:
+            key = keyring_from_secret(args.state_key, plain="base64")
+        except ConfigurationError as error:
+            parser.error(str(error))
     elif args.state_key_secret_arn:
         secret = boto3.client("secretsmanager", region_name=args.region).get_secret_value(
             SecretId=args.state_key_secret_arn)["SecretString"]
         try:
-            key = state_key_from_secret(secret)
+            key = keyring_from_secret(secret)
         except ConfigurationError as error:
             parser.error(str(error))
     else:

@@ -2,16 +2,19 @@
 
     python scripts/mint_token.py --new-key dev-auth.pem
         writes the private key (PEM, mode 0600) and prints the public key for AUTH_PUBLIC_KEY
-    python scripts/mint_token.py --key dev-auth.pem --player alice --ttl 3600
-        prints a token for player "alice", valid for an hour
+    python scripts/mint_token.py --key dev-auth.pem --player alice --ttl 3600 --stage prod
+        prints a token for player "alice" on stage "prod", valid for an hour
     NAIKO_AUTH_PRIVATE_KEY="$(cat dev-auth.pem)" python scripts/mint_token.py --player alice
         the same, with the key from the environment
     python scripts/mint_token.py --key dev-auth.pem --public-key
         prints the public key of an existing private key
 
-``--issuer``/``--audience`` set ``iss``/``aud`` (they must match ``AUTH_ISSUER``/``AUTH_AUDIENCE``
-when those are configured). The token format is in ``docs/auth.md``. Importable:
-:func:`generate_keypair`, :func:`mint`, :func:`public_key_of`.
+A token is bound to its stage: ``iss`` and ``aud`` are ``naiko-<stage>``, which the deployed
+authorizer requires (``template.yaml``), so a token minted for ``dev`` is refused by ``prod``.
+The stage is ``--stage``, else ``$NAIKO_STAGE``, else ``dev`` (the template's default);
+``--issuer``/``--audience`` override the claims (``--stage ''`` leaves them out). The token
+format is in ``docs/auth.md``. Importable: :func:`generate_keypair`, :func:`mint`,
+:func:`public_key_of`.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ if str(ROOT / "layers" / "engine") not in sys.path:
 from naiko_service import auth  # noqa: E402
 
 PRIVATE_KEY_ENV = "NAIKO_AUTH_PRIVATE_KEY"
+STAGE_ENV = "NAIKO_STAGE"
+DEFAULT_STAGE = "dev"
 DEFAULT_TTL = 3600
 MAX_TTL = 30 * 24 * 3600
 
@@ -47,13 +52,18 @@ def public_key_of(private_key_pem: bytes | str) -> str:
 
 def mint(private_key_pem: bytes | str, player: str, *, ttl: int = DEFAULT_TTL,
          issuer: str | None = None, audience: str | None = None,
-         now: float | None = None) -> str:
+         now: float | None = None, stage: str | None = None) -> str:
     """A token for *player*, issued at *now* (default: the current time), valid *ttl* seconds.
+    With *stage*, ``iss`` and ``aud`` default to ``naiko-<stage>``
+    (:func:`naiko_service.auth.stage_claim`).
 
     :raises ValueError: For a bad key, player id or ttl.
     """
     if not 0 < ttl <= MAX_TTL:
         raise ValueError(f"ttl must be between 1 and {MAX_TTL} seconds")
+    if stage:
+        issuer = auth.stage_claim(stage) if issuer is None else issuer
+        audience = auth.stage_claim(stage) if audience is None else audience
     issued_at = int(time.time() if now is None else now)
     return auth.sign_token(auth.private_key_from_pem(private_key_pem), player,
                            issued_at=issued_at, expires_at=issued_at + ttl,
@@ -90,8 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--key", metavar="PATH",
                         help=f"private key PEM file (default: ${PRIVATE_KEY_ENV})")
     parser.add_argument("--ttl", type=int, default=DEFAULT_TTL, help="lifetime in seconds")
-    parser.add_argument("--issuer", help="iss claim")
-    parser.add_argument("--audience", help="aud claim")
+    parser.add_argument("--stage", default=os.environ.get(STAGE_ENV) or DEFAULT_STAGE,
+                        help=f"the stage the token is for: iss and aud naiko-STAGE (default: "
+                             f"${STAGE_ENV}, else {DEFAULT_STAGE}; '' for neither)")
+    parser.add_argument("--issuer", help="iss claim (default: naiko-STAGE)")
+    parser.add_argument("--audience", help="aud claim (default: naiko-STAGE)")
     parser.add_argument("--force", action="store_true", help="let --new-key overwrite a file")
     args = parser.parse_args(argv)
 
@@ -104,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(public_key_of(_read_key(args.key)))
         elif args.player is not None:
             print(mint(_read_key(args.key), args.player, ttl=args.ttl, issuer=args.issuer,
-                       audience=args.audience))
+                       audience=args.audience, stage=args.stage))
         else:
             parser.error("give --new-key PATH, --player ID or --public-key")
     except (OSError, ValueError) as error:

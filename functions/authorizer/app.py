@@ -16,8 +16,16 @@ Configuration (environment, read once per container on the first call):
     provider such as Cognito.
 ``AUTH_PUBLIC_KEY``
     ``naiko``: standard base64 of the raw 32-byte Ed25519 public key (required).
+``AUTH_PREVIOUS_PUBLIC_KEY``
+    ``naiko``: during a key rotation's overlap, the previous public key(s) (same format,
+    separated by commas or spaces; empty: none). Tokens signed with them are still accepted.
+``AUTH_MAX_TOKEN_SECONDS``
+    ``naiko``: the longest lifetime (``exp - iat``) accepted (``lifetime_too_long`` beyond);
+    it bounds the overlap of a key rotation (``docs/auth.md``). Unset: no limit.
 ``AUTH_ISSUER`` / ``AUTH_AUDIENCE``
     Expected ``iss`` / ``aud``; optional for ``naiko``, ``AUTH_ISSUER`` required for ``oidc``.
+    ``template.yaml`` sets both to ``naiko-<Stage>``: a token of another stage is refused
+    (``wrong_issuer``).
 ``AUTH_JWKS_URL``, ``AUTH_AUDIENCE_CLAIM``, ``AUTH_TOKEN_USE``
     ``oidc`` only: JWKS URL (default ``AUTH_ISSUER + "/.well-known/jwks.json"``), the claim
     holding the audience (default ``aud``; ``client_id`` for Cognito access tokens), and the
@@ -56,7 +64,13 @@ def verifier_from_env(env: Mapping[str, str]) -> TokenVerifier:
         public_key = env.get("AUTH_PUBLIC_KEY", "")
         if not public_key.strip():
             raise ValueError("AUTH_PUBLIC_KEY is not set")
-        return Ed25519TokenVerifier.from_base64(public_key, issuer=issuer, audience=audience)
+        previous = env.get("AUTH_PREVIOUS_PUBLIC_KEY", "").replace(",", " ").split()
+        max_lifetime = (env.get("AUTH_MAX_TOKEN_SECONDS") or "").strip()
+        if max_lifetime and (not max_lifetime.isdigit() or int(max_lifetime) <= 0):
+            raise ValueError("AUTH_MAX_TOKEN_SECONDS must be a positive whole number")
+        return Ed25519TokenVerifier.from_base64(
+            public_key, issuer=issuer, audience=audience, previous_keys_b64=previous,
+            max_lifetime=int(max_lifetime) if max_lifetime else None)
     if provider == "oidc":
         if issuer is None:
             raise ValueError("AUTH_ISSUER is required with AUTH_PROVIDER=oidc")

@@ -2,6 +2,10 @@
 
 The player id comes only from ``requestContext.authorizer.player_id``, which the ``$connect``
 REQUEST authorizer (``functions/authorizer``) puts there; nothing the client sends can set it.
+
+It only writes the connection's item (:func:`naiko_service.bootstrap.get_connector`): it never
+builds the table service nor reads the table-state key, and the template gives it no
+permission to (``tests/unit/test_template.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,6 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
         logger.error("no verified player on $connect; is the authorizer attached?")
         bootstrap.count("ConnectsRefused")
         return {"statusCode": 403}
-    bootstrap.get_service(bootstrap.endpoint_from_event(event)).connect(connection_id, player_id)
+    bootstrap.get_connector().connect(connection_id, player_id)
     bootstrap.count("Connects")
     return {"statusCode": 200}

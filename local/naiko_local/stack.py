@@ -366,7 +366,10 @@ class LocalStack:
                 "STATE_KEY_SECRET_ARN": None,
                 "TIMER_STATE_MACHINE_ARN": None, "TIMER_LONG_STATE_MACHINE_ARN": None,
                 "AUTH_PROVIDER": "naiko", "AUTH_PUBLIC_KEY": self.public_key,
-                "AUTH_ISSUER": None, "AUTH_AUDIENCE": None,
+                # Tokens are bound to the stage, as in template.yaml (docs/auth.md).
+                "AUTH_ISSUER": auth.stage_claim(config.stage),
+                "AUTH_AUDIENCE": auth.stage_claim(config.stage),
+                "AUTH_PREVIOUS_PUBLIC_KEY": None, "AUTH_MAX_TOKEN_SECONDS": None,
                 "DEFAULT_DECISION_SECONDS": (None if config.decision_seconds is None
                                              else str(config.decision_seconds)),
                 "DEFAULT_PAUSE_SECONDS": (None if config.pause_seconds is None
@@ -530,8 +533,9 @@ class LocalStack:
         from naiko_service import auth
 
         now = int(time.time())
+        claim = auth.stage_claim(self.config.stage)
         return auth.sign_token(self.private_key, player_id, issued_at=now,
-                               expires_at=now + ttl, issuer=None, audience=None)
+                               expires_at=now + ttl, issuer=claim, audience=claim)
 
     def accounts(self) -> Any:
         from naiko_service.aws.dynamodb import DynamoAccounts
@@ -1109,7 +1113,8 @@ def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace
         f"  {_client_command()} {stack.url} {token}",
         "",
         "Tokens for more players:",
-        f"  {_python()} scripts/mint_token.py --key {key_path} --player alice",
+        f"  {_python()} scripts/mint_token.py --key {key_path} --stage {stack.config.stage} "
+        "--player alice",
         "",
         "Ctrl-C stops everything; all state is in memory.",
     ]

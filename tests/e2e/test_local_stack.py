@@ -243,6 +243,10 @@ def test_a_bad_token_is_refused_at_connect_with_401(stack: LocalStack) -> None:
                                        expires_at=now + 60, issuer=None, audience=None),
         "expired": auth.sign_token(stack.private_key, "mallory", issued_at=now - 7200,
                                    expires_at=now - 3600, issuer=None, audience=None),
+        # the right key, but minted for another stage (issue 15: tokens bound to the stage)
+        "another stage": auth.sign_token(stack.private_key, "mallory", issued_at=now,
+                                         expires_at=now + 60, issuer=auth.stage_claim("prod"),
+                                         audience=auth.stage_claim("prod")),
     }
 
     async def scenario() -> None:
@@ -260,7 +264,7 @@ def test_a_bad_token_is_refused_at_connect_with_401(stack: LocalStack) -> None:
 
     refused_before = stack.gateway.stats["refused"]
     run(scenario())
-    assert stack.gateway.stats["refused"] == refused_before + 4
+    assert stack.gateway.stats["refused"] == refused_before + len(bad) + 1  # + no token
     assert has_no_connection(stack, "mallory")
 
 

@@ -247,7 +247,91 @@ def test_invalid_token_exception() -> None:
     error = InvalidToken("bad_subject", "no")
     assert (error.code, error.message, str(error)) == ("bad_subject", "no", "bad_subject: no")
     assert ERROR_CODES == {"missing_token", "malformed_token", "bad_signature", "expired_token",
-                           "not_yet_valid", "wrong_issuer", "wrong_audience", "bad_subject"}
+                           "not_yet_valid", "wrong_issuer", "wrong_audience", "bad_subject",
+                           "lifetime_too_long"}
+
+
+# -- tokens bound to the stage (issue 15 item 9) ---------------------------------------------
+
+def stage_verifier(key: Ed25519PrivateKey, stage: str) -> Ed25519TokenVerifier:
+    """What the deployed authorizer of *stage* builds (template.yaml: iss = aud =
+    naiko-${Stage})."""
+    claim = auth.stage_claim(stage)
+    return Ed25519TokenVerifier(key.public_key(), issuer=claim, audience=claim)
+
+
+def test_a_token_for_another_stage_is_refused(key: Ed25519PrivateKey,
+                                             mint_script: ModuleType) -> None:
+    pem = auth.private_key_to_pem(key)
+    dev, prod = stage_verifier(key, "dev"), stage_verifier(key, "prod")
+    for_prod = mint_script.mint(pem, "alice", stage="prod", now=NOW)
+    assert prod.verify(for_prod, NOW) == "alice"
+    assert code_of(dev, for_prod) == "wrong_issuer"  # the stable code of another stage's token
+    # Same key, same player, every other claim valid: only the stage differs.
+    assert code_of(dev, mint(key, issuer="naiko-dev", audience="naiko-prod")) == "wrong_audience"
+    assert code_of(dev, mint(key, issuer=None, audience=None)) == "wrong_issuer"
+    assert dev.verify(mint_script.mint(pem, "alice", stage="dev", now=NOW), NOW) == "alice"
+
+
+def test_mint_script_mints_for_its_stage(mint_script: ModuleType, key: Ed25519PrivateKey,
+                                         capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(mint_script.PRIVATE_KEY_ENV, auth.private_key_to_pem(key).decode())
+    monkeypatch.delenv(mint_script.STAGE_ENV, raising=False)
+
+    def claims(*args: str) -> dict[str, Any]:
+        assert mint_script.main(["--player", "alice", *args]) == 0
+        token = capsys.readouterr().out.strip()
+        payload: dict[str, Any] = json.loads(b64url_decode(token.split(".")[1]))
+        return payload
+
+    assert (claims()["iss"], claims()["aud"]) == ("naiko-dev", "naiko-dev")  # the default
+    assert (claims("--stage", "prod")["iss"], claims("--stage", "prod")["aud"]) == (
+        "naiko-prod", "naiko-prod")
+    monkeypatch.setenv(mint_script.STAGE_ENV, "beta")
+    assert claims()["aud"] == "naiko-beta"
+    assert claims("--audience", "x")["aud"] == "x" and claims("--audience", "x")["iss"] == \
+        "naiko-beta"
+    assert "iss" not in claims("--stage", "") and "aud" not in claims("--stage", "")
+
+
+# -- rotating and revoking the key pair (issue 15 item 10, docs/auth.md) ----------------------
+
+MAX_LIFETIME = 3600
+
+
+def test_a_token_may_not_outlive_the_maximum_lifetime(key: Ed25519PrivateKey) -> None:
+    bounded = Ed25519TokenVerifier(key.public_key(), max_lifetime=MAX_LIFETIME)
+    assert bounded.verify(mint(key, ttl=MAX_LIFETIME), NOW) == "alice"
+    assert code_of(bounded, mint(key, ttl=MAX_LIFETIME + 1)) == "lifetime_too_long"
+
+
+def test_revoking_the_old_auth_key_after_the_overlap(key: Ed25519PrivateKey) -> None:
+    """The documented rotation: deploy the new key with the old one as AuthPreviousPublicKey;
+    switch the minter; after AuthMaxTokenSeconds + leeway, empty AuthPreviousPublicKey."""
+    old, new = key, Ed25519PrivateKey.generate()
+    before = Ed25519TokenVerifier(old.public_key(), max_lifetime=MAX_LIFETIME)
+    overlap = Ed25519TokenVerifier(new.public_key(), previous_keys=[old.public_key()],
+                                   max_lifetime=MAX_LIFETIME)
+    after = Ed25519TokenVerifier(new.public_key(), max_lifetime=MAX_LIFETIME)
+    switch = NOW  # the minter signs with the new key from here on
+    last_old = mint(old, "alice", iat=switch, ttl=MAX_LIFETIME)  # the longest-lived old token
+    first_new = mint(new, "bob", iat=switch, ttl=MAX_LIFETIME)
+    assert code_of(before, first_new) == "bad_signature"       # deploy the key first...
+    assert overlap.verify(last_old, switch) == "alice"         # ...then both are accepted
+    assert overlap.verify(first_new, switch) == "bob"
+    assert overlap.verify(last_old, switch + MAX_LIFETIME + LEEWAY - 1) == "alice"
+    end = switch + MAX_LIFETIME + LEEWAY                        # the overlap ends
+    assert code_of(overlap, last_old, end) == "expired_token"   # nothing old is still valid
+    # After the overlap the old key is revoked: even a freshly minted old-key token is refused.
+    assert code_of(after, mint(old, "alice", iat=end, ttl=60), end) == "bad_signature"
+    assert code_of(after, last_old, switch) == "bad_signature"
+    assert after.verify(mint(new, "bob", iat=end, ttl=60), end) == "bob"
+    # from_base64 (what the authorizer builds) takes the previous keys too.
+    assert Ed25519TokenVerifier.from_base64(
+        auth.public_key_to_base64(new.public_key()),
+        previous_keys_b64=[auth.public_key_to_base64(old.public_key())]).verify(
+        last_old, switch) == "alice"
 
 
 # -- helpers -------------------------------------------------------------------------------------

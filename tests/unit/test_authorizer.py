@@ -19,11 +19,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from naiko_service.auth import (
     Ed25519TokenVerifier,
+    InvalidToken,
     JwksTokenVerifier,
     b64url_decode,
     b64url_encode,
     public_key_to_base64,
     sign_token,
+    stage_claim,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -279,6 +281,46 @@ def test_verifier_from_env(app: ModuleType, key: Ed25519PrivateKey) -> None:
                 {"AUTH_PROVIDER": "oidc", "AUTH_ISSUER": "http://plain.example"}):
         with pytest.raises(ValueError):
             app.verifier_from_env(bad)
+
+
+def test_verifier_from_env_rotation_settings(app: ModuleType, key: Ed25519PrivateKey) -> None:
+    public = public_key_to_base64(key.public_key())
+    old = Ed25519PrivateKey.generate()
+    previous = public_key_to_base64(old.public_key())
+    both = app.verifier_from_env({"AUTH_PUBLIC_KEY": public, "AUTH_PREVIOUS_PUBLIC_KEY":
+                                  f" {previous}, ", "AUTH_MAX_TOKEN_SECONDS": "600"})
+    assert both.max_lifetime == 600
+    assert both.verify(token_for(old, ttl=600, issuer=None, audience=None), time.time()) \
+        == "alice"
+    only = app.verifier_from_env({"AUTH_PUBLIC_KEY": public, "AUTH_PREVIOUS_PUBLIC_KEY": ""})
+    assert only.max_lifetime is None
+    with pytest.raises(InvalidToken):
+        only.verify(token_for(old, issuer=None, audience=None), time.time())
+    for bad in ({"AUTH_MAX_TOKEN_SECONDS": "0"}, {"AUTH_MAX_TOKEN_SECONDS": "1h"},
+                {"AUTH_PREVIOUS_PUBLIC_KEY": "bm90IGEga2V5"}):
+        with pytest.raises(ValueError):
+            app.verifier_from_env({"AUTH_PUBLIC_KEY": public, **bad})
+
+
+def test_a_token_for_another_stage_is_denied_with_401(
+        app: ModuleType, key: Ed25519PrivateKey, monkeypatch: pytest.MonkeyPatch,
+        logs: io.StringIO) -> None:
+    """The authorizer as template.yaml configures it for stage dev (iss = aud = naiko-dev)."""
+    monkeypatch.setenv("AUTH_PUBLIC_KEY", public_key_to_base64(key.public_key()))
+    monkeypatch.setenv("AUTH_ISSUER", stage_claim("dev"))
+    monkeypatch.setenv("AUTH_AUDIENCE", stage_claim("dev"))
+    monkeypatch.delenv("AUTH_PROVIDER", raising=False)
+    app.reset_verifier()
+    try:
+        prod = token_for(key, issuer=stage_claim("prod"), audience=stage_claim("prod"))
+        with pytest.raises(Exception, match="^Unauthorized$"):
+            app.lambda_handler(event_with(prod), FakeLambdaContext())
+        denied = [r for r in log_records(logs) if r.get("message") == "connection denied"]
+        assert [r["reason"] for r in denied] == ["wrong_issuer"]
+        dev = token_for(key, issuer=stage_claim("dev"), audience=stage_claim("dev"))
+        assert app.lambda_handler(event_with(dev), FakeLambdaContext())["principalId"] == "alice"
+    finally:
+        app.reset_verifier()
 
 
 def test_event_is_not_mutated(configured: ModuleType, key: Ed25519PrivateKey,

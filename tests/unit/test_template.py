@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from naiko_service import bootstrap
+from naiko_service import auth, bootstrap
 from naiko_service.protocol import ROUTES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,6 +253,23 @@ def test_connect_is_the_only_route_and_uses_the_token_authorizer(
     assert function["Environment"]["Variables"]["AUTH_PUBLIC_KEY"] == {"Ref": "AuthPublicKey"}
 
 
+def test_tokens_are_bound_to_the_stage(template: dict[str, Any]) -> None:
+    """Issue 15 item 9: the authorizer requires iss and aud naiko-<Stage>, what
+    scripts/mint_token.py --stage and auth.stage_claim mint; the rotation settings too."""
+    variables = template["Resources"]["AuthorizerFunction"]["Properties"]["Environment"][
+        "Variables"]
+    assert variables["AUTH_ISSUER"] == variables["AUTH_AUDIENCE"] == {"Fn::Sub": "naiko-${Stage}"}
+    assert auth.stage_claim("${Stage}") == "naiko-${Stage}"
+    assert variables["AUTH_PREVIOUS_PUBLIC_KEY"] == {"Ref": "AuthPreviousPublicKey"}
+    assert variables["AUTH_MAX_TOKEN_SECONDS"] == {"Ref": "AuthMaxTokenSeconds"}
+    parameters = template["Parameters"]
+    assert parameters["AuthPreviousPublicKey"]["Default"] == ""
+    previous = re.compile(parameters["AuthPreviousPublicKey"]["AllowedPattern"])
+    assert previous.fullmatch("") and previous.fullmatch("A" * 43 + "=")
+    assert not previous.fullmatch("A" * 44)
+    assert "AUTH_ISSUER" not in template["Globals"]["Function"]["Environment"]["Variables"]
+
+
 def test_api_gateway_may_invoke_each_function_from_this_api_only(
         template: dict[str, Any]) -> None:
     permissions = {p["Properties"]["FunctionName"]["Ref"]: p["Properties"]
@@ -347,10 +364,37 @@ def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -
     assert needed <= granted, needed - granted
 
 
-def test_connect_may_only_bind_connections_and_read_the_key(template: dict[str, Any]) -> None:
+def test_connect_may_only_bind_connections(template: dict[str, Any]) -> None:
+    """Issue 15 item 9: $connect never loads the table-state key; it may not even read the
+    secret, nor learn where it is (nor may the authorizer)."""
     statements = [s for owner, s in _statements(template) if owner == "ConnectFunction"]
     actions = {a for s in statements for a in s["Action"]}
-    assert actions == {"dynamodb:PutItem", "secretsmanager:GetSecretValue"}
+    assert actions == {"dynamodb:PutItem"}
+    assert [s["Resource"] for s in statements] == [{"Fn::GetAtt": ["ConnectionsTable", "Arn"]}]
+    functions = resources(template, "AWS::Serverless::Function")
+    for name in ("ConnectFunction", "AuthorizerFunction"):
+        props = functions[name]["Properties"]
+        assert "StateKeySecret" not in references(props), name
+        assert props.get("Policies", []) == [] or name == "ConnectFunction"
+        assert all(policy.get("Ref") != "ServiceAccessPolicy"
+                   for policy in props.get("Policies", [])), name
+    assert "STATE_KEY_SECRET_ARN" not in template["Globals"]["Function"]["Environment"][
+        "Variables"]
+    secret_readers = {owner for owner, s in _statements(template)
+                      if "secretsmanager:GetSecretValue" in s["Action"]}
+    assert secret_readers == {"ServiceAccessPolicy"}
+
+
+def test_the_service_functions_read_the_state_key(template: dict[str, Any]) -> None:
+    for name, function in resources(template, "AWS::Serverless::Function").items():
+        props = function["Properties"]
+        variables = props.get("Environment", {}).get("Variables", {})
+        service = {"Ref": "ServiceAccessPolicy"} in props.get("Policies", [])
+        assert service == (name not in ("ConnectFunction", "AuthorizerFunction")), name
+        if service:
+            assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}, name
+        else:
+            assert "STATE_KEY_SECRET_ARN" not in variables, name
 
 
 # -- functions, layer, configuration ---------------------------------------------------------
@@ -377,8 +421,9 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
                     "TOURNAMENTS_TABLE", "HISTORY_TABLE"}
-    assert read - {"STATE_KEY"} <= set(variables)  # STATE_KEY is for local/dev only
-    assert variables["STATE_KEY_SECRET_ARN"] == {"Ref": "StateKeySecret"}
+    # STATE_KEY is for local/dev only; STATE_KEY_SECRET_ARN is the service functions' own
+    # (test_the_service_functions_read_the_state_key), never $connect's.
+    assert read - {"STATE_KEY", "STATE_KEY_SECRET_ARN"} <= set(variables)
     assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \
         "https://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
     for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable",
@@ -461,6 +506,7 @@ def test_the_state_key_secret_is_generated_retained_and_derivable(
     assert generate["PasswordLength"] >= 43 and generate["ExcludePunctuation"] is True
     sample = "aB3" * (generate["PasswordLength"] // 3) + "x" * (generate["PasswordLength"] % 3)
     assert len(bootstrap.state_key_from_secret(sample)) == 32
+    assert bootstrap.keyring_from_secret(sample).versions == (0, 1)  # legacy + version 1
 
 
 def test_outputs(template: dict[str, Any]) -> None:

@@ -26,7 +26,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -56,10 +56,22 @@ NOT_YET_VALID = "not_yet_valid"
 WRONG_ISSUER = "wrong_issuer"
 WRONG_AUDIENCE = "wrong_audience"
 BAD_SUBJECT = "bad_subject"
+LIFETIME_TOO_LONG = "lifetime_too_long"
 ERROR_CODES = frozenset({
     MISSING_TOKEN, MALFORMED_TOKEN, BAD_SIGNATURE, EXPIRED_TOKEN, NOT_YET_VALID,
-    WRONG_ISSUER, WRONG_AUDIENCE, BAD_SUBJECT,
+    WRONG_ISSUER, WRONG_AUDIENCE, BAD_SUBJECT, LIFETIME_TOO_LONG,
 })
+
+
+def stage_claim(stage: str) -> str:
+    """The ``iss`` and ``aud`` of a stage's tokens: ``naiko-<stage>`` (``template.yaml`` sets
+    the authorizer's ``AUTH_ISSUER`` and ``AUDIENCE`` to it), so a token minted for one stage
+    is refused by every other (``wrong_issuer``).
+
+    >>> stage_claim("prod")
+    'naiko-prod'
+    """
+    return f"naiko-{stage}"
 
 
 class InvalidToken(Exception):
@@ -129,12 +141,16 @@ def check_subject(subject: object) -> str:
     return subject
 
 
-def check_times(claims: Mapping[str, Any], now: float, leeway: float) -> None:
+def check_times(claims: Mapping[str, Any], now: float, leeway: float,
+                max_lifetime: float | None = None) -> None:
     """``exp`` (required) must be after ``now - leeway``; ``iat`` (required) and ``nbf``
-    (optional) must not be after ``now + leeway``."""
+    (optional) must not be after ``now + leeway``; with *max_lifetime*, ``exp - iat`` must not
+    exceed it (``lifetime_too_long``: what bounds a key rotation's overlap, docs/auth.md)."""
     exp = _int_claim(claims, "exp")
     iat = _int_claim(claims, "iat")
     nbf = _int_claim(claims, "nbf") if "nbf" in claims else None
+    if max_lifetime is not None and exp - iat > max_lifetime:
+        raise InvalidToken(LIFETIME_TOO_LONG, "the token lives longer than allowed")
     if now >= exp + leeway:
         raise InvalidToken(EXPIRED_TOKEN, "the token has expired")
     if iat > now + leeway:
@@ -261,29 +277,39 @@ def sign_token(private_key: Ed25519PrivateKey, subject: str, *, issued_at: int, 
 
 
 class Ed25519TokenVerifier:
-    """Verifies Naiko v1 tokens (see the module docstring) with one Ed25519 public key.
+    """Verifies Naiko v1 tokens (see the module docstring) with an Ed25519 public key, and
+    during a key rotation's overlap also with the previous ones (*previous_keys*).
 
     The checks, in order: presence, structure and version (``malformed_token``), the signature
-    (``bad_signature``; nothing of the payload is parsed before it is authenticated), the claims'
-    types (``malformed_token``), ``exp``/``iat`` with *leeway* (``expired_token``,
-    ``not_yet_valid``), ``iss``/``aud`` when configured (``wrong_issuer``, ``wrong_audience``),
-    and the subject (``bad_subject``).
+    by one of the keys (``bad_signature``; nothing of the payload is parsed before it is
+    authenticated), the claims' types (``malformed_token``), ``exp - iat`` against
+    *max_lifetime* when set (``lifetime_too_long``), ``exp``/``iat`` with *leeway*
+    (``expired_token``, ``not_yet_valid``), ``iss``/``aud`` when configured (``wrong_issuer``,
+    ``wrong_audience``), and the subject (``bad_subject``).
     """
 
     def __init__(self, public_key: Ed25519PublicKey | bytes, *, issuer: str | None = None,
                  audience: str | None = None,
-                 leeway: float = DEFAULT_LEEWAY_SECONDS) -> None:
-        self._key = load_public_key(public_key) if isinstance(public_key, bytes) else public_key
+                 leeway: float = DEFAULT_LEEWAY_SECONDS,
+                 previous_keys: Sequence[Ed25519PublicKey | bytes] = (),
+                 max_lifetime: float | None = None) -> None:
+        self._keys = tuple(load_public_key(key) if isinstance(key, bytes) else key
+                           for key in (public_key, *previous_keys))
         self.issuer = issuer
         self.audience = audience
         self.leeway = leeway
+        self.max_lifetime = max_lifetime
 
     @classmethod
     def from_base64(cls, public_key_b64: str, *, issuer: str | None = None,
                     audience: str | None = None,
-                    leeway: float = DEFAULT_LEEWAY_SECONDS) -> Ed25519TokenVerifier:
+                    leeway: float = DEFAULT_LEEWAY_SECONDS,
+                    previous_keys_b64: Sequence[str] = (),
+                    max_lifetime: float | None = None) -> Ed25519TokenVerifier:
         return cls(public_key_from_base64(public_key_b64), issuer=issuer, audience=audience,
-                   leeway=leeway)
+                   leeway=leeway,
+                   previous_keys=[public_key_from_base64(k) for k in previous_keys_b64],
+                   max_lifetime=max_lifetime)
 
     def verify(self, token: str, now: float) -> str:
         from cryptography.exceptions import InvalidSignature
@@ -302,12 +328,17 @@ class Ed25519TokenVerifier:
             raise InvalidToken(MALFORMED_TOKEN, "a token part is not base64url") from error
         if len(signature) != 64:
             raise InvalidToken(MALFORMED_TOKEN, "an Ed25519 signature is 64 bytes")
-        try:
-            self._key.verify(signature, f"{version}.{payload_b64}".encode("ascii"))
-        except InvalidSignature:
-            raise InvalidToken(BAD_SIGNATURE, "the signature does not match") from None
+        signed = f"{version}.{payload_b64}".encode("ascii")
+        for key in self._keys:
+            try:
+                key.verify(signature, signed)
+                break
+            except InvalidSignature:
+                continue
+        else:
+            raise InvalidToken(BAD_SIGNATURE, "the signature does not match")
         claims = _decode_json_object(payload_b64, "payload")
-        check_times(claims, now, self.leeway)
+        check_times(claims, now, self.leeway, self.max_lifetime)
         _check_issuer(claims, self.issuer)
         _check_audience(claims, self.audience)
         return check_subject(claims.get("sub"))

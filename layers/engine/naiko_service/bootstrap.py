@@ -27,8 +27,10 @@ Environment (set by ``template.yaml``):
     timers are only logged and the sweep (every minute) fires them late, see
     :class:`SweepOnlyScheduler`; without the second, every wake-up goes to the first.
 ``STATE_KEY`` or ``STATE_KEY_SECRET_ARN``
-    The AES-256 key that seals table state: base64 of 32 bytes (local/dev), or a Secrets
-    Manager secret read once per container (see :func:`state_key_from_secret`).
+    The keys that seal table state (:mod:`naiko_service.sealing`): base64 of 32 bytes or a
+    keyring JSON (local/dev), or a Secrets Manager secret read on the first use and again every
+    :data:`~naiko_service.sealing.REFRESH_SECONDS` (see :func:`keyring_from_secret`). The
+    ``$connect`` function has neither: it only binds connections (:func:`get_connector`).
 ``AWS_ENDPOINT_URL``
     Honoured by boto3 itself (moto server, LocalStack).
 ``POWERTOOLS_METRICS_NAMESPACE``
@@ -50,7 +52,7 @@ import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
@@ -58,7 +60,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
 
-    from .ports import Scheduler
+    from .ports import Connections, Scheduler
+    from .sealing import Keyring, Sealer
     from .usecases import TableService
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
@@ -189,6 +192,55 @@ def get_service(endpoint: str | None = None) -> TableService:
     return service
 
 
+class Connector(Protocol):
+    """What ``$connect`` needs: bind a verified player to a new connection."""
+
+    def connect(self, connection_id: str, player_id: str) -> None: ...
+
+
+class ConnectionBinder:
+    """The ``$connect`` function's :class:`Connector`: the connections table, nothing else
+    (no table state, no state key: the function may not even read the secret)."""
+
+    def __init__(self, connections: Connections, clock: Callable[[], int]):
+        self.connections = connections
+        self.clock = clock
+
+    def connect(self, connection_id: str, player_id: str) -> None:
+        self.connections.bind(connection_id, player_id, self.clock())
+
+
+_connector: Connector | None = None
+
+
+def get_connector() -> Connector:
+    """The container's :class:`Connector`: the service when one was set (tests, the local
+    stack) or built, else a :class:`ConnectionBinder` built from ``CONNECTIONS_TABLE`` alone.
+
+    :raises ConfigurationError: If ``CONNECTIONS_TABLE`` is not set.
+    """
+    global _connector
+    if _service is not None:
+        return _service
+    connector = _connector
+    if connector is None:
+        with _lock:
+            if _connector is None:
+                table = os.environ.get("CONNECTIONS_TABLE", "").strip()
+                if not table:
+                    raise ConfigurationError("environment variable CONNECTIONS_TABLE is not set")
+                import boto3
+                from botocore.config import Config as BotoConfig
+
+                from .aws.dynamodb import DynamoConnections
+
+                client = boto3.client("dynamodb", config=BotoConfig(**BOTO_SETTINGS))
+                _connector = ConnectionBinder(DynamoConnections(client, table),
+                                              SystemClock().now_ms)
+            connector = _connector
+    return connector
+
+
 def set_service(service: TableService) -> None:
     """Use *service* for this container (tests, the local stack)."""
     global _service
@@ -197,10 +249,12 @@ def set_service(service: TableService) -> None:
 
 
 def reset() -> None:
-    """Forget the container's service; the next :func:`get_service` builds a new one."""
-    global _service
+    """Forget the container's service (and connector); the next :func:`get_service` builds a
+    new one."""
+    global _service, _connector
     with _lock:
         _service = None
+        _connector = None
 
 
 def endpoint_from_event(event: Mapping[str, Any]) -> str | None:
@@ -252,7 +306,6 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
 
     from .aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
     from .aws.gateway import ManagementApiGateway
-    from .records import Sealer
     from .usecases import Deps, TableService
 
     websocket_endpoint = config.websocket_endpoint or endpoint
@@ -262,7 +315,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     # "Worst cases"); the adapters map errors to ports.
     boto = BotoConfig(**BOTO_SETTINGS)
     dynamodb = boto3.client("dynamodb", config=boto)
-    sealer = Sealer(_state_key(config, lambda: boto3.client("secretsmanager", config=boto)))
+    sealer = state_sealer(config, lambda: boto3.client("secretsmanager", config=boto))
     scheduler: Scheduler
     if config.timer_state_machine_arn:
         from .aws.scheduler import StepFunctionsScheduler
@@ -308,14 +361,77 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     return TableService(deps)
 
 
-def _state_key(config: Config, secrets_client: Any) -> bytes:
+def state_sealer(config: Config, secrets_client: Callable[[], Any]) -> Sealer:
+    """The sealer of table state: from ``STATE_KEY`` (fixed), or from the state-key secret,
+    read now and again every :data:`~naiko_service.sealing.REFRESH_SECONDS` (a rotation
+    reaches every container within that time, ``docs/secrets.md``).
+
+    :raises ConfigurationError: If the key or the secret is malformed.
+    """
+    from .sealing import Sealer
+
     if config.state_key is not None:
-        key = _b64_key(config.state_key)
+        return Sealer(keyring_from_secret(config.state_key, plain="base64"))
+    arn = config.state_key_secret_arn
+
+    def read() -> Keyring:
+        response = secrets_client().get_secret_value(SecretId=arn)
+        return keyring_from_secret(response["SecretString"])
+
+    return Sealer(read(), refresh=read)
+
+
+KEYRING_FORMAT = "naiko-state-keyring/1"
+"""The ``format`` of a keyring secret (:func:`keyring_from_secret`)."""
+
+
+def keyring_from_secret(secret: str, *, plain: str = "any") -> Keyring:
+    """The keyring a state-key secret holds (``docs/secrets.md``).
+
+    A JSON object ``{"format": "naiko-state-keyring/1", "current": 2, "keys": {"0": ...,
+    "1": ..., "2": ...}}`` names each version's key material (each one read by
+    :func:`state_key_from_secret`; version 0 is the legacy key) and the version that seals.
+    Anything else is one key material (what CloudFormation generates, or base64 of 32 bytes;
+    with ``plain="base64"`` only the latter): it opens legacy blobs and seals as version 1
+    (:meth:`~naiko_service.sealing.Keyring.single`).
+
+    >>> keyring_from_secret("a" * 64).versions
+    (0, 1)
+    >>> keyring_from_secret('{"format": "naiko-state-keyring/1", "current": 2, '
+    ...                     '"keys": {"2": "' + "b" * 64 + '"}}').versions
+    (2,)
+
+    :raises ConfigurationError: If the secret is malformed.
+    """
+    from .sealing import Keyring
+
+    text = secret.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigurationError("the state-key secret is not valid JSON") from exc
+        if not isinstance(data, dict) or data.get("format") != KEYRING_FORMAT:
+            raise ConfigurationError(f"a keyring secret has format {KEYRING_FORMAT!r}")
+        keys, current = data.get("keys"), data.get("current")
+        if not isinstance(keys, dict) or type(current) is not int:
+            raise ConfigurationError("a keyring secret has 'current' (int) and 'keys' (object)")
+        masters: dict[int, bytes] = {}
+        for name, material in keys.items():
+            if not (isinstance(name, str) and name.isdigit() and isinstance(material, str)):
+                raise ConfigurationError("keyring keys are version numbers and strings")
+            masters[int(name)] = state_key_from_secret(material)
+        try:
+            return Keyring(current, masters)
+        except ValueError as exc:
+            raise ConfigurationError(f"bad keyring: {exc}") from exc
+    if plain == "base64":
+        key = _b64_key(text)
         if key is None:
-            raise ConfigurationError("STATE_KEY must be the base64 encoding of 32 bytes")
-        return key
-    response = secrets_client().get_secret_value(SecretId=config.state_key_secret_arn)
-    return state_key_from_secret(response["SecretString"])
+            raise ConfigurationError("STATE_KEY must be the base64 encoding of 32 bytes "
+                                     "or a keyring JSON")
+        return Keyring.single(key)
+    return Keyring.single(state_key_from_secret(text))
 
 
 def state_key_from_secret(secret: str) -> bytes:

@@ -333,23 +333,31 @@ def from_fallback(fallback: Fallback, now: int) -> HandRecord | None:
 
 # -- storing -------------------------------------------------------------------------------------
 
+def purpose(hand_number: int) -> str:
+    """What a hand's record is sealed as, after its table's id (:mod:`.sealing`): the
+    associated data is ``<table_id>#hand#<n>``, so it opens only as this hand's record, under
+    its table's key."""
+    return f"#hand#{hand_number}"
+
+
 def aad(table_id: str, hand_number: int) -> str:
     """The associated data a record is sealed with: it opens only as this hand's record."""
-    return f"{table_id}#hand#{hand_number}"
+    return table_id + purpose(hand_number)
 
 
 def seal(sealer: Sealer, record: HandRecord) -> bytes:
-    """The sealed record; one larger than :data:`MAX_SEALED_BYTES` is sealed without its log
-    (:meth:`HandRecord.stub`)."""
-    blob = sealer.seal(record.to_document(), aad(*record.key))
+    """The sealed record, under its table's key; one larger than :data:`MAX_SEALED_BYTES` is
+    sealed without its log (:meth:`HandRecord.stub`)."""
+    table_id, number = record.key
+    blob = sealer.seal(record.to_document(), table_id, purpose(number))
     if len(blob) > MAX_SEALED_BYTES:
-        blob = sealer.seal(record.stub("too_large").to_document(), aad(*record.key))
+        blob = sealer.seal(record.stub("too_large").to_document(), table_id, purpose(number))
     return blob
 
 
 def open_sealed(sealer: Sealer, table_id: str, hand_number: int, blob: bytes) -> HandRecord:
     """:raises Exception: If the blob does not open as that hand's record."""
-    return HandRecord.from_document(sealer.open(blob, aad(table_id, hand_number)))
+    return HandRecord.from_document(sealer.open(blob, table_id, purpose(hand_number)))
 
 
 # -- reading -------------------------------------------------------------------------------------

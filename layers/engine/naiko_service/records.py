@@ -2,22 +2,23 @@
 
 One table is one item. Everything the game needs (the engine state with its hidden deck and hole
 cards, the connections, the recent request ids, its pending timers) travels in one JSON document
-that is compressed and then sealed with AES-GCM (:class:`Sealer`), so reading the database does
-not reveal the deck. Only what indexes need stays in clear: the version, the lobby summary of a
-public table with a free seat, and the earliest timer deadline.
+that is compressed and then sealed with AES-GCM under the table's own key
+(:class:`~naiko_service.sealing.Sealer`), so reading the database does not reveal the deck. Only
+what indexes need stays in clear: the version, the lobby summary of a public table with a free
+seat, and the earliest timer deadline.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import zlib
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from naiko.state import TableState
 from naiko.tournaments.structures import BlindStructure
+
+from .sealing import Sealer as Sealer  # re-exported: every store imports it from here
+from .sealing import UnknownKeyVersion as UnknownKeyVersion
 
 if TYPE_CHECKING:
     from .hand_records import HandRecord
@@ -491,39 +492,11 @@ class TableSummary:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
-class Sealer:
-    """Compresses and encrypts a table document (AES-256-GCM, the table id as associated data,
-    a fresh 96-bit nonce per write).
-
-    >>> sealer = Sealer(bytes(32))
-    >>> blob = sealer.seal({"a": 1}, "t1")
-    >>> sealer.open(blob, "t1")
-    {'a': 1}
-    """
-
-    def __init__(self, key: bytes):
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-        if len(key) != 32:
-            raise ValueError("the table state key must be 32 bytes (AES-256)")
-        self._aead = AESGCM(key)
-
-    def seal(self, document: dict[str, Any], table_id: str) -> bytes:
-        plain = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
-        nonce = os.urandom(12)
-        return nonce + self._aead.encrypt(nonce, plain, table_id.encode())
-
-    def open(self, blob: bytes, table_id: str) -> dict[str, Any]:
-        plain = self._aead.decrypt(blob[:12], blob[12:], table_id.encode())
-        document: dict[str, Any] = json.loads(zlib.decompress(plain))
-        return document
-
-
 def seal_fallback(sealer: Sealer, record: TableRecord) -> bytes | None:
     """The sealed fallback of *record* (R8.6), or ``None`` when it has none."""
     if record.fallback is None:
         return None
-    return sealer.seal(record.fallback.to_document(), record.table_id + FALLBACK_AAD_SUFFIX)
+    return sealer.seal(record.fallback.to_document(), record.table_id, FALLBACK_AAD_SUFFIX)
 
 
 def open_record(sealer: Sealer, table_id: str, version: int, blob: bytes,
@@ -532,14 +505,18 @@ def open_record(sealer: Sealer, table_id: str, version: int, blob: bytes,
 
     :raises UnreadableTable: If the state cannot be opened or read (R8.6), with the fallback
         when it can be.
+    :raises UnknownKeyVersion: If the state was sealed with a key version the keyring does not
+        hold: a configuration error, not a damaged table (its hand is not cancelled).
     """
     try:
         return TableRecord.from_document(table_id, version, sealer.open(blob, table_id))
+    except UnknownKeyVersion:
+        raise
     except Exception as exc:  # a bad tag, a bad document, a bug in from_document: all unreadable
         rescue = None
         if fallback is not None:
             try:
-                doc = sealer.open(fallback, table_id + FALLBACK_AAD_SUFFIX)
+                doc = sealer.open(fallback, table_id, FALLBACK_AAD_SUFFIX)
                 rescue = Fallback.from_document(table_id, version, doc)
             except Exception:
                 rescue = None
