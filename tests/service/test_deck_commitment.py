@@ -206,3 +206,23 @@ def test_r10_2_naiko_verify_checks_stored_hands(tmp_path: Path,
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{not json")
     assert naiko_verify.main([str(garbage)]) == 2
+
+
+def test_r10_2_naiko_history_json_is_what_naiko_verify_reads(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    """The README's pipeline: ``naiko-history --format json --player P | naiko-verify -``."""
+    import io
+
+    from naiko_local import history
+
+    h, table_id, players, records = session(4, "PLO", 3, 2)
+    out = io.StringIO()
+    assert history.main(["--player", "p1", "--recent", "10", "--format", "json"],
+                        histories=h.store, out=out) == 0
+    hands = tmp_path / "hands.json"
+    hands.write_text(out.getvalue())
+    assert naiko_verify.main([str(hands)]) == 0
+    printed = capsys.readouterr().out
+    dealt = sum("p1" in r.players for r in records)
+    assert dealt and f"{dealt} hand(s), {dealt} verified, 0 failed" in printed
