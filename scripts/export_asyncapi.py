@@ -49,7 +49,7 @@ for _path in (ROOT / "layers" / "engine", ROOT / "tests", ROOT / "scripts"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-DRAFT_07_ONLY = frozenset({
+NOT_IN_DRAFT_07 = frozenset({
     "$defs", "prefixItems", "unevaluatedProperties", "unevaluatedItems", "dependentRequired",
     "dependentSchemas", "$anchor", "$dynamicRef", "$dynamicAnchor", "minContains",
     "maxContains"})
@@ -120,7 +120,7 @@ def _rewrite_refs(value: Any) -> Any:
     """A copy of a schema with ``#/$defs/X`` references pointing at ``components/schemas``;
     refuses keywords that AsyncAPI's schema format would not understand."""
     if isinstance(value, dict):
-        bad = DRAFT_07_ONLY & value.keys()
+        bad = NOT_IN_DRAFT_07 & value.keys()
         if bad:
             raise ValueError(f"JSON Schema keywords AsyncAPI 3.0 cannot read: {sorted(bad)}")
         out: dict[str, Any] = {}

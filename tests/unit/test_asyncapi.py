@@ -11,6 +11,7 @@ workers install it once; a few minutes). Only a machine without Node.js or npm s
 from __future__ import annotations
 
 import copy
+import difflib
 import fcntl
 import importlib.util
 import json
@@ -78,9 +79,13 @@ def _messages(document: dict[str, Any], key: str) -> dict[str, Any]:
 
 def test_the_committed_document_is_the_one_the_models_generate(rendered: str) -> None:
     committed = DOCUMENT.read_text(encoding="utf-8") if DOCUMENT.is_file() else ""
-    assert committed == rendered, (
-        "docs/asyncapi.yaml is out of date with naiko_service.protocol or the example session; "
-        "regenerate it: python scripts/export_asyncapi.py")
+    if committed != rendered:
+        diff = difflib.unified_diff(committed.splitlines(), rendered.splitlines(),
+                                    "docs/asyncapi.yaml (committed)", "(generated now)",
+                                    lineterm="", n=1)
+        pytest.fail("docs/asyncapi.yaml is out of date with naiko_service.protocol or the "
+                    "example session; regenerate it: python scripts/export_asyncapi.py\n"
+                    + "\n".join(list(diff)[:30]), pytrace=False)
 
 
 def test_the_payload_schemas_are_the_published_json_schemas(document: dict[str, Any]) -> None:
@@ -90,6 +95,23 @@ def test_the_payload_schemas_are_the_published_json_schemas(document: dict[str, 
         text = (ROOT / "docs" / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
         published.update(json.loads(text.replace("#/$defs/", "#/components/schemas/"))["$defs"])
     assert document["components"]["schemas"] == published
+
+
+def test_nested_models_are_referenced_in_components_and_2020_12_keywords_refused() -> None:
+    """No message model nests another one today; when one does (a typed view, say), pydantic's
+    ``#/$defs/X`` must become AsyncAPI's ``#/components/schemas/X``, and a JSON Schema 2020-12
+    keyword that AsyncAPI's draft-07 based format cannot read must stop the export."""
+    exporter = _load_script("export_asyncapi")
+    schema = {"properties": {"view": {"$ref": "#/$defs/View"},
+                             "seats": {"items": {"$ref": "#/$defs/Seat"}, "type": "array"}},
+              "type": "object"}
+    assert exporter._rewrite_refs(schema) == {
+        "properties": {"seats": {"items": {"$ref": "#/components/schemas/Seat"},
+                                 "type": "array"},
+                       "view": {"$ref": "#/components/schemas/View"}},
+        "type": "object"}
+    with pytest.raises(ValueError, match="prefixItems"):
+        exporter._rewrite_refs({"properties": {"cards": {"prefixItems": [{"type": "string"}]}}})
 
 
 # -- what the document holds ----------------------------------------------------------------
