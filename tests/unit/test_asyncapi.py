@@ -49,11 +49,17 @@ def _load_script(name: str) -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def rendered() -> str:
-    """``docs/asyncapi.yaml`` as the models and the example session make it now."""
+def generated() -> tuple[dict[str, Any], str]:
+    """The document as the models and the example session make it now, and its text."""
     exporter = _load_script("export_asyncapi")
-    text: str = exporter.render(_load_script("protocol_examples").play())
-    return text
+    session = _load_script("protocol_examples").play()
+    return exporter.build(session), exporter.render(session)
+
+
+@pytest.fixture(scope="module")
+def rendered(generated: tuple[dict[str, Any], str]) -> str:
+    """``docs/asyncapi.yaml`` as the models and the example session make it now."""
+    return generated[1]
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +92,15 @@ def test_the_committed_document_is_the_one_the_models_generate(rendered: str) ->
         pytest.fail("docs/asyncapi.yaml is out of date with naiko_service.protocol or the "
                     "example session; regenerate it: python scripts/export_asyncapi.py\n"
                     + "\n".join(list(diff)[:30]), pytrace=False)
+
+
+def test_the_yaml_reads_back_as_the_document_built(generated: tuple[dict[str, Any], str]) -> None:
+    """No value changes type on the way through YAML (a date-like ``day``, ``"null"``, ``"on"``):
+    the file says exactly what the generator built, and it is plain JSON data."""
+    built, text = generated
+    loaded = yaml.safe_load(text)
+    assert loaded == built
+    assert json.loads(json.dumps(loaded)) == built
 
 
 def test_the_payload_schemas_are_the_published_json_schemas(document: dict[str, Any]) -> None:
@@ -263,7 +278,7 @@ def test_the_asyncapi_cli_refuses_a_broken_document(document: dict[str, Any],
     (``publish`` was 2.x's) and a payload ``$ref`` to nothing are errors."""
     broken = copy.deepcopy(document)
     broken["operations"]["send_act"]["action"] = "publish"
-    broken["components"]["messages"]["Ack"]["payload"]["$ref"] = "#/components/schemas/Nope"
+    broken["components"]["messages"]["Error"]["payload"]["$ref"] = "#/components/schemas/Nope"
     path = tmp_path / "asyncapi.yaml"
     path.write_text(yaml.safe_dump(broken, sort_keys=False), encoding="utf-8")
     result = run_cli(path, tmp_path)
