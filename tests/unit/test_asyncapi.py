@@ -210,6 +210,7 @@ def test_one_send_per_request_and_one_receive_per_server_message(
     for key, operation in sends.items():
         answers = [m["$ref"] for m in operation["reply"]["messages"]]
         assert answers[-1] == "#/channels/connection/messages/Error", key
+        assert len(answers) >= 2, f"{key}: no answer but error seen in the session"
         assert all(a.rsplit("/", 1)[1] in channel["messages"] for a in answers), key
     assert [m["$ref"].rsplit("/", 1)[1] for m in sends["send_list_tables"]["reply"][
         "messages"]] == ["Tables", "Error"]
