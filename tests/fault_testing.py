@@ -1110,6 +1110,7 @@ class Driver:
         self.watch = HandWatch()
         inj = self.injector
         self.service_rng = random.Random(f"service-{script.seed}")
+        self.secret_rng = random.Random(f"secrets-{script.seed}")  # R10.2 deck seeds
         self.counters: Counter[str] = Counter()
         deps = Deps(
             tables=cast(TableStore, FaultyPort("store", ObservedStore(backend.store, self.watch),
@@ -1119,6 +1120,7 @@ class Driver:
             gateway=cast(Gateway, FaultyPort("gateway", backend.gateway, inj)),
             scheduler=cast(Scheduler, FaultyPort("scheduler", backend.scheduler, inj)),
             clock=backend.clock, rng=self.service_rng, count=self._count,
+            secret_bytes=self.secret_rng.randbytes,
             warn=lambda message, fields: None,
             pause=lambda seconds: backend.clock.advance(int(seconds * 1000)))  # simulated
         self.service = TableService(deps)
@@ -1146,15 +1148,16 @@ class Driver:
 
     def checkpoint(self) -> Any:
         return (self.backend.snapshot(), self.state.copy(), self.watch.copy(),
-                self.service_rng.getstate(), self.injector.count)
+                self.service_rng.getstate(), self.injector.count, self.secret_rng.getstate())
 
     def restore(self, checkpoint: Any) -> None:
-        backend, state, watch, rng_state, count = checkpoint
+        backend, state, watch, rng_state, count, secret_state = checkpoint
         self.backend.restore(backend)
         self.state = state.copy()
         self.watch.hands = watch.copy().hands
         self.watch.problems = list(watch.problems)
         self.service_rng.setstate(rng_state)
+        self.secret_rng.setstate(secret_state)
         self.injector.count = count
 
     def fingerprint(self) -> str | None:
@@ -1171,7 +1174,8 @@ class Driver:
                   [(e.fire_at, e.table_id, e.token, e.kind, e.attempt)
                    for e in sorted(s.executions, key=lambda e: (e.fire_at, e.seq))],
                   s.move_at, s.retry)
-        plain = json.dumps((world, driver, self.service_rng.getstate(), self.watch.hands,
+        plain = json.dumps((world, driver, self.service_rng.getstate(), self.secret_rng.getstate(),
+                            self.watch.hands,
                             self.watch.problems), sort_keys=True, default=_canonical)
         return hashlib.sha256(plain.encode()).hexdigest()
 
@@ -1522,7 +1526,7 @@ class Driver:
         record's view for the player's seat (R8.3)."""
         stored = self.backend.read(table_id)
         assert stored is not None
-        expected = _plain(self.service.view(stored, stored.seat_of(player)))
+        expected = _plain(self.service.view(stored, stored.seat_of(player), proofs=True))
         version = seen_version(stored)
         if reply["version"] != version or _plain(reply["view"]) != expected:
             raise Broken("snapshot", f"{self.phase}: {player}'s snapshot of {table_id} is "

@@ -62,6 +62,7 @@ import hashlib
 import importlib.util
 import io
 import json
+import random
 import re
 import traceback
 from collections.abc import Callable, Sequence
@@ -363,6 +364,7 @@ class FuzzStack:
             tables=self.store, accounts=self.accounts, connections=self.connections,
             gateway=self.gateway, scheduler=self.scheduler, clock=self.clock,
             rng=seeded_random(seed), count=bootstrap.count, tournaments=self.tournaments,
+            secret_bytes=random.Random(f"secrets-{seed}").randbytes,
             histories=self.store))
         self.frames_sent = 0
         self._world_requests = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +104,7 @@ def harness(seed: int = 7) -> Harness:
 
     deps = Deps(tables=store, accounts=accounts, connections=connections, gateway=gateway,
                 scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count,
+                secret_bytes=random.Random(f"secrets-{seed}").randbytes,
                 tournaments=tournaments, histories=store)
     return Harness(TableService(deps), store, accounts, gateway, scheduler, clock, connections,
                    counters, tournaments)

@@ -639,7 +639,7 @@ def test_disconnect_mid_decision_and_reconnect_before_the_deadline(world: World)
     assert snapshot["type"] == "snapshot" and snapshot["version"] == record.version
     assert player not in record.disconnected
     service = bootstrap.get_service()
-    assert snapshot["view"] == service.view(record, seat)  # the server's state, exactly
+    assert snapshot["view"] == service.view(record, seat, proofs=True)  # the server's, exactly
     assert snapshot["view"]["prompt"]["deadline_ms"] == deadline  # not reset
     assert _decision(record) == deadline
     assert world.send(back, action="act", table_id=table_id, move="call")["type"] == "ack"

@@ -11,6 +11,7 @@ import importlib.util
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -152,7 +153,8 @@ def stack(handlers: dict[str, ModuleType]) -> Iterator[Stack]:
     clock = ManualClock(CONNECT["requestContext"]["connectedAt"])
     service = TableService(Deps(tables=store, accounts=accounts, connections=connections,
                                 gateway=gateway, scheduler=scheduler, clock=clock,
-                                rng=seeded_random(7), count=bootstrap.count))
+                                rng=seeded_random(7), count=bootstrap.count,
+                                secret_bytes=random.Random("secrets").randbytes))
     accounts.grant(PLAYER, 10_000)
     bootstrap.metrics.clear_metrics()
     bootstrap.set_service(service)

@@ -91,8 +91,6 @@ class RandomSource(Protocol):
 
     def randrange(self, start: int, stop: int | None = ..., step: int = ...) -> int: ...
 
-    def getrandbits(self, k: int, /) -> int: ...
-
 
 def system_random() -> RandomSource:
     """The production random source: the operating system's CSPRNG."""

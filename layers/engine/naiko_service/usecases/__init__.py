@@ -176,6 +176,8 @@ class TableService:
         """Seat a BOT: see :func:`.bots.add_bot`."""
         bots.add_bot(self.deps, table_id, bot_id, buy_in)
 
-    def view(self, record: TableRecord, seat_index: int | None) -> dict[str, Any]:
-        """What *seat_index* sees of the table: see :func:`.path.table_view`."""
-        return path.table_view(record, seat_index)
+    def view(self, record: TableRecord, seat_index: int | None, *,
+             proofs: bool = False) -> dict[str, Any]:
+        """What *seat_index* sees of the table: see :func:`.path.table_view` (*proofs*: as in
+        a snapshot)."""
+        return path.table_view(record, seat_index, proofs=proofs)

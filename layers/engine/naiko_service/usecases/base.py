@@ -70,6 +70,9 @@ class Deps:
     scheduler: Scheduler
     clock: Clock
     rng: Random = field(default_factory=secrets.SystemRandom)
+    secret_bytes: Callable[[int], bytes] = secrets.token_bytes
+    """Secret random bytes (R10.2: a hand's deck seed), apart from :attr:`rng` so that a
+    seeded game (tests, simulations) deals the same cards with or without commitments."""
     count: Callable[[str, int], None] = lambda name, value: None
     """Metrics hook: ``count("ActionsApplied", 1)``."""
     warn: Callable[[str, dict[str, Any]], None] = lambda message, fields: _log.warning(

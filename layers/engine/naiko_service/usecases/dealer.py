@@ -16,7 +16,6 @@ from naiko.powers import draw_carousel
 from naiko.tournaments.seating import next_deal
 
 from .. import hand_records
-from ..ports import Random
 from ..records import TableRecord, Timer, TimerKind
 from . import mtt, private, room, seats, tournament_tables
 from .base import Deps, Outcome, engine_step
@@ -122,12 +121,7 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
     record.hand_started_ms = now
     outcome.add(engine_step(deps, record, cmd.StartHand(
         deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel, wait=wait,
-        deck_seed=deck_seed(rng))))
-
-
-def deck_seed(rng: Random) -> str:
-    """R10.2: the secret seed of a hand's deck salts (production: the OS's CSPRNG)."""
-    return rng.getrandbits(8 * SEED_SIZE).to_bytes(SEED_SIZE, "big").hex()
+        deck_seed=deps.secret_bytes(SEED_SIZE).hex())))  # R10.2: the secret of its salts
 
 
 def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
