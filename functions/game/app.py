@@ -94,6 +94,7 @@ def refuse(service: TableService, connection_id: str, admission: Admission,
            request_id: str | None) -> None:
     """Answer a frame over the rate limit with ``rate_limited`` (nothing else happens); close
     the connection when its refusals persisted."""
+    logger.thread_safe_append_keys(request_id=request_id)
     bootstrap.count("RateLimited")
     reply(service, connection_id, "rate_limited",
           f"too many frames on this {admission.by or 'connection'}; retry in "
