@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naiko.bots import decide
-from naiko.engine import legal_actions
 from naiko.cards import seeded_random
+from naiko.engine import legal_actions
 from naiko_service import bootstrap
 from naiko_service.aws.dynamodb import DynamoConnections
 from naiko_service.ratelimit import Bucket, RateLimiter, RateLimits
