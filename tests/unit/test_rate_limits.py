@@ -79,7 +79,8 @@ class Room:
         replies = [m for m in self.h.gateway.sent[connection_id][before:]
                    if m.get("request_id") == request_id]
         assert replies, self.h.gateway.sent[connection_id][before:]
-        return replies[0]
+        reply: dict[str, Any] = replies[0]
+        return reply
 
     def table(self, players: list[str]) -> str:
         ack = self.send(players[0], {"action": "create_table", "name": "limits",
