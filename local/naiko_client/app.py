@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .keepalive import REFRESH_REASON, KeepAlive, keep_alive
+from .keepalive import KeepAlive, keep_alive
 from .render import (
     POWER_COSTS,
     Narrator,
@@ -1045,7 +1045,12 @@ class Client:
 
         attempt = 0
         while not self.quitting:
-            keeper: asyncio.Task[str] | None = None
+            refreshing = False
+
+            def refresh() -> None:
+                nonlocal refreshing
+                refreshing = True
+
             try:
                 async with connect(self.url, open_timeout=10, max_size=2**21,
                                    ping_interval=20) as ws:
@@ -1054,7 +1059,8 @@ class Client:
                     self._on_open()
                     self.redraw()
                     keeper = asyncio.get_running_loop().create_task(
-                        keep_alive(ws, self.keepalive, lambda: self.last_sent))
+                        keep_alive(ws, self.keepalive, lambda: self.last_sent,
+                                   on_refresh=refresh))
                     try:
                         async for raw in ws:
                             try:
@@ -1065,11 +1071,8 @@ class Client:
                                 self.on_message(message)
                                 self.redraw()
                     finally:
-                        refreshed = keeper.done() and not keeper.cancelled() \
-                            and keeper.exception() is None \
-                            and keeper.result() == REFRESH_REASON
                         keeper.cancel()
-                if refreshed and not self.quitting:  # our own close, before the 2 hours
+                if refreshing and not self.quitting:  # our own close, before the 2 hours
                     self.ws = None
                     self.refreshes += 1
                     self.connection = "reconnecting"

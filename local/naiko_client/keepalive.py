@@ -53,17 +53,23 @@ class KeepAlive:
 
 async def keep_alive(ws: Any, policy: KeepAlive, last_sent: Callable[[], float], *,
                      rng: random.Random | None = None,
-                     clock: Callable[[], float] = time.monotonic) -> str:
+                     clock: Callable[[], float] = time.monotonic,
+                     on_refresh: Callable[[], None] | None = None) -> str:
     """Keep *ws* open: send a heartbeat whenever nothing was sent for ``policy.idle_s``
     (*last_sent* says when the client last sent a frame, on *clock*); close it with reason
     :data:`REFRESH_REASON` once its time is up. Returns :data:`REFRESH_REASON` then (the
     caller reconnects at once); ends with the connection otherwise (an error sending).
+
+    :param on_refresh: Called just before the refresh closes the connection (the caller's
+        reader may see the close before this coroutine returns).
     """
     opened = heartbeat = clock()
     refresh_at = opened + policy.refresh_delay(rng or random.Random())
     while True:
         now = clock()
         if now >= refresh_at:
+            if on_refresh is not None:
+                on_refresh()
             await ws.close(1000, REFRESH_REASON)
             return REFRESH_REASON
         idle_due = max(last_sent(), heartbeat) + policy.idle_s

@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import base64
 import contextvars
+import functools
 import io
 import json
 import logging
@@ -43,7 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
-from naiko_client.keepalive import REFRESH_REASON, KeepAlive, keep_alive
+from naiko_client.keepalive import KeepAlive, keep_alive
 
 from . import template as tpl
 from .gateway import Limits, LocalGateway, Routes
@@ -749,7 +750,7 @@ class BotClient:
 
         delay = 0.5
         while not stop.is_set():
-            refreshed = False
+            refreshing: list[bool] = []  # the keepalive closes the connection to reconnect
             try:
                 async with connect(f"{self.url}/?token={self.token}", max_size=2**21,
                                    compression=None, open_timeout=10) as ws:
@@ -761,19 +762,17 @@ class BotClient:
                         receiver = asyncio.create_task(self._receive(ws))
                         stopper = asyncio.create_task(stop.wait())
                         keeper = asyncio.create_task(keep_alive(
-                            ws, self.keepalive, lambda: self.last_sent, rng=self.rng))
+                            ws, self.keepalive, lambda: self.last_sent, rng=self.rng,
+                            on_refresh=functools.partial(refreshing.append, True)))
                         await asyncio.wait({receiver, stopper, keeper},
                                            return_when=asyncio.FIRST_COMPLETED)
-                        refreshed = keeper.done() and not keeper.cancelled() \
-                            and keeper.exception() is None \
-                            and keeper.result() == REFRESH_REASON
                         for task in (receiver, stopper, keeper):
                             task.cancel()
                     finally:
                         self._closed(ws)
             except Exception as error:  # refused, dropped, timed out: try again
                 log.debug("bot %s: %s", self.player_id, error)
-            if not stop.is_set() and not refreshed:  # a refresh reconnects at once
+            if not stop.is_set() and not refreshing:  # a refresh reconnects at once
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 8.0)
 

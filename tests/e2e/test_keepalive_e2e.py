@@ -46,6 +46,12 @@ def unique(name: str) -> str:
     return f"{name}-{secrets.token_hex(3)}"
 
 
+def closed_at(connection: tuple[float, float | None, int | None, str]) -> float:
+    """When a :attr:`BotClient.connections` entry closed (monotonic seconds)."""
+    assert connection[1] is not None, connection
+    return connection[1]
+
+
 def test_a_heartbeating_client_outlives_the_idle_limit_and_resumes_its_seat_after_the_max_age(
         stack: LocalStack) -> None:
     async def scenario() -> tuple[str, dict[str, BotClient]]:
@@ -78,7 +84,7 @@ def test_a_heartbeating_client_outlives_the_idle_limit_and_resumes_its_seat_afte
     record = stack.service.deps.tables.load(table_id)
     for name, bot in bots.items():
         first = bot.connections[0]
-        lasted = (first[1] or 0) - first[0]
+        lasted = closed_at(first) - first[0]
         assert lasted > IDLE_S + 0.5, (name, bot.connections)  # the heartbeats kept it open
         assert len(bot.connections) >= 2, (name, bot.connections)
         # back on a new connection, the bot resumed its seat from a snapshot
@@ -88,11 +94,13 @@ def test_a_heartbeating_client_outlives_the_idle_limit_and_resumes_its_seat_afte
     refresher, outlived = bots["refresher"], bots["outlived"]
     # the refresher closed its connection itself, before the gateway's 4 s, and never met them
     assert refresher.connections[0][2:] == (1000, REFRESH_REASON)
-    assert refresher.connections[0][1] - refresher.connections[0][0] < MAX_AGE_S  # type: ignore[operator]
+    assert closed_at(refresher.connections[0]) - refresher.connections[0][0] < MAX_AGE_S
     assert all(c[2] != GOING_AWAY for c in refresher.connections)
+    # at once, without the reconnect backoff (0.5 s)
+    assert refresher.connections[1][0] - closed_at(refresher.connections[0]) < 0.4
     # the other one met the 2-hour limit (4 s here), reconnected and resumed
     assert outlived.connections[0][2] == GOING_AWAY
-    assert outlived.connections[0][1] - outlived.connections[0][0] >= MAX_AGE_S - 0.1  # type: ignore[operator]
+    assert closed_at(outlived.connections[0]) - outlived.connections[0][0] >= MAX_AGE_S - 0.1
 
 
 def test_a_silent_client_is_closed_at_the_idle_limit(stack: LocalStack) -> None:
@@ -135,3 +143,33 @@ def test_a_flood_over_a_real_connection_is_refused_then_closed(stack: LocalStack
     assert codes and set(codes) == {"rate_limited"}
     assert any(r.get("type") == "account" for r in replies)
     assert code == 1000  # closed by the server (DELETE @connections)
+
+
+def test_the_terminal_client_reconnects_before_the_max_age_and_keeps_its_seat(
+        stack: LocalStack) -> None:
+    import io
+
+    from naiko_client.app import Client
+
+    player = unique("term")
+
+    async def scenario() -> tuple[str, Client]:
+        ack = await request(stack.url, stack.token(unique("host")), {
+            "action": "create_table", "name": "terminal", "small_blind": 1, "big_blind": 2,
+            "min_buy_in": 40, "max_buy_in": 400})
+        table_id = str(ack["table_id"])
+        client = Client(stack.url, stack.token(player), table_id=table_id, buy_in=200,
+                        out=io.StringIO(), in_fd=0, player_id=player,
+                        keepalive=KeepAlive(idle_s=0.4, refresh_after_s=2.5, jitter_s=0.1))
+        loop = asyncio.create_task(client.connection_loop())
+        await asyncio.sleep(MAX_AGE_S + 1.0)
+        client.quit()
+        await asyncio.wait_for(loop, 5)
+        return table_id, client
+
+    table_id, client = asyncio.run(scenario())
+    assert client.refreshes >= 1  # closed and reopened by itself, before the gateway's 4 s
+    assert client.view is not None and client.view["seat_index"] is not None
+    record = stack.service.deps.tables.load(table_id)
+    assert record.seat_of(player) == client.view["seat_index"]
+    assert "Connection lost" not in client.status
