@@ -1076,6 +1076,10 @@ class Client:
                     self.ws = None
                     self.refreshes += 1
                     self.connection = "reconnecting"
+                    if any(label not in ("watch", "tables", "catch up")
+                           for label in self.pending.values()):
+                        self._on_lost("renewed before the 2-hour limit")  # name them
+                    self.pending.clear()
                     continue
             except InvalidStatus as exc:
                 status = exc.response.status_code
