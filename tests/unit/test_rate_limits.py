@@ -123,15 +123,20 @@ def test_a_bucket_refills_at_its_rate_up_to_its_size() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=400), min_size=1, max_size=150))
-def test_no_connection_gets_more_than_its_burst_plus_its_rate(gaps: list[int]) -> None:
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=400),
+                          st.sampled_from(["c1", "c2", "c3"])), min_size=1, max_size=150))
+def test_no_connection_nor_player_gets_more_than_its_burst_plus_its_rate(
+        frames: list[tuple[int, str]]) -> None:
     now = [0]
     limiter = RateLimiter(TIGHT, lambda: now[0])
-    admitted = 0
-    for gap in gaps:
+    admitted = dict.fromkeys(("c1", "c2", "c3"), 0)
+    for gap, connection_id in frames:
         now[0] += gap
-        admitted += limiter.admit("c", "p").allowed
-        assert admitted <= TIGHT.connection_burst + TIGHT.connection_per_second * now[0] / 1000
+        admitted[connection_id] += limiter.admit(connection_id, "p").allowed
+        seconds = now[0] / 1000
+        assert admitted[connection_id] <= TIGHT.connection_burst \
+            + TIGHT.connection_per_second * seconds
+        assert sum(admitted.values()) <= TIGHT.player_burst + TIGHT.player_per_second * seconds
 
 
 @settings(max_examples=40, deadline=None)
