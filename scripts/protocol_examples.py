@@ -84,7 +84,7 @@ MAX_TOURNAMENT_HANDS = 30
 """Give up (and fail) if the Spin has not finished within this many hands."""
 
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-           "tournament", "hands", "hand")
+           "tournament", "hands", "hand", "heartbeat")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
 ``create_invite_code``)."""
 
@@ -275,6 +275,7 @@ def play(seed: int = SEED) -> Session:
     if missing:
         raise RuntimeError(f"the session did not reach {sorted(missing)}")
     _histories(s)
+    s.messages["heartbeat"] = s.clients["dave"].send(action="heartbeat", example=True)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
 

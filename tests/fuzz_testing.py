@@ -106,7 +106,7 @@ PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
 REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found",
-                         "tournaments", "tournament", "hands", "hand"})
+                         "tournaments", "tournament", "hands", "hand", "heartbeat"})
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
 """What :func:`~naiko_service.protocol.parse_request` refuses with (the service may also
@@ -825,6 +825,7 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "cancel_tournament": {"tournament_id": SNG_TOURNAMENT},
     "hand_history": {"limit": 5},
     "get_hand": {"table_id": NAIKO_TABLE, "hand_number": 1},
+    "heartbeat": {},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""

@@ -25,7 +25,7 @@ from naiko_service.usecases import Deps, TableService
 _ids = itertools.count(1)
 
 REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found", "tournaments",
-           "tournament", "hands", "hand")
+           "tournament", "hands", "hand", "heartbeat")
 """Message types that answer a request (``invite_code`` follows its ``ack``)."""
 
 

@@ -4,7 +4,10 @@ The player is the one the ``$connect`` authorizer verified, which API Gateway pa
 message of the connection (never a field of the frame); without it, the one bound at ``$connect``.
 A frame that is not a valid request (malformed JSON, an unknown ``action``, which is how
 ``$default`` is reached, invalid fields, too large) is answered with an ``error`` frame on that
-connection; so are the service's own refusals. Anything unexpected is logged, answered with
+connection; so are the service's own refusals. A frame over the connection's or the player's
+rate limit is answered ``rate_limited`` and changes nothing; a connection that keeps sending
+is closed (:mod:`naiko_service.ratelimit`, checked in memory: no DynamoDB call on the normal
+path). Anything unexpected is logged, answered with
 ``internal_error`` and re-raised (:func:`naiko_service.bootstrap.entry_point`).
 
 The service and its pydantic protocol (~0.2 s of imports) load on the first frame, not at
@@ -19,6 +22,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from naiko_service import bootstrap
 
 if TYPE_CHECKING:
+    from naiko_service.ratelimit import Admission
     from naiko_service.usecases import TableService
 
 logger = bootstrap.logger
@@ -65,13 +69,20 @@ def serve(service: TableService, connection_id: str, body: str | None,
               "this connection has no verified player; reconnect", None)
         return
     logger.thread_safe_append_keys(player_id=player_id)
+    admission = service.admit(connection_id, player_id)
     try:
         request = parse_request(body)
     except ProtocolError as error:
+        if not admission.allowed:
+            refuse(service, connection_id, admission, error.request_id)
+            return
         logger.thread_safe_append_keys(request_id=error.request_id)
         logger.info("frame refused", extra={"code": error.code})
         bootstrap.count("ProtocolErrors")
         reply(service, connection_id, error.code, error.message, error.request_id)
+        return
+    if not admission.allowed:
+        refuse(service, connection_id, admission, request.request_id)
         return
     logger.thread_safe_append_keys(request_id=request.request_id, action=request.action,
                        table_id=getattr(request, "table_id", None))
@@ -79,13 +90,32 @@ def serve(service: TableService, connection_id: str, body: str | None,
     service.handle(connection_id, player_id, request)
 
 
+def refuse(service: TableService, connection_id: str, admission: Admission,
+           request_id: str | None) -> None:
+    """Answer a frame over the rate limit with ``rate_limited`` (nothing else happens); close
+    the connection when its refusals persisted."""
+    logger.thread_safe_append_keys(request_id=request_id)
+    bootstrap.count("RateLimited")
+    reply(service, connection_id, "rate_limited",
+          f"too many frames on this {admission.by or 'connection'}; retry in "
+          f"{admission.retry_after_ms} ms", request_id, admission.retry_after_ms)
+    if admission.close:
+        logger.warning("connection closed: its frames kept exceeding the rate limit",
+                       extra={"refusals": admission.refusals, "limited_by": admission.by})
+        bootstrap.count("RateLimitCloses")
+        close = getattr(service.deps.gateway, "close", None)
+        if close is not None:
+            close(connection_id)
+
+
 def reply(service: TableService, connection_id: str, code: str, message: str,
-          request_id: str | None) -> None:
+          request_id: str | None, retry_after_ms: int | None = None) -> None:
     """Send an ``error`` frame to the connection; a connection that is gone is not an error."""
     from naiko_service.ports import ConnectionGone
     from naiko_service.protocol import error_message
 
     try:
-        service.deps.gateway.send(connection_id, error_message(code, message, request_id))
+        service.deps.gateway.send(connection_id,
+                                  error_message(code, message, request_id, retry_after_ms))
     except ConnectionGone:
         logger.info("connection gone before the reply", extra={"code": code})

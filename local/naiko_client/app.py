@@ -13,6 +13,8 @@ it starts (``docs/client.md``). Commands are typed
 on the bottom line; :func:`parse_command` checks them against the prompt before anything is
 sent, and the server's ``error`` replies are shown on the status line. A dropped connection
 is reopened with backoff and followed by a ``snapshot`` (the server's confirmed state, R8.3).
+Idle, the client sends ``heartbeat`` every 4 minutes, and it reconnects by itself after about
+1 h 50 min, before API Gateway's 2-hour limit (:mod:`naiko_client.keepalive`).
 
 The module only needs the standard library and ``websockets`` (imported when connecting).
 """
@@ -42,6 +44,7 @@ from naiko.commitment import CardProof, MalformedProof
 from naiko.commitment import verify as verify_proof
 from naiko.verify import check_hand
 
+from .keepalive import KeepAlive, keep_alive
 from .render import (
     POWER_COSTS,
     Narrator,
@@ -643,7 +646,8 @@ class Client:
 
     def __init__(self, url: str, token: str, *, table_id: str | None = None,
                  buy_in: int | None = None, out: TextIO | None = None, in_fd: int | None = None,
-                 color: bool = False, pick: bool = True, player_id: str | None = None):
+                 color: bool = False, pick: bool = True, player_id: str | None = None,
+                 keepalive: KeepAlive | None = None):
         self.url = with_token(url, token)
         self.player_id = player_id
         self.table_id = table_id
@@ -685,6 +689,10 @@ class Client:
         """The commitment of the hand shown (R10.2), and its proofs checked so far."""
         self.deck_proved = 0
         self.deck_failed = 0
+        self.keepalive = keepalive or KeepAlive()
+        self.last_sent = time.monotonic()
+        self.refreshes = 0
+        """Connections closed and reopened before API Gateway's 2 hours."""
 
     # -- time and screen ---------------------------------------------------------------------
 
@@ -747,6 +755,7 @@ class Client:
             return
         with contextlib.suppress(Exception):  # a closed socket: the reconnect loop handles it
             await ws.send(text)
+            self.last_sent = time.monotonic()
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -1120,6 +1129,12 @@ class Client:
 
         attempt = 0
         while not self.quitting:
+            refreshing = False
+
+            def refresh() -> None:
+                nonlocal refreshing
+                refreshing = True
+
             try:
                 async with connect(self.url, open_timeout=10, max_size=2**21,
                                    ping_interval=20) as ws:
@@ -1127,14 +1142,29 @@ class Client:
                     attempt = 0
                     self._on_open()
                     self.redraw()
-                    async for raw in ws:
-                        try:
-                            message = json.loads(raw)
-                        except ValueError:
-                            continue
-                        if isinstance(message, dict):
-                            self.on_message(message)
-                            self.redraw()
+                    keeper = asyncio.get_running_loop().create_task(
+                        keep_alive(ws, self.keepalive, lambda: self.last_sent,
+                                   on_refresh=refresh))
+                    try:
+                        async for raw in ws:
+                            try:
+                                message = json.loads(raw)
+                            except ValueError:
+                                continue
+                            if isinstance(message, dict):
+                                self.on_message(message)
+                                self.redraw()
+                    finally:
+                        keeper.cancel()
+                if refreshing and not self.quitting:  # our own close, before the 2 hours
+                    self.ws = None
+                    self.refreshes += 1
+                    self.connection = "reconnecting"
+                    if any(label not in ("watch", "tables", "catch up")
+                           for label in self.pending.values()):
+                        self._on_lost("renewed before the 2-hour limit")  # name them
+                    self.pending.clear()
+                    continue
             except InvalidStatus as exc:
                 status = exc.response.status_code
                 if status in (401, 403):

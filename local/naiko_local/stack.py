@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import base64
 import contextvars
+import functools
 import io
 import json
 import logging
@@ -42,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
+
+from naiko_client.keepalive import KeepAlive, keep_alive
 
 from . import template as tpl
 from .gateway import Limits, LocalGateway, Routes
@@ -706,10 +709,13 @@ class BotClient:
 
     This is how the run command fills seats until the service seats its own BOT players
     (``create_table`` with ``bots: true``); the bots connect with their own tokens like anyone.
+    Idle, a bot sends ``heartbeat``; before API Gateway's 2 hours it reconnects and resumes
+    its seat from a snapshot (:mod:`naiko_client.keepalive`, *keepalive*).
     """
 
     def __init__(self, url: str, token: str, player_id: str, table_id: str, *, buy_in: int,
-                 seed: int | None = None, think: tuple[float, float] = (0.4, 1.2)):
+                 seed: int | None = None, think: tuple[float, float] = (0.4, 1.2),
+                 keepalive: KeepAlive | None = None):
         self.url = url
         self.token = token
         self.player_id = player_id
@@ -726,6 +732,11 @@ class BotClient:
         self._acting_on: int | None = None
         self._joined_at: int | None = None
         self._reloaded_at: int | None = None
+        self.keepalive = keepalive or KeepAlive()
+        self.last_sent = time.monotonic()
+        self.connections: list[tuple[float, float | None, int | None, str]] = []
+        """Each connection: ``(opened, closed, close code, reason)`` (monotonic seconds;
+        the code and reason of whichever side closed first)."""
 
     def _request_id(self) -> str:
         self._ids += 1
@@ -734,6 +745,7 @@ class BotClient:
     async def send(self, frame: dict[str, Any]) -> str:
         request_id = self._request_id()
         await self._ws.send(json.dumps({**frame, "request_id": request_id}))
+        self.last_sent = time.monotonic()
         return request_id
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -742,22 +754,43 @@ class BotClient:
 
         delay = 0.5
         while not stop.is_set():
+            refreshing: list[bool] = []  # the keepalive closes the connection to reconnect
             try:
                 async with connect(f"{self.url}/?token={self.token}", max_size=2**21,
                                    compression=None, open_timeout=10) as ws:
                     self._ws = ws
                     delay = 0.5
-                    await self.send({"action": "snapshot", "table_id": self.table_id})
-                    receiver = asyncio.create_task(self._receive(ws))
-                    stopper = asyncio.create_task(stop.wait())
-                    await asyncio.wait({receiver, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                    for task in (receiver, stopper):
-                        task.cancel()
+                    self.connections.append((time.monotonic(), None, None, ""))
+                    try:
+                        await self.send({"action": "snapshot", "table_id": self.table_id})
+                        receiver = asyncio.create_task(self._receive(ws))
+                        stopper = asyncio.create_task(stop.wait())
+                        keeper = asyncio.create_task(keep_alive(
+                            ws, self.keepalive, lambda: self.last_sent, rng=self.rng,
+                            on_refresh=functools.partial(refreshing.append, True)))
+                        await asyncio.wait({receiver, stopper, keeper},
+                                           return_when=asyncio.FIRST_COMPLETED)
+                        for task in (receiver, stopper, keeper):
+                            task.cancel()
+                    finally:
+                        self._closed(ws)
             except Exception as error:  # refused, dropped, timed out: try again
                 log.debug("bot %s: %s", self.player_id, error)
-            if not stop.is_set():
+            if not stop.is_set() and not refreshing:  # a refresh reconnects at once
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 8.0)
+
+    def _closed(self, ws: Any) -> None:
+        opened = self.connections[-1][0]
+        protocol = getattr(ws, "protocol", None)
+        sent = getattr(protocol, "close_sent", None)
+        received = getattr(protocol, "close_rcvd", None)
+        first = sent if sent is not None and (
+            received is None or getattr(protocol, "close_rcvd_then_sent", None) is False) \
+            else received
+        self.connections[-1] = (opened, time.monotonic(),
+                                None if first is None else int(first.code),
+                                "" if first is None else str(first.reason))
 
     async def _receive(self, ws: Any) -> None:
         async for raw in ws:

@@ -112,7 +112,7 @@ class Stack:
         new = self.frames(connection_id)[before:]
         replies = [m for m in new if m["type"] in ("ack", "error", "tables", "snapshot",
                                                    "account", "table_found", "tournaments",
-                                                   "tournament")]
+                                                   "tournament", "heartbeat")]
         assert replies, f"no reply among {new}"
         return replies[0]
 

@@ -27,7 +27,7 @@ TABLE = "t12a908ded3ed4df94230"
 TOURNAMENT = "ua745b06f34eb89f2749e"
 
 MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
-                 "table_found", "tournaments", "tournament", "hands", "hand"}
+                 "table_found", "tournaments", "tournament", "hands", "hand", "heartbeat"}
 """Every type of server message."""
 
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -67,6 +67,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "cancel_tournament": {"tournament_id": TOURNAMENT},
     "hand_history": {},
     "get_hand": {"table_id": TABLE, "hand_number": 1},
+    "heartbeat": {},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

@@ -340,7 +340,8 @@ def test_connections_may_be_managed_on_this_api_and_stage_only(template: dict[st
               if "execute-api:ManageConnections" in s["Action"]]
     assert [s["Resource"] for s in manage] == [[{"Fn::Sub": (
         "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
-        f"${{WebSocketApi}}/${{Stage}}/{method}/@connections/*")} for method in ("POST", "GET")]]
+        f"${{WebSocketApi}}/${{Stage}}/{method}/@connections/*")}
+        for method in ("POST", "GET", "DELETE")]]
 
 
 def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -> None:
@@ -357,7 +358,7 @@ def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -
             if call == "transact_write_items":  # authorised per item: Put/Update/ConditionCheck
                 needed |= {"dynamodb:PutItem", "dynamodb:UpdateItem"}
                 continue
-            if call in ("post_to_connection", "get_connection"):
+            if call in ("post_to_connection", "get_connection", "delete_connection"):
                 needed.add("execute-api:ManageConnections")
                 continue
             needed.add(f"{prefix}:" + "".join(w.capitalize() for w in call.split("_")))

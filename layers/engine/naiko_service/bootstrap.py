@@ -37,6 +37,10 @@ Environment (set by ``template.yaml``):
     Metrics namespace, ``Naiko`` by default.
 ``DEFAULT_DECISION_SECONDS``, ``DEFAULT_PAUSE_SECONDS``, ``SEAT_OFFER_SECONDS``
     Table defaults, parsed into :class:`Config` (see the warning there).
+``RATE_LIMIT_CONNECTION_PER_SECOND``, ``RATE_LIMIT_CONNECTION_BURST``,
+``RATE_LIMIT_PLAYER_PER_SECOND``, ``RATE_LIMIT_PLAYER_BURST``, ``RATE_LIMIT_CLOSE_AFTER``
+    The game frames' rate limits (:class:`naiko_service.ratelimit.RateLimits`; its defaults
+    when unset).
 """
 
 from __future__ import annotations
@@ -51,11 +55,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
+
+from .ratelimit import RateLimits
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
@@ -120,6 +126,8 @@ class Config:
     history_table: str | None = None
     """``HandHistoryTable``: every finished or cancelled hand (R10.1); without it none is
     stored."""
+    rate_limits: RateLimits = field(default_factory=lambda: RateLimits())
+    """Frames per connection and per player (:mod:`naiko_service.ratelimit`)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -148,6 +156,25 @@ class Config:
                 raise ConfigurationError(f"{name} must be positive")
             return value
 
+        def number(name: str, default: float) -> float:
+            raw = optional(name)
+            try:
+                value = default if raw is None else float(raw)
+            except ValueError as exc:
+                raise ConfigurationError(f"{name} must be a number") from exc
+            if not value > 0 or value == float("inf"):
+                raise ConfigurationError(f"{name} must be positive")
+            return value
+
+        base = RateLimits()
+        rate_limits = RateLimits(
+            connection_per_second=number("RATE_LIMIT_CONNECTION_PER_SECOND",
+                                         base.connection_per_second),
+            connection_burst=int(number("RATE_LIMIT_CONNECTION_BURST", base.connection_burst)),
+            player_per_second=number("RATE_LIMIT_PLAYER_PER_SECOND", base.player_per_second),
+            player_burst=int(number("RATE_LIMIT_PLAYER_BURST", base.player_burst)),
+            close_after=int(number("RATE_LIMIT_CLOSE_AFTER", base.close_after)),
+            window_ms=base.window_ms, persist_every=base.persist_every, max_keys=base.max_keys)
         config = cls(
             tables_table=required("TABLES_TABLE"),
             accounts_table=required("ACCOUNTS_TABLE"),
@@ -163,6 +190,7 @@ class Config:
             seat_offer_seconds=seconds("SEAT_OFFER_SECONDS", 30),
             tournaments_table=optional("TOURNAMENTS_TABLE"),
             history_table=optional("HISTORY_TABLE"),
+            rate_limits=rate_limits,
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -306,6 +334,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
 
     from .aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
     from .aws.gateway import ManagementApiGateway
+    from .ratelimit import RateLimiter
     from .usecases import Deps, TableService
 
     websocket_endpoint = config.websocket_endpoint or endpoint
@@ -338,17 +367,19 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         from .aws.tournaments import DynamoTournamentStore
 
         tournaments = DynamoTournamentStore(dynamodb, config.tournaments_table, tables)
+    connections = DynamoConnections(dynamodb, config.connections_table)
+    clock = SystemClock()
     deps = Deps(
         tables=tables,
         tournaments=tournaments,
         histories=histories,
         accounts=DynamoAccounts(dynamodb, config.accounts_table,
                                 ledger_table=config.ledger_table),
-        connections=DynamoConnections(dynamodb, config.connections_table),
+        connections=connections,
         gateway=ManagementApiGateway(boto3.client(
             "apigatewaymanagementapi", endpoint_url=websocket_endpoint, config=boto)),
         scheduler=scheduler,
-        clock=SystemClock(),
+        clock=clock,
         count=count,
         warn=warn,
         deadline=InvocationDeadline(),
@@ -358,7 +389,11 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     )
     logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
                                                 "timers": type(scheduler).__name__})
-    return TableService(deps)
+    # The frames' limits live in this container's memory; refusals only ever reach DynamoDB
+    # (docs/service.md, "Rate limits").
+    limiter = RateLimiter(config.rate_limits, clock.now_ms,
+                          add_refusals=connections.add_refusals)
+    return TableService(deps, limiter)
 
 
 def state_sealer(config: Config, secrets_client: Callable[[], Any]) -> Sealer:

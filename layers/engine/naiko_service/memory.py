@@ -396,6 +396,8 @@ class RecordingGateway:
 
     sent: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     gone: set[str] = field(default_factory=set)
+    closed: list[str] = field(default_factory=list)
+    """Connections closed by the service (:meth:`close`), in order."""
 
     def send(self, connection_id: str, message: dict[str, Any]) -> None:
         if connection_id in self.gone:
@@ -404,6 +406,11 @@ class RecordingGateway:
 
     def alive(self, connection_id: str) -> bool:
         return connection_id not in self.gone
+
+    def close(self, connection_id: str) -> None:
+        """``DELETE @connections``: the connection is gone from now on."""
+        self.closed.append(connection_id)
+        self.gone.add(connection_id)
 
 
 @dataclass

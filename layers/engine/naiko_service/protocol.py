@@ -400,13 +400,24 @@ class GetHand(Request):
     hand_number: Annotated[StrictInt, Field(ge=1, le=10**12)]
 
 
+# -- keepalive (issue 15) ------------------------------------------------------------------------
+
+class Heartbeat(Request):
+    """Keep the connection open: API Gateway closes a connection idle for 10 minutes and may
+    not answer WebSocket pings. Answered ``heartbeat`` with the server's time; no table is
+    read. ``request_id`` is optional here."""
+
+    action: Literal["heartbeat"]
+    request_id: RequestId | None = None  # type: ignore[assignment]
+
+
 ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn
                  | ChooseEntry | AddChips | Snapshot | Act | UsePower | Shield | PassWindow
                  | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite
                  | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings | HostAddBot
                  | HostRemove | HostPause | HostClose | CreateTournament | ListTournaments
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
-                 | HandHistory | GetHand)
+                 | HandHistory | GetHand | Heartbeat)
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -574,6 +585,8 @@ class Error(Message):
     request_id: str | None
     code: str
     message: str
+    retry_after_ms: int | None = None
+    """``rate_limited`` only: when the frame would be accepted again."""
 
 
 class SnapshotMessage(Message):
@@ -680,9 +693,17 @@ class HandMessage(Message):
     hand: dict[str, Any]
 
 
+class HeartbeatMessage(Message):
+    """The answer to ``heartbeat``: the server's clock (epoch milliseconds)."""
+
+    type: Literal["heartbeat"]
+    request_id: str | None = None
+    server_time_ms: int
+
+
 AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
                        | InviteCodeMessage | TableFound | TournamentsMessage
-                       | TournamentMessage | HandsMessage | HandMessage,
+                       | TournamentMessage | HandsMessage | HandMessage | HeartbeatMessage,
                        Field(discriminator="type")]
 
 
@@ -694,5 +715,16 @@ def json_schemas() -> dict[str, Any]:
     }
 
 
-def error_message(code: str, message: str, request_id: str | None) -> dict[str, Any]:
-    return {"type": "error", "request_id": request_id, "code": code, "message": message}
+def error_message(code: str, message: str, request_id: str | None,
+                  retry_after_ms: int | None = None) -> dict[str, Any]:
+    """An ``error`` frame; *retry_after_ms* only for ``rate_limited``."""
+    error: dict[str, Any] = {"type": "error", "request_id": request_id, "code": code,
+                             "message": message}
+    if retry_after_ms is not None:
+        error["retry_after_ms"] = retry_after_ms
+    return error
+
+
+def heartbeat_message(request_id: str | None, server_time_ms: int) -> dict[str, Any]:
+    """The ``heartbeat`` answer."""
+    return {"type": "heartbeat", "request_id": request_id, "server_time_ms": server_time_ms}

@@ -608,3 +608,45 @@ class DynamoConnections:
 
     def unbind(self, connection_id: str) -> None:
         self.client.delete_item(TableName=self.connections_table, Key=self._key(connection_id))
+
+    def add_refusals(self, connection_id: str, count: int, window: int) -> int:
+        """Add *count* rate-limit refusals to the connection's counter of *window*
+        (:mod:`naiko_service.ratelimit`) and return the counter (0 when the connection has no
+        item: it is gone). Called on the abuse path only, one call per batch of refusals: an
+        ``UpdateItem`` that adds to the counter if it counts *window*, else one that starts
+        it anew (an older window's count is dropped).
+        """
+        key = self._key(connection_id)
+        for _ in range(3):  # another container may start the window between the two calls
+            try:
+                response = self.client.update_item(
+                    TableName=self.connections_table, Key=key,
+                    UpdateExpression="ADD #refusals :count",
+                    ConditionExpression="#window = :window",
+                    ExpressionAttributeNames={"#refusals": "refusals",
+                                              "#window": "refusal_window"},
+                    ExpressionAttributeValues={":count": {"N": str(count)},
+                                               ":window": {"N": str(window)}},
+                    ReturnValues="UPDATED_NEW")
+                return int(response["Attributes"]["refusals"]["N"])
+            except ClientError as exc:
+                if _error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+            try:
+                self.client.update_item(
+                    TableName=self.connections_table, Key=key,
+                    UpdateExpression="SET #refusals = :count, #window = :window",
+                    ConditionExpression="attribute_exists(#id) AND (attribute_not_exists("
+                                        "#window) OR #window < :window)",
+                    ExpressionAttributeNames={"#refusals": "refusals",
+                                              "#window": "refusal_window",
+                                              "#id": "connection_id"},
+                    ExpressionAttributeValues={":count": {"N": str(count)},
+                                               ":window": {"N": str(window)}})
+                return count
+            except ClientError as exc:
+                if _error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+            if not self._get(connection_id):
+                return 0
+        return count

@@ -39,6 +39,19 @@ class ManagementApiGateway:
                 raise ConnectionGone(connection_id) from exc
             raise
 
+    def close(self, connection_id: str) -> None:
+        """``DeleteConnection`` (``DELETE @connections/{id}``): API Gateway closes the socket
+        and ``$disconnect`` follows. A connection already gone (410) is not an error.
+
+        :raises botocore.exceptions.ClientError: Any other failure, unchanged.
+        """
+        try:
+            self.client.delete_connection(ConnectionId=connection_id)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code")
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if not (code == "GoneException" or status == 410):
+                raise
 
     def alive(self, connection_id: str) -> bool:
         """``GetConnection``: ``False`` only on ``GoneException`` (410); any other failure

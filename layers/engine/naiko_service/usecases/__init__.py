@@ -2,7 +2,7 @@
 against the ports, one module per concern:
 
 ========================  =================================================================
-:mod:`.connections`       ``$connect``, ``$disconnect``, ``snapshot``
+:mod:`.connections`       ``$connect``, ``$disconnect``, ``snapshot``, ``heartbeat``
 :mod:`.lobby`             ``create_table``, ``list_tables``
 :mod:`.cash`              ``join_table``, ``leave_table``, ``sit_out``, ``sit_in``, ``add_chips``
 :mod:`.play`              ``act``, ``use_power``, ``shield``, ``pass_window``
@@ -33,6 +33,7 @@ from naiko.errors import EngineError
 
 from .. import protocol as p
 from ..ports import TableNotFound
+from ..ratelimit import ALLOWED, Admission, RateLimiter
 from ..records import TableRecord
 from . import (
     bots,
@@ -55,6 +56,9 @@ __all__ = ["Deps", "ServiceError", "TableService", "handle"]
 def handle(deps: Deps, connection_id: str, player_id: str, request: p.ClientRequest) -> None:
     """Apply one validated request from *player_id* and answer on *connection_id*: the use
     case's own answer, or an ``error`` frame with a stable code (nothing changed)."""
+    if isinstance(request, p.Heartbeat):  # its request_id is optional: no Caller
+        connections.heartbeat(deps, connection_id, request)
+        return
     caller = Caller(connection_id, player_id, request.request_id)
     try:
         dispatch(deps, caller, request)
@@ -141,16 +145,29 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             histories.hand_history(deps, caller, request)
         case p.GetHand():
             histories.get_hand(deps, caller, request)
+        case p.Heartbeat():
+            connections.heartbeat(deps, caller.connection_id, request)
         case _:
             assert_never(request)
 
 
 class TableService:
     """The use cases bound to one set of ports: one instance per Lambda container (or per
-    local server). Each method is one entry point of the service."""
+    local server). Each method is one entry point of the service.
 
-    def __init__(self, deps: Deps):
+    :param limiter: The container's frame limits (:mod:`naiko_service.ratelimit`); ``None``:
+        no limit (tests that send frames as fast as they can).
+    """
+
+    def __init__(self, deps: Deps, limiter: RateLimiter | None = None):
         self.deps = deps
+        self.limiter = limiter
+
+    def admit(self, connection_id: str, player_id: str) -> Admission:
+        """Whether a frame of *player_id* on *connection_id* is within the rate limits; see
+        :meth:`naiko_service.ratelimit.RateLimiter.admit`."""
+        return ALLOWED if self.limiter is None else self.limiter.admit(connection_id,
+                                                                       player_id)
 
     def connect(self, connection_id: str, player_id: str) -> None:
         """``$connect``: see :func:`.connections.connect`."""

@@ -1,7 +1,7 @@
 """:mod:`naiko_service.usecases.connections` is a client's connection: binding the verified
 player at ``$connect``, marking them disconnected at ``$disconnect`` (the seat is kept and the
-clock is not reset, R8.2), and the ``snapshot`` that (re)subscribes a connection to a table and
-returns its confirmed state (R8.3)."""
+clock is not reset, R8.2), the ``snapshot`` that (re)subscribes a connection to a table and
+returns its confirmed state (R8.3), and the ``heartbeat`` that keeps it open."""
 
 from __future__ import annotations
 
@@ -75,3 +75,10 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
             record = path.load(deps, request.table_id)
     path.send(deps, caller.connection_id,
               path.snapshot_message(record, player_id, caller.request_id))
+
+
+def heartbeat(deps: Deps, connection_id: str, request: p.Heartbeat) -> None:
+    """Answer a ``heartbeat`` with the server's time. The frame itself is what keeps the
+    connection open (API Gateway's idle timeout counts client frames); nothing is read or
+    written."""
+    path.send(deps, connection_id, p.heartbeat_message(request.request_id, deps.clock.now_ms()))
