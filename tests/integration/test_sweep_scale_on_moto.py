@@ -133,7 +133,7 @@ def test_the_sweep_recovers_2000_lost_timers_within_two_periods(world: World) ->
     assert len(world.store.due_tables(lost_at, limit=10 * TABLES)) == 2 * TABLES
 
     started = time.monotonic()
-    runs = []
+    runs: list[int] = []
     while world.store.due_tables(time.time_ns() // 1_000_000, limit=1) and len(runs) < 2:
         runs.append(world.sweep())
     elapsed = time.monotonic() - started
