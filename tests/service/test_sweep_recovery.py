@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from naiko_service import bootstrap
 from naiko_service.ports import UnreadableTable
 from naiko_service.records import TableRecord, TableSettings, Timer, TimerKind
 from naiko_service.usecases import path, timers
@@ -73,6 +74,22 @@ def test_r8_1_a_run_out_of_time_stops_and_the_next_run_goes_on() -> None:
     h.clock.advance(60_000)  # the next period
     assert h.service.sweep() == 20
     assert sorted(t for t, *_ in h.scheduler.scheduled) == ids
+
+
+def test_r8_1_the_threads_keep_the_invocation_s_deadline() -> None:
+    """The Lambda deadline is a context variable (``bootstrap.InvocationDeadline``): the
+    pool's threads must see the invocation's, not "no limit"."""
+    h = harness()
+    h.service.deps.sweep_workers = 4
+    h.service.deps.deadline = bootstrap.InvocationDeadline()
+    lose(h, 12)
+    token = bootstrap._remaining.set(lambda: 1_000.0)  # 1 s left: no time for an attempt
+    try:
+        assert h.service.sweep() == 0
+    finally:
+        bootstrap._remaining.reset(token)
+    assert h.counters["SweepOutOfTime"] == 1 and h.scheduler.scheduled == []
+    assert h.service.sweep() == 12  # outside an invocation: no limit
 
 
 def test_r8_1_the_sweep_wakes_tables_in_parallel_and_each_once() -> None:

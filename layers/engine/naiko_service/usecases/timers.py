@@ -8,6 +8,7 @@ never needs cancelling. See ``docs/timers.md``."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -115,9 +116,12 @@ def _sweep_tables(deps: Deps, tables: list[str]) -> list[Woken]:
             woken.append(wake(table_id))
             if out_of_time.is_set():
                 break
-    else:
+    else:  # each task in a copy of this thread's context: the invocation's deadline and
+        # log keys are context variables, which a pool's threads do not inherit
+        contexts = [contextvars.copy_context() for _ in tables]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sweep") as pool:
-            woken = list(pool.map(wake, tables))
+            woken = list(pool.map(lambda context, table_id: context.run(wake, table_id),
+                                  contexts, tables))
     if out_of_time.is_set():
         deps.count("SweepOutOfTime", 1)
     return woken
