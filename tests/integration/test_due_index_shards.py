@@ -110,3 +110,21 @@ def test_readers_find_every_table_while_the_shard_count_changes(moto: Moto) -> N
     for table_id in ids[:10]:
         moto.store(shards=8).create(record(f"g{table_id}", 100))
     assert len(moto.store(shards=32).due_tables(1_000, limit=1_000)) == 58
+
+
+def test_the_environment_sets_the_shards_and_the_sweep_workers() -> None:
+    from naiko_service.bootstrap import Config, ConfigurationError
+
+    base = {"TABLES_TABLE": "t", "ACCOUNTS_TABLE": "a", "LEDGER_TABLE": "l",
+            "CONNECTIONS_TABLE": "c", "STATE_KEY": "x"}
+    config = Config.from_env(base)
+    assert (config.due_index_shards, config.due_index_previous_shards,
+            config.sweep_workers) == (DUE_SHARDS, 0, 32)
+    config = Config.from_env({**base, "DUE_INDEX_SHARDS": "32",
+                              "DUE_INDEX_PREVIOUS_SHARDS": "16", "SWEEP_WORKERS": "8"})
+    assert (config.due_index_shards, config.due_index_previous_shards,
+            config.sweep_workers) == (32, 16, 8)
+    for bad in ({"DUE_INDEX_SHARDS": "0"}, {"SWEEP_WORKERS": "0"},
+                {"DUE_INDEX_PREVIOUS_SHARDS": "-1"}, {"DUE_INDEX_SHARDS": "many"}):
+        with pytest.raises(ConfigurationError):
+            Config.from_env({**base, **bad})
