@@ -218,7 +218,7 @@ def test_item_layout_seals_the_document_and_keeps_only_index_keys_in_clear(aws: 
     assert item["version"] == {"N": "1"} and item["created_ms"] == {"N": "1000"}
     assert item["lobby"] == {"S": "open"}
     assert json.loads(item["summary"]["S"]) == rec.summary().to_dict()
-    assert item["timer"] == {"S": "due"} and item["due_ms"] == {"N": "7000"}
+    assert item["timer"] == {"S": "due#7"} and item["due_ms"] == {"N": "7000"}  # crc32("t1") % 16
     assert json.loads(item["due_tokens"]["S"]) == [["next_hand:3", 9_000], ["window:2", 7_000]]
     blob = item["blob"]["B"]
     assert b"p0" not in blob and b"table t1" not in blob

@@ -415,13 +415,14 @@ def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
 def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> None:
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     source = (ROOT / "layers/engine/naiko_service/bootstrap.py").read_text()
-    read = set(re.findall(r'(?:required|optional|seconds)\("([A-Z_]+)"', source))
+    read = set(re.findall(r'(?:required|optional|seconds|count)\("([A-Z_]+)"', source))
     assert read == {"TABLES_TABLE", "ACCOUNTS_TABLE", "LEDGER_TABLE", "CONNECTIONS_TABLE",
                     "WEBSOCKET_ENDPOINT",
                     "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
-                    "TOURNAMENTS_TABLE", "HISTORY_TABLE"}
+                    "TOURNAMENTS_TABLE", "HISTORY_TABLE",
+                    "DUE_INDEX_SHARDS", "DUE_INDEX_PREVIOUS_SHARDS", "SWEEP_WORKERS"}
     # STATE_KEY is for local/dev only; STATE_KEY_SECRET_ARN is the service functions' own
     # (test_the_service_functions_read_the_state_key), never $connect's.
     assert read - {"STATE_KEY", "STATE_KEY_SECRET_ARN"} <= set(variables)

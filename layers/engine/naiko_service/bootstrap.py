@@ -41,6 +41,9 @@ Environment (set by ``template.yaml``):
 ``RATE_LIMIT_PLAYER_PER_SECOND``, ``RATE_LIMIT_PLAYER_BURST``, ``RATE_LIMIT_CLOSE_AFTER``
     The game frames' rate limits (:class:`naiko_service.ratelimit.RateLimits`; its defaults
     when unset).
+``DUE_INDEX_SHARDS``, ``DUE_INDEX_PREVIOUS_SHARDS``, ``SWEEP_WORKERS``
+    Shards of the tables' ``due-index`` (and the count before a change, still read), and how
+    many tables the sweep wakes at once (``docs/storage.md``, ``docs/timers.md``).
 """
 
 from __future__ import annotations
@@ -128,6 +131,12 @@ class Config:
     stored."""
     rate_limits: RateLimits = field(default_factory=lambda: RateLimits())
     """Frames per connection and per player (:mod:`naiko_service.ratelimit`)."""
+    due_index_shards: int = 16
+    """Shards a table's ``due-index`` entry is written to (``aws.dynamodb.DUE_SHARDS``)."""
+    due_index_previous_shards: int = 0
+    """The shard count before a change, still read by the sweep (0: none)."""
+    sweep_workers: int = 32
+    """Tables the sweep wakes at once (threads)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -175,6 +184,16 @@ class Config:
             player_burst=int(number("RATE_LIMIT_PLAYER_BURST", base.player_burst)),
             close_after=int(number("RATE_LIMIT_CLOSE_AFTER", base.close_after)),
             window_ms=base.window_ms, persist_every=base.persist_every, max_keys=base.max_keys)
+        def count(name: str, default: int, least: int = 0) -> int:
+            raw = optional(name)
+            try:
+                value = default if raw is None else int(raw)
+            except ValueError as exc:
+                raise ConfigurationError(f"{name} must be a whole number") from exc
+            if value < least:
+                raise ConfigurationError(f"{name} must be at least {least}")
+            return value
+
         config = cls(
             tables_table=required("TABLES_TABLE"),
             accounts_table=required("ACCOUNTS_TABLE"),
@@ -191,6 +210,9 @@ class Config:
             tournaments_table=optional("TOURNAMENTS_TABLE"),
             history_table=optional("HISTORY_TABLE"),
             rate_limits=rate_limits,
+            due_index_shards=count("DUE_INDEX_SHARDS", 16, least=1),
+            due_index_previous_shards=count("DUE_INDEX_PREVIOUS_SHARDS", 0),
+            sweep_workers=count("SWEEP_WORKERS", 32, least=1),
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -297,10 +319,13 @@ def endpoint_from_event(event: Mapping[str, Any]) -> str | None:
 
 
 BOTO_SETTINGS: dict[str, Any] = {"connect_timeout": 0.5, "read_timeout": 1.0,
-                                 "retries": {"mode": "standard", "total_max_attempts": 2}}
+                                 "retries": {"mode": "standard", "total_max_attempts": 2},
+                                 "max_pool_connections": 64}
 """Every AWS client's settings: two attempts of at most 0.5 s to connect and 1 s to read, and
 the SDK's backoff (at most 1 s) between them: at most 4 s a call
-(:data:`naiko_service.usecases.path.AWS_CALL_WORST_MS`)."""
+(:data:`naiko_service.usecases.path.AWS_CALL_WORST_MS`). Up to 64 connections a client, so
+that threads sharing it (the sweep's :attr:`Config.sweep_workers`) do not queue for one (the
+SDK's default is 10; connections are opened only when used)."""
 
 _remaining: ContextVar[Callable[[], float] | None] = ContextVar("naiko_remaining", default=None)
 
@@ -323,6 +348,12 @@ def warn(message: str, fields: dict[str, Any]) -> None:
 def count(name: str, value: int = 1) -> None:
     """The ``Deps.count`` hook: a CloudWatch (EMF) count metric, flushed by the handler."""
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def measure(name: str, value: float) -> None:
+    """The ``Deps.measure`` hook: a CloudWatch (EMF) metric in milliseconds (``TimerLag``),
+    flushed by the handler."""
+    metrics.add_metric(name=name, unit=MetricUnit.Milliseconds, value=value)
 
 
 # -- building the AWS adapters ---------------------------------------------------------------
@@ -356,7 +387,9 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         scheduler = SweepOnlyScheduler()
     tables = DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer,
                               ledger_table=config.ledger_table,
-                              history_table=config.history_table)
+                              history_table=config.history_table,
+                              due_shards=config.due_index_shards,
+                              due_previous_shards=config.due_index_previous_shards)
     histories = None
     if config.history_table:
         from .aws.histories import DynamoHandHistories
@@ -381,11 +414,13 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         scheduler=scheduler,
         clock=clock,
         count=count,
+        measure=measure,
         warn=warn,
         deadline=InvocationDeadline(),
         default_decision_ms=config.default_decision_seconds * 1000,
         default_pause_ms=config.default_pause_seconds * 1000,
         offer_ms=config.seat_offer_seconds * 1000,
+        sweep_workers=config.sweep_workers,
     )
     logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
                                                 "timers": type(scheduler).__name__})

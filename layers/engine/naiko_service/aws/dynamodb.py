@@ -8,10 +8,13 @@ per container by the caller.
 
 from __future__ import annotations
 
+import heapq
 import json
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +38,8 @@ LOBBY_INDEX = "lobby-index"
 """GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the lobby list."""
 
 DUE_INDEX = "due-index"
-"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep."""
+"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep. Its
+hash key is sharded (:func:`due_key`): one key would take every table write of the service."""
 
 STAKES_INDEX = "stakes-index"
 """GSI ``stakes`` (HASH) + ``seated`` (RANGE), projecting ``summary``: quick seat (R7.10)."""
@@ -47,7 +51,52 @@ LOBBY_OPEN = "open"
 """The only value of ``lobby``: present on listed tables, absent otherwise (a sparse index)."""
 
 TIMER_DUE = "due"
-"""The only value of ``timer``: present on tables with a pending timer (a sparse index)."""
+"""The prefix of ``timer``, present on tables with a pending timer (a sparse index): written
+``due#<shard>`` (:func:`due_key`). Plain ``due`` is the key of the unsharded index that came
+before: still read (:func:`due_read_keys`), never written."""
+
+DUE_SHARDS = 16
+"""Shards of ``due-index`` (``DUE_INDEX_SHARDS``, the ``DueIndexShards`` parameter). Every
+table write rewrites its entry (``due_tokens`` changes with each turn): at 10,000 busy tables
+about 4,200 index writes a second, 260 per shard with 16 shards, against DynamoDB's 1,000 write
+units a second per partition (``docs/storage.md``, "Sharding the due-index")."""
+
+SHARD_QUERY_WORKERS = 16
+"""Shards queried at once by :meth:`DynamoTableStore.due_tables` (threads)."""
+
+
+def due_shard(table_id: str, shards: int) -> int:
+    """The ``due-index`` shard of *table_id*: CRC-32 of its UTF-8 bytes modulo *shards*, the
+    same in every process and Python version (``hash()`` is salted per process).
+
+    >>> due_shard("t1", 16), due_shard("t1", 16) == due_shard("t1", 16)
+    (7, True)
+    """
+    if shards < 1:
+        raise ValueError(f"a due-index needs at least one shard, not {shards}")
+    return zlib.crc32(table_id.encode()) % shards
+
+
+def due_key(table_id: str, shards: int) -> str:
+    """The ``timer`` value a table with a pending timer is written with.
+
+    >>> due_key("t1", 16)
+    'due#7'
+    """
+    return f"{TIMER_DUE}#{due_shard(table_id, shards)}"
+
+
+def due_read_keys(shards: int, previous_shards: int = 0) -> list[str]:
+    """Every ``timer`` value a reader queries: the shards ``0 .. max(shards,
+    previous_shards) - 1`` (an item written while N was different is still found: a shard
+    number is below the N it was written with) and the unsharded ``due``.
+
+    >>> due_read_keys(2)
+    ['due', 'due#0', 'due#1']
+    >>> due_read_keys(2, previous_shards=3)
+    ['due', 'due#0', 'due#1', 'due#2']
+    """
+    return [TIMER_DUE] + [f"{TIMER_DUE}#{k}" for k in range(max(shards, previous_shards))]
 
 Item = dict[str, dict[str, Any]]
 """A DynamoDB item in the low-level client's typed form: ``{"version": {"N": "3"}}``."""
@@ -79,11 +128,15 @@ class DynamoTableStore:
     :param tables_table: Name of the tables table (``TablesTable`` in ``template.yaml``).
     :param accounts_table: Name of the accounts table (``AccountsTable``).
     :param sealer: Seals and opens the table document (AES-GCM, the table id as AAD).
+    :param due_shards: Shards of ``due-index`` a table is written to (:data:`DUE_SHARDS`).
+    :param due_previous_shards: The shard count before a change of *due_shards* (readers
+        query ``max`` of both; ``docs/storage.md``); 0 when it never changed.
     """
 
     def __init__(self, client: Any, tables_table: str, accounts_table: str, sealer: Sealer,
                  *, ledger_table: str | None = None, max_open_tables: int = MAX_OPEN_TABLES,
-                 history_table: str | None = None):
+                 history_table: str | None = None, due_shards: int = DUE_SHARDS,
+                 due_previous_shards: int = 0):
         self.client = client
         self.tables_table = tables_table
         self.accounts_table = accounts_table
@@ -95,6 +148,9 @@ class DynamoTableStore:
         self.history_table = history_table
         """The hands' records (``HandHistoryTable``, R10.1): the records travelling with a
         table write go in its transaction. ``None``: not stored (adapter tests)."""
+        due_shard("", due_shards)  # refuses a count below 1
+        self.due_shards = due_shards
+        self.due_previous_shards = due_previous_shards
         self.reads = 0
         """Table loads made (``GetItem``), like :class:`~naiko_service.memory.MemoryTableStore`."""
         self.writes = 0
@@ -128,7 +184,7 @@ class DynamoTableStore:
             item["invite_code"] = {"S": record.room.invite_code}
         due_ms = record.next_due_ms()
         if due_ms is not None:
-            item["timer"] = {"S": TIMER_DUE}
+            item["timer"] = {"S": due_key(record.table_id, self.due_shards)}
             item["due_ms"] = {"N": str(due_ms)}
             item["due_tokens"] = {"S": json.dumps([[t.token, t.due_ms] for t in record.timers],
                                                   separators=(",", ":"))}
@@ -368,23 +424,39 @@ class DynamoTableStore:
 
     def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         """``(table_id, token)`` of every timer due by *now_ms*, the oldest deadlines first:
-        a Query on ``due-index`` (never a Scan), which does not open the sealed blobs."""
-        due: list[tuple[str, str]] = []
+        one Query per ``due-index`` shard (:func:`due_read_keys`), the shards in parallel
+        (never a Scan), each read page after page until *limit*; no sealed blob is opened."""
         if limit <= 0:
-            return due
+            return []
+        keys = due_read_keys(self.due_shards, self.due_previous_shards)
+        with ThreadPoolExecutor(max_workers=min(len(keys), SHARD_QUERY_WORKERS)) as pool:
+            shards = list(pool.map(lambda key: self._due_shard(key, now_ms, limit), keys))
+        due: list[tuple[str, str]] = []
+        for _, table_id, tokens in heapq.merge(*shards):
+            due += [(table_id, token) for token in tokens]
+            if len(due) >= limit:
+                break
+        return due[:limit]
+
+    def _due_shard(self, key: str, now_ms: int, limit: int
+                   ) -> list[tuple[int, str, list[str]]]:
+        """``(due_ms, table_id, tokens due)`` of one shard, oldest first, until *limit*
+        tokens."""
+        found: list[tuple[int, str, list[str]]] = []
+        count = 0
         for item in _paged_query(
                 self.client, TableName=self.tables_table, IndexName=DUE_INDEX,
                 KeyConditionExpression="#timer = :due AND #due_ms <= :now",
                 ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms"},
-                ExpressionAttributeValues={":due": {"S": TIMER_DUE},
-                                           ":now": {"N": str(now_ms)}},
-                Limit=limit):
-            table_id = str(item["table_id"]["S"])
-            due += [(table_id, str(token)) for token, due_ms in
-                    json.loads(item["due_tokens"]["S"]) if int(due_ms) <= now_ms]
-            if len(due) >= limit:
+                ExpressionAttributeValues={":due": {"S": key}, ":now": {"N": str(now_ms)}},
+                Limit=min(limit, 1_000)):
+            tokens = [str(token) for token, due_ms in json.loads(item["due_tokens"]["S"])
+                      if int(due_ms) <= now_ms]
+            found.append((int(item["due_ms"]["N"]), str(item["table_id"]["S"]), tokens))
+            count += len(tokens)
+            if count >= limit:
                 break
-        return due[:limit]
+        return found
 
     # -- measurements ------------------------------------------------------------------------
 

@@ -75,6 +75,8 @@ class Deps:
     seeded game (tests, simulations) deals the same cards with or without commitments."""
     count: Callable[[str, int], None] = lambda name, value: None
     """Metrics hook: ``count("ActionsApplied", 1)``."""
+    measure: Callable[[str, float], None] = lambda name, value: None
+    """Metrics hook for a duration in milliseconds: ``measure("TimerLag", 850)``."""
     warn: Callable[[str, dict[str, Any]], None] = lambda message, fields: _log.warning(
         "%s %s", message, fields)
     """Logging hook for what went wrong but was handled (a failed post, a cancelled hand)."""
@@ -98,6 +100,9 @@ class Deps:
     histories: HandHistories | None = None
     """Reads the hands' records (R10.1; they are written with the table writes); ``None``:
     the history requests are refused (``no_histories``)."""
+    sweep_workers: int = 1
+    """Tables the sweep wakes at once (threads; ``SWEEP_WORKERS`` in a deployment, where the
+    adapters are thread-safe). 1: one after another (the in-memory adapters)."""
 
 
     def think_ms(self) -> int:

@@ -8,19 +8,43 @@ never needs cancelling. See ``docs/timers.md``."""
 
 from __future__ import annotations
 
+import contextvars
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
 from ..ports import TableNotFound
-from ..records import TableRecord, TimerKind
+from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import TOURNAMENT_PREFIX
 from . import deadlines, path, tournaments
 from .base import Deps, NoOp, Outcome
+
+_N = TypeVar("_N", int, float)
 
 WAKE_TOLERANCE_MS = 1_000
 """A wake-up fires the timers due within this much of now: its execution waited until a
 whole second, on Step Functions' clock, which may run slightly ahead of the function's."""
 
-SWEEP_LIMIT = 1_000
-"""Due ``(table, token)`` pairs one sweep run takes (a table has its timers and its wake-up
-marker): hundreds of tables per minute, well inside the sweep function's 60 s."""
+SWEEP_LIMIT = 100_000
+"""Due ``(table, token)`` pairs one sweep run reads at most: a bound on memory (a few MB), ten
+times a 10,000-table launch, not on throughput. What bounds a run is its time: a table is
+woken only with :data:`~.path.ATTEMPT_WORST_MS` left, the rest wait for the next run."""
+
+STUCK_AFTER_MS = 5_000
+"""A table the sweep finds this far past a deadline that has a wake-up (not a sweep-only
+timer) was stuck: its execution was lost or is very late (counted ``SweepStuckTables``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Woken:
+    """What waking one table did: timers that acted, and how late the oldest of them was
+    (``None`` when nothing with a wake-up was overdue: a sweep-only timer, or nothing)."""
+
+    fired: int
+    lag_ms: int | None = None
+
 
 def timer_fired(deps: Deps, table_id: str, token: str) -> bool:
     """A timer execution carrying *token* fired. Returns whether a timer acted.
@@ -29,43 +53,103 @@ def timer_fired(deps: Deps, table_id: str, token: str) -> bool:
     table's armed wake-up and its time has come (every timer already due fires: the deadline
     may have moved since it was armed). Either way the table then re-arms one wake-up for its
     earliest remaining deadline (:func:`~naiko_service.usecases.path.arm`). A target
-    ``T:<id>`` names a tournament's timer (:func:`.tournaments.tournament_timer`)."""
+    ``T:<id>`` names a tournament's timer (:func:`.tournaments.tournament_timer`). The lag
+    (now minus the deadline of what acted) is measured as ``TimerLag``."""
     if tournaments.is_tournament_timer(table_id):
         return tournaments.tournament_timer(
             deps, table_id.removeprefix(TOURNAMENT_PREFIX), token) > 0
-    return _wake(deps, table_id, token) > 0
+    woken = _wake(deps, table_id, token)
+    if woken.fired and woken.lag_ms is not None:
+        deps.measure("TimerLag", woken.lag_ms)
+    return woken.fired > 0
 
 
 def sweep(deps: Deps) -> int:
     """Every minute: wake every table whose earliest deadline (armed wake-up included) passed,
-    found on the ``due-index`` (a query, never a scan), then every tournament whose timer
-    passed (:func:`.tournaments.sweep`). This recovers lost timer executions: a table is never
-    stuck more than about a minute. Returns the number of timers that acted."""
-    fired = 0
-    woken: set[str] = set()
-    for table_id, _token in deps.tables.due_tables(deps.clock.now_ms(), limit=SWEEP_LIMIT):
-        if deps.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
-            deps.count("SweepOutOfTime", 1)  # the next run (a minute later) goes on
-            break
-        if table_id not in woken:
-            woken.add(table_id)
-            fired += _wake(deps, table_id, None)
-    return fired + tournaments.sweep(deps)
+    found on the ``due-index`` (one query per shard, in parallel, never a scan), then every
+    tournament whose timer passed (:func:`.tournaments.sweep`). This recovers lost timer
+    executions: a table is never stuck more than about a minute.
+
+    No cap but time: every due table is read (:data:`SWEEP_LIMIT` bounds memory only), and
+    woken :attr:`~.base.Deps.sweep_workers` at a time, each only while the invocation has the
+    time for a whole attempt; a table that fails is counted and logged and does not stop the
+    others (the next run tries again). Waking is idempotent: each write is conditional on the
+    version read, so a table woken twice (two runs, a retried run) acts once, and the second
+    finds its new wake-up armed and does nothing. Returns the number of timers that acted."""
+    now = deps.clock.now_ms()
+    tables = list(dict.fromkeys(
+        table_id for table_id, _ in deps.tables.due_tables(now, limit=SWEEP_LIMIT)))
+    deps.count("SweepDueTables", len(tables))
+    woken = _sweep_tables(deps, tables)
+    stuck = [w.lag_ms for w in woken if w.lag_ms is not None and w.lag_ms >= STUCK_AFTER_MS]
+    deps.count("SweepStuckTables", len(stuck))
+    if stuck:
+        deps.measure("SweepMaxLag", max(stuck))
+    return sum(w.fired for w in woken) + tournaments.sweep(deps)
 
 
-def _wake(deps: Deps, table_id: str, token: str | None) -> int:
+def _sweep_tables(deps: Deps, tables: list[str]) -> list[Woken]:
+    """Wake *tables* (oldest deadline first), :attr:`~.base.Deps.sweep_workers` at a time."""
+    workers = max(1, min(deps.sweep_workers, len(tables)))
+    shared = deps
+    if workers > 1:  # the metric hooks append to one buffer: one thread at a time
+        lock = threading.Lock()
+        shared = replace(deps, count=_locked(lock, deps.count),
+                         measure=_locked(lock, deps.measure))
+    out_of_time = threading.Event()
+
+    def wake(table_id: str) -> Woken:
+        if shared.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
+            out_of_time.set()  # the next run (a minute later) goes on
+            return Woken(0)
+        try:
+            return _wake(shared, table_id, None)
+        except Exception as error:  # one table never stops the others
+            shared.count("SweepFailures", 1)
+            shared.warn("the sweep could not wake a table",
+                        {"table_id": table_id, "error": type(error).__name__})
+            return Woken(0)
+
+    if workers == 1:
+        woken = []
+        for table_id in tables:
+            woken.append(wake(table_id))
+            if out_of_time.is_set():
+                break
+    else:  # each task in a copy of this thread's context: the invocation's deadline and
+        # log keys are context variables, which a pool's threads do not inherit
+        contexts = [contextvars.copy_context() for _ in tables]
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sweep") as pool:
+            woken = list(pool.map(lambda context, table_id: context.run(wake, table_id),
+                                  contexts, tables))
+    if out_of_time.is_set():
+        deps.count("SweepOutOfTime", 1)
+    return woken
+
+
+def _locked(lock: threading.Lock, hook: Callable[[str, _N], None]) -> Callable[[str, _N], None]:
+    def call(name: str, value: _N) -> None:
+        with lock:
+            hook(name, value)
+
+    return call
+
+
+def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
     """Fire what is due on the table for the execution that carried *token* (``None``: the
-    sweep, which also takes over an overdue wake-up); returns how many timers acted.
+    sweep, which also takes over an overdue wake-up); returns how many timers acted and how
+    late the oldest of them (or the overdue wake-up) was.
 
     An execution fires timers due within :data:`WAKE_TOLERANCE_MS` (Step Functions waits to a
     whole second, and its clock is not ours). A duplicated execution (its token already acted,
     :attr:`~naiko_service.records.TableRecord.recent_timers`) acts no more, but sends every
     connection the table as it is: whatever the first delivery could not send is seen."""
     fired = 0
+    lag: int | None = None
     duplicate = False
 
     def change(record: TableRecord, now: int) -> Outcome:
-        nonlocal fired, duplicate
+        nonlocal fired, duplicate, lag
         fired = 0
         horizon = now if token is None else now + WAKE_TOLERANCE_MS
         wake = next((t for t in record.timers if t.kind is TimerKind.WAKE), None)
@@ -81,6 +165,7 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> int:
                 token is not None or not deadlines.due(record, horizon)):
             duplicate = token is not None and token in record.recent_timers
             raise NoOp()  # stale, duplicated, or not yet time
+        lag = _lag(record, now, horizon, wake if ours else None, pending)
         if ours and wake is not None:
             record.timers.remove(wake)  # consumed: the write re-arms (path.arm)
         outcome = Outcome()
@@ -96,5 +181,18 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> int:
         if duplicate:
             deps.count("TimersDuplicated", 1)
             path.fan_out(deps, path.load(deps, table_id), [])
-        return 0
-    return fired
+        return Woken(0)
+    return Woken(fired, lag)
+
+
+def _lag(record: TableRecord, now: int, horizon: int, wake: Timer | None,
+         pending: Timer | None) -> int | None:
+    """How late the oldest deadline about to act is (ms, at least 0): the timer the execution
+    named, the overdue wake-up taken over, or a timer due; sweep-only timers are left out (the
+    sweep is their clock). ``None`` when none of those is overdue."""
+    due = [t.due_ms for t in record.timers
+           if t.due_ms <= horizon and t.kind not in path.SWEEP_ONLY
+           and (t.kind is not TimerKind.WAKE or t is wake)]
+    if pending is not None:
+        due.append(pending.due_ms)
+    return max(0, now - min(due)) if due else None
