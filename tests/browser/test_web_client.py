@@ -1,0 +1,347 @@
+"""The web client in a real browser (headless Chromium driven by Playwright) against a local
+stack started in this process: a person joins the demo table from the lobby and plays a hand
+to showdown with clicks only; uses a power and answers a Short Anchor with Seal Shield in Naiko
+mode; registers for a Sit & Go; survives a dropped connection.
+
+Secrecy (the page never holds another seat's hidden card) is checked on the DOM at every step
+against the table's true state read from the store (:class:`Secrecy`), and on every frame the
+page received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from conftest import Shots, wait_until
+
+pytest.importorskip("websockets")
+
+from naiko.cards import format_card  # noqa: E402
+from naiko_local.stack import (  # noqa: E402
+    BotClient,
+    BotRunner,
+    LocalStack,
+    my_turn,
+    open_demo_table,
+    open_demo_tournaments,
+    seat_server_bots,
+    window_aimed_at_me,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish")
+
+PLAYER = "alice"
+
+
+# -- secrecy ---------------------------------------------------------------------------------
+
+DOM_CARDS = """els => els.map(e => {
+  const seat = e.closest('.seat');
+  return [e.dataset.card, e.dataset.hand || '', e.dataset.table || '',
+          seat ? seat.dataset.seat : ''];
+})"""
+
+
+class Secrecy:
+    """Checks the page against the table's true state (the store's sealed record, read
+    in-process): every face-up card the DOM holds for the hand being played is never a hole card
+    of another seat that was not shown at showdown, and a seat's face-up cards are the viewer's
+    own or a shown hand's. Every frame the page received is checked too (:meth:`frames_ok`)."""
+
+    def __init__(self, stack: LocalStack, table_id: str, player_id: str = PLAYER):
+        self.stack = stack
+        self.table_id = table_id
+        self.player_id = player_id
+        self.verified = 0
+        """Face-up cards checked against a hand's true state."""
+        self.frames: list[str] = []
+
+    def listen(self, page: Any) -> None:
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload: Any) -> None:
+        self.frames.append(payload if isinstance(payload, str) else payload.decode())
+
+    def check(self, page: Any) -> None:
+        cards = page.eval_on_selector_all("[data-card]", DOM_CARDS)
+        hand = self.stack.service.deps.tables.load(self.table_id).state.hand  # after the DOM
+        if hand is None:
+            return
+        mine = (hand.player_ids.index(self.player_id)
+                if self.player_id in hand.player_ids else None)
+        hidden = {format_card(c) for s, hole in enumerate(hand.hole)
+                  if s != mine and hand.dealt[s] and not hand.shown[s] for c in hole}
+        for card, hand_number, table, seat in cards:
+            if card == "back" or hand_number != str(hand.number) or table not in ("",
+                                                                                  self.table_id):
+                continue
+            assert card not in hidden, f"the page shows {card}, a hidden card of another seat"
+            if seat and int(seat) != mine:
+                assert hand.shown[int(seat)], f"seat {seat}'s {card} is face up, never shown"
+            self.verified += 1
+
+    def frames_ok(self) -> int:
+        """No view received shows another seat's cards before the hand is over (showdown), and
+        every private event is addressed to the viewer's own seat. Returns the views read."""
+        views = 0
+        for raw in self.frames:
+            message = json.loads(raw)
+            view = message.get("view")
+            if not isinstance(view, dict):
+                continue
+            views += 1
+            me = view.get("seat_index")
+            hand = view.get("hand") or {}
+            for index, seat in enumerate(view.get("seats") or []):
+                if seat and seat.get("cards") and index != me:
+                    assert hand.get("complete"), f"seat {index}'s cards in a running hand"
+            for event in message.get("events") or []:
+                if "private_to" in event:
+                    assert event["private_to"] == me, f"another seat's private event {event}"
+        return views
+
+
+def outside_the_page_loop(function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run *function* on another thread: Playwright's sync API keeps an event loop running on
+    this one, and the stack's helpers run their own (``asyncio.run``)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(function, *args, **kwargs).result()
+
+
+# -- clicking --------------------------------------------------------------------------------
+
+def click_if_visible(page: Any, selector: str) -> bool:
+    """Click the first element matching *selector* if the page shows one (the table is re-drawn
+    on every update, so an element may go between the look and the click)."""
+    locator = page.locator(selector)
+    if locator.count() == 0:
+        return False
+    try:
+        locator.first.click(timeout=1_000)
+    except Exception:  # re-drawn under us: the loop looks again
+        return False
+    return True
+
+
+def check_or_call(page: Any) -> bool:
+    return click_if_visible(page, "[data-action=check]:enabled, [data-action=call]:enabled")
+
+
+def sit_from_lobby(page: Any, stack: LocalStack, table_id: str) -> None:
+    page.goto(f"{stack.web_url}?player={PLAYER}")
+    page.locator(f"[data-action=play][data-table={table_id}]").click()
+    page.wait_for_selector(".seat.me")
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+def test_a_person_joins_from_the_lobby_and_plays_to_showdown(stack: LocalStack, open_page: Any,
+                                                             shots: Shots) -> None:
+    table = outside_the_page_loop(open_demo_table, stack, variant="NLHE", seats=6, small_blind=1, big_blind=2,
+                            decision_seconds=20, bots=True)
+    seat_server_bots(stack, table.table_id, 2, buy_in=200)  # the person's seat deals hand 1
+    page = open_page()
+    secrecy = Secrecy(stack, table.table_id)
+    secrecy.listen(page)
+    page.goto(f"{stack.web_url}?player={PLAYER}")
+    page.wait_for_selector(f"[data-action=play][data-table={table.table_id}]")
+    assert page.locator("#conn").inner_text() == "online"
+    shots(page, "lobby")
+    page.locator(f"[data-action=play][data-table={table.table_id}]").click()
+    page.wait_for_selector(".seat.me")
+    assert page.locator(".seat .bot").count() == 2  # BOT labels
+    turn_shot = False
+    deadline = time.monotonic() + 45
+    while True:
+        secrecy.check(page)
+        if page.locator(".award").count() and \
+                page.locator(".seat:not(.me) .seat-cards .card.face").count():
+            break  # a showdown: another seat's hand is shown and the pot awarded
+        if not turn_shot and page.locator("[data-raise-slider]").count():
+            shots(page, "my-turn")
+            turn_shot = True
+        check_or_call(page)
+        assert time.monotonic() < deadline, "no showdown within 45 s"
+        time.sleep(0.1)
+    secrecy.check(page)
+    shots(page, "showdown")
+    # the hand history has it, as the person saw it
+    page.locator("[data-action=history]").click()
+    page.locator("#history button[data-hand]").first.click()
+    page.wait_for_selector("#history [data-history-hand] .card.face")
+    secrecy.check(page)
+    shots(page, "history")
+    assert secrecy.verified > 10 and secrecy.frames_ok() > 5
+
+
+def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page: Any) -> None:
+    """The slider's bounds are the prompt's min and max raise-to, and a raise sent from it
+    is what the server applies."""
+    table = outside_the_page_loop(open_demo_table, stack, variant="NLHE", seats=3, small_blind=1, big_blind=2,
+                            decision_seconds=20, bots=True)
+    seat_server_bots(stack, table.table_id, 2, buy_in=200)
+    page = open_page()
+    sit_from_lobby(page, stack, table.table_id)
+    slider = page.locator("[data-raise-slider]")
+    wait_until(lambda: slider.count() or check_or_call(page) and False, timeout=30,
+               what="a prompt with a raise")
+    record = stack.service.deps.tables.load(table.table_id)
+    from naiko.views import view_for
+
+    prompt = view_for(record.state, record.state.hand.actor)["prompt"]
+    assert int(slider.get_attribute("min")) == prompt["min_raise_to"]
+    assert int(slider.get_attribute("max")) == prompt["max_raise_to"]
+    page.locator("[data-preset=Min]").click()
+    assert page.locator("[data-raise-number]").input_value() == str(prompt["min_raise_to"])
+    page.locator("[data-preset=Max]").click()
+    assert page.locator("[data-raise-number]").input_value() == str(prompt["max_raise_to"])
+    page.locator("[data-raise-number]").fill(str(prompt["max_raise_to"] + 50))  # out of bounds
+    page.locator("[data-raise-number]").dispatch_event("change")
+    assert page.locator("[data-raise-number]").input_value() == str(prompt["max_raise_to"])
+    page.locator("[data-action=raise_to], [data-action=bet]").first.click()
+    page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) raises to "
+                           f"{prompt['max_raise_to']}'), ol.log li:has-text('{PLAYER} (you) bets "
+                           f"{prompt['max_raise_to']}')")
+
+
+class ScriptedPlayer(BotClient):
+    """A WebSocket player that checks or calls; with *anchor*, it aims a Short Anchor at that
+    player whenever the Carousel also holds Seal Shield and the target could answer it."""
+
+    def __init__(self, *args: Any, anchor: str | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.anchor = anchor
+        self.anchored_hands: set[int] = set()
+
+    async def _act_later(self, version: int) -> None:
+        await asyncio.sleep(self.rng.uniform(*self.think))
+        view = self.view
+        if self.version != version or view is None:
+            return
+        if window_aimed_at_me(view):
+            await self.send({"action": "pass_window", "table_id": self.table_id})
+            return
+        if not my_turn(view):
+            return
+        prompt, hand = view["prompt"], view["hand"]
+        powers = hand.get("powers") or {}
+        target = next((s["seat_index"] for s in view["seats"]
+                       if s and s["player_id"] == self.anchor), None)
+        if (target is not None and hand["number"] not in self.anchored_hands
+                and "short_anchor" in prompt["powers"] and target in prompt["anchor_targets"]
+                and "seal_shield" in powers.get("carousel", [])
+                and "seal_shield" not in powers.get("used", {}).get(str(target), [])
+                and view["seats"][target]["destellos"] >= 1):
+            self.anchored_hands.add(hand["number"])
+            await self.send({"action": "use_power", "table_id": self.table_id,
+                             "power": "short_anchor", "target_seat": target})
+            return  # a power does not end the turn: the next view prompts again
+        move = "check" if "check" in prompt["actions"] else "call"
+        await self.send({"action": "act", "table_id": self.table_id, "move": move})
+
+
+def test_naiko_a_power_and_a_shield_from_the_page(stack: LocalStack, open_page: Any,
+                                                  shots: Shots) -> None:
+    table = outside_the_page_loop(open_demo_table, stack, variant="NAIKO", seats=4, small_blind=5, big_blind=10,
+                            decision_seconds=20, bots=False)
+    runner = BotRunner()
+    try:
+        for name, anchor in (("vic", PLAYER), ("carl", None)):
+            runner.add(ScriptedPlayer(stack.url, stack.token(name), name, table.table_id,
+                                      buy_in=1000, think=(0.05, 0.15), anchor=anchor))
+        page = open_page()
+        secrecy = Secrecy(stack, table.table_id)
+        secrecy.listen(page)
+        sit_from_lobby(page, stack, table.table_id)
+        powered = shielded = False
+        deadline = time.monotonic() + 60
+        while not (powered and shielded):
+            secrecy.check(page)
+            shield = page.locator("[data-action=shield]:enabled")
+            if not shielded and shield.count():
+                assert page.locator(".shield-window svg[data-deadline]").count() == 1
+                shots(page, "shield-window")
+                if click_if_visible(page, "[data-action=shield]:enabled"):
+                    page.wait_for_selector("ol.log li:has-text('shields')")
+                    shielded = True
+                continue
+            if not powered and click_if_visible(page, "[data-power=peek]:enabled"):
+                page.wait_for_selector(".peek .card.face")
+                secrecy.check(page)
+                shots(page, "peek")
+                powered = True
+                continue
+            check_or_call(page)
+            assert time.monotonic() < deadline, (
+                f"within 60 s: power {powered}, shield {shielded}")
+            time.sleep(0.1)
+        log = page.locator("ol.log").inner_text()
+        assert "alice (you) uses Peek" in log and "alice (you) uses Seal Shield" in log
+        assert secrecy.verified > 5 and secrecy.frames_ok() > 5
+    finally:
+        runner.stop()
+
+
+def test_registers_for_a_sit_and_go_and_plays_its_table(stack: LocalStack, open_page: Any,
+                                                         shots: Shots) -> None:
+    outside_the_page_loop(open_demo_tournaments, stack, PLAYER, scheduled_in_s=3600)
+    page = open_page()
+    page.goto(f"{stack.web_url}?player={PLAYER}")
+    card = page.locator("article[data-tournament=demo-sng]")
+    card.locator("[data-action=register]").click()
+    card.locator("[data-registered]").wait_for()
+    assert page.locator("[data-balance]").get_attribute("data-balance") == "9900"
+    assert page.locator("[data-tournament=demo-mtt][data-kind=scheduled]").count() == 1
+    page.locator("article[data-tournament=demo-mtt] summary").click()  # the published terms
+    assert "Late registration" in page.locator("article[data-tournament=demo-mtt]").inner_text()
+    shots(page, "registered")
+    card.locator("[data-action=add_bots]").click()  # the creator fills it: it starts
+    page.wait_for_selector(".tournament-bar")
+    bar = page.locator(".tournament-bar").inner_text()
+    assert "Level 1" in bar and "Prizes" in bar and "Players 6/6" in bar
+    table_id = page.evaluate("new URLSearchParams(location.hash.slice(1)).get('table')")
+    secrecy = Secrecy(stack, table_id)
+    page.wait_for_selector(".seat.me .card.face", timeout=15_000)  # the first hand, 5 s later
+    secrecy.check(page)
+    assert page.locator(".seat .bot").count() == 5
+    shots(page, "tournament-table")
+    assert secrecy.verified >= 2
+
+
+def test_survives_a_dropped_connection(stack: LocalStack, open_page: Any, shots: Shots) -> None:
+    table = outside_the_page_loop(open_demo_table, stack, variant="NLHE", seats=6, small_blind=1, big_blind=2,
+                            decision_seconds=20, bots=True)
+    seat_server_bots(stack, table.table_id, 2, buy_in=200)
+    page = open_page()
+    secrecy = Secrecy(stack, table.table_id)
+    secrecy.listen(page)
+    sit_from_lobby(page, stack, table.table_id)
+    page.wait_for_selector(".seat.me .card.face")
+    before = page.locator(".seat.me .card.face").evaluate_all("els => els.map(e => e.dataset.card)")
+    hand = page.locator(".board").get_attribute("data-hand")
+    gateway = stack.gateway
+    connections = [gateway.connection(cid) for cid in gateway.connection_ids()]
+    mine = [c for c in connections if c and c.authorizer.get("principalId") == PLAYER]
+    assert len(mine) == 1
+    websocket = mine[0].websocket
+    gateway._loop.call_soon_threadsafe(websocket.transport.abort)  # the network drops
+    page.wait_for_function("Number(document.body.dataset.drops || 0) >= 1")
+    page.wait_for_function("document.body.dataset.conn === 'online'")
+    page.wait_for_selector("ol.log li:has-text('alice is back')")
+    shots(page, "reconnected")
+    if page.locator(".board").get_attribute("data-hand") == hand:  # the same hand goes on
+        after = page.locator(".seat.me .card.face").evaluate_all(
+            "els => els.map(e => e.dataset.card)")
+        assert after == before
+    deadline = time.monotonic() + 30
+    while not page.locator(".award").count():  # and play goes on from the page
+        secrecy.check(page)
+        check_or_call(page)
+        assert time.monotonic() < deadline, "no hand ended after the reconnection"
+        time.sleep(0.1)
+    assert len(set(gateway.connection_ids())) >= 1 and secrecy.frames_ok() > 3
