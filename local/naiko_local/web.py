@@ -173,8 +173,8 @@ def _static(path: str) -> Traversable | None:
     """The packaged file a URL path names (``/`` is ``index.html``), or ``None``: no ``..``,
     no hidden files, files only.
 
-    >>> _static("/").name, _static("/js/protocol.js").name
-    ('index.html', 'protocol.js')
+    >>> _static("/").name, _static("/js/connection.js").name
+    ('index.html', 'connection.js')
     >>> _static("/../web.py"), _static("/js/.x"), _static("/nothing.js")
     (None, None, None)
     """

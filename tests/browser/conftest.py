@@ -64,10 +64,11 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def stack() -> Iterator[Any]:
-    """A local stack with the web client's server, on free ports; BOTs think 0.15 s."""
+    """A local stack with the web client's server, on free ports; BOTs think 0.15 s, and 2 s
+    between hands (long enough to see a showdown on a loaded machine)."""
     from naiko_local.stack import LocalStack, StackConfig
 
-    local = LocalStack(StackConfig(port=0, management_port=0, web_port=0, pause_seconds=1))
+    local = LocalStack(StackConfig(port=0, management_port=0, web_port=0, pause_seconds=2))
     local.start()
     local.service.deps.bot_think_ms = 150
     try:

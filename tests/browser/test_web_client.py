@@ -113,6 +113,14 @@ def outside_the_page_loop(function: Any, *args: Any, **kwargs: Any) -> Any:
         return pool.submit(function, *args, **kwargs).result()
 
 
+def demo_table(stack: LocalStack, variant: str, seats: int, blinds: tuple[int, int], *,
+               bots: bool) -> Any:
+    """A public table as the run command opens it (a 20 s clock), BOT seats allowed or not."""
+    return outside_the_page_loop(open_demo_table, stack, variant=variant, seats=seats,
+                                 small_blind=blinds[0], big_blind=blinds[1],
+                                 decision_seconds=20, bots=bots)
+
+
 # -- clicking --------------------------------------------------------------------------------
 
 def click_if_visible(page: Any, selector: str) -> bool:
@@ -138,12 +146,19 @@ def sit_from_lobby(page: Any, stack: LocalStack, table_id: str) -> None:
     page.wait_for_selector(".seat.me")
 
 
+def acted_after_return(page: Any) -> bool:
+    """The log shows an action of the person after "alice is back" (the reconnection)."""
+    lines = page.locator("ol.log li").all_inner_texts()
+    back = [i for i, line in enumerate(lines) if f"{PLAYER} is back" in line]
+    return bool(back) and any(f"{PLAYER} (you) {verb}" in line for line in lines[back[-1] + 1:]
+                              for verb in ("checks", "calls", "folds"))
+
+
 # -- the tests -------------------------------------------------------------------------------
 
 def test_a_person_joins_from_the_lobby_and_plays_to_showdown(stack: LocalStack, open_page: Any,
                                                              shots: Shots) -> None:
-    table = outside_the_page_loop(open_demo_table, stack, variant="NLHE", seats=6, small_blind=1, big_blind=2,
-                            decision_seconds=20, bots=True)
+    table = demo_table(stack, "NLHE", 6, (1, 2), bots=True)
     seat_server_bots(stack, table.table_id, 2, buy_in=200)  # the person's seat deals hand 1
     page = open_page()
     secrecy = Secrecy(stack, table.table_id)
@@ -182,8 +197,7 @@ def test_a_person_joins_from_the_lobby_and_plays_to_showdown(stack: LocalStack, 
 def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page: Any) -> None:
     """The slider's bounds are the prompt's min and max raise-to, and a raise sent from it
     is what the server applies."""
-    table = outside_the_page_loop(open_demo_table, stack, variant="NLHE", seats=3, small_blind=1, big_blind=2,
-                            decision_seconds=20, bots=True)
+    table = demo_table(stack, "NLHE", 3, (1, 2), bots=True)
     seat_server_bots(stack, table.table_id, 2, buy_in=200)
     page = open_page()
     sit_from_lobby(page, stack, table.table_id)
@@ -247,8 +261,7 @@ class ScriptedPlayer(BotClient):
 
 def test_naiko_a_power_and_a_shield_from_the_page(stack: LocalStack, open_page: Any,
                                                   shots: Shots) -> None:
-    table = outside_the_page_loop(open_demo_table, stack, variant="NAIKO", seats=4, small_blind=5, big_blind=10,
-                            decision_seconds=20, bots=False)
+    table = demo_table(stack, "NAIKO", 4, (5, 10), bots=False)
     runner = BotRunner()
     try:
         for name, anchor in (("vic", PLAYER), ("carl", None)):
@@ -267,11 +280,12 @@ def test_naiko_a_power_and_a_shield_from_the_page(stack: LocalStack, open_page: 
                 assert page.locator(".shield-window svg[data-deadline]").count() == 1
                 shots(page, "shield-window")
                 if click_if_visible(page, "[data-action=shield]:enabled"):
-                    page.wait_for_selector("ol.log li:has-text('shields')")
+                    page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) shields')")
                     shielded = True
                 continue
             if not powered and click_if_visible(page, "[data-power=peek]:enabled"):
                 page.wait_for_selector(".peek .card.face")
+                page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) uses Peek')")
                 secrecy.check(page)
                 shots(page, "peek")
                 powered = True
@@ -280,8 +294,7 @@ def test_naiko_a_power_and_a_shield_from_the_page(stack: LocalStack, open_page: 
             assert time.monotonic() < deadline, (
                 f"within 60 s: power {powered}, shield {shielded}")
             time.sleep(0.1)
-        log = page.locator("ol.log").inner_text()
-        assert "alice (you) uses Peek" in log and "alice (you) uses Seal Shield" in log
+        assert "alice (you) uses Seal Shield" in page.locator("ol.log").inner_text()
         assert secrecy.verified > 5 and secrecy.frames_ok() > 5
     finally:
         runner.stop()
@@ -314,8 +327,7 @@ def test_registers_for_a_sit_and_go_and_plays_its_table(stack: LocalStack, open_
 
 
 def test_survives_a_dropped_connection(stack: LocalStack, open_page: Any, shots: Shots) -> None:
-    table = outside_the_page_loop(open_demo_table, stack, variant="NLHE", seats=6, small_blind=1, big_blind=2,
-                            decision_seconds=20, bots=True)
+    table = demo_table(stack, "NLHE", 6, (1, 2), bots=True)
     seat_server_bots(stack, table.table_id, 2, buy_in=200)
     page = open_page()
     secrecy = Secrecy(stack, table.table_id)
@@ -339,9 +351,11 @@ def test_survives_a_dropped_connection(stack: LocalStack, open_page: Any, shots:
             "els => els.map(e => e.dataset.card)")
         assert after == before
     deadline = time.monotonic() + 30
-    while not page.locator(".award").count():  # and play goes on from the page
+    while not acted_after_return(page):  # play goes on from the page
         secrecy.check(page)
         check_or_call(page)
-        assert time.monotonic() < deadline, "no hand ended after the reconnection"
+        if time.monotonic() > deadline:
+            shots(page, "stuck")
+            raise AssertionError("no action of the page's after the reconnection")
         time.sleep(0.1)
-    assert len(set(gateway.connection_ids())) >= 1 and secrecy.frames_ok() > 3
+    assert secrecy.frames_ok() > 3

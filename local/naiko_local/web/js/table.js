@@ -285,9 +285,10 @@ function shieldWindow(view, ctx) {
     h("div", {}, h("strong", {}, `${nameOf(view, w.attacker)}'s Short Anchor aims at you`),
       h("div", { class: "small" }, "Seal Shield cancels it (1 ✦); play does not pause. ",
         h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, ""))),
-    h("button", { class: "primary", dataset: { action: "shield" }, disabled: !view.hand.powers.can_shield,
-      onclick: () => ctx.send("shield", {}) }, "Seal Shield ✦"),
-    h("button", { dataset: { action: "pass_window" }, onclick: () => ctx.send("pass_window", {}) }, "Let it apply"));
+    h("div", { class: "shield-buttons" },
+      h("button", { class: "primary", dataset: { action: "shield" }, disabled: !view.hand.powers.can_shield,
+        onclick: () => ctx.send("shield", {}) }, "Seal Shield ✦"),
+      h("button", { dataset: { action: "pass_window" }, onclick: () => ctx.send("pass_window", {}) }, "Let it apply")));
 }
 
 // -- the log ---------------------------------------------------------------------------------
