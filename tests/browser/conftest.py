@@ -105,7 +105,7 @@ def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
     errors: list[str] = []
 
     def opener() -> Any:
-        context = browser.new_context(viewport={"width": 1360, "height": 860})
+        context = browser.new_context(viewport={"width": 1360, "height": 900})
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))

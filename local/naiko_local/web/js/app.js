@@ -340,7 +340,7 @@ export class App {
     for (const el of document.querySelectorAll("[data-countdown-ms]")) {
       const left = secondsLeft(Number(el.dataset.countdownMs), now);
       const text = left <= 0 && el.dataset.expired ? el.dataset.expired
-        : el.dataset.format === "clock" ? clock(left) : `${left}s`;
+        : el.dataset.format === "clock" ? clock(left) : el.dataset.format === "n" ? String(left) : `${left}s`;
       if (el.textContent !== text) el.textContent = text;
     }
   }

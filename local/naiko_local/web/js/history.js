@@ -34,7 +34,7 @@ function handList(state, ctx) {
 
 function handDetail(hand, ctx) {
   const names = new Map((hand.seats || []).map((s) => [s.seat_index, s.player_id]));
-  const nameOf = (seat) => (seat === hand.seat_index ? "You" : names.get(seat) || `seat ${seat}`);
+  const nameOf = (seat) => `${names.get(seat) || `seat ${seat}`}${seat === hand.seat_index ? " (you)" : ""}`;
   // Cards as they were shown to you: your hole cards, the board, the showdown.
   const cards = [];
   let board = "";

@@ -183,11 +183,13 @@ function seatElement(view, seat, index, at, winners, ctx) {
     status.join(" · "), showdownHand ? h("span", { class: "made" }, showdownHand) : null));
 }
 
+/** The countdown ring of the seat on turn: the share of its clock left, and the seconds. */
 function ringFor(deadlineMs, totalMs) {
   const svg = ring("ring actor-ring");
   svg.dataset.deadline = deadlineMs;
   svg.dataset.total = totalMs;
-  return svg;
+  return h("div", { class: "turn-ring", title: "time to act" }, svg,
+    h("span", { class: "countdown", dataset: { countdownMs: deadlineMs, format: "n" } }, ""));
 }
 
 function centre(view, ctx) {
@@ -207,7 +209,7 @@ function centre(view, ctx) {
   }
   const waiting = !hand || hand.complete ? waitingText(view) : null;
   return h("div", { class: "centre" },
-    h("div", { class: "pot", dataset: { pot } }, hand && !hand.complete ? `Pot ${chips(pot)}` : ""),
+    hand && !hand.complete ? h("div", { class: "pot", dataset: { pot } }, `Pot ${chips(pot)}`) : null,
     hand && hand.pot && hand.bets_total ? h("div", { class: "muted small" }, `(${chips(hand.pot)} + ${chips(hand.bets_total)} in bets)`) : null,
     board, lines, waiting ? h("div", { class: "muted waiting" }, waiting) : null);
 }
