@@ -29,6 +29,7 @@ from naiko_local.stack import (  # noqa: E402
     my_turn,
     open_demo_table,
     open_demo_tournaments,
+    request,
     seat_server_bots,
     window_aimed_at_me,
 )
@@ -91,6 +92,11 @@ class Secrecy:
         views = 0
         for raw in self.frames:
             message = json.loads(raw)
+            if message.get("type") == "hand":  # get_hand: what the reader was shown
+                record = message["hand"]
+                for event in record.get("events") or []:
+                    assert event.get("private_to", record["seat_index"]) == record["seat_index"]
+                continue
             view = message.get("view")
             if not isinstance(view, dict):
                 continue
@@ -221,6 +227,35 @@ def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page:
     page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) raises to "
                            f"{prompt['max_raise_to']}'), ol.log li:has-text('{PLAYER} (you) bets "
                            f"{prompt['max_raise_to']}')")
+
+
+def test_a_private_table_by_invite_code(stack: LocalStack, open_page: Any) -> None:
+    """The host (over the protocol) opens a private table with a BOT and makes an invite code;
+    the person brings the code in the lobby, watches the table and sits down."""
+    host = stack.token("host")
+
+    def ask(frame: dict[str, Any], expect: tuple[str, ...] = ("ack", "error")) -> Any:
+        return outside_the_page_loop(asyncio.run, request(stack.url, host, frame, expect=expect))
+
+    created = ask({"action": "create_table", "name": "Home game", "variant": "NLHE",
+                   "seat_count": 3, "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
+                   "max_buy_in": 200, "private": True, "bots": True, "min_players": 2})
+    table_id = created["table_id"]
+    assert ask({"action": "host_add_bot", "table_id": table_id})["type"] == "ack"
+    code = ask({"action": "create_invite_code", "table_id": table_id},
+               expect=("invite_code", "error"))["code"]
+    page = open_page()
+    secrecy = Secrecy(stack, table_id)
+    page.goto(f"{stack.web_url}?player={PLAYER}")
+    page.locator("[data-invite-code]").fill(code.lower())
+    page.wait_for_selector("[data-balance]")  # the lobby re-drawn once loaded keeps the code
+    page.locator("[data-action=find]").click()
+    page.wait_for_selector(".table-name:has-text('Home game')")
+    assert "private" in page.locator(".table-header").inner_text()
+    page.locator("[data-action=join]").click()
+    page.wait_for_selector(".seat.me .card.face")  # 2 players start a private table here
+    secrecy.check(page)
+    assert secrecy.verified >= 2
 
 
 class ScriptedPlayer(BotClient):

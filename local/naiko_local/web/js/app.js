@@ -19,6 +19,12 @@ import { renderTable } from "./table.js";
 
 const LOG_LINES = 200;
 
+/** Whether a reply says the request was applied: its `ack`, or an `update` that carries the
+ *  request's id (a server may fold the ack into the update it sends the requester). */
+function applied(reply) {
+  return reply.type === "ack" || reply.type === "update";
+}
+
 /** Keep the table shown in the address (#table=…), so a reload comes back to it. */
 function setHashTable(tableId) {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -203,7 +209,7 @@ export class App {
     if (seatIndex !== null && seatIndex !== undefined) fields.seat_index = seatIndex;
     if (this.inviteCode) fields.invite_code = this.inviteCode;
     const reply = await this.send("join_table", fields);
-    if (reply.type === "ack") this.toast("You sit down.");
+    if (applied(reply)) this.toast("You sit down.");
   }
 
   defaultBuyIn(settings = this.view?.settings, big = this.view?.config?.big_blind) {
@@ -238,7 +244,10 @@ export class App {
   }
 
   lobbyCtx() {
+    const lobby = this.lobby;
     return {
+      get code() { return lobby.code; },
+      set code(value) { lobby.code = value; },
       refresh: () => this.loadLobby(),
       openTable: async (table, sit) => {
         this.inviteCode = null;
@@ -257,7 +266,7 @@ export class App {
       },
       quickSeat: async (fields) => {
         const reply = await this.send("quick_seat", fields, { table: false });
-        if (reply.type === "ack" || reply.type === "update") await this.watch(reply.table_id);
+        if (applied(reply)) await this.watch(reply.table_id);
       },
       register: (id) => this.tournamentRequest("register", id, "Registered: the entry is paid. Your table opens here when it starts."),
       unregister: (id) => this.tournamentRequest("unregister", id, "Unregistered: the entry is back on your account."),
@@ -267,7 +276,7 @@ export class App {
 
   async tournamentRequest(action, tournamentId, notice) {
     const reply = await this.send(action, { tournament_id: tournamentId }, { table: false });
-    if (reply.type === "ack") this.toast(notice);
+    if (applied(reply)) this.toast(notice);
     if (this.screen === "lobby") await this.loadLobby();
   }
 

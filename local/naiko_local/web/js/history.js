@@ -40,7 +40,10 @@ function handDetail(hand, ctx) {
   let board = "";
   const shown = [];
   for (const e of hand.events || []) {
-    if (e.kind === "hole_cards" || e.kind === "sleeve_swap_result") cards.splice(0, cards.length, ...splitCards(e.cards));
+    const mine = e.private_to === hand.seat_index;
+    if ((e.kind === "hole_cards" || e.kind === "sleeve_swap_result") && mine) {
+      cards.splice(0, cards.length, ...splitCards(e.cards));
+    }
     if (e.kind === "board_dealt") board = e.board;
     if (e.kind === "showdown") {
       for (const s of e.hands || []) if (s.seat_index !== hand.seat_index) shown.push(s);

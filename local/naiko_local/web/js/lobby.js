@@ -48,8 +48,10 @@ function cashTables(state, ctx) {
 }
 
 function privateTable(ctx) {
+  // The typed code survives a re-draw of the lobby (a refresh while typing).
   const input = h("input", { type: "text", placeholder: "INVITE CODE", maxlength: 16,
-    class: "code", dataset: { inviteCode: "1" } });
+    class: "code", dataset: { inviteCode: "1" }, value: ctx.code || "",
+    oninput: (e) => { ctx.code = e.target.value; } });
   return h("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); ctx.findCode(input.value.trim().toUpperCase()); } },
     h("h3", {}, "Private table"), input, h("button", { type: "submit", dataset: { action: "find" } }, "Open"));
 }
