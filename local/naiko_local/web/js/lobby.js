@@ -85,7 +85,7 @@ function tournamentCard(t, state, ctx) {
   const levels = terms.structure?.levels || [];
   const facts = [
     ["Entry", chips(t.entry)], ["Starting stack", chips(t.starting_stack)],
-    ["Seats per table", t.seat_count], ["Players", `${t.entrants}/${t.max_players} (min ${t.min_players})`],
+    ["Seats per table", t.seat_count], ["Players", `${chips(t.entrants)}/${chips(t.max_players)} (min ${t.min_players})`],
     ["Clock", terms.decision_ms ? `${terms.decision_ms / 1000} s` : "—"],
     ["Levels", levels.length ? `${levels.length} × ${levels[0].minutes} min, from ${levels[0].small_blind}/${levels[0].big_blind}` : "—"],
     ["Payout", PAYOUTS[terms.payout] || terms.payout || "—"],
@@ -100,10 +100,11 @@ function tournamentCard(t, state, ctx) {
       h("strong", {}, t.name), h("span", { class: "badge" }, KINDS[t.kind] || t.kind),
       h("span", { class: "badge" }, t.variant), h("span", { class: `badge status-${t.status}` }, t.status),
       registered ? h("span", { class: "badge ok", dataset: { registered: "1" } }, "registered") : null),
-    h("div", { class: "muted small" }, `${t.entrants}/${t.max_players} players`, starts, opens),
+    h("div", { class: "muted small" }, `${chips(t.entrants)}/${chips(t.max_players)} players`, starts, opens),
     h("details", {}, h("summary", {}, "Terms"),
       h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])),
       levels.length ? h("table", { class: "levels" },
+        levels.length > 12 ? h("caption", { class: "muted small" }, `the first 12 of ${levels.length} levels`) : null,
         h("thead", {}, h("tr", {}, ["Level", "Blinds", "Ante", "Minutes"].map((x) => h("th", {}, x)))),
         h("tbody", {}, levels.slice(0, 12).map((l) => h("tr", {}, h("td", {}, l.number),
           h("td", {}, `${l.small_blind}/${l.big_blind}`), h("td", {}, l.ante ? `${l.ante}${l.ante_mode === "big_blind" ? " (BB)" : ""}` : "—"),

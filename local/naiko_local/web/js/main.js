@@ -72,8 +72,11 @@ async function main() {
   const tokenSource = token ? () => token : () => devToken(player);
   const app = new App({ wsUrl, token: tokenSource, playerId: token ? subjectOf(token) : player });
   window.naikoApp = app; // for the console; the tests only read the DOM
-  const table = hash.get("table");
-  if (table) app.tableId = table, app.screen = "table";
+  const table = hash.get("table"); // a reload comes back to the table it showed
+  if (table) {
+    app.tableId = table;
+    app.screen = "table";
+  }
   app.start();
 }
 
