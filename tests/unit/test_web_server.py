@@ -85,3 +85,16 @@ def test_the_package_ships_the_client() -> None:
     client = Path(str(web_root()))
     shipped = {p for pattern in patterns for p in (root / "local" / "naiko_local").glob(pattern)}
     assert {p for p in client.rglob("*") if p.is_file()} == shipped
+
+
+def test_the_web_client_narrates_every_event_kind_of_the_protocol() -> None:
+    """Every event kind of protocol.md §8 has its sentence in ``narrate.js`` (``turn`` is shown
+    by the table itself): the reference client knows the whole protocol."""
+    root = Path(__file__).resolve().parents[2]
+    protocol = (root / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = protocol[protocol.index("## 8. Events"):protocol.index("## 9. ")]
+    kinds = set(re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.M)) | {"ante_posted"}
+    assert len(kinds) > 30
+    narrate = (Path(str(web_root())) / "js" / "narrate.js").read_text(encoding="utf-8")
+    narrated = set(re.findall(r'case "([a-z_]+)":', narrate))
+    assert kinds - narrated == {"turn"}
