@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -394,3 +395,124 @@ def test_survives_a_dropped_connection(stack: LocalStack, open_page: Any, shots:
             raise AssertionError("no action of the page's after the reconnection")
         time.sleep(0.1)
     assert secrecy.frames_ok() > 3
+
+
+# -- protocol additions ----------------------------------------------------------------------
+
+class AdditionsServer:
+    """A stand-in WebSocket server that speaks the protocol with additions landing in parallel:
+    the ``ack`` folded into the requester's ``update`` (the update carries the ``request_id``),
+    a deck ``commitment`` and per-card ``proofs`` in the hand, fields and an event kind and a
+    message type the client does not know."""
+
+    COMMITMENT = "c0ffee" + "ab" * 29
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.port = 0
+        self.received: list[dict[str, Any]] = []
+        self._server: Any = None
+
+    def view(self, seated: bool) -> dict[str, Any]:
+        bot = {"seat_index": 1, "player_id": "bot-1", "stack": 200, "is_bot": True,
+               "sitting_out": False, "owes_big": False, "owes_small": False, "entry": "wait",
+               "in_hand": seated, "folded": False, "all_in": False, "bet": 2 if seated else 0,
+               "cards": None, "card_count": 2 if seated else 0, "shiny_new_field": 1}
+        me = {"seat_index": 0, "player_id": PLAYER, "stack": 199, "is_bot": False,
+              "sitting_out": False, "owes_big": False, "owes_small": False, "entry": "wait",
+              "in_hand": True, "folded": False, "all_in": False, "bet": 1, "cards": "AhKd"}
+        hand = {"number": 1, "button": 0, "small_blind_seat": 0, "big_blind_seat": 1,
+                "street": "preflop", "board": "", "pot": 0, "bets_total": 3, "current_bet": 2,
+                "actor": 0, "complete": False, "awards": [], "actor_deadline_ms": 4102444800000,
+                "commitment": self.COMMITMENT,
+                "proofs": [{"card": "Ah", "position": 3, "path": ["00"]}]}
+        return {
+            "config": {"variant": "NLHE", "seat_count": 3, "small_blind": 1, "big_blind": 2,
+                       "ante": 0, "ante_mode": "none", "entry_rules": True,
+                       "deal_absent": False},
+            "seat_index": 0 if seated else None, "hand_count": 1 if seated else 0,
+            "seats": [me if seated else None, bot, None], "hand": hand if seated else None,
+            "prompt": {"seat_index": 0, "actions": ["fold", "call", "raise_to", "all_in"],
+                       "to_call": 1, "min_raise_to": 4, "max_raise_to": 200, "powers": [],
+                       "anchor_targets": [], "anchored": False,
+                       "deadline_ms": 4102444800000} if seated else None,
+            "table_id": "tfake", "disconnected": [], "future_block": {"any": "thing"},
+            "settings": {"name": "Additions", "min_buy_in": 40, "max_buy_in": 200,
+                         "decision_ms": 20000, "kind": "cash", "host": "h", "bots": True,
+                         "min_players": 2},
+            "room": {"waitlist": [], "held_seats": 0, "paused": False, "closing": False,
+                     "closed": False, "pending": {}}}
+
+    async def _handle(self, ws: Any) -> None:
+        async for raw in ws:
+            frame = json.loads(raw)
+            self.received.append(frame)
+            rid, action = frame["request_id"], frame["action"]
+            table = {"table_id": "tfake", "name": "Additions", "variant": "NLHE",
+                     "small_blind": 1, "big_blind": 2, "seat_count": 3, "seated": 1,
+                     "min_buy_in": 40, "max_buy_in": 200, "created_ms": 0}
+            replies: list[dict[str, Any]] = {
+                "list_tables": [{"type": "tables", "request_id": rid, "tables": [table]}],
+                "list_tournaments": [{"type": "tournaments", "request_id": rid,
+                                      "tournaments": []}],
+                "get_account": [{"type": "account", "request_id": rid, "balance": 10000,
+                                 "open_tables": 0, "ratholes_today": 0, "day": "2026-12-01"}],
+                "snapshot": [{"type": "snapshot", "request_id": rid, "table_id": "tfake",
+                              "version": 1, "view": self.view(False)}],
+                "join_table": [  # no ack: the update carries the request's id
+                    {"type": "something_new", "request_id": None, "hello": 1},
+                    {"type": "update", "request_id": rid, "table_id": "tfake", "version": 2,
+                     "events": [{"kind": "seated", "seat_index": 0, "player_id": PLAYER,
+                                 "stack": 200, "is_bot": False},
+                                {"kind": "brand_new_kind", "seat_index": 0},
+                                {"kind": "hole_cards", "seat_index": 0, "cards": "AhKd",
+                                 "private_to": 0, "proof": {"path": []}}],
+                     "view": self.view(True)}],
+            }.get(action, [{"type": "error", "request_id": rid, "code": "unknown_action",
+                            "message": action}])
+            for reply in replies:
+                await ws.send(json.dumps(reply))
+
+    def __enter__(self) -> AdditionsServer:
+        from websockets.asyncio.server import serve
+
+        async def start() -> None:
+            self._server = await serve(self._handle, "127.0.0.1", 0)
+            self.port = next(iter(self._server.sockets)).getsockname()[1]
+
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        asyncio.run_coroutine_threadsafe(start(), self.loop).result(timeout=10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        async def stop() -> None:
+            self._server.close()
+            await self._server.wait_closed()
+
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(timeout=10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def test_tolerates_protocol_additions(open_page: Any) -> None:
+    """An ack folded into the update, a deck commitment with proofs, unknown fields, event
+    kinds and message types: the page sits down, shows the cards and the commitment, and counts
+    the update as the join's reply (no "no answer" notice)."""
+    from naiko_local.web import WebServer
+
+    with AdditionsServer() as fake:
+        web = WebServer("127.0.0.1", 0, ws_port=fake.port, mint=lambda p, ttl: "t").start()
+        try:
+            page = open_page()
+            page.goto(f"{web.url}?player={PLAYER}")
+            page.locator("[data-action=play][data-table=tfake]").click()
+            page.wait_for_selector(".seat.me .card.face")
+            cards = page.locator(".seat.me .card.face").evaluate_all(
+                "els => els.map(e => e.dataset.card)")
+            assert cards == ["Ah", "Kd"]
+            assert page.locator("[data-commitment]").get_attribute(
+                "data-commitment") == AdditionsServer.COMMITMENT
+            page.wait_for_selector("#toast:has-text('You sit down.')")
+            assert page.locator("[data-raise-slider]").get_attribute("max") == "200"
+            assert [f["action"] for f in fake.received].count("join_table") == 1
+        finally:
+            web.stop()
