@@ -183,12 +183,12 @@ function seatElement(view, seat, index, at, winners, ctx) {
     status.join(" · "), showdownHand ? h("span", { class: "made" }, showdownHand) : null));
 }
 
-/** The countdown ring of the seat on turn: the share of its clock left, and the seconds. */
-function ringFor(deadlineMs, totalMs) {
-  const svg = ring("ring actor-ring");
+/** A countdown ring: the share of the clock left, and the seconds in its middle. */
+function ringFor(deadlineMs, totalMs, className = "turn-ring", title = "time to act") {
+  const svg = ring("ring");
   svg.dataset.deadline = deadlineMs;
   svg.dataset.total = totalMs;
-  return h("div", { class: "turn-ring", title: "time to act" }, svg,
+  return h("div", { class: className, title }, svg,
     h("span", { class: "countdown", dataset: { countdownMs: deadlineMs, format: "n" } }, ""));
 }
 
@@ -202,8 +202,8 @@ function centre(view, ctx) {
   const lines = [];
   if (hand && hand.complete) {
     for (const award of hand.awards || []) {
-      const who = Object.entries(award.winners || {})
-        .map(([seat, amount]) => `${nameOf(view, Number(seat))} ${chips(amount)}`).join(", ");
+      const who = Object.entries(award.winners || {}).map(([seat, amount]) =>
+        `${nameOf(view, Number(seat))} ${Number(seat) === view.seat_index ? "win" : "wins"} ${chips(amount)}`).join(", ");
       lines.push(h("div", { class: "award" }, `★ ${who}`));
     }
   }
@@ -279,11 +279,8 @@ function shieldWindow(view, ctx) {
   const w = windowForMe(view);
   if (!w) return null;
   const total = view.config?.shield_window_ms || 8000;
-  const svg = ring("ring shield-ring");
-  svg.dataset.deadline = w.deadline_ms;
-  svg.dataset.total = total;
   return h("div", { class: "shield-window", dataset: { window: w.window_id } },
-    svg,
+    ringFor(w.deadline_ms, total, "turn-ring shield-ring", "the Shield window (R6.5)"),
     h("div", {}, h("strong", {}, `${nameOf(view, w.attacker)}'s Short Anchor aims at you`),
       h("div", { class: "small" }, "Seal Shield cancels it (1 ✦); play does not pause. ",
         h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, ""))),
