@@ -23,6 +23,7 @@ from conftest import Shots, wait_until
 pytest.importorskip("websockets")
 
 from naiko.cards import format_card  # noqa: E402
+from naiko.views import view_for  # noqa: E402
 from naiko_local.stack import (  # noqa: E402
     BotClient,
     BotRunner,
@@ -209,12 +210,17 @@ def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page:
     page = open_page()
     sit_from_lobby(page, stack, table.table_id)
     slider = page.locator("[data-raise-slider]")
-    wait_until(lambda: slider.count() or check_or_call(page) and False, timeout=30,
-               what="a prompt with a raise")
-    record = stack.service.deps.tables.load(table.table_id)
-    from naiko.views import view_for
 
-    prompt = view_for(record.state, record.state.hand.actor)["prompt"]
+    def raise_offered() -> bool:
+        if slider.count():
+            return True
+        check_or_call(page)  # not yet: play on
+        return False
+
+    wait_until(raise_offered, timeout=30, what="a prompt with a raise")
+    state = stack.service.deps.tables.load(table.table_id).state
+    assert state.seats[state.hand.actor].player_id == PLAYER
+    prompt = view_for(state, state.hand.actor)["prompt"]  # the server's own prompt
     assert int(slider.get_attribute("min")) == prompt["min_raise_to"]
     assert int(slider.get_attribute("max")) == prompt["max_raise_to"]
     page.locator("[data-preset=Min]").click()
