@@ -31,7 +31,6 @@ from naiko_local.stack import (  # noqa: E402
     my_turn,
     open_demo_table,
     open_demo_tournaments,
-    request,
     seat_server_bots,
     window_aimed_at_me,
 )
@@ -236,33 +235,39 @@ def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page:
                            f"{prompt['max_raise_to']}')")
 
 
-def test_a_private_table_by_invite_code(stack: LocalStack, open_page: Any) -> None:
-    """The host (over the protocol) opens a private table with a BOT and makes an invite code;
-    the person brings the code in the lobby, watches the table and sits down."""
-    host = stack.token("host")
+def test_a_private_table_hosted_from_the_page_and_opened_by_invite_code(
+        stack: LocalStack, open_page: Any, shots: Shots) -> None:
+    """alice opens a private table from the lobby's form, makes an invite code, seats a BOT and
+    sits down (two players start a private table here); bob brings the code to his lobby and
+    watches the hand, seeing no hole card."""
+    host = open_page()
+    host.goto(f"{stack.web_url}?player={PLAYER}")
+    host.wait_for_selector("[data-balance]")
+    host.locator("[data-table-name]").fill("Friday game")
+    host.locator("[data-action=create_table]").click()
+    host.wait_for_selector(".table-name:has-text('Friday game')")
+    assert "private" in host.locator(".table-header").inner_text()
+    host.locator("[data-action=create_invite_code]").click()
+    code = host.locator(".invite").inner_text().split()[-1]
+    host.locator("[data-action=host_add_bot]").click()
+    host.wait_for_selector(".seat .bot")
+    host.locator("[data-action=join]").click()
+    host.wait_for_selector(".seat.me .card.face")
+    table_id = host.evaluate("new URLSearchParams(location.hash.slice(1)).get('table')")
+    Secrecy(stack, table_id).check(host)
+    shots(host, "host")
 
-    def ask(frame: dict[str, Any], expect: tuple[str, ...] = ("ack", "error")) -> Any:
-        return outside_the_page_loop(asyncio.run, request(stack.url, host, frame, expect=expect))
-
-    created = ask({"action": "create_table", "name": "Home game", "variant": "NLHE",
-                   "seat_count": 3, "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
-                   "max_buy_in": 200, "private": True, "bots": True, "min_players": 2})
-    table_id = created["table_id"]
-    assert ask({"action": "host_add_bot", "table_id": table_id})["type"] == "ack"
-    code = ask({"action": "create_invite_code", "table_id": table_id},
-               expect=("invite_code", "error"))["code"]
-    page = open_page()
-    secrecy = Secrecy(stack, table_id)
-    page.goto(f"{stack.web_url}?player={PLAYER}")
-    page.locator("[data-invite-code]").fill(code.lower())
-    page.wait_for_selector("[data-balance]")  # the lobby re-drawn once loaded keeps the code
-    page.locator("[data-action=find]").click()
-    page.wait_for_selector(".table-name:has-text('Home game')")
-    assert "private" in page.locator(".table-header").inner_text()
-    page.locator("[data-action=join]").click()
-    page.wait_for_selector(".seat.me .card.face")  # 2 players start a private table here
-    secrecy.check(page)
-    assert secrecy.verified >= 2
+    guest = open_page()
+    guest.goto(f"{stack.web_url}?player=bob")
+    guest.locator("[data-invite-code]").fill(code.lower())
+    guest.wait_for_selector("[data-balance]")  # the lobby re-drawn once loaded keeps the code
+    guest.locator("[data-action=find]").click()
+    guest.wait_for_selector(".table-name:has-text('Friday game')")
+    guest.wait_for_selector(".seat .card.back")
+    watcher = Secrecy(stack, table_id, "bob")
+    watcher.check(guest)
+    assert guest.locator("[data-action=join]").count() == 1  # the code lets him sit down too
+    assert guest.locator("[data-action=host_add_bot]").count() == 0  # not his table
 
 
 class ScriptedPlayer(BotClient):

@@ -264,6 +264,13 @@ export class App {
           await this.watch(reply.table_id, "Private table found: sit down when you like.");
         }
       },
+      createTable: async (fields) => {
+        const reply = await this.send("create_table", fields, { table: false });
+        if (applied(reply)) {
+          this.inviteCode = null;
+          await this.watch(reply.table_id, "Your table is open: sit down when you like.");
+        }
+      },
       quickSeat: async (fields) => {
         const reply = await this.send("quick_seat", fields, { table: false });
         if (applied(reply)) await this.watch(reply.table_id);
@@ -327,7 +334,7 @@ export class App {
       }
       renderTable(main, this.view, {
         nowMs: this.nowMs(), version: this.version, tableId: this.tableId, log: this.log,
-        ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil,
+        ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil, playerId: this.playerId,
         send: (action, fields) => this.send(action, fields),
         join: (seat) => this.join(seat),
         toLobby: () => this.toLobby(),

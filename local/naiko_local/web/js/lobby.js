@@ -25,7 +25,7 @@ export function renderLobby(root, state, ctx) {
       h("button", { class: "ghost", dataset: { action: "refresh" }, onclick: () => ctx.refresh() }, "Refresh")),
     h("div", { class: "lobby-grid" },
       h("section", { class: "panel" }, h("h2", {}, "Cash tables"), cashTables(state, ctx),
-        privateTable(ctx), quickSeat(ctx)),
+        privateTable(ctx), quickSeat(ctx), createTable(ctx)),
       h("section", { class: "panel" }, h("h2", {}, "Tournaments"), tournaments(state, ctx))),
   );
 }
@@ -64,6 +64,28 @@ function quickSeat(ctx) {
     const [small, big] = blinds.value.split("/").map(Number);
     ctx.quickSeat({ variant: variant.value, small_blind: small, big_blind: big, buy_in: 100 * big });
   } }, h("h3", {}, "Quick seat"), variant, blinds, h("button", { type: "submit" }, "Seat me"));
+}
+
+/** create_table: a public or a private table you host (R7.12); buy-ins 20 to 200 big blinds. */
+function createTable(ctx) {
+  const name = h("input", { type: "text", value: "My table", maxlength: 40, size: 12, dataset: { tableName: "1" } });
+  const variant = h("select", { dataset: { tableVariant: "1" } }, ["NLHE", "PLO", "NAIKO"].map((v) => h("option", { value: v }, v)));
+  const seats = h("select", { dataset: { tableSeats: "1" } },
+    [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("option", { value: n, selected: n === 6 }, `${n} seats`)));
+  const blinds = h("input", { type: "text", value: "1/2", size: 5 });
+  const isPrivate = h("input", { type: "checkbox", checked: true, dataset: { tablePrivate: "1" } });
+  const bots = h("input", { type: "checkbox", checked: true, dataset: { tableBots: "1" } });
+  return h("form", { class: "inline", onsubmit: (e) => {
+    e.preventDefault();
+    const [small, big] = blinds.value.split("/").map(Number);
+    const fields = { name: name.value.trim(), variant: variant.value, seat_count: Number(seats.value),
+      small_blind: small, big_blind: big, min_buy_in: 20 * big, max_buy_in: 200 * big,
+      private: isPrivate.checked, bots: bots.checked };
+    if (isPrivate.checked) fields.min_players = 2;
+    ctx.createTable(fields);
+  } }, h("h3", {}, "New table"), name, variant, seats, blinds,
+  h("label", { class: "small" }, isPrivate, " private"), h("label", { class: "small" }, bots, " BOTs"),
+  h("button", { type: "submit", dataset: { action: "create_table" } }, "Open"));
 }
 
 function tournaments(state, ctx) {

@@ -308,7 +308,31 @@ function controls(view, ctx) {
   } else {
     bar.append(seatBar(view, ctx));
   }
+  const settings = view.settings || {};
+  if (settings.kind === "private" && settings.host === ctx.playerId && !(view.room || {}).closed) {
+    bar.append(hostBar(view, ctx));
+  }
   return bar;
+}
+
+/** The host's controls at a private table (R7.12): invite code, invitations, BOTs, pause, close. */
+function hostBar(view, ctx) {
+  const room = view.room || {};
+  const invitee = h("input", { type: "text", placeholder: "player id", size: 10, dataset: { invitee: "1" } });
+  return h("div", { class: "hostbar" },
+    h("span", { class: "muted small" }, "Host:"),
+    h("button", { class: "ghost small", dataset: { action: "create_invite_code" },
+      onclick: () => ctx.send("create_invite_code", {}) }, room.invite_code ? "New invite code" : "Make an invite code"),
+    room.invite_code ? h("button", { class: "ghost small", dataset: { action: "revoke_invite_code" },
+      onclick: () => ctx.send("revoke_invite_code", {}) }, "Revoke the code") : null,
+    invitee, h("button", { class: "ghost small", dataset: { action: "invite" },
+      onclick: () => invitee.value.trim() && ctx.send("invite", { player_id: invitee.value.trim() }) }, "Invite"),
+    view.settings.bots ? h("button", { class: "ghost small", dataset: { action: "host_add_bot" },
+      onclick: () => ctx.send("host_add_bot", {}) }, "Add a BOT") : null,
+    h("button", { class: "ghost small", dataset: { action: "host_pause" },
+      onclick: () => ctx.send("host_pause", { paused: !room.paused }) }, room.paused ? "Resume" : "Pause"),
+    h("button", { class: "ghost small", dataset: { action: "host_close" },
+      onclick: () => ctx.send("host_close", {}) }, "Close the table"));
 }
 
 function actionBar(view, prompt, ctx) {
