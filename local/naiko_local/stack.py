@@ -49,6 +49,7 @@ from naiko_client.keepalive import KeepAlive, keep_alive
 from . import template as tpl
 from .gateway import Limits, LocalGateway, Routes
 from .timers import LocalTimers
+from .web import WebServer
 
 log = logging.getLogger("naiko_local")
 
@@ -304,6 +305,9 @@ class StackConfig:
     limits: Limits = field(default_factory=Limits)
     env: dict[str, str] = field(default_factory=dict)
     """Extra environment for the handlers."""
+    web_port: int | None = None
+    """The browser client's port (:mod:`naiko_local.web`; 0: any free port); ``None``: no web
+    server (the run command's default is ``--port`` + 2)."""
 
 
 class LocalStack:
@@ -333,6 +337,7 @@ class LocalStack:
         self._welcomed: set[str] = set()
         self._welcome_lock = threading.Lock()
         self._dynamodb: Any = None
+        self.web: WebServer | None = None
         self.started = False
 
     # -- start / stop ------------------------------------------------------------------------
@@ -434,6 +439,9 @@ class LocalStack:
                 before_connect=self._welcome if config.welcome_chips > 0 else None)
             self.gateway.start()
             self._set_env({"WEBSOCKET_ENDPOINT": self.gateway.management_url})
+            if config.web_port is not None:
+                self.web = WebServer(config.host, config.web_port, ws_port=self.gateway.port,
+                                     mint=lambda player, ttl: self.token(player, ttl)).start()
 
             # The handlers' own bootstrap builds the service on the AWS adapters from this
             # environment; only the Scheduler port is swapped for local timers.
@@ -466,13 +474,14 @@ class LocalStack:
         """Stop everything and restore the process's environment (idempotent)."""
         from naiko_service import bootstrap
 
-        for part in ("gateway", "timers"):
+        for part in ("web", "gateway", "timers"):
             component = getattr(self, part, None)
             if component is not None:
                 try:
                     component.stop()
                 except Exception:
                     log.exception("stopping the %s failed", part)
+        self.web = None
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
@@ -530,6 +539,11 @@ class LocalStack:
     @property
     def url(self) -> str:
         return self.gateway.url
+
+    @property
+    def web_url(self) -> str | None:
+        """The browser client's address, when the stack serves it (``StackConfig.web_port``)."""
+        return self.web.url if self.web is not None else None
 
     def token(self, player_id: str, ttl: int = 12 * 3600) -> str:
         """A v1 token for *player_id*, signed with this run's key (``docs/auth.md``)."""
@@ -948,10 +962,12 @@ def open_demo_table(stack: LocalStack, *, variant: str, seats: int, small_blind:
                      20 * big_blind, 200 * big_blind)
 
 
-def open_demo_tournaments(stack: LocalStack, creator: str) -> list[tuple[str, str]]:
+def open_demo_tournaments(stack: LocalStack, creator: str,
+                          scheduled_in_s: int | None = None) -> list[tuple[str, str]]:
     """List a 6-max turbo Sit & Go (entry 100) and a Spin (entry 50), BOTs allowed, created by
-    *creator* (who may fill free seats with BOTs: ``tournament_add_bots``). Returns
-    ``(tournament_id, name)`` pairs."""
+    *creator* (who may fill free seats with BOTs: ``tournament_add_bots``), and, with
+    *scheduled_in_s*, a scheduled turbo MTT (entry 100, listed by ``ops``) starting that many
+    seconds from now. Returns ``(tournament_id, name)`` pairs."""
     from dataclasses import replace
 
     from naiko.tournaments.structures import from_preset
@@ -966,6 +982,12 @@ def open_demo_tournaments(stack: LocalStack, creator: str) -> list[tuple[str, st
         terms = replace(from_preset(preset, entry), bots_allowed=True)
         tournaments.create(deps, tournament_id, name, terms, creator)
         listed.append((tournament_id, name))
+    if scheduled_in_s is not None:  # a scheduled tournament, listed by ops (R9.2, R9.11)
+        name = "Demo Turbo MTT (scheduled)"
+        starts = deps.clock.now_ms() + scheduled_in_s * 1000
+        tournaments.create(deps, "demo-mtt", name, from_preset("mtt_turbo", 100), "ops",
+                           starts_ms=starts)
+        listed.append(("demo-mtt", f"{name}, starts in {scheduled_in_s // 60} minutes"))
     return listed
 
 
@@ -1005,6 +1027,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"WebSocket port (default {DEFAULT_PORT}; 0 = any free port)")
     parser.add_argument("--management-port", type=int,
                         help="Management API port (default: --port + 1, or free with --port 0)")
+    parser.add_argument("--web-port", type=int,
+                        help="the browser client's port (default: --port + 2, or free with "
+                             "--port 0; -1: no web client)")
     parser.add_argument("--moto-port", type=int, default=0,
                         help="moto (DynamoDB) port (default: any free port)")
     parser.add_argument("--variant", choices=("NLHE", "PLO", "NAIKO"), default="NLHE",
@@ -1044,8 +1069,11 @@ def main(argv: list[str] | None = None) -> int:
     state_dir.mkdir(parents=True, exist_ok=True)
     management_port = (args.management_port if args.management_port is not None
                        else args.port + 1 if args.port else 0)
+    web_port = (args.web_port if args.web_port is not None
+                else args.port + 2 if args.port else 0)
     stack = LocalStack(StackConfig(
         host=args.host, port=args.port, management_port=management_port,
+        web_port=None if web_port < 0 else web_port,
         moto_port=args.moto_port, sweep_seconds=args.sweep_seconds,
         pause_seconds=args.pause_seconds, lambda_log=state_dir / "lambda.log"))
     print("Starting the Naiko local stack...", flush=True)
@@ -1079,7 +1107,8 @@ def main(argv: list[str] | None = None) -> int:
                     player = f"bot-{i + 1}"
                     runner.add(BotClient(stack.url, stack.token(player), player, table.table_id,
                                          buy_in=100 * big))
-        listed = [] if args.no_table else open_demo_tournaments(stack, args.player)
+        listed = [] if args.no_table else open_demo_tournaments(stack, args.player,
+                                                                scheduled_in_s=3600)
         token = stack.token(args.player)
         print(_banner(stack, table, args, token, key_path, listed), flush=True)
         while not stopping.wait(0.5):
@@ -1145,6 +1174,14 @@ def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace
         "Play from a terminal:",
         f"  {_client_command()} {stack.url} {token}",
         "",
+    ]
+    if stack.web_url is not None:
+        lines += [
+            "Play in a browser (local mode hands the page a token for the name in the URL):",
+            f"  {stack.web_url}?player={args.player}",
+            "",
+        ]
+    lines += [
         "Tokens for more players:",
         f"  {_python()} scripts/mint_token.py --key {key_path} --stage {stack.config.stage} "
         "--player alice",

@@ -1,0 +1,372 @@
+// app.js: the Naiko web client. It ties the connection (connection.js) to the screens: the
+// lobby (lobby.js), a table (table.js) and the hand history (history.js).
+//
+// How a client follows a table (protocol.md §5):
+//   * `snapshot` watches a table and returns its whole view at a version;
+//   * every change then arrives as an `update` (version + events + the whole new view);
+//   * apply a message only if its version is newer than the one shown; if a version was
+//     skipped, ask for a `snapshot` (the missed events are lost, the view is complete);
+//   * after a reconnection, `snapshot` again: the server marks you back (R8.3).
+// The client never decides anything: buttons are drawn from the prompt and the server has the
+// last word (its `error` replies are shown as they come).
+
+import { NaikoConnection } from "./connection.js";
+import { clock, fill, h, secondsLeft, setRing } from "./dom.js";
+import { renderHistory } from "./history.js";
+import { renderLobby } from "./lobby.js";
+import { narrate } from "./narrate.js";
+import { renderTable } from "./table.js";
+
+const LOG_LINES = 200;
+
+/** Whether a reply says the request was applied: its `ack`, or an `update` that carries the
+ *  request's id (a server may fold the ack into the update it sends the requester). */
+function applied(reply) {
+  return reply.type === "ack" || reply.type === "update";
+}
+
+/** Keep the table shown in the address (#table=…), so a reload comes back to it. */
+function setHashTable(tableId) {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (tableId) params.set("table", tableId);
+  else params.delete("table");
+  const hash = params.toString();
+  history.replaceState(null, "", `${location.pathname}${location.search}${hash ? "#" + hash : ""}`);
+}
+
+export class App {
+  /**
+   * @param {object} options {wsUrl, token: () => Promise<string>, playerId}
+   */
+  constructor({ wsUrl, token, playerId }) {
+    this.playerId = playerId;
+    this.screen = "lobby";               // "lobby" | "table"
+    this.tableId = null;                 // the table shown
+    this.version = 0;                    // the version of the view shown
+    this.view = null;
+    this.log = [];
+    this.ui = {};                        // controls' state kept across re-draws (raise, buy-in)
+    this.offerUntil = null;              // a seat held for us (R7.10)
+    this.inviteCode = null;              // the code that opened a private table
+    this.showdown = null;                // {hand, hands: {seat: "two pair"}} of the last showdown
+    this.offsetMs = 0;                   // server clock - local clock, when clearly off
+    this.lobby = { tables: null, tournaments: null, details: new Map(), account: null };
+    this.history = null;                 // the panel's state, null when closed
+    this.elements = {
+      status: document.getElementById("conn"),
+      player: document.getElementById("player"),
+      main: document.getElementById("screen"),
+      history: document.getElementById("history"),
+      toast: document.getElementById("toast"),
+    };
+    this.elements.player.textContent = playerId;
+    document.getElementById("history-button").addEventListener("click", () => this.openHistory());
+    this.conn = new NaikoConnection({
+      url: wsUrl, token,
+      onMessage: (m) => this.onMessage(m),
+      onOpen: (again) => this.onOpen(again),
+      onStatus: (state, detail) => this.onStatus(state, detail),
+    });
+    setInterval(() => this.tick(), 200);
+  }
+
+  start() {
+    this.conn.connect();
+    this.render();
+  }
+
+  nowMs() {
+    return Date.now() + this.offsetMs;
+  }
+
+  // -- the connection ------------------------------------------------------------------------
+
+  onStatus(state, detail) {
+    if (state === "offline") document.body.dataset.drops = String(Number(document.body.dataset.drops || 0) + 1);
+    document.body.dataset.conn = state;
+    this.elements.status.dataset.state = state;
+    this.elements.status.textContent = state === "online" ? "online" : detail;
+  }
+
+  onOpen(again) {
+    if (this.tableId) {
+      // Resume: the snapshot marks us back at our seat and brings the confirmed state (R8.3).
+      this.watch(this.tableId, again ? "Reconnected: the table shows the server's confirmed state." : null);
+    } else {
+      this.loadLobby();
+    }
+  }
+
+  /** Send a request; an `error` reply is shown as a toast. Returns the reply. */
+  async send(action, fields = {}, { table = true } = {}) {
+    const frame = table && this.tableId ? { table_id: this.tableId, ...fields } : fields;
+    const reply = await this.conn.request(action, frame);
+    if (reply.type === "error") this.toast(`${action}: ${reply.message} (${reply.code})`, true);
+    if (reply.type === "lost") this.toast(`${action}: no answer (${reply.message}); the table shows what the server applied`, true);
+    return reply;
+  }
+
+  onMessage(message) {
+    switch (message.type) {
+      case "snapshot":
+      case "update":
+        if (message.table_id === this.tableId) this.apply(message);
+        else this.otherTable(message);
+        break;
+      case "invite_code":
+        if (this.view && message.table_id === this.tableId) {
+          this.view.room = { ...(this.view.room || {}), invite_code: message.code };
+          this.render();
+        }
+        break;
+      default:
+        break; // replies are handled by whoever sent the request; unknown types are ignored
+    }
+  }
+
+  /** Apply a snapshot or update of the table shown (protocol.md §5, version rules). */
+  apply(message) {
+    const version = Number(message.version || 0);
+    const isUpdate = message.type === "update";
+    if (isUpdate && version <= this.version) return;       // older or repeated
+    if (!isUpdate && version < this.version) return;       // a snapshot older than an update
+    const gap = isUpdate && this.version > 0 && version > this.version + 1;
+    this.version = version;
+    if (message.view && typeof message.view === "object") this.view = message.view;
+    const events = isUpdate ? message.events || [] : [];
+    for (const e of events) {
+      if (e.kind === "seat_offered") this.offerUntil = e.until_ms || null;
+      if (e.kind === "offer_expired") this.offerUntil = null;
+      if (e.kind === "showdown") {
+        this.showdown = { hand: this.view?.hand?.number, hands: {} };
+        for (const s of e.hands || []) this.showdown.hands[s.seat_index] = s.hand;
+      }
+    }
+    if (this.view?.seat_index !== null && this.view?.seat_index !== undefined) this.offerUntil = null;
+    const lines = narrate(events, (seat) => this.logName(seat), this.view?.seat_index ?? null);
+    this.log.push(...lines);
+    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+    this.estimateOffset(events);
+    if (gap) this.send("snapshot");
+    this.render();
+  }
+
+  /** A seat's player as the log names it ("alice (you)" for the viewer). */
+  logName(seat) {
+    const entry = (this.view?.seats || [])[seat];
+    if (!entry) return `seat ${seat}`;
+    return entry.seat_index === this.view.seat_index ? `${entry.player_id} (you)` : entry.player_id;
+  }
+
+  /** An update of a table not shown: a tournament we registered for started (R9.2). */
+  otherTable(message) {
+    const started = (message.events || []).find((e) => e.kind === "tournament_started");
+    if (!started) return;
+    if (this.view && this.view.seat_index !== null && this.screen === "table") {
+      this.toast(`Your tournament started at table ${message.table_id}`);
+      return;
+    }
+    this.showTable(message.table_id);
+    this.apply(message);
+    this.toast("Your tournament starts: your seat is below.");
+  }
+
+  /** Turn deadlines are the server's now + the clock: correct a local clock that is off. */
+  estimateOffset(events) {
+    const hand = this.view?.hand;
+    const decision = this.view?.settings?.decision_ms;
+    const kinds = new Set(events.map((e) => e.kind));
+    if (!kinds.has("turn") || kinds.has("reconnect_grace") || !hand?.actor_deadline_ms || !decision) return;
+    const offset = hand.actor_deadline_ms - decision - Date.now();
+    this.offsetMs = Math.abs(offset) > 1500 ? offset : 0;
+  }
+
+  // -- tables --------------------------------------------------------------------------------
+
+  showTable(tableId) {
+    if (tableId !== this.tableId) {
+      Object.assign(this, { tableId, version: 0, view: null, log: [], offerUntil: null, showdown: null, ui: {} });
+    }
+    this.screen = "table";
+    setHashTable(tableId);
+  }
+
+  /** Watch a table: `snapshot` (with the invite code of a private table). */
+  async watch(tableId, notice = null) {
+    this.showTable(tableId);
+    this.render();
+    const fields = { table_id: tableId };
+    if (this.inviteCode) fields.invite_code = this.inviteCode;
+    const reply = await this.send("snapshot", fields, { table: false });
+    if (reply.type === "snapshot" && notice) this.toast(notice);
+    if (reply.type === "error" && reply.code === "unknown_table") this.toLobby();
+    return reply;
+  }
+
+  /** Sit down (join_table) with the buy-in of the controls, at `seatIndex` or any seat. */
+  async join(seatIndex = null) {
+    const fields = { buy_in: Number(this.ui.buyIn) || this.defaultBuyIn() };
+    if (seatIndex !== null && seatIndex !== undefined) fields.seat_index = seatIndex;
+    if (this.inviteCode) fields.invite_code = this.inviteCode;
+    const reply = await this.send("join_table", fields);
+    if (applied(reply)) this.toast("You sit down.");
+  }
+
+  defaultBuyIn(settings = this.view?.settings, big = this.view?.config?.big_blind) {
+    if (!settings) return 0;
+    return Math.min(settings.max_buy_in, Math.max(settings.min_buy_in, 100 * (big || 1)));
+  }
+
+  toLobby() {
+    this.screen = "lobby";
+    this.tableId = null;
+    this.view = null;
+    this.inviteCode = null;
+    setHashTable(null);
+    this.loadLobby();
+  }
+
+  // -- the lobby -----------------------------------------------------------------------------
+
+  async loadLobby() {
+    this.render();
+    const [tables, tournaments, account] = await Promise.all([
+      this.conn.request("list_tables"), this.conn.request("list_tournaments"), this.conn.request("get_account"),
+    ]);
+    if (tables.type === "tables") this.lobby.tables = tables.tables;
+    if (tournaments.type === "tournaments") this.lobby.tournaments = tournaments.tournaments;
+    if (account.type === "account") this.lobby.account = account;
+    // Who registered is in each tournament's detail (get_tournament).
+    const details = await Promise.all((this.lobby.tournaments || []).slice(0, 20)
+      .map((t) => this.conn.request("get_tournament", { tournament_id: t.tournament_id })));
+    for (const d of details) if (d.type === "tournament") this.lobby.details.set(d.tournament.tournament_id, d.tournament);
+    if (this.screen === "lobby") this.render();
+  }
+
+  lobbyCtx() {
+    const lobby = this.lobby;
+    return {
+      get code() { return lobby.code; },
+      set code(value) { lobby.code = value; },
+      refresh: () => this.loadLobby(),
+      openTable: async (table, sit) => {
+        this.inviteCode = null;
+        const reply = await this.watch(table.table_id);
+        if (sit && reply.type === "snapshot" && reply.view.seat_index === null) {
+          this.ui.buyIn = this.defaultBuyIn(reply.view.settings, reply.view.config?.big_blind);
+          await this.join();
+        }
+      },
+      findCode: async (code) => {
+        const reply = await this.send("find_table", { code }, { table: false });
+        if (reply.type === "table_found") {
+          this.inviteCode = code;
+          await this.watch(reply.table_id, "Private table found: sit down when you like.");
+        }
+      },
+      createTable: async (fields) => {
+        const reply = await this.send("create_table", fields, { table: false });
+        if (applied(reply)) {
+          this.inviteCode = null;
+          await this.watch(reply.table_id, "Your table is open: sit down when you like.");
+        }
+      },
+      quickSeat: async (fields) => {
+        const reply = await this.send("quick_seat", fields, { table: false });
+        if (applied(reply)) await this.watch(reply.table_id);
+      },
+      register: (id) => this.tournamentRequest("register", id, "Registered: the entry is paid. Your table opens here when it starts."),
+      unregister: (id) => this.tournamentRequest("unregister", id, "Unregistered: the entry is back on your account."),
+      addBots: (id) => this.tournamentRequest("tournament_add_bots", id, "BOTs added."),
+    };
+  }
+
+  async tournamentRequest(action, tournamentId, notice) {
+    const reply = await this.send(action, { tournament_id: tournamentId }, { table: false });
+    if (applied(reply)) this.toast(notice);
+    if (this.screen === "lobby") await this.loadLobby();
+  }
+
+  // -- the hand history ----------------------------------------------------------------------
+
+  async openHistory() {
+    this.history = { hands: null, next: null, hand: null, error: null };
+    this.renderHistory();
+    const reply = await this.conn.request("hand_history", { limit: 20 });
+    if (reply.type === "hands") Object.assign(this.history, { hands: reply.hands, next: reply.next });
+    else this.history.error = reply.message || "unavailable";
+    this.renderHistory();
+  }
+
+  renderHistory() {
+    const panel = this.elements.history;
+    panel.hidden = this.history === null;
+    if (this.history === null) return;
+    renderHistory(panel, this.history, {
+      close: () => { this.history = null; this.renderHistory(); },
+      back: () => { this.history.hand = null; this.renderHistory(); },
+      more: async () => {
+        const reply = await this.conn.request("hand_history", { limit: 20, before: this.history.next });
+        if (reply.type === "hands") {
+          this.history.hands.push(...reply.hands);
+          this.history.next = reply.next;
+        }
+        this.renderHistory();
+      },
+      open: async (tableId, handNumber) => {
+        const reply = await this.conn.request("get_hand", { table_id: tableId, hand_number: handNumber });
+        if (reply.type === "hand") this.history.hand = reply.hand;
+        else this.history.error = reply.message;
+        this.renderHistory();
+      },
+    });
+  }
+
+  // -- drawing -------------------------------------------------------------------------------
+
+  render() {
+    const main = this.elements.main;
+    document.body.dataset.screen = this.screen;
+    if (this.screen === "table") {
+      if (!this.view) {
+        fill(main, h("p", { class: "muted centre-text" }, "Opening the table…"));
+        return;
+      }
+      renderTable(main, this.view, {
+        nowMs: this.nowMs(), version: this.version, tableId: this.tableId, log: this.log,
+        ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil, playerId: this.playerId,
+        send: (action, fields) => this.send(action, fields),
+        join: (seat) => this.join(seat),
+        toLobby: () => this.toLobby(),
+      });
+    } else {
+      renderLobby(main, { ...this.lobby, me: this.playerId, nowMs: this.nowMs() }, this.lobbyCtx());
+    }
+    this.tick();
+  }
+
+  /** Every 200 ms: countdown rings and texts (their deadlines are data attributes). */
+  tick() {
+    const now = this.nowMs();
+    for (const svg of document.querySelectorAll("svg[data-deadline]")) {
+      const deadline = Number(svg.dataset.deadline);
+      const total = Number(svg.dataset.total) || 1;
+      setRing(svg, (deadline - now) / total);
+    }
+    for (const el of document.querySelectorAll("[data-countdown-ms]")) {
+      const left = secondsLeft(Number(el.dataset.countdownMs), now);
+      const text = left <= 0 && el.dataset.expired ? el.dataset.expired
+        : el.dataset.format === "clock" ? clock(left) : el.dataset.format === "n" ? String(left) : `${left}s`;
+      if (el.textContent !== text) el.textContent = text;
+    }
+  }
+
+  toast(text, error = false) {
+    const toast = this.elements.toast;
+    toast.textContent = text;
+    toast.dataset.kind = error ? "error" : "info";
+    toast.hidden = false;
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => { toast.hidden = true; }, error ? 6000 : 3500);
+  }
+}

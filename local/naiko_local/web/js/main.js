@@ -1,0 +1,83 @@
+// main.js: where the page gets its WebSocket URL and its token, then starts the App.
+//
+//   http://host:port/?player=alice          local mode: the stack hands the page a dev token
+//                                           for "alice" (GET /api/dev-token?player=alice)
+//   http://host:port/#token=v1....&ws=wss://…  any deployment: the token (and URL) you bring
+//   http://host:port/                       a form asks for a name (local) or a token
+//
+// The WebSocket URL defaults to ws://<this page's host>:<ws_port of /api/config>/.
+
+import { App } from "./app.js";
+import { fill, h } from "./dom.js";
+
+const params = new URLSearchParams(location.search);
+const hash = new URLSearchParams(location.hash.slice(1));
+
+async function config() {
+  try {
+    const response = await fetch("/api/config");
+    if (response.ok) return await response.json();
+  } catch {
+    // not served by the local stack
+  }
+  return null;
+}
+
+async function devToken(player) {
+  const response = await fetch(`/api/dev-token?player=${encodeURIComponent(player)}`);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body.token;
+}
+
+/** The subject (`sub`) of a v1 or JWT token, for display only (the server checks tokens). */
+function subjectOf(token) {
+  try {
+    const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(payload + "===".slice((payload.length + 3) % 4))).sub || "?";
+  } catch {
+    return "?";
+  }
+}
+
+function login(local) {
+  const root = document.getElementById("screen");
+  const name = h("input", { type: "text", name: "player", placeholder: "your name", required: true,
+    pattern: "[A-Za-z0-9_.@-]{1,64}" });
+  const token = h("input", { type: "text", name: "token", placeholder: "v1.… token" });
+  fill(root, h("div", { class: "login panel" },
+    h("h1", {}, "Naiko"),
+    local ? h("form", { method: "get" }, h("p", {}, "Local mode: pick a player name (10,000 chips on first connect)."),
+      name, h("button", { class: "primary", type: "submit" }, "Play")) : null,
+    h("form", { onsubmit: (e) => { e.preventDefault(); location.hash = `token=${encodeURIComponent(token.value.trim())}`; location.reload(); } },
+      h("p", {}, "Or bring a token:"), token, h("button", { type: "submit" }, "Connect"))));
+}
+
+async function main() {
+  const local = await config();
+  const wsUrl = hash.get("ws") || (local
+    ? `${location.protocol === "https:" ? "wss" : "ws"}://${location.hostname}:${local.ws_port}${local.ws_path || "/"}`
+    : null);
+  let token = hash.get("token");
+  const player = params.get("player");
+  if (!token && !(player && local)) {
+    login(Boolean(local));
+    return;
+  }
+  if (!wsUrl) {
+    document.getElementById("screen").textContent = "No WebSocket URL: add #ws=wss://… to the address.";
+    return;
+  }
+  // A local dev token is minted again before each connection (it never goes stale).
+  const tokenSource = token ? () => token : () => devToken(player);
+  const app = new App({ wsUrl, token: tokenSource, playerId: token ? subjectOf(token) : player });
+  window.naikoApp = app; // for the console; the tests only read the DOM
+  const table = hash.get("table"); // a reload comes back to the table it showed
+  if (table) {
+    app.tableId = table;
+    app.screen = "table";
+  }
+  app.start();
+}
+
+main();

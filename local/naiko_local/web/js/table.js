@@ -1,0 +1,453 @@
+// table.js: draws one table from its view (protocol.md §5), the player's controls from the
+// prompt (§6), the Naiko powers and Shield windows (§9) and a tournament table's block.
+//
+// The view is the only input: the page shows exactly what the server let this seat see. Own
+// hole cards come from the own seat's `cards`; another seat's cards are drawn face down from
+// `card_count` unless the view shows them (`cards` not null: shown at showdown, R4.4).
+//
+// Countdowns (rings and texts) carry their deadline in data attributes; app.js refreshes them
+// every 200 ms without re-drawing the table.
+
+import { POWER_COSTS, POWER_NAMES } from "./narrate.js";
+import { cardBack, cardFace, cardSlot, chips, fill, h, ordinal, ring, splitCards } from "./dom.js";
+
+/** Where seat `position` (0 = bottom centre, clockwise) of `count` sits, in % of the felt. */
+export function seatPosition(position, count, radiusX = 50, radiusY = 50) {
+  const angle = (Math.PI / 2) + (position * 2 * Math.PI) / count;
+  return { x: 50 + radiusX * Math.cos(angle), y: 50 + radiusY * Math.sin(angle) };
+}
+
+/** The player's name at a seat of the view (or "seat N"). */
+export function nameOf(view, seat) {
+  const entry = (view?.seats || [])[seat];
+  if (!entry) return `seat ${seat}`;
+  return entry.seat_index === view.seat_index ? "You" : entry.player_id;
+}
+
+/** The open Short Anchor window aimed at the viewer, if any. */
+export function windowForMe(view) {
+  const windows = view?.hand?.powers?.windows || [];
+  return windows.find((w) => w.target === view.seat_index && view.seat_index !== null) || null;
+}
+
+/**
+ * Draw the table.
+ * @param {HTMLElement} root  the table screen's container
+ * @param {object} view       the newest view
+ * @param {object} ctx        {nowMs, send(action, fields), ui (controls' state), showdown,
+ *                             offerUntil, inviteCode, version, tableId, log: string[]}
+ */
+export function renderTable(root, view, ctx) {
+  fill(root, 
+    header(view, ctx),
+    view.tournament ? tournamentBar(view, ctx) : null,
+    h("div", { class: "table-main" },
+      h("div", { class: "felt-area" }, felt(view, ctx)),
+      h("div", { class: "side" }, naikoPanel(view, ctx), logPanel(ctx))),
+    controls(view, ctx),
+  );
+}
+
+// -- header ----------------------------------------------------------------------------------
+
+function header(view, ctx) {
+  const settings = view.settings || {};
+  const config = view.config || {};
+  const hand = view.hand;
+  const kind = settings.kind === "private" ? "private" : settings.kind === "tournament" ? "tournament" : "cash";
+  const room = view.room || {};
+  const flags = [];
+  if (room.paused) flags.push("PAUSED by the host");
+  if (room.closing) flags.push("CLOSING after this hand");
+  if (room.closed) flags.push("CLOSED");
+  const commitment = hand?.commitment;
+  const commitText = typeof commitment === "string" ? commitment
+    : commitment && typeof commitment === "object" ? (commitment.root || JSON.stringify(commitment)) : null;
+  return h("div", { class: "table-header" },
+    h("button", { class: "ghost", dataset: { action: "lobby" }, onclick: () => ctx.toLobby() }, "← Lobby"),
+    h("div", { class: "title" },
+      h("strong", { class: "table-name" }, settings.name || view.table_id),
+      h("span", { class: "badge" }, config.variant || ""),
+      h("span", { class: "badge" }, kind),
+      h("span", { class: "muted" }, ` blinds ${config.small_blind}/${config.big_blind}` +
+        (config.ante ? ` ante ${config.ante}` : "") +
+        (kind !== "tournament" ? ` · buy-in ${settings.min_buy_in}-${settings.max_buy_in}` : ""))),
+    h("div", { class: "muted hand-no" },
+      hand ? `Hand #${hand.number} · ${hand.complete ? "over" : hand.street}` : "no hand yet",
+      ` · v${ctx.version}`),
+    commitText ? h("div", { class: "commitment", title: `Deck commitment (R10.2): ${commitText}`,
+      dataset: { commitment: commitText } }, `deck commitment ${commitText.slice(0, 12)}…`) : null,
+    room.invite_code ? h("div", { class: "badge invite" }, `Invite code ${room.invite_code}`) : null,
+    flags.length ? h("div", { class: "flag" }, flags.join(" · ")) : null,
+  );
+}
+
+// -- the tournament block --------------------------------------------------------------------
+
+function tournamentBar(view, ctx) {
+  const t = view.tournament;
+  const next = t.next_level;
+  const blinds = (l) => `${chips(l.small_blind)}/${chips(l.big_blind)}` +
+    (l.ante ? (l.ante_mode === "big_blind" ? ` BB ante ${chips(l.ante)}` : ` ante ${chips(l.ante)}`) : "");
+  const prizes = (t.payouts || []).map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(" · ");
+  return h("div", { class: "tournament-bar", dataset: { tournament: t.tournament_id } },
+    h("span", { class: "level" }, `Level ${t.level}`),
+    h("span", { class: "blinds" }, `Blinds ${blinds(t)}`),
+    t.level_ends_ms ? h("span", {}, "Next level in ",
+      h("span", { class: "countdown", dataset: { countdownMs: t.level_ends_ms, format: "clock",
+        expired: "next hand" } }, "")) : h("span", {}, "Last level"),
+    next ? h("span", { class: "muted" }, `then ${blinds(next)} (${next.minutes} min)`) : null,
+    h("span", {}, `Players ${t.players_left}/${t.entrants}`),
+    h("span", { class: "prizes" }, `Prizes: ${prizes || "—"}`),
+    t.multiplier ? h("span", { class: "badge spin" }, `Spin ×${t.multiplier}`) : null,
+    t.first_hand_ms && t.first_hand_ms > ctx.nowMs ? h("span", { class: "flag" }, "First hand in ",
+      h("span", { class: "countdown", dataset: { countdownMs: t.first_hand_ms, format: "s" } }, "")) : null,
+  );
+}
+
+// -- the felt --------------------------------------------------------------------------------
+
+function felt(view, ctx) {
+  const count = view.config?.seat_count || view.seats.length;
+  const base = view.seat_index ?? 0; // the viewer sits at the bottom
+  const hand = view.hand;
+  const winners = new Set();
+  for (const award of hand?.complete ? hand.awards || [] : []) {
+    for (const seat of Object.keys(award.winners || {})) winners.add(Number(seat));
+  }
+  const table = h("div", { class: "felt", dataset: { seats: count } });
+  view.seats.forEach((seat, index) => {
+    const position = (index - base + count) % count;
+    const at = seatPosition(position, count, 47, 46);
+    table.append(seatElement(view, seat, index, at, winners, ctx));
+    if (seat && seat.in_hand && seat.bet > 0) {
+      const bet = seatPosition(position, count, 30, 27);
+      table.append(h("div", { class: "bet", style: { left: `${bet.x}%`, top: `${bet.y}%` },
+        dataset: { betSeat: index } }, h("span", { class: "chip" }), chips(seat.bet)));
+    }
+    if (hand && hand.button === index) {
+      const button = seatPosition(position + 0.32, count, 33, 31);
+      table.append(h("div", { class: "dealer", title: "Button", style: { left: `${button.x}%`, top: `${button.y}%` } }, "D"));
+    }
+  });
+  table.append(centre(view, ctx));
+  return table;
+}
+
+function seatElement(view, seat, index, at, winners, ctx) {
+  const style = { left: `${at.x}%`, top: `${at.y}%` };
+  if (!seat) {
+    const canSit = view.seat_index === null && !view.tournament && !(view.room || {}).closed;
+    return h("div", { class: "seat empty", style, dataset: { seat: index } },
+      canSit ? h("button", { class: "ghost small", dataset: { action: "sit-here", seat: index },
+        onclick: () => ctx.join(index) }, "Sit here") : h("span", { class: "muted" }, "empty"));
+  }
+  const hand = view.hand;
+  const me = index === view.seat_index;
+  const actor = hand && !hand.complete && hand.actor === index;
+  const shown = seat.cards ? splitCards(seat.cards) : [];
+  const cards = h("div", { class: "seat-cards" });
+  if (seat.in_hand) {
+    if (shown.length) {
+      shown.forEach((card) => cards.append(cardFace(card, { hand: hand?.number })));
+    } else {
+      for (let i = 0; i < (seat.card_count || 0); i += 1) cards.append(cardBack());
+    }
+  }
+  const status = [];
+  if (seat.in_hand && seat.folded) status.push("folded");
+  if (seat.in_hand && seat.all_in) status.push("ALL-IN");
+  if (seat.sitting_out) status.push("sitting out");
+  if ((view.disconnected || []).includes(seat.player_id)) status.push("offline");
+  if (!view.tournament && !hand?.complete && seat.owes_big && !seat.in_hand && hand) {
+    status.push(seat.entry === "post" ? "posts next hand" : "waits for BB");
+  }
+  const showdownHand = ctx.showdown && hand && ctx.showdown.hand === hand.number
+    ? ctx.showdown.hands[index] : null;
+  const plate = h("div", { class: "plate" },
+    actor ? ringFor(hand.actor_deadline_ms, view.settings?.decision_ms || 20000) : null,
+    h("div", { class: "name" }, me ? `${seat.player_id} (you)` : seat.player_id,
+      seat.is_bot ? h("span", { class: "bot", title: "a BOT player (R8.4)" }, "BOT") : null),
+    h("div", { class: "stack", dataset: { stack: seat.stack } }, chips(seat.stack)),
+    seat.destellos !== undefined ? h("div", { class: "destellos", title: `${seat.destellos} destellos`,
+      dataset: { destellos: seat.destellos } }, "✦".repeat(seat.destellos) + "·".repeat(Math.max(0, 3 - seat.destellos))) : null,
+  );
+  const blindTag = hand && !hand.complete
+    ? (hand.small_blind_seat === index ? "SB" : hand.big_blind_seat === index ? "BB" : null) : null;
+  return h("div", {
+    class: `seat${me ? " me" : ""}${actor ? " actor" : ""}${seat.folded ? " folded" : ""}` +
+      `${winners.has(index) ? " winner" : ""}${seat.is_bot ? " is-bot" : ""}`,
+    style, dataset: { seat: index, player: seat.player_id, me: me ? "1" : null },
+  }, cards, plate,
+  h("div", { class: "seat-status" }, blindTag ? h("span", { class: "tag" }, blindTag) : null,
+    status.join(" · "), showdownHand ? h("span", { class: "made" }, showdownHand) : null));
+}
+
+/** A countdown ring: the share of the clock left, and the seconds in its middle. */
+function ringFor(deadlineMs, totalMs, className = "turn-ring", title = "time to act") {
+  const svg = ring("ring");
+  svg.dataset.deadline = deadlineMs;
+  svg.dataset.total = totalMs;
+  return h("div", { class: className, title }, svg,
+    h("span", { class: "countdown", dataset: { countdownMs: deadlineMs, format: "n" } }, ""));
+}
+
+function centre(view, ctx) {
+  const hand = view.hand;
+  const board = h("div", { class: "board", dataset: { hand: hand?.number ?? "" } });
+  const cards = splitCards(hand?.board || "");
+  cards.forEach((card) => board.append(cardFace(card, { hand: hand.number, extra: "board-card" })));
+  for (let i = cards.length; i < 5; i += 1) board.append(cardSlot());
+  const pot = hand ? (hand.pot || 0) + (hand.bets_total || 0) : 0;
+  const lines = [];
+  if (hand && hand.complete) {
+    for (const award of hand.awards || []) {
+      const who = Object.entries(award.winners || {}).map(([seat, amount]) =>
+        `${nameOf(view, Number(seat))} ${Number(seat) === view.seat_index ? "win" : "wins"} ${chips(amount)}`).join(", ");
+      lines.push(h("div", { class: "award" }, `★ ${who}`));
+    }
+  }
+  const waiting = !hand || hand.complete ? waitingText(view) : null;
+  return h("div", { class: "centre" },
+    hand && !hand.complete ? h("div", { class: "pot", dataset: { pot } }, `Pot ${chips(pot)}`) : null,
+    hand && hand.pot && hand.bets_total ? h("div", { class: "muted small" }, `(${chips(hand.pot)} + ${chips(hand.bets_total)} in bets)`) : null,
+    board, lines, waiting ? h("div", { class: "muted waiting" }, waiting) : null);
+}
+
+function waitingText(view) {
+  const room = view.room || {};
+  if (room.closed) return view.tournament ? "The tournament is over" : "The table is closed";
+  if (room.paused) return "No new hand while the table is paused";
+  const seated = view.seats.filter(Boolean).length;
+  const needed = view.settings?.min_players || 2;
+  if (!view.hand && seated < needed) return `Waiting for players (${seated} seated, ${needed} to start)`;
+  return view.hand ? "Next hand in a moment…" : "The first hand is about to be dealt";
+}
+
+// -- Naiko powers ----------------------------------------------------------------------------
+
+function naikoPanel(view, ctx) {
+  const powers = view.hand?.powers;
+  if (!powers) return null;
+  const prompt = view.prompt;
+  const mine = String(view.seat_index);
+  const usedByMe = new Set((powers.used || {})[mine] || []);
+  const can = new Set(prompt?.powers || []);
+  const myCards = splitCards((view.seats[view.seat_index] || {}).cards || "");
+  const carousel = h("div", { class: "carousel" }, (powers.carousel || []).map((power) => {
+    const buttons = [];
+    if (power === "peek") {
+      buttons.push(powerButton("Peek", can.has("peek"), { power: "peek" },
+        () => ctx.send("use_power", { power: "peek" })));
+    } else if (power === "sleeve_swap") {
+      myCards.slice(0, 2).forEach((card, i) => buttons.push(powerButton(`Swap ${card}`,
+        can.has("sleeve_swap"), { power: "sleeve_swap", cardIndex: i },
+        () => ctx.send("use_power", { power: "sleeve_swap", card_index: i }))));
+    } else if (power === "short_anchor") {
+      for (const target of prompt?.anchor_targets || []) {
+        buttons.push(powerButton(`Anchor ${nameOf(view, target)}`, can.has("short_anchor"),
+          { power: "short_anchor", target },
+          () => ctx.send("use_power", { power: "short_anchor", target_seat: target })));
+      }
+    }
+    return h("div", { class: `power${usedByMe.has(power) ? " used" : ""}`, dataset: { carousel: power } },
+      h("div", { class: "power-name" }, POWER_NAMES[power] || power,
+        h("span", { class: "cost" }, ` ${"✦".repeat(POWER_COSTS[power] || 0)}`)),
+      usedByMe.has(power) ? h("div", { class: "muted small" }, "used") : null,
+      power === "seal_shield" ? h("div", { class: "muted small" }, "answers a Short Anchor") : null,
+      buttons);
+  }));
+  const anchors = Object.entries(powers.anchors || {}).map(([seat, a]) =>
+    h("div", { class: "small" }, `⚓ ${nameOf(view, a.by)} → ${nameOf(view, Number(seat))}: ${a.state}`));
+  const others = (powers.windows || []).filter((w) => w.target !== view.seat_index).map((w) =>
+    h("div", { class: "small window-other" }, `${nameOf(view, w.target)} may shield `,
+      h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, "")));
+  const peek = powers.peek ? h("div", { class: "peek" }, "Your peek: ",
+    cardFace(powers.peek, { hand: view.hand.number, small: true }), " comes next") : null;
+  return h("div", { class: "naiko-panel" },
+    h("div", { class: "panel-title" }, "Carousel",
+      h("span", { class: "muted small" }, ` powers this round ${powers.round_activations}/3`)),
+    carousel, peek, anchors, others, shieldWindow(view, ctx));
+}
+
+function powerButton(label, enabled, data, onclick) {
+  return h("button", { class: "power-button", disabled: !enabled, dataset: data, onclick }, label);
+}
+
+/** The Shield window aimed at me: its own 8-second countdown (R6.5), Shield or let it apply. */
+function shieldWindow(view, ctx) {
+  const w = windowForMe(view);
+  if (!w) return null;
+  const total = view.config?.shield_window_ms || 8000;
+  return h("div", { class: "shield-window", dataset: { window: w.window_id } },
+    ringFor(w.deadline_ms, total, "turn-ring shield-ring", "the Shield window (R6.5)"),
+    h("div", {}, h("strong", {}, `${nameOf(view, w.attacker)}'s Short Anchor aims at you`),
+      h("div", { class: "small" }, "Seal Shield cancels it (1 ✦); play does not pause. ",
+        h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, ""))),
+    h("div", { class: "shield-buttons" },
+      h("button", { class: "primary", dataset: { action: "shield" }, disabled: !view.hand.powers.can_shield,
+        onclick: () => ctx.send("shield", {}) }, "Seal Shield ✦"),
+      h("button", { dataset: { action: "pass_window" }, onclick: () => ctx.send("pass_window", {}) }, "Let it apply")));
+}
+
+// -- the log ---------------------------------------------------------------------------------
+
+function logPanel(ctx) {
+  const list = h("ol", { class: "log" }, ctx.log.slice(-60).map((line) => h("li", {}, line)));
+  queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+  return h("div", { class: "log-panel" }, h("div", { class: "panel-title" }, "Table"), list);
+}
+
+// -- the controls ----------------------------------------------------------------------------
+
+function controls(view, ctx) {
+  const prompt = view.prompt;
+  const bar = h("div", { class: "controls" });
+  if (prompt && prompt.seat_index === view.seat_index) {
+    bar.append(actionBar(view, prompt, ctx));
+  } else {
+    bar.append(seatBar(view, ctx));
+  }
+  const settings = view.settings || {};
+  if (settings.kind === "private" && settings.host === ctx.playerId && !(view.room || {}).closed) {
+    bar.append(hostBar(view, ctx));
+  }
+  return bar;
+}
+
+/** The host's controls at a private table (R7.12): invite code, invitations, BOTs, pause, close. */
+function hostBar(view, ctx) {
+  const room = view.room || {};
+  const invitee = h("input", { type: "text", placeholder: "player id", size: 10, dataset: { invitee: "1" } });
+  return h("div", { class: "hostbar" },
+    h("span", { class: "muted small" }, "Host:"),
+    h("button", { class: "ghost small", dataset: { action: "create_invite_code" },
+      onclick: () => ctx.send("create_invite_code", {}) }, room.invite_code ? "New invite code" : "Make an invite code"),
+    room.invite_code ? h("button", { class: "ghost small", dataset: { action: "revoke_invite_code" },
+      onclick: () => ctx.send("revoke_invite_code", {}) }, "Revoke the code") : null,
+    invitee, h("button", { class: "ghost small", dataset: { action: "invite" },
+      onclick: () => invitee.value.trim() && ctx.send("invite", { player_id: invitee.value.trim() }) }, "Invite"),
+    view.settings.bots ? h("button", { class: "ghost small", dataset: { action: "host_add_bot" },
+      onclick: () => ctx.send("host_add_bot", {}) }, "Add a BOT") : null,
+    h("button", { class: "ghost small", dataset: { action: "host_pause" },
+      onclick: () => ctx.send("host_pause", { paused: !room.paused }) }, room.paused ? "Resume" : "Pause"),
+    h("button", { class: "ghost small", dataset: { action: "host_close" },
+      onclick: () => ctx.send("host_close", {}) }, "Close the table"));
+}
+
+function actionBar(view, prompt, ctx) {
+  const hand = view.hand;
+  const actions = new Set(prompt.actions);
+  const me = view.seats[view.seat_index];
+  const bar = h("div", { class: "actions", dataset: { prompt: hand.number } });
+  const deadline = h("span", { class: "countdown turn-countdown", dataset: { countdownMs: prompt.deadline_ms, format: "s" } }, "");
+  bar.append(h("div", { class: "your-turn" }, "Your turn ", deadline,
+    prompt.anchored ? h("span", { class: "badge anchored" }, "⚓ anchored: pot-size raise at most") : null));
+  const act = (move, amount) => ctx.send("act", amount === undefined ? { move } : { move, amount });
+  if (actions.has("fold")) bar.append(h("button", { class: "fold", dataset: { action: "fold" }, onclick: () => act("fold") }, "Fold"));
+  if (actions.has("check")) bar.append(h("button", { dataset: { action: "check" }, onclick: () => act("check") }, "Check"));
+  if (actions.has("call")) bar.append(h("button", { dataset: { action: "call" }, onclick: () => act("call") }, `Call ${chips(prompt.to_call)}`));
+  const move = actions.has("bet") ? "bet" : actions.has("raise_to") ? "raise_to" : null;
+  if (move && prompt.min_raise_to !== null && prompt.max_raise_to !== null) {
+    const min = prompt.min_raise_to;
+    const max = prompt.max_raise_to;
+    const key = `${hand.number}:${prompt.deadline_ms}`;
+    if (ctx.ui.raiseKey !== key) Object.assign(ctx.ui, { raiseKey: key, raiseTo: min });
+    const value = Math.min(max, Math.max(min, ctx.ui.raiseTo));
+    const label = h("span", {}, "");
+    const number = h("input", { type: "number", min, max, step: 1, value, class: "raise-number", dataset: { raiseNumber: "1" } });
+    const slider = h("input", { type: "range", min, max, step: 1, value, class: "raise-slider", dataset: { raiseSlider: "1" } });
+    const button = h("button", { class: "primary", dataset: { action: move } }, label);
+    const set = (v) => {
+      const amount = Math.min(max, Math.max(min, Math.round(Number(v) || min)));
+      ctx.ui.raiseTo = amount;
+      slider.value = amount;
+      number.value = amount;
+      label.textContent = `${move === "bet" ? "Bet" : "Raise to"} ${chips(amount)}`;
+    };
+    slider.addEventListener("input", () => set(slider.value));
+    number.addEventListener("change", () => set(number.value));
+    button.addEventListener("click", () => act(move, ctx.ui.raiseTo));
+    // Presets: half pot, pot (the pot-size raise of R3.3), all the way.
+    const potTotal = (hand.pot || 0) + (hand.bets_total || 0) + prompt.to_call;
+    const presets = [["Min", min], ["½ Pot", hand.current_bet + Math.floor(potTotal / 2)],
+      ["Pot", hand.current_bet + potTotal], ["Max", max]];
+    set(value);
+    bar.append(h("div", { class: "raise" }, slider, number,
+      presets.map(([text, v]) => h("button", { class: "ghost small", dataset: { preset: text },
+        onclick: () => set(v) }, text)), button,
+      h("span", { class: "muted small" }, `${chips(min)}–${chips(max)}`)));
+  }
+  if (actions.has("all_in")) {
+    bar.append(h("button", { class: "allin", dataset: { action: "all_in" }, onclick: () => act("all_in") },
+      `All-in ${chips((me?.stack || 0) + (me?.bet || 0))}`));
+  }
+  return bar;
+}
+
+function seatBar(view, ctx) {
+  const bar = h("div", { class: "seatbar" });
+  const hand = view.hand;
+  const me = view.seat_index !== null ? view.seats[view.seat_index] : null;
+  const room = view.room || {};
+  if (hand && !hand.complete && hand.actor !== null && hand.actor !== undefined) {
+    const actor = view.seats[hand.actor];
+    bar.append(h("span", { class: "muted" }, `Waiting for ${actor ? actor.player_id : "seat " + hand.actor}` +
+      (actor?.is_bot ? " (BOT)" : "") + " ",
+      h("span", { class: "countdown", dataset: { countdownMs: hand.actor_deadline_ms, format: "s" } }, "")));
+  }
+  if (view.tournament) {
+    if (me) {
+      bar.append(me.sitting_out
+        ? h("button", { dataset: { action: "sit_in" }, onclick: () => ctx.send("sit_in", {}) }, "I'm back")
+        : h("button", { class: "ghost", dataset: { action: "sit_out" }, onclick: () => ctx.send("sit_out", {}) }, "Sit out"));
+    } else {
+      bar.append(h("span", { class: "muted" }, "You are watching this tournament's table"));
+    }
+    return bar;
+  }
+  if (!me) {
+    const settings = view.settings || {};
+    const big = view.config?.big_blind || 1;
+    if (ctx.ui.buyIn === undefined || ctx.ui.buyInTable !== view.table_id) {
+      ctx.ui.buyIn = Math.min(settings.max_buy_in, Math.max(settings.min_buy_in, 100 * big));
+      ctx.ui.buyInTable = view.table_id;
+    }
+    const input = h("input", { type: "number", class: "buy-in", min: settings.min_buy_in,
+      max: settings.max_buy_in, value: ctx.ui.buyIn, dataset: { buyIn: "1" },
+      onchange: (e) => { ctx.ui.buyIn = Number(e.target.value); } });
+    const free = view.seats.some((s) => !s) && !(room.held_seats >= view.seats.filter((s) => !s).length);
+    if (ctx.offerUntil) {
+      bar.append(h("span", { class: "flag" }, "A seat is held for you ",
+        h("span", { class: "countdown", dataset: { countdownMs: ctx.offerUntil, format: "s" } }, "")));
+    }
+    if (room.closed) {
+      bar.append(h("span", { class: "muted" }, "This table is closed."));
+    } else if (free || ctx.offerUntil) {
+      bar.append(h("label", {}, "Buy-in ", input), h("button", { class: "primary", dataset: { action: "join" },
+        onclick: () => ctx.join(null) }, "Sit down"));
+    } else {
+      bar.append(h("button", { dataset: { action: "join_waitlist" }, onclick: () => ctx.send("join_waitlist", {}) },
+        "Join the waiting list"));
+    }
+    return bar;
+  }
+  if (me.owes_big || me.owes_small) {
+    bar.append(h("span", { class: "muted" }, me.entry === "post" ? "You post to be dealt in at the next hand" : "You wait for the big blind"),
+      h("button", { class: "ghost", dataset: { action: "choose_entry" },
+        onclick: () => ctx.send("choose_entry", { entry: me.entry === "post" ? "wait" : "post" }) },
+      me.entry === "post" ? "Wait instead" : "Post now"));
+  }
+  bar.append(me.sitting_out
+    ? h("button", { dataset: { action: "sit_in" }, onclick: () => ctx.send("sit_in", {}) }, "Sit in")
+    : h("button", { class: "ghost", dataset: { action: "sit_out" }, onclick: () => ctx.send("sit_out", {}) }, "Sit out"));
+  if (!me.in_hand || hand?.complete) {
+    const room = (view.settings?.max_buy_in || 0) - me.stack;
+    if (room > 0) {
+      bar.append(h("button", { class: "ghost", dataset: { action: "add_chips" },
+        onclick: () => ctx.send("add_chips", { amount: room }) }, `Top up ${chips(room)}`));
+    }
+  }
+  bar.append(h("button", { class: "ghost", dataset: { action: "leave_table" }, onclick: () => ctx.send("leave_table", {}) }, "Leave"));
+  return bar;
+}
