@@ -954,9 +954,11 @@ class Client:
                         + report.line())
         self.notice(report.line(), error=not report.ok)
 
-    def _check_proofs(self, message: dict[str, Any]) -> None:
+    def _check_proofs(self, message: dict[str, Any], lines: list[str]) -> None:
         """R10.2: check every card proof that arrives against the hand's commitment, and say
-        so on screen (a failed proof is an error the player must see)."""
+        so on screen: ``✓ proved 4c@4 8s@5`` at the end of the line that shows those cards
+        (*lines*, the message's sentences; a line of its own when none does), and a failed
+        proof as an error on the status line."""
         hand = (self.view or {}).get("hand") or {}
         root = hand.get("commitment")
         if root and root != self.deck_root:
@@ -978,8 +980,14 @@ class Client:
                 self.notice(f"Card proof FAILED for {raw.get('card')!r}: it is not in the deck "
                             "committed before the deal (R10.2).", error=True)
         self.deck_proved += len(good)
-        if good:
-            self.log.append(f"✓ proved against the commitment: {' '.join(good)}")
+        if not good:
+            return
+        cards = [g.split("@")[0] for g in good]
+        for index in range(len(lines) - 1, -1, -1):
+            if any(card in lines[index] for card in cards):
+                lines[index] += f"  ✓ proved {' '.join(good)}"
+                return
+        lines.append(f"✓ proved against the commitment: {' '.join(good)}")
 
     def _on_ack(self, message: dict[str, Any], label: str | None) -> None:
         label = label or ""
@@ -1102,8 +1110,9 @@ class Client:
                 self.offer_until = None
         if (self.view or {}).get("seat_index") is not None:
             self.offer_until = None
-        self.log.extend(self.narrator.narrate(events, self.view))
-        self._check_proofs(message)
+        lines = self.narrator.narrate(events, self.view)
+        self._check_proofs(message, lines)
+        self.log.extend(lines)
         self._estimate_offset(events)
         if gap:
             self.send({"action": "snapshot"}, "catch up")

@@ -514,8 +514,8 @@ def test_a_person_joins_the_demo_table_and_plays_a_hand_to_the_end(server: Local
     assert server.view_of("alice")["hand"]["number"] >= 1
     # R10.2: the cards came with proofs, checked by the client as they arrived
     assert "Deck committed before the deal:" in "\n".join(client.frames)
-    assert re.search(r"✓ proved against the commitment: ([2-9TJQKA][cdhs]@\d+ ?)+",
-                     "\n".join(client.frames))
+    assert re.search(r"You are dealt [2-9TJQKA][cdhs] [2-9TJQKA][cdhs]  ✓ proved "
+                     r"[2-9TJQKA][cdhs]@\d+ [2-9TJQKA][cdhs]@\d+", "\n".join(client.frames))
     # R10.1: `history` lists the hands; `history 1` reads hand 1 back and checks its deck
     client.command("history")
     client.wait_for("Your last \\d+ hand")

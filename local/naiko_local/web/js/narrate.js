@@ -45,6 +45,8 @@ function sentence(e, nameOf, mySeat) {
       return `${who} posts the ${e.blind} blind of ${e.amount}${allIn}`;
     case "ante_posted":
       return `${who} posts an ante of ${e.amount}${allIn}`;
+    case "deck_committed": // R10.2: the deck is fixed before the first card (docs/fairness.md)
+      return `Deck committed before the deal: ${String(e.root).slice(0, 16)}…`;
     case "hole_cards":
       return `You are dealt ${cardsText(e.cards)}`;
     case "carousel":
