@@ -95,6 +95,10 @@ class Deps:
     histories: HandHistories | None = None
     """Reads the hands' records (R10.1; they are written with the table writes); ``None``:
     the history requests are refused (``no_histories``)."""
+    parallel_fan_out: bool = True
+    """Post a fan-out's messages concurrently (``usecases.path.FAN_OUT_WORKERS`` at once);
+    ``False``: one after another, in the order of ``record.connections`` (deterministic: the
+    fault-injection matrix numbers every call)."""
 
 
     def think_ms(self) -> int:
