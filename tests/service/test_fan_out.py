@@ -248,3 +248,30 @@ def _call(table_id: str) -> Any:
     from naiko_service.protocol import Act
 
     return Act(action="act", request_id="late-1", table_id=table_id, move="call")
+
+
+def test_an_idle_wake_up_re_arms_without_telling_anyone() -> None:
+    """Nothing was due (the turn it was armed for ended early): the table re-arms for its
+    earliest deadline in a write nobody is told of: no message, the same version."""
+    from naiko_service.records import TimerKind
+
+    h = harness()
+    table_id, players = seated(h, 3)
+    spectators = crowd(h, table_id, 2)
+    record = h.store.load(table_id)
+    first = next(t for t in record.timers if t.kind is TimerKind.DECISION)
+    h.clock.advance(5_000)
+    play(players, table_id)  # the turn ends early: the armed wake-up is now idle
+    before = h.store.load(table_id)
+    sent = {p.player_id: len(p.messages) for p in (*players, *spectators)}
+    scheduled = len(h.scheduler.scheduled)
+    h.clock.now = first.due_ms
+    assert h.service.timer_fired(table_id, first.token) is False  # nothing fired
+    after = h.store.load(table_id)
+    assert after.version == before.version + 1  # written: the wake-up re-armed
+    assert len(h.scheduler.scheduled) == scheduled + 1
+    assert after.seq == before.seq  # ...but no version for the players
+    assert {p.player_id: len(p.messages) for p in (*players, *spectators)} == sent
+    # the next action's update follows without a gap
+    play(players, table_id)
+    assert versions(players[0])[-1] == before.seq + 1
