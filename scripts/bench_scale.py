@@ -20,9 +20,10 @@ invocation on this machine. Extrapolated to 10,000 tables: the invocations per s
 cost model's rate per 6-max table: ``INVOCATIONS_PER_TABLE_S``) x the mean duration = the
 Lambda concurrency needed (Little's law), and the posts per second.
 
-Latencies are medians ASSUMED from AWS's published guidance (sources in ``docs/scale.md``):
-DynamoDB "single-digit millisecond" reads and writes, a transaction about twice a write,
-PostToConnection and StartExecution one HTTPS round trip to a regional endpoint each. The
+Latencies are medians ASSUMED from AWS's published guidance (sources in
+``docs/benchmarks.md``, "Scale"): DynamoDB "single-digit millisecond" reads and writes, a
+transaction about twice a write, PostToConnection and StartExecution one HTTPS round trip to a
+regional endpoint each. The
 CPU of this machine is not a 512 MB Lambda's (about 0.29 vCPU): the CPU column shows how much
 of a duration is computing (x 3.5 on Lambda, ``scripts/cost_model.py``'s factor).
 """

@@ -30,7 +30,7 @@ answers one when it carries its ``request_id`` (:func:`is_reply`)."""
 
 ACCEPTED = ("ack", "update")
 """How an applied request is answered: its update (carrying its ``request_id``), or an
-``ack`` when no update goes to the requester (docs/protocol.md, "Answers")."""
+``ack`` when no update goes to the requester (docs/protocol.md, "Replies")."""
 
 
 def is_reply(message: dict[str, Any]) -> bool:

@@ -166,7 +166,7 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
         # The requester's answer: the update it gets anyway (it carries the request id), or,
-        # when no update goes to its connection, an ``ack`` (docs/protocol.md, "Answers").
+        # when no update goes to its connection, an ``ack`` (docs/protocol.md, "Replies").
         requester = caller if refusal is None else None
         folded = announced and requester is not None and watching(new, requester)
         if requester is not None and not folded:
