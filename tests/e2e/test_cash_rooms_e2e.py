@@ -66,7 +66,7 @@ def test_a_private_table_with_an_invite_code_a_waiting_list_and_a_post(stack: Lo
 
         # The host seats a BOT: the table is full and a hand runs.
         assert (await host.request({"action": "host_add_bot", "table_id": table_id}))["type"] \
-            == "ack"
+            in ACCEPTED
         await host.wait_for(lambda: hand_running(host.view), timeout=10)
 
         # Two friends of the host queue with the code.
@@ -82,7 +82,7 @@ def test_a_private_table_with_an_invite_code_a_waiting_list_and_a_post(stack: Lo
         # The friend leaves (after the hand if still in it): the seat is offered to "first",
         # who lets it expire; "second" is offered it next and takes it, posting to come in.
         assert (await friend.request({"action": "leave_table", "table_id": table_id}))["type"] \
-            == "ack"
+            in ACCEPTED
         await friend.play(table_id, until=lambda: friend.player_id not in [
             s["player_id"] for s in (host.view or {}).get("seats", []) if s])
         await first.wait_for(lambda: kinds(first, "seat_offered"), timeout=20)
