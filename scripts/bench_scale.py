@@ -226,7 +226,7 @@ def play(tables: int, actions: int, parallel: bool, seed: int, spectators: int =
             pool = local.pool = ThreadPoolExecutor(path.FAN_OUT_WORKERS)
         return pool
 
-    path._executor = own_pool  # type: ignore[assignment]
+    path._executor = own_pool
 
     table_ids = []
     for t in range(tables):
@@ -326,7 +326,7 @@ def play(tables: int, actions: int, parallel: bool, seed: int, spectators: int =
         for future in [drivers.submit(drive, i, t) for i, t in enumerate(table_ids)]:
             future.result()
     run.wall = time.perf_counter() - started
-    path._executor = original_executor  # type: ignore[assignment]
+    path._executor = original_executor
     bootstrap.reset()
     return run
 

@@ -49,7 +49,8 @@ from typing import Any
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "local"), str(ROOT / "tests")]
+# (``local`` too: naiko_local.template loads the handlers of THIS tree, not of an installed one)
 
 from naiko_local.stack import LambdaContext  # noqa: E402
 from naiko_local.template import load_handler  # noqa: E402
@@ -672,8 +673,8 @@ class World:
             self.handlers["game"].lambda_handler(
                 self.event(player, str(frame["action"]), "MESSAGE", body), Context())
         replies = [json.loads(b) for b in self.posts.raw.get(player.connection_id, [])]
-        reply = next((m for m in reversed(replies)
-                      if m.get("request_id") == frame["request_id"]), {})
+        reply: dict[str, Any] = next((m for m in reversed(replies)
+                                  if m.get("request_id") == frame["request_id"]), {})
         if self.counting_on:
             self.counting.bill.answers[str(reply.get("type", "none"))] += 1
         return reply
