@@ -84,7 +84,8 @@ class Session:
             self.event(connection_id, str(frame["action"]), "MESSAGE", json.dumps(frame)),
             self.context())
         replies = [json.loads(b) for b in self.posts.raw[connection_id][before:]]
-        return next(m for m in replies if m["type"] in ("ack", "error", "snapshot", "tables"))
+        return next(m for m in replies if m["type"] in ("ack", "error", "snapshot", "tables")
+                    or (m["type"] == "update" and m.get("request_id") == frame["request_id"]))
 
     def view(self, connection_id: str) -> dict[str, Any]:
         for body in reversed(self.posts.raw[connection_id]):

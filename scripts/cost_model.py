@@ -32,12 +32,14 @@ import argparse
 import base64
 import contextlib
 import heapq
+import io
 import itertools
 import json
 import math
 import os
 import random
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -47,7 +49,8 @@ from typing import Any
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "local"), str(ROOT / "tests")]
+# (``local`` too: naiko_local.template loads the handlers of THIS tree, not of an installed one)
 
 from naiko_local.stack import LambdaContext  # noqa: E402
 from naiko_local.template import load_handler  # noqa: E402
@@ -73,6 +76,14 @@ PRICES = {
     "sfn_standard_transition": 0.025 / 1000,
     "sfn_express_request": 1.00 / 1e6,
     "sfn_express_gb_second": 0.00001667,  # first 1,000 GB-hours/month; 64 MB chunks, 100 ms
+    # https://aws.amazon.com/cloudwatch/pricing/ (Logs, Standard class: data ingested)
+    "logs_ingested_gb": 0.50,
+    # https://aws.amazon.com/xray/pricing/ (traces recorded)
+    "xray_trace_recorded": 5.00 / 1e6,
+    # https://aws.amazon.com/secrets-manager/pricing/ (API calls),
+    # https://aws.amazon.com/kms/pricing/ (requests; the secret's key is aws/secretsmanager)
+    "secrets_api_call": 0.05 / 10_000,
+    "kms_request": 0.03 / 10_000,
 }
 __doc__ += "".join(f"\n    {name:26} ${price:.10f}" for name, price in PRICES.items())
 __doc__ += """
@@ -88,6 +99,20 @@ key changes: delete + put; 0 when nothing projected changed); the sweep's GSI qu
 eventually consistent (0.5 RRU per 4 KB, at least 0.5). API Gateway: every frame in and every
 post out is a message (per 32 KB); connection minutes for the 6 players the whole time.
 
+CloudWatch Logs: the bytes the handlers write to stdout in each counted invocation (the
+Powertools logger at the template's ``LogLevel``, INFO, and the metrics' EMF lines), each line
+billed with 26 bytes of event overhead, plus Lambda's own START/END/REPORT lines
+(``PLATFORM_LOG_BYTES`` per invocation, assumed from their format, with the X-Ray trace id).
+X-Ray: the template sets ``Tracing: Active`` on every function; Lambda samples the first
+request each second and 5% of the others (``XRAY_SAMPLED``: the share at 10,000 tables, about
+3,600 invocations/s). Secrets Manager and KMS: the state key is read once per container
+(``GetSecretValue``, and the KMS ``Decrypt`` Secrets Manager makes with the secret's key), so
+they scale with cold starts, not actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
+
+The fan-out posts concurrently (``usecases.path.FAN_OUT_WORKERS`` at once): the posts made from
+its pool's threads are modelled as ``ceil(posts / FAN_OUT_WORKERS)`` rounds of one post's
+latency, and the time the invocation waits for them is not counted as its CPU.
+
 Hand histories (R10.1) are part of the bill and reported on their own: every item of
 ``HandHistoryTable`` put in the transaction that ends a hand (the sealed record and one entry
 per player dealt in, each ceil(size / 1 KB) WRU, doubled in a transaction), plus what the
@@ -100,6 +125,20 @@ CPU_FACTOR = 3.5
 LATENCY_MS = {"GetItem": 4, "PutItem": 6, "UpdateItem": 6, "DeleteItem": 6, "Query": 6,
               "TransactWriteItems": 12, "PostToConnection": 12, "StartExecution": 15,
               "GetSecretValue": 20}
+PLATFORM_LOG_BYTES = 370
+"""Lambda's START (~70 B), END (~52 B) and REPORT (~250 B with the X-Ray line) per invocation."""
+LOG_EVENT_OVERHEAD = 26
+"""Bytes CloudWatch Logs counts per log event besides its message (PutLogEvents' rule)."""
+XRAY_SAMPLED = 0.0503
+"""Share of invocations traced at 10,000 tables: 1 per second + 5% of ~3,557 invocations/s."""
+COLD_STARTS_PER_1000_HANDS = 0.1
+"""Containers are reused: at 10,000 tables ~150 run at once (``scripts/bench_scale.py``), each
+assumed to live about 1.5 hours; 1,000 hands are ~11 table-hours, 0.15 containers x 11 h /
+1.5 h ~ 0.1 cold starts (each one GetSecretValue and one KMS Decrypt)."""
+GOAL = 0.15
+"""Dollars per 1,000 6-max hands (issue 15)."""
+FAN_OUT_WORKERS = 10
+"""``naiko_service.usecases.path.FAN_OUT_WORKERS`` (read from it when the model runs)."""
 EXPRESS_OVERHEAD_MS = 30
 """Step Functions' own time around the Lambda call inside an Express execution (assumed)."""
 SEATS = 6
@@ -183,12 +222,26 @@ class Invocation:
     aws_seconds: float = 0.0
     started: float = 0.0
     wall: float = 0.0
+    thread: int = 0
+    """The invocation's own thread; calls from others are the fan-out pool's."""
+    pooled: list[tuple[float, float]] = field(default_factory=list)
+    """(start, end) of each call made from the fan-out pool's threads."""
+    pooled_calls: Counter[str] = field(default_factory=Counter)
 
     @property
     def modeled_ms(self) -> int:
-        cpu_ms = max(0.0, self.wall - self.aws_seconds) * 1000 * CPU_FACTOR
-        return math.ceil(cpu_ms + sum(LATENCY_MS.get(op, 10) * n
-                                      for op, n in self.calls.items()))
+        waited = 0.0  # the union of the pool's calls: the invocation waits for them
+        reach = -math.inf
+        for start, end in sorted(self.pooled):
+            if end > reach:
+                waited += end - max(start, reach)
+                reach = end
+        cpu_ms = max(0.0, self.wall - self.aws_seconds - waited) * 1000 * CPU_FACTOR
+        own = self.calls - self.pooled_calls
+        rounds = sum(math.ceil(n / FAN_OUT_WORKERS) * LATENCY_MS.get(op, 10)
+                     for op, n in self.pooled_calls.items())
+        return math.ceil(cpu_ms + rounds + sum(LATENCY_MS.get(op, 10) * n
+                                               for op, n in own.items()))
 
 
 @dataclass
@@ -219,6 +272,12 @@ class Bill:
     reason to be a transaction, its index updates included)."""
     history_bytes: list[int] = field(default_factory=list)
     """Size of every hand item written."""
+    log_bytes: int = 0
+    """Bytes the counted invocations wrote to their logs (stdout), lines included."""
+    log_lines: int = 0
+    answers: Counter[str] = field(default_factory=Counter)
+    """How each counted frame was answered: ``update`` (the answer folded in), ``ack``,
+    ``error``..."""
 
 
 class Counting:
@@ -241,6 +300,7 @@ class Counting:
                 self.keys[name] = [k["AttributeName"] for k in props["KeySchema"]]
         self.started: list[tuple[str, dict[str, Any]]] = []
         self.sweeping = False
+        self.lock = threading.RLock()
         self.history_table = next(
             (r["Properties"]["TableName"].replace("${Stage}", "cost")
              for logical_id, r in template["Resources"].items()
@@ -285,7 +345,8 @@ class Counting:
 
     @contextlib.contextmanager
     def invocation(self, function: str) -> Iterator[Invocation]:
-        current = Invocation(function, started=time.perf_counter())
+        current = Invocation(function, started=time.perf_counter(),
+                             thread=threading.get_ident())
         self.current = current
         try:
             yield current
@@ -305,9 +366,16 @@ class Counting:
             try:
                 response = original(client, operation, params)
             finally:
-                if counting.current is not None:
-                    counting.current.aws_seconds += time.perf_counter() - start
-            counting.observe(operation, params, response)
+                current = counting.current
+                if current is not None:
+                    if threading.get_ident() == current.thread:
+                        current.aws_seconds += time.perf_counter() - start
+                    else:  # a post from the fan-out's pool
+                        with counting.lock:
+                            current.pooled.append((start, time.perf_counter()))
+                            current.pooled_calls[operation] += 1
+            with counting.lock:
+                counting.observe(operation, params, response)
             return response
 
         return call
@@ -352,6 +420,26 @@ class Counting:
                 self.bill.express.append((self.now_ms, execution["due_ms"]))
             else:
                 self.bill.standard += 1
+
+
+class LogMeter(io.TextIOBase):
+    """Where the handlers' logs go (stdout): counts the bytes and lines of counted invocations
+    (the sweep's are per deployment, not per hand), keeps nothing."""
+
+    def __init__(self, counting: Counting):
+        self.counting = counting
+
+    def write(self, text: str) -> int:
+        current = self.counting.current
+        if current is not None and current.function != "sweep":
+            with self.counting.lock:
+                bill = self.counting.bill
+                bill.log_bytes += len(text.encode())
+                bill.log_lines += text.count("\n")
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
 
 
 # -- the table ----------------------------------------------------------------------------------
@@ -456,10 +544,11 @@ class Simulation:
             counting = Counting(template, arns["TimerExpressStateMachine"],
                                 arns["TimerStandardStateMachine"])
             original = BaseClient._make_api_call
+            meter = LogMeter(counting)
             with mock.patch.object(BaseClient, "_make_api_call",
                                    counting.make_api_call(original)), \
-                    open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
-                return self._play(counting, posts, names)
+                    contextlib.redirect_stdout(meter):
+                return self._play(counting, posts, names, meter, template)
 
     # -- what each kind of simulation does ----------------------------------------------------
 
@@ -478,13 +567,19 @@ class Simulation:
 
     # -- the loop -----------------------------------------------------------------------------
 
-    def _play(self, counting: Counting, posts: Any, names: dict[str, str]) -> Bill:
+    def _play(self, counting: Counting, posts: Any, names: dict[str, str], meter: LogMeter,
+              template: dict[str, Any]) -> Bill:
         from naiko.cards import seeded_random
         from naiko_service import bootstrap
         from naiko_service.records import TableRecord, TimerKind
         from naiko_service.usecases import path
 
+        global FAN_OUT_WORKERS
+        FAN_OUT_WORKERS = path.FAN_OUT_WORKERS
         bootstrap.reset()
+        # the logs as deployed: the template's level, every line counted
+        bootstrap.logger.setLevel(template["Parameters"]["LogLevel"]["Default"])
+        bootstrap.logger.registered_handler.setStream(meter)  # type: ignore[attr-defined]
         handlers = {n: load_handler(n) for n in ("connect", "game", "timer", "sweep")}
         clock = Clock()
         service = bootstrap.get_service()
@@ -578,8 +673,11 @@ class World:
             self.handlers["game"].lambda_handler(
                 self.event(player, str(frame["action"]), "MESSAGE", body), Context())
         replies = [json.loads(b) for b in self.posts.raw.get(player.connection_id, [])]
-        return next((m for m in reversed(replies)
-                     if m.get("request_id") == frame["request_id"]), {})
+        reply: dict[str, Any] = next((m for m in reversed(replies)
+                                  if m.get("request_id") == frame["request_id"]), {})
+        if self.counting_on:
+            self.counting.bill.answers[str(reply.get("type", "none"))] += 1
+        return reply
 
     counting_on = False
 
@@ -772,6 +870,11 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
         billed_ms = max(0, due_fire - start) + timer_ms + EXPRESS_OVERHEAD_MS
         express_gbs += math.ceil(billed_ms / 100) / 10 * (64 / 1024)
     connection_minutes = bill.seats * bill.seconds / 60
+    invocations = len(bill.invocations)
+    logs_gb = (bill.log_bytes + LOG_EVENT_OVERHEAD * bill.log_lines
+               + invocations * (PLATFORM_LOG_BYTES + 3 * LOG_EVENT_OVERHEAD)) / 1024**3
+    traces = invocations * XRAY_SAMPLED
+    cold_starts = COLD_STARTS_PER_1000_HANDS * bill.hands / 1000
     out = {
         "Lambda": {"requests": lambda_requests, "GB-s": lambda_gbs,
                    "$": lambda_requests * PRICES["lambda_request"]
@@ -789,6 +892,11 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
             "$": len(bill.express) * PRICES["sfn_express_request"]
             + express_gbs * PRICES["sfn_express_gb_second"]
             + 2 * bill.standard * PRICES["sfn_standard_transition"]},
+        "CloudWatch Logs": {"MB ingested": logs_gb * 1024, "$": logs_gb
+                            * PRICES["logs_ingested_gb"]},
+        "X-Ray": {"traces": traces, "$": traces * PRICES["xray_trace_recorded"]},
+        "Secrets+KMS": {"calls": 2 * cold_starts,
+                        "$": cold_starts * (PRICES["secrets_api_call"] + PRICES["kms_request"])},
     }
     return {service: {k: v * scale for k, v in row.items()} for service, row in out.items()}
 
@@ -837,10 +945,15 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
             f"${totals[d] * bills[d].hands / 1000:.5f}".rjust(width) for d in designs))
         lines.append("(hands, minutes per tournament)".ljust(34) + "".join(
             f"{bills[d].hands}, {bills[d].seconds / 60:.1f}".rjust(width) for d in designs))
-    lines.append("goal <= $0.25".ljust(34)
-                 + "".join(("met" if totals[d] <= 0.25 else "MISSED").rjust(width)
+    lines.append(f"goal <= ${GOAL:.2f}".ljust(34)
+                 + "".join(("met" if totals[d] <= GOAL else "not met").rjust(width)
                            for d in designs))
     lines.append("")
+    if not per_tournament:
+        lines.append(goal_line(designs[0], totals[designs[0]], table[designs[0]]))
+    lines.append("answers per 1,000 hands (" + designs[0] + "): " + ", ".join(
+        f"{kind} {n * 1000 / first.hands:,.0f}"
+        for kind, n in sorted(first.answers.items())))
     for d in designs:
         lines.append(history_line(d, bills[d]))
     sweep = next(iter(bills.values()))
@@ -853,6 +966,17 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
         lines.append(f"sweep (rate 1 minute, per deployment, not per table): {ms:.0f} ms per "
                      f"run, ${per_month:.4f} per month")
     return "\n".join(lines)
+
+
+def goal_line(design: str, total: float, table: dict[str, dict[str, float]]) -> str:
+    """The goal: met, or not and by how much, with what the bill is made of."""
+    parts = ", ".join(f"{service} ${row['$']:.4f}" for service, row in
+                      sorted(table.items(), key=lambda item: -item[1]["$"]))
+    if total <= GOAL:
+        return (f"{design}: ${total:.4f} per 1,000 6-max hands: met "
+                f"(goal <= ${GOAL:.2f}); {parts}")
+    return (f"{design}: ${total:.4f} per 1,000 6-max hands: not met (goal <= ${GOAL:.2f}, "
+            f"${total - GOAL:.4f} left to save); {parts}")
 
 
 def history_line(design: str, bill: Bill) -> str:

@@ -213,7 +213,8 @@ def _examples(protocol: Any, session: Any) -> tuple[dict[str, list[dict[str, Any
 
 def _replies(session: Any) -> dict[str, set[str]]:
     """action -> the types of the messages that answered it in the session: what the
-    requester received, besides ``update`` broadcasts, before its next request."""
+    requester received before its next request, besides ``update`` broadcasts (an update
+    carrying the request's ``request_id`` is its answer)."""
     replies: dict[str, set[str]] = {}
     transcript = session.transcript
     for index, entry in enumerate(transcript):
@@ -229,8 +230,14 @@ def _replies(session: Any) -> dict[str, set[str]]:
         for later in transcript[index + 1:]:
             if "from" in later:
                 break
-            if later["to"] == entry["from"] and later["message"]["type"] != "update":
-                shelf.add(later["message"]["type"])
+            message = later["message"]
+            # an update answers its request when it carries the request's id (docs/protocol.md,
+            # "Replies"); other updates are broadcasts
+            if later["to"] == entry["from"] and (
+                    message["type"] != "update"
+                    or (isinstance(frame, dict)
+                        and message.get("request_id") == frame.get("request_id"))):
+                shelf.add(message["type"])
     return replies
 
 

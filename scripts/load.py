@@ -3,9 +3,9 @@
 Starts the local stack in this process (moto, the local API Gateway, local timers, the real
 Lambda handlers), opens N tables with 4 bot players each (``naiko_local.stack.BotClient``:
 real WebSocket clients deciding with ``naiko.bots`` after a short think), and reports hands/s,
-actions/s, the p50/p99 latency of an action (frame sent -> its ``ack`` received, which happens
-after the conditional write and before the fan-out completes) and the optimistic-lock
-conflicts and retries the service counted.
+actions/s, the p50/p99 latency of an action (frame sent -> its answer received: the update
+carrying its request id, posted with the others of the fan-out after the conditional write)
+and the optimistic-lock conflicts and retries the service counted.
 
     .venv/bin/python scripts/load.py --tables 4 --seconds 30
 """
@@ -55,9 +55,10 @@ class TimedBot(BotClient):
 
     async def handle(self, message: dict[str, Any]) -> None:
         sent = self._sent.pop(str(message.get("request_id")), None)
-        if sent is not None and message.get("type") in ("ack", "error"):
+        # the answer: an error, an ack, or the update carrying the request id
+        if sent is not None and message.get("type") in ("ack", "update", "error"):
             TimedBot.latencies.append(time.perf_counter() - sent)
-            TimedBot.actions += message.get("type") == "ack"
+            TimedBot.actions += message.get("type") != "error"
         await super().handle(message)
 
 

@@ -413,8 +413,8 @@ class Driver:
                     message = json.loads(raw)
                 except ValueError:
                     continue
-                if message.get("type") in ("ack", "error", "snapshot", "tables") \
-                        and "request_id" in message:
+                if message.get("type") in ("ack", "update", "error", "snapshot", "tables") \
+                        and message.get("request_id") is not None:
                     received += 1
                     if message.get("code") == "internal_error":
                         totals.internal_errors += 1

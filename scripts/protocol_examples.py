@@ -86,7 +86,7 @@ MAX_TOURNAMENT_HANDS = 30
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
            "tournament", "hands", "hand", "heartbeat")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
-``create_invite_code``)."""
+``create_invite_code``); an ``update`` answers one when it carries its ``request_id``."""
 
 EVENT_VARIANTS = {"blind_posted": "blind", "left_table": "reason", "table_closed": "reason",
                   "settings_changed": "pending", "table_paused": "paused",
@@ -133,7 +133,8 @@ class Client:
                 error.code, error.message, error.request_id))
         else:
             s.harness.service.handle(self.connection_id, self.player_id, request)
-        reply = next(m for m in self.messages[before:] if m["type"] in REPLIES)
+        reply = next(m for m in self.messages[before:] if m["type"] in REPLIES
+                     or (m["type"] == "update" and m.get("request_id") is not None))
         if frame is not None and (example or reply["type"] != "error"):
             action = frame["action"]
             if example or action not in s.requests:
@@ -245,8 +246,11 @@ def play(seed: int = SEED) -> Session:
                      small_blind=5, big_blind=10, min_buy_in=200, max_buy_in=1000,
                      decision_seconds=20)
     s.table_id = table = ack["table_id"]
+    s.messages["ack"] = ack  # a new table: nobody watches it yet, so no update answers
     dave.send(action="list_tables")
-    s.messages["ack"] = alice.send(action="join_table", table_id=table, buy_in=500)
+    # joining subscribes alice's connection: the update she gets is her answer
+    s.extras["update (the answer to a request)"] = alice.send(action="join_table",
+                                                              table_id=table, buy_in=500)
     bob.send(action="join_table", table_id=table, buy_in=500, request_id="bob-join-1")
     # The connection dropped before the ack arrived: the client sends the same frame again.
     s.extras["ack (replayed)"] = bob.send(action="join_table", table_id=table, buy_in=500,

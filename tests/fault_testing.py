@@ -1122,7 +1122,8 @@ class Driver:
             clock=backend.clock, rng=self.service_rng, count=self._count,
             secret_bytes=self.secret_rng.randbytes,
             warn=lambda message, fields: None,
-            pause=lambda seconds: backend.clock.advance(int(seconds * 1000)))  # simulated
+            pause=lambda seconds: backend.clock.advance(int(seconds * 1000)),  # simulated
+            parallel_fan_out=False)  # every call numbered in a deterministic order
         self.service = TableService(deps)
         self.phase = "the session"
         """Where the run is (for the reports)."""
@@ -1358,7 +1359,8 @@ class Driver:
             pass
         reply = next((m for m in self.backend.delivered(connection_id)[before:]
                       if m.get("request_id") == request_id
-                      and m.get("type") in ("ack", "error", "snapshot", "tables")), None)
+                      and m.get("type") in ("ack", "error", "snapshot", "tables", "update")),
+                     None)
         if retry and (reply is None or reply.get("code") == "internal_error"):
             self.state.retry = (player, frame, request_id)
         if reply is not None and reply.get("type") == "snapshot" \

@@ -26,7 +26,18 @@ _ids = itertools.count(1)
 
 REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found", "tournaments",
            "tournament", "hands", "hand", "heartbeat")
-"""Message types that answer a request (``invite_code`` follows its ``ack``)."""
+"""Message types that answer a request (``invite_code`` follows its ``ack``); an ``update``
+answers one when it carries its ``request_id`` (:func:`is_reply`)."""
+
+ACCEPTED = ("ack", "update")
+"""How an applied request is answered: its update (carrying its ``request_id``), or an
+``ack`` when no update goes to the requester (docs/protocol.md, "Replies")."""
+
+
+def is_reply(message: dict[str, Any]) -> bool:
+    """Whether *message* answers a request (an update only with its ``request_id``)."""
+    return message["type"] in REPLIES or (message["type"] == "update"
+                                          and message.get("request_id") is not None)
 
 
 @dataclass
@@ -77,7 +88,7 @@ class Player:
                 error.code, error.message, error.request_id))
         else:
             self.harness.service.handle(self.connection_id, self.player_id, request)
-        replies = [m for m in self.messages[before:] if m["type"] in REPLIES]
+        replies = [m for m in self.messages[before:] if is_reply(m)]
         assert replies, "no reply"
         return replies[0]
 

@@ -896,6 +896,8 @@ class Client:
                     self.join()
                 self.auto_join = False
         elif kind == "update":
+            if label is not None:  # it answers our request: what its ack would have said
+                self._on_ack(message, label)
             if message.get("table_id") == self.table_id:
                 self._apply(message, list(message.get("events") or []))
             else:
@@ -990,6 +992,9 @@ class Client:
         lines.append(f"✓ proved against the commitment: {' '.join(good)}")
 
     def _on_ack(self, message: dict[str, Any], label: str | None) -> None:
+        """A request applied: its ``ack``, or the ``update`` carrying its ``request_id`` (the
+        answer when an update goes to this connection anyway; handled before the update is
+        applied, as the ``ack`` was)."""
         label = label or ""
         if label.startswith("join"):
             self.offer_until = None

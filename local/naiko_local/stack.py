@@ -912,9 +912,12 @@ class BotRunner:
 
 
 async def request(url: str, token: str, frame: dict[str, Any], *,
-                  expect: tuple[str, ...] = ("ack", "error", "snapshot", "tables"),
+                  expect: tuple[str, ...] = ("ack", "update", "error", "snapshot", "tables"),
                   timeout: float = 10.0) -> dict[str, Any]:
-    """Open a connection, send one request and return its reply (then close)."""
+    """Open a connection, send one request and return its reply (then close): the message
+    of an *expect* type carrying its ``request_id`` (an applied request is answered by an
+    ``ack``, or by the ``update`` carrying its request id when one goes to this
+    connection)."""
     from websockets.asyncio.client import connect
 
     request_id = f"req-{secrets.token_hex(6)}"

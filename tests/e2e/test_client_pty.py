@@ -238,7 +238,7 @@ class LocalServer:
             "min_buy_in": 200, "max_buy_in": 1000, "decision_seconds": self.decision_seconds,
             "bots": True, "request_id": "house-1"})))
         ack = self.gateway.sent["house-conn"][-1]
-        assert ack["type"] == "ack", ack
+        assert ack["type"] in ("ack", "update"), ack
         self.table_id = ack["table_id"]
         for player_id in self.scripted_ids:
             player = self.players[player_id] = ScriptedPlayer(self, player_id, self.anchor)

@@ -47,8 +47,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publis
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-           "tournament")
-"""Message types that answer a request."""
+           "tournament", "update")
+"""Message types that answer a request (with its ``request_id``: an ``update`` does when it is
+the update of the request's change)."""
 BUY_IN = 200
 BLINDS = {"small_blind": 1, "big_blind": 2, "min_buy_in": 40, "max_buy_in": 400}
 
@@ -199,7 +200,7 @@ async def seat(players: list[Player], variant: str = "NLHE",
     for player in players:
         joined = await player.request({"action": "join_table", "table_id": table_id,
                                        "buy_in": BUY_IN})
-        assert joined["type"] == "ack", joined
+        assert joined["type"] == "update" and joined["replayed"] is False, joined
     return table_id
 
 

@@ -44,3 +44,20 @@ def test_a_whole_spin_is_billed_from_registration_to_the_last_prize(
     per_tournament = total(output, "TOTAL $ per tournament")
     assert 0 < per_tournament < 0.1
     assert re.search(r"AWS calls: TransactWriteItems\s+[1-9]", output)  # entries, hands
+
+
+def test_the_model_counts_the_posts_the_code_makes_and_states_the_goal(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Messages are the PostToConnection calls the handlers made (from the fan-out's pool
+    too); a frame is answered by its update (no ack follows an action); the goal is stated."""
+    script = load_script()
+    bill = script.Table("wake-up", 6, 5).run()
+    assert bill.messages_out == bill.calls["PostToConnection"] > 0
+    assert bill.answers["update"] > 0 and bill.answers["ack"] == 0
+    assert sum(i.pooled_calls["PostToConnection"] for i in bill.invocations) > 0
+    assert bill.log_bytes > 0 and bill.log_lines > 0
+    print(script.report({"wake-up": bill}))
+    output = capsys.readouterr().out
+    assert re.search(r"per 1,000 6-max hands: (met|not met) \(goal <= \$0\.15", output)
+    for service in ("CloudWatch Logs $", "X-Ray $", "Secrets+KMS $"):
+        assert total(output, service) >= 0

@@ -198,7 +198,7 @@ def test_r10_1_hands_played_through_the_handlers_are_stored_exactly_once(
     send(session, connections[0], {"action": "create_table", "name": "moto", "variant": variant,
                                    "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
                                    "max_buy_in": 400}, False)
-    ack = next(m for m in session.messages(connections[0]) if m["type"] == "ack")
+    ack = next(m for m in session.messages(connections[0]) if m["type"] in ("ack", "update"))
     table_id = ack["table_id"]
     for connection in connections:
         send(session, connection, {"action": "join_table", "table_id": table_id,

@@ -8,7 +8,7 @@ from typing import Any
 
 from naiko_service.usecases import dealer
 from naiko_service.usecases.private import HOUSE_BOTS
-from service_testing import Harness, Player, harness
+from service_testing import ACCEPTED, Harness, Player, harness
 from test_service import actor, new_table
 
 DAY_MS = 86_400_000
@@ -21,13 +21,13 @@ def table_of(h: Harness, host: Player, seats: int = 6, **settings: Any) -> str:
 def sit(table_id: str, *players: Player, buy_in: int = 200, **fields: Any) -> None:
     for player in players:
         reply = player.send(action="join_table", table_id=table_id, buy_in=buy_in, **fields)
-        assert reply["type"] == "ack", reply
+        assert reply["type"] in ("ack", "update"), reply
 
 
 def fold_out(h: Harness, table_id: str, players: list[Player]) -> None:
     """Everyone folds until the hand is over."""
     while h.store.load(table_id).state.hand_in_progress:
-        assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] == "ack"
+        assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
 
 
 def next_hand(h: Harness, table_id: str) -> None:
@@ -94,7 +94,7 @@ def test_r7_9_a_player_back_after_sitting_out_over_the_big_blind_owes_it() -> No
     table_id = table_of(h, players[0])
     sit(table_id, *players)
     away = players[3]
-    assert away.send(action="sit_out", table_id=table_id)["type"] == "ack"
+    assert away.send(action="sit_out", table_id=table_id)["type"] in ("ack", "update")
     for _ in range(4):  # an orbit passes: the big blind goes past the absent seat
         fold_out(h, table_id, players)
         next_hand(h, table_id)
@@ -104,8 +104,8 @@ def test_r7_9_a_player_back_after_sitting_out_over_the_big_blind_owes_it() -> No
     view = players[0].last_view()
     mine = next(s for s in view["seats"] if s and s["player_id"] == "d")
     assert (mine["owes_big"], mine["owes_small"]) == (True, True)  # the table sees it
-    assert away.send(action="sit_in", table_id=table_id, entry="wait")["type"] == "ack"
-    assert away.send(action="choose_entry", table_id=table_id, entry="post")["type"] == "ack"
+    assert away.send(action="sit_in", table_id=table_id, entry="wait")["type"] in ("ack", "update")
+    assert away.send(action="choose_entry", table_id=table_id, entry="post")["type"] in ACCEPTED
 
 
 def test_r7_9_a_player_left_with_no_chips_is_sat_out_until_a_reload() -> None:
@@ -126,13 +126,13 @@ def test_r7_9_a_player_left_with_no_chips_is_sat_out_until_a_reload() -> None:
             reply = mover.send(action="act", table_id=table_id, move=move)
             if reply["type"] == "error":
                 assert mover.send(action="act", table_id=table_id,
-                                  move="check")["type"] == "ack"
+                                  move="check")["type"] in ("ack", "update")
         next_hand(h, table_id)
     record = h.store.load(table_id)
     busted = record.state.seats[record.seat_of("c")]  # type: ignore[index]
     assert busted is not None and busted.stack == 0 and busted.sitting_out
     assert "c" in record.sitting_out_since  # the 10-minute clock runs (R7.9)
-    assert players[2].send(action="add_chips", table_id=table_id, amount=100)["type"] == "ack"
+    assert players[2].send(action="add_chips", table_id=table_id, amount=100)["type"] in ACCEPTED
     back = h.store.load(table_id).state.seats[record.seat_of("c")]  # type: ignore[index]
     assert back is not None and not back.sitting_out and back.stack == 100
     assert h.store.audit().holds
@@ -148,10 +148,10 @@ def test_r7_10_a_freed_seat_is_offered_to_the_first_in_line_then_expires_to_the_
     first, second = h.player("first"), h.player("second")
     full = first.send(action="join_table", table_id=table_id, buy_in=200)
     assert (full["type"], full["code"]) == ("error", "table_full")
-    assert first.send(action="join_waitlist", table_id=table_id)["type"] == "ack"
-    assert second.send(action="join_waitlist", table_id=table_id)["type"] == "ack"
+    assert first.send(action="join_waitlist", table_id=table_id)["type"] in ("ack", "update")
+    assert second.send(action="join_waitlist", table_id=table_id)["type"] in ("ack", "update")
     assert h.store.load(table_id).room.waitlist == ["first", "second"]
-    assert seated[1].send(action="leave_table", table_id=table_id)["type"] == "ack"
+    assert seated[1].send(action="leave_table", table_id=table_id)["type"] in ("ack", "update")
     # The freed seat is held for "first" for 30 s: only "first" is told; nobody else may take it.
     offer = events(first, "seat_offered")
     assert offer and offer[-1]["until_ms"] == h.clock.now + 30_000
@@ -163,7 +163,7 @@ def test_r7_10_a_freed_seat_is_offered_to_the_first_in_line_then_expires_to_the_
     h.fire_due_timers()
     assert events(first, "offer_expired")  # not taken in time
     assert events(second, "seat_offered")  # the next in line
-    assert second.send(action="join_table", table_id=table_id, buy_in=200)["type"] == "ack"
+    assert second.send(action="join_table", table_id=table_id, buy_in=200)["type"] in ACCEPTED
     record = h.store.load(table_id)
     assert record.seat_of("second") is not None and record.room.offers == {}
     assert record.room.waitlist == []
@@ -179,8 +179,8 @@ def test_r7_10_quick_seat_prefers_a_table_played_before_then_the_fewest_players(
     quick = h.player("quick")
     # Quick seat at NLHE 1/2: tables[2] is empty, tables[0] has 1 player: the fewest wins.
     reply = quick.send(action="quick_seat", small_blind=1, big_blind=2, buy_in=200)
-    assert reply["type"] == "ack" and reply["table_id"] == tables[2]
-    assert quick.send(action="leave_table", table_id=tables[2])["type"] == "ack"
+    assert reply["type"] in ("ack", "update") and reply["table_id"] == tables[2]
+    assert quick.send(action="leave_table", table_id=tables[2])["type"] in ("ack", "update")
     sit(tables[2], hosts[2])
     assert quick.send(action="quick_seat", small_blind=1, big_blind=2,
                       buy_in=200)["table_id"] == tables[2]  # played there before: preferred
@@ -211,7 +211,7 @@ def test_r7_11_a_rathole_return_buys_in_for_what_was_left_and_counts_the_day() -
     record = h.store.load(table_id)
     left_with = record.state.seats[record.seat_of("a")].stack  # type: ignore[index,union-attr]
     assert left_with >= 100 * 2  # 100 big blinds or more
-    assert leaver.send(action="leave_table", table_id=table_id)["type"] == "ack"
+    assert leaver.send(action="leave_table", table_id=table_id)["type"] in ("ack", "update")
     h.clock.advance(29 * 60_000)
     refused = leaver.send(action="join_table", table_id=table_id, buy_in=left_with - 1)
     assert (refused["type"], refused["code"]) == ("error", "bad_buy_in")
@@ -230,7 +230,7 @@ def test_r7_11_after_30_minutes_the_usual_buy_in_range_applies() -> None:
     table_id = table_of(h, players[0])
     sit(table_id, *players)
     fold_out(h, table_id, players)
-    assert players[0].send(action="leave_table", table_id=table_id)["type"] == "ack"
+    assert players[0].send(action="leave_table", table_id=table_id)["type"] in ("ack", "update")
     h.clock.advance(30 * 60_000)
     sit(table_id, players[0], buy_in=40)
     assert players[0].send(action="get_account")["ratholes_today"] == 0
@@ -245,7 +245,7 @@ def test_r7_12_an_invite_code_lets_a_friend_watch_and_sit_until_it_is_revoked() 
     refused = stranger.send(action="snapshot", table_id=table_id)
     assert (refused["type"], refused["code"]) == ("error", "not_invited")  # private to watch
     code_reply = host.send(action="create_invite_code", table_id=table_id)
-    assert code_reply["type"] == "ack"
+    assert code_reply["type"] in ("ack", "update")
     code = next(m["code"] for m in host.messages if m["type"] == "invite_code")
     sit(table_id, host)
     assert host.last_view()["room"]["invite_code"] == code  # the host sees it
@@ -254,10 +254,10 @@ def test_r7_12_an_invite_code_lets_a_friend_watch_and_sit_until_it_is_revoked() 
     assert friend.send(action="snapshot", table_id=table_id, invite_code=code)["type"] \
         == "snapshot"
     sit(table_id, friend)  # invited by the code
-    assert host.send(action="revoke_invite_code", table_id=table_id)["type"] == "ack"
+    assert host.send(action="revoke_invite_code", table_id=table_id)["type"] in ("ack", "update")
     gone = late.send(action="join_table", table_id=table_id, buy_in=200, invite_code=code)
     assert (gone["type"], gone["code"]) == ("error", "bad_invite_code")
-    assert host.send(action="invite", table_id=table_id, player_id="late")["type"] == "ack"
+    assert host.send(action="invite", table_id=table_id, player_id="late")["type"] in ACCEPTED
     sit(table_id, late)
     assert host.last_view()["room"]["invite_code"] is None
     assert "invite_code" not in friend.last_view()["room"]  # nobody else ever sees it
@@ -268,18 +268,18 @@ def test_r7_12_host_actions_between_hands_and_a_close_returns_every_stack() -> N
     host, friend = h.player("host"), h.player("friend")
     h.accounts.grant(HOUSE_BOTS, 1_000)
     table_id = table_of(h, host, private=True, invited=["friend"], bots=True, min_players=2)
-    assert host.send(action="host_pause", table_id=table_id, paused=True)["type"] == "ack"
+    assert host.send(action="host_pause", table_id=table_id, paused=True)["type"] in ACCEPTED
     sit(table_id, host, friend)
     assert not h.store.load(table_id).state.hand_in_progress  # paused: no hand
     assert friend.send(action="host_pause", table_id=table_id, paused=False)["code"] \
         == "not_host"
-    assert host.send(action="host_add_bot", table_id=table_id, buy_in=100)["type"] == "ack"
+    assert host.send(action="host_add_bot", table_id=table_id, buy_in=100)["type"] in ACCEPTED
     assert h.accounts.balance(HOUSE_BOTS) == 900
-    assert host.send(action="host_pause", table_id=table_id, paused=False)["type"] == "ack"
+    assert host.send(action="host_pause", table_id=table_id, paused=False)["type"] in ACCEPTED
     assert h.store.load(table_id).state.hand_in_progress
     # Blinds changed during a hand take effect at the next one.
     assert host.send(action="host_settings", table_id=table_id, small_blind=2,
-                     big_blind=4)["type"] == "ack"
+                     big_blind=4)["type"] in ("ack", "update")
     assert h.store.load(table_id).state.config.big_blind == 2
     assert events(friend, "settings_changed")[-1]["pending"] is True
     fold_out(h, table_id, [host, friend])
@@ -293,9 +293,9 @@ def test_r7_12_host_actions_between_hands_and_a_close_returns_every_stack() -> N
     next_hand(h, table_id)
     assert h.store.load(table_id).state.config.big_blind == 4
     assert host.send(action="host_remove", table_id=table_id, player_id="bot-1")["type"] \
-        == "ack"
+        in ("ack", "update")
     # Close: every stack goes back (when the hand in progress, if any, is over).
-    assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
+    assert host.send(action="host_close", table_id=table_id)["type"] in ("ack", "update")
     while h.store.load(table_id).state.hand_in_progress:
         fold_out(h, table_id, [host, friend])
         h.clock.advance(1_000)
@@ -315,7 +315,7 @@ def test_r7_12_when_the_host_leaves_the_longest_seated_player_hosts() -> None:
     h.clock.advance(1_000)
     sit(table_id, second)
     fold_out(h, table_id, [host, first, second])
-    assert host.send(action="leave_table", table_id=table_id)["type"] == "ack"
+    assert host.send(action="leave_table", table_id=table_id)["type"] in ("ack", "update")
     assert h.store.load(table_id).settings.host == "first"
     assert events(second, "host_changed")[-1]["host"] == "first"
 
@@ -325,7 +325,7 @@ def test_r7_12_a_host_closing_an_empty_private_table_frees_an_open_table() -> No
     host = h.player("host")
     table_id = table_of(h, host, private=True)
     assert h.accounts.open_tables["host"] == 1
-    assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
+    assert host.send(action="host_close", table_id=table_id)["type"] in ("ack", "update")
     assert h.store.load(table_id).closed and h.accounts.open_tables["host"] == 0
     assert dealer.IDLE_CLOSE_MS > 0
 
@@ -339,7 +339,7 @@ def test_r7_12_host_controls_are_a_private_tables_and_checked_like_create_table(
                   {"action": "host_remove", "player_id": "guest"},
                   {"action": "create_invite_code"}, {"action": "host_close"}):
         assert host.send(table_id=public, **frame)["code"] == "not_private"
-    assert host.send(action="leave_table", table_id=public)["type"] == "ack"
+    assert host.send(action="leave_table", table_id=public)["type"] in ("ack", "update")
     assert not events(guest, "host_changed")  # a public table has no host to pass on
     private = table_of(h, host, private=True, seats=4)
     assert host.send(action="host_settings", table_id=private, small_blind=20,
@@ -355,7 +355,7 @@ def test_r7_12_closing_a_table_passes_the_host_to_nobody() -> None:
     table_id = table_of(h, host, private=True, invited=["first"], min_players=2)
     sit(table_id, host, first)
     fold_out(h, table_id, [host, first])
-    assert host.send(action="host_close", table_id=table_id)["type"] == "ack"
+    assert host.send(action="host_close", table_id=table_id)["type"] in ("ack", "update")
     assert h.store.load(table_id).closed and not events(first, "host_changed")
 
 
@@ -364,8 +364,8 @@ def test_r7_12_a_replayed_invite_code_request_after_a_revoke_gives_no_empty_code
     host = h.player("host")
     table_id = table_of(h, host, private=True)
     created = host.send(action="create_invite_code", table_id=table_id, request_id="code-1")
-    assert created["type"] == "ack"
-    assert host.send(action="revoke_invite_code", table_id=table_id)["type"] == "ack"
+    assert created["type"] in ("ack", "update")
+    assert host.send(action="revoke_invite_code", table_id=table_id)["type"] in ("ack", "update")
     before = len(host.messages)
     replayed = host.send(action="create_invite_code", table_id=table_id, request_id="code-1")
     assert replayed["replayed"] is True

@@ -21,7 +21,7 @@ from naiko.commitment import CardProof, leaf_hash, salts_from_seed, verify
 from naiko.verify import check_hand
 from naiko_service.hand_records import HandRecord
 from naiko_testing import cards_in
-from service_testing import Harness, Player, harness
+from service_testing import ACCEPTED, Harness, Player, harness
 from test_histories import assert_stored_once, play_hands
 
 
@@ -33,7 +33,7 @@ def session(seed: int, variant: str, count: int, hands: int
                                seat_count=count, small_blind=1, big_blind=2, min_buy_in=40,
                                max_buy_in=400)["table_id"]
     for player in players:
-        assert player.send(action="join_table", table_id=table_id, buy_in=200)["type"] == "ack"
+        assert player.send(action="join_table", table_id=table_id, buy_in=200)["type"] in ACCEPTED
     play_hands(h, table_id, players, hands, random.Random(seed), powers=variant == "NAIKO")
     return h, table_id, players, assert_stored_once(h, table_id)
 

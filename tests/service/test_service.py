@@ -15,13 +15,13 @@ from naiko_service.memory import MemoryTableStore
 from naiko_service.ports import ConcurrentUpdate
 from naiko_service.records import TableRecord
 from naiko_testing import cards_in
-from service_testing import Harness, Player, harness
+from service_testing import ACCEPTED, Harness, Player, harness
 
 
 def new_table(h: Harness, host: Player, variant: str = "NLHE", **settings: Any) -> str:
     ack = host.send(action="create_table", name="t", variant=variant, small_blind=1,
                     big_blind=2, min_buy_in=40, max_buy_in=400, **settings)
-    assert ack["type"] == "ack", ack
+    assert ack["type"] == "ack", ack  # a new table: nobody watches it, no update answers
     return str(ack["table_id"])
 
 
@@ -31,7 +31,7 @@ def seated(h: Harness, n: int = 3, variant: str = "NLHE",
     table_id = new_table(h, players[0], variant, **settings)
     for player in players:
         reply = player.send(action="join_table", table_id=table_id, buy_in=200)
-        assert reply["type"] == "ack", reply
+        assert reply["type"] == "update" and not reply["replayed"], reply  # its answer
     return table_id, players
 
 
@@ -53,7 +53,7 @@ def test_r7_1_join_moves_the_buy_in_and_leave_returns_the_stack() -> None:
     table_id, players = seated(h, 2)  # a new 6-seat table waits for a third player (R7.7)
     assert h.accounts.balance("p0") == 9_800
     reply = players[1].send(action="leave_table", table_id=table_id)
-    assert reply["type"] == "ack"
+    assert reply["type"] in ("ack", "update")
     assert h.accounts.balance("p1") == 10_000
     assert chips_everywhere(h, table_id, players) == 20_000
 
@@ -78,7 +78,7 @@ def test_r7_2_private_table_only_for_invited_players() -> None:
     table_id = new_table(h, host, private=True, invited=["friend"])
     assert stranger.send(action="join_table", table_id=table_id, buy_in=100)["code"] \
         == "not_invited"
-    assert friend.send(action="join_table", table_id=table_id, buy_in=100)["type"] == "ack"
+    assert friend.send(action="join_table", table_id=table_id, buy_in=100)["type"] in ACCEPTED
     assert table_id not in [t["table_id"] for t in host.send(action="list_tables")["tables"]]
 
 
@@ -102,7 +102,10 @@ def test_replayed_request_is_answered_not_applied_twice() -> None:
     first = p.send_raw(frame)
     version = h.store.load(table_id).version
     second = p.send_raw(frame)
-    assert first["type"] == "ack" and second == {**first, "replayed": True}
+    # answered by its update; the replay by an ack naming the same version (and a snapshot)
+    assert (first["type"], first["request_id"], first["replayed"]) == ("update", "same-1", False)
+    assert second == {"type": "ack", "request_id": "same-1", "table_id": table_id,
+                      "version": first["version"], "replayed": True}
     assert h.store.load(table_id).version == version
 
 
@@ -162,7 +165,7 @@ def test_racing_writes_one_commits_the_other_is_reapplied() -> None:
     record = h.store.load(table_id)
     assert record.version == v + 2
     # the version players see moves once: the other write (a bookkeeping write) was not announced
-    assert reply["type"] == "ack" and reply["version"] == record.seq == before.seq + 1
+    assert reply["type"] in ("ack", "update") and reply["version"] == record.seq == before.seq + 1
     assert record.connections["spectator"] == "conn-x"  # the other update was not lost
     assert len(calls_by(record, seat)) == len(calls_by(before, seat)) + 1  # called once
     assert h.counters["Conflicts"] == 1 and h.counters["Retries"] == 1
@@ -190,7 +193,7 @@ def test_racing_actions_of_the_same_turn_apply_once() -> None:
     v = before.version
     # the second request committed v + 1; the first conflicted, was re-applied to v + 1,
     # where it is no longer that player's turn: rejected, nothing more written
-    assert late[0]["type"] == "ack" and late[0]["version"] == v + 1
+    assert late[0]["type"] in ("ack", "update") and late[0]["version"] == v + 1
     assert first["type"] == "error" and first["code"] == "not_your_turn"
     assert store.saves == [("written", v), ("conflict", v)]
     record = h.store.load(table_id)
@@ -365,7 +368,7 @@ def test_r8_3_disconnect_keeps_the_seat_and_the_clock_reconnect_gets_the_confirm
     snap = back.send(action="snapshot", table_id=table_id)
     assert snap["type"] == "snapshot" and snap["version"] == h.store.load(table_id).version
     assert snap["view"]["prompt"]["deadline_ms"] == due
-    assert back.send(action="act", table_id=table_id, move="call")["type"] == "ack"
+    assert back.send(action="act", table_id=table_id, move="call")["type"] in ("ack", "update")
 
 
 def test_r8_1_decision_clock_checks_when_legal_else_folds() -> None:
@@ -452,7 +455,7 @@ def test_r7_1_busted_player_may_reload_between_hands() -> None:
     # Hand 1: everybody all-in preflop; the best hand takes all 600, the other two bust.
     while not h.store.load(table_id).state.hand.complete:  # type: ignore[union-attr]
         assert actor(players).send(action="act", table_id=table_id, move="all_in")["type"] \
-            == "ack"
+            in ("ack", "update")
     record = h.store.load(table_id)
     stacks = {p.player_id: record.state.stack(record.seat_of(p.player_id))  # type: ignore[arg-type]
               for p in players}
@@ -462,7 +465,7 @@ def test_r7_1_busted_player_may_reload_between_hands() -> None:
     balance = h.accounts.balance(reloader.player_id)
     assert reloader.send(action="add_chips", table_id=table_id, amount=401)["code"] \
         == "bad_buy_in"
-    assert reloader.send(action="add_chips", table_id=table_id, amount=150)["type"] == "ack"
+    assert reloader.send(action="add_chips", table_id=table_id, amount=150)["type"] in ACCEPTED
     assert h.accounts.balance(reloader.player_id) == balance - 150
     record = h.store.load(table_id)
     assert record.state.hand is not None and record.state.hand.number == 1
@@ -495,7 +498,7 @@ def test_r7_7_returning_within_30_minutes_buys_in_for_at_least_what_was_left_wit
     reply = leaver.send(action="join_table", table_id=table_id, buy_in=40)
     assert reply["code"] == "bad_buy_in" and str(left_with) in reply["message"]
     h.clock.advance(31 * 60_000)
-    assert leaver.send(action="join_table", table_id=table_id, buy_in=40)["type"] == "ack"
+    assert leaver.send(action="join_table", table_id=table_id, buy_in=40)["type"] in ACCEPTED
 
 
 def test_r7_7_sitting_out_ten_minutes_removes_the_player_with_the_stack() -> None:
@@ -526,7 +529,7 @@ def test_leaving_mid_hand_folds_at_the_players_turn_and_cashes_out_after_the_han
     table_id, players = seated(h, 3)
     p = actor(players)
     leaver = next(x for x in players if x is not p)
-    assert leaver.send(action="leave_table", table_id=table_id)["type"] == "ack"
+    assert leaver.send(action="leave_table", table_id=table_id)["type"] in ("ack", "update")
     for _ in range(30):
         record = h.store.load(table_id)
         if record.seat_of(leaver.player_id) is None:
@@ -538,7 +541,7 @@ def test_leaving_mid_hand_folds_at_the_players_turn_and_cashes_out_after_the_han
             continue
         p = actor(players)
         move = "check" if "check" in p.last_view()["prompt"]["actions"] else "call"
-        assert p.send(action="act", table_id=table_id, move=move)["type"] == "ack"
+        assert p.send(action="act", table_id=table_id, move=move)["type"] in ("ack", "update")
     assert h.store.load(table_id).seat_of(leaver.player_id) is None
     total = chips_everywhere(h, table_id, players)
     assert total == 30_000
@@ -550,6 +553,6 @@ def test_two_players_may_use_the_same_request_id() -> None:
     table_id = new_table(h, players[0])
     for player in players:
         reply = player.send(action="join_table", table_id=table_id, buy_in=100, request_id="j1")
-        assert reply["type"] == "ack" and not reply["replayed"]
+        assert reply["type"] in ("ack", "update") and not reply["replayed"]
     record = h.store.load(table_id)
     assert record.seat_of("p0") is not None and record.seat_of("p1") is not None

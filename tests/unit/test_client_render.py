@@ -469,13 +469,14 @@ def test_lobby_then_watch_then_join_with_the_default_buy_in(bob: Any) -> None:
         await settle()
         join = ws.sent[-1]
         assert (join["action"], join["table_id"], join["buy_in"]) == ("join_table", "t1", 500)
-        client.on_message({"type": "ack", "request_id": join["request_id"], "table_id": "t1",
-                           "version": 5, "replayed": False})
+        client.on_message({"type": "update", "request_id": join["request_id"], "table_id": "t1",
+                           "version": 5, "replayed": False, "events": [],
+                           "view": dict(bob, table_id="t1")})  # the join's answer
         assert client.status == "You sit down (with 500)."
         seen.append(list(ws.sent))
 
     client = run_client(steps)
-    assert client.table_id == "t1" and client.version == 4
+    assert client.table_id == "t1" and client.version == 5  # the update applied
     assert len({m["request_id"] for m in seen[0]}) == 3  # a fresh id per request
 
 
@@ -827,12 +828,12 @@ def test_r7_11_r7_12_account_codes_found_tables_and_quick_seats(bob: Any) -> Non
         await settle()
         quick = ws.sent[-1]
         assert (quick["action"], "table_id" in quick) == ("quick_seat", False)
-        client.on_message({"type": "ack", "request_id": quick["request_id"], "table_id": "q9",
-                           "version": 2, "replayed": False})
-        assert client.table_id == "q9" and client.view is None
-        assert client.status == "Quick seat (PLO 5/10): you sit at table q9."
+        # the answer is the update of the table the room seated bob at (no ack)
         client.on_message({"type": "update", "table_id": "q9", "version": 2,
-                           "view": dict(bob, table_id="q9"), "events": []})
+                           "view": dict(bob, table_id="q9"), "events": [],
+                           "request_id": quick["request_id"], "replayed": False})
+        assert client.table_id == "q9" and quick["request_id"] not in client.pending
+        assert client.status == "Quick seat (PLO 5/10): you sit at table q9."
         assert client.view is not None and client.version == 2
 
     run_client(steps)

@@ -86,12 +86,12 @@ class Room:
         ack = self.send(players[0], {"action": "create_table", "name": "limits",
                                      "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
                                      "max_buy_in": 200, "decision_seconds": 60})
-        assert ack["type"] == "ack", ack
+        assert ack["type"] in ("ack", "update"), ack
         table_id = str(ack["table_id"])
         for player in players:
             joined = self.send(player, {"action": "join_table", "table_id": table_id,
                                         "buy_in": 100})
-            assert joined["type"] == "ack", joined
+            assert joined["type"] in ("ack", "update"), joined
         return table_id
 
     def act(self, table_id: str) -> dict[str, Any] | None:
@@ -169,7 +169,7 @@ def test_a_flood_from_one_connection_is_rate_limited_while_the_others_play_on() 
         version = room.h.store.load(table_id).version
         ack = room.act(table_id)
         if ack is not None:
-            assert ack["type"] == "ack", ack
+            assert ack["type"] in ("ack", "update"), ack
             assert room.h.store.load(table_id).version > version
             applied += 1
         room.h.clock.advance(200)

@@ -328,11 +328,26 @@ class Connections(Protocol):
     def unbind(self, connection_id: str) -> None: ...
 
 
+class Encoded(dict[str, Any]):
+    """A message whose JSON is made already: the dict (what in-memory gateways record), and
+    ``data``, the exact bytes of its compact UTF-8 JSON, which a gateway that posts JSON sends
+    as they are (the fan-out serialises the part of a view every recipient shares once)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, message: dict[str, Any], data: bytes):
+        super().__init__(message)
+        self.data = data
+
+
 class Gateway(Protocol):
-    """Pushes messages to connections (API Gateway Management API, or the local hub)."""
+    """Pushes messages to connections (API Gateway Management API, or the local hub). The
+    fan-out calls :meth:`send` from several threads at once (``usecases.path.fan_out``)."""
 
     def send(self, connection_id: str, message: dict[str, Any]) -> None:
-        """:raises ConnectionGone: If the connection no longer exists."""
+        """Post *message* (an :class:`Encoded` one: post its ``data``).
+
+        :raises ConnectionGone: If the connection no longer exists."""
         ...
 
     def alive(self, connection_id: str) -> bool:

@@ -568,7 +568,10 @@ class Message(BaseModel):
 
 
 class Ack(Message):
-    """The request was applied at ``version`` (or had been: ``replayed``)."""
+    """The request was applied at ``version`` (or had been: ``replayed``). A change to a
+    table the requester's connection watches is answered by its :class:`Update` instead
+    (carrying the ``request_id``); an ``ack`` answers the rest: a write nobody is told of, a
+    requester not watching the table, a new table, a tournament request, and every replay."""
 
     type: Literal["ack"]
     request_id: str
@@ -614,13 +617,17 @@ class CardProof(Message):
 class Update(Message):
     """What changed (events visible to this connection) and the resulting view. ``version``
     increases by exactly one per table write: a client that sees a gap asks for a snapshot.
-    ``proofs``: one per card the events show this connection (R10.2), absent when none."""
+    ``proofs``: one per card the events show this connection (R10.2), absent when none.
+    The update sent to the connection whose request made the write carries that
+    ``request_id`` (and ``replayed: false``): it is the request's answer, no ``ack`` comes."""
 
     type: Literal["update"]
     table_id: str
     version: int
     events: list[dict[str, Any]]
     view: dict[str, Any]
+    request_id: str | None = None
+    replayed: bool = False
     proofs: list[CardProof] | None = None
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ..ports import ConnectionGone
+from ..ports import ConnectionGone, Encoded
 
 
 class ManagementApiGateway:
@@ -23,13 +23,15 @@ class ManagementApiGateway:
         self.client = client
 
     def send(self, connection_id: str, message: dict[str, Any]) -> None:
-        """Post *message* as compact UTF-8 JSON to one connection.
+        """Post *message* as compact UTF-8 JSON to one connection (an
+        :class:`~naiko_service.ports.Encoded` message: its bytes, serialised already). The
+        client is thread-safe: the fan-out posts from several threads at once.
 
         :raises ConnectionGone: If API Gateway answers ``GoneException`` (HTTP 410): the
             client disconnected.
         :raises botocore.exceptions.ClientError: Any other failure, unchanged.
         """
-        data = encode_message(message)
+        data = message.data if isinstance(message, Encoded) else encode_message(message)
         try:
             self.client.post_to_connection(ConnectionId=connection_id, Data=data)
         except ClientError as exc:

@@ -103,6 +103,10 @@ class Deps:
     sweep_workers: int = 1
     """Tables the sweep wakes at once (threads; ``SWEEP_WORKERS`` in a deployment, where the
     adapters are thread-safe). 1: one after another (the in-memory adapters)."""
+    parallel_fan_out: bool = True
+    """Post a fan-out's messages concurrently (``usecases.path.FAN_OUT_WORKERS`` at once);
+    ``False``: one after another, in the order of ``record.connections`` (deterministic: the
+    fault-injection matrix numbers every call)."""
 
 
     def think_ms(self) -> int:

@@ -173,6 +173,11 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
                                    horizon=horizon)
         if token is not None and fired:
             record.remember_timer(token, record.version)
+        # An idle wake-up (nothing due: the turn it was armed for ended early) only re-arms:
+        # nothing any player sees changed, so it is not announced (no new version, no
+        # fan-out: ~9 messages a 6-max hand, docs/timers.md); what the dealer does next with
+        # events still is.
+        outcome.quiet = not fired
         return outcome
 
     try:
