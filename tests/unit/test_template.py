@@ -53,11 +53,16 @@ def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 _Loader.add_multi_constructor("!", _intrinsic)
 
 
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
+def load_cfn() -> dict[str, Any]:
+    """``template.yaml`` with CloudFormation's short tags in their long form."""
     with open(TEMPLATE, encoding="utf-8") as stream:
         loaded: dict[str, Any] = yaml.load(stream, Loader=_Loader)  # noqa: S506 (SafeLoader)
     return loaded
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return load_cfn()
 
 
 def resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:

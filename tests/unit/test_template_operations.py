@@ -13,40 +13,17 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import yaml
+from test_template import load_cfn
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 DEPLOY = ROOT / "docs" / "deploy.md"
 
 
-class _Loader(yaml.SafeLoader):
-    """CloudFormation's short tags in their long form (``!Ref X`` -> ``{"Ref": "X"}``)."""
-
-
-def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    value: Any
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    if suffix == "Ref":
-        return {"Ref": value}
-    if suffix == "GetAtt" and isinstance(value, str):
-        return {"Fn::GetAtt": value.split(".", 1)}
-    return {f"Fn::{suffix}": value}
-
-
-_Loader.add_multi_constructor("!", _intrinsic)
-
-
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    with open(TEMPLATE, encoding="utf-8") as stream:
-        loaded: dict[str, Any] = yaml.load(stream, Loader=_Loader)  # noqa: S506 (SafeLoader)
-    return loaded
+    """The template with its intrinsic functions in their long form."""
+    return load_cfn()
 
 
 @pytest.fixture(scope="module")
