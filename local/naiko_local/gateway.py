@@ -210,6 +210,10 @@ class LocalGateway:
         self.post_timeout = post_timeout
         self._own_executor = executor is None
         self._executor = executor or ThreadPoolExecutor(8, thread_name_prefix="lambda")
+        # The handshake's functions (authorizer, $connect) have threads of their own, as each
+        # Lambda function has its own concurrency: a burst of other invocations (200
+        # $disconnects at once) never holds a new handshake past the server's open timeout.
+        self._connect_executor = ThreadPoolExecutor(4, thread_name_prefix="lambda-connect")
         self._connections: dict[str, Connection] = {}
         self._handshaking: dict[Any, Connection] = {}
         self._lock = threading.Lock()
@@ -311,6 +315,7 @@ class LocalGateway:
         self._loop = None
         if self._own_executor:
             self._executor.shutdown(wait=True)
+        self._connect_executor.shutdown(wait=True)
 
     async def _stop_websocket(self) -> None:
         if self._server is None:
@@ -349,9 +354,11 @@ class LocalGateway:
         return (f"arn:aws:execute-api:{self.region}:{self.account_id}:{self.api_id}/"
                 f"{self.stage}/{route}")
 
-    async def _call(self, function: str, event: dict[str, Any]) -> Any:
+    async def _call(self, function: str, event: dict[str, Any], *,
+                    handshake: bool = False) -> Any:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.invoke, function, event)
+        executor = self._connect_executor if handshake else self._executor
+        return await loop.run_in_executor(executor, self.invoke, function, event)
 
     # -- $connect ----------------------------------------------------------------------------
 
@@ -395,7 +402,7 @@ class LocalGateway:
             }
             started = time.monotonic()
             try:
-                policy = await self._call(authorizer, event)
+                policy = await self._call(authorizer, event, handshake=True)
             except Exception as error:
                 if str(error) == UNAUTHORIZED:
                     return refuse(HTTPStatus.UNAUTHORIZED, UNAUTHORIZED)
@@ -414,7 +421,7 @@ class LocalGateway:
                                "integrationLatency": latency}
             if self.before_connect is not None and isinstance(policy.get("principalId"), str):
                 loop = asyncio.get_running_loop()
-                await loop.run_in_executor(self._executor, self.before_connect,
+                await loop.run_in_executor(self._connect_executor, self.before_connect,
                                            policy["principalId"])
         function = self.routes.functions.get("$connect")
         if function is not None:
@@ -424,7 +431,7 @@ class LocalGateway:
                      "requestContext": self._request_context(conn, "$connect", "CONNECT", now),
                      "isBase64Encoded": False}
             try:
-                result = await self._call(function, event)
+                result = await self._call(function, event, handshake=True)
             except Exception as error:
                 log.warning("$connect failed: %s", type(error).__name__)
                 return refuse(HTTPStatus.INTERNAL_SERVER_ERROR, "Internal server error")
