@@ -14,7 +14,6 @@ players were sent (their own views), so the search cannot be vacuous.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import io
 import json
 import logging
@@ -28,6 +27,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from naiko.cards import format_cards, seeded_random
+from naiko_local.template import load_handler
 from naiko_service import bootstrap
 from naiko_service.auth import public_key_to_base64, sign_token
 from naiko_service.memory import (
@@ -43,15 +43,6 @@ from naiko_service.usecases import Deps, TableService
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 PLAYERS = ("alice", "bob", "carol")
-
-
-def load_handler(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"naiko_leak_{name}",
-                                                  ROOT / "functions" / name / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @dataclass

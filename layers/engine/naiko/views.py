@@ -163,15 +163,14 @@ def seen_cards(state: TableState, seat_index: int | None,
     hand = state.hand
     if hand is None:
         return []
-    cards = cards_in(e for e in hand.log if e.visible_to(seat_index, player_id))
+    visible = [e for e in hand.log if e.visible_to(seat_index, player_id)]
     # As the view's peek (R6.8): a peeked card a Sleeve Swap took is someone's hole card now,
-    # so a snapshot no longer names it (its proof came with the peek).
-    peeked = {c for e in hand.log if isinstance(e, PeekResult)
-              and e.visible_to(seat_index, player_id) for c in parse_cards(e.card)}
-    gone = {c for c in peeked if c not in hand.deck and c not in hand.board}
-    shown = set(cards_in(e for e in hand.log if not isinstance(e, PeekResult)
-                         and e.visible_to(seat_index, player_id)))
-    return [c for c in cards if c not in gone or c in shown]
+    # so a snapshot no longer names it (its proof came with the peek) unless the viewer was
+    # shown it otherwise (its own swap, a showdown).
+    shown = cards_in(e for e in visible if not isinstance(e, PeekResult))
+    peeked = [c for c in cards_in(e for e in visible if isinstance(e, PeekResult))
+              if c in hand.deck or c in hand.board]
+    return list(dict.fromkeys(shown + peeked))
 
 
 def commitment_of(hand: HandState) -> DeckCommitment | None:
