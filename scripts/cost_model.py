@@ -9,18 +9,23 @@ pause 3 s, the template's defaults); each decision is taken after a think time d
 never, for a player who lets the clock run out), by sending the frame through
 ``functions/game/app.py``. Every AWS call the handlers make is counted at botocore's
 ``_make_api_call`` (moto answers it), with its parameters and response, so DynamoDB units come
-from the real item sizes. Step Functions is simulated on a virtual clock: each counted
-``StartExecution`` fires at its ``$.due`` by calling ``functions/timer/app.py``, as the state
-machine's Task does (the state machines themselves are exercised in
-``tests/integration/test_timers_on_moto.py``); the sweep runs every virtual minute. Setup
+from the real item sizes. Timers run on a virtual clock: each counted ``SendMessage`` to the
+timer queue is delivered ``DelaySeconds`` after it was sent, as an SQS event of one record to
+``functions/timer/app.py`` (what the event source mapping does; the queue path is exercised on
+moto in ``tests/integration/test_timer_queue_on_moto.py``), and each ``StartExecution`` fires
+at its ``$.due`` with ``{table_id, token}``, as the state machine's Task does
+(``tests/integration/test_timers_on_moto.py``); the sweep runs every virtual minute. Setup
 (connecting, creating the table, the first buy-ins) is not counted; rebuys are.
 
 Designs compared on the same seeded players:
 
 ``wake-up``   this design: one armed wake-up per table, re-armed only when the earliest
-              deadline moves earlier (``usecases.path.arm``); EXPRESS up to 45 s, else STANDARD.
+              deadline moves earlier (``usecases.path.arm``), sent on the timer queue (SQS
+              delay queue) up to 15 minutes, else STANDARD (``TimerTransport=queue``).
+``express``   the same wake-ups on the EXPRESS machine up to 45 s, else STANDARD
+              (``TimerTransport=express``, the design before).
 ``per-timer`` one execution per timer, each waiting until its deadline even when the turn ended
-              early (the design before; EXPRESS up to 45 s, else STANDARD).
+              early (EXPRESS up to 45 s, else STANDARD).
 ``naive``     one STANDARD execution per timer, i.e. per action.
 
 Prices (us-east-1, on-demand, no free tier; read 2026-11-29 from the pages below):
@@ -72,6 +77,8 @@ PRICES = {
     # is metered in 32 KB units)
     "apigw_message": 1.00 / 1e6,
     "apigw_connection_minute": 0.25 / 1e6,
+    # https://aws.amazon.com/sqs/pricing/ (standard queue, per request of up to 64 KB)
+    "sqs_request": 0.40 / 1e6,
     # https://aws.amazon.com/step-functions/pricing/
     "sfn_standard_transition": 0.025 / 1000,
     "sfn_express_request": 1.00 / 1e6,
@@ -92,7 +99,11 @@ Lambda: 512 MB (template Globals), arm64, billed per ms. A handler's duration is
 its Python time measured here (time outside AWS calls) x CPU_FACTOR (512 MB is ~0.29 vCPU),
 plus an assumed in-region latency per AWS call (LATENCY_MS). Express executions: billed from
 start to end (the whole wait, plus the Lambda call), rounded up to 100 ms, at 64 MB. Standard:
-2 transitions per execution (WaitUntilDue and Fire entered; no retries happen here). DynamoDB:
+2 transitions per execution (WaitUntilDue and Fire entered; no retries happen here). Timer
+queue: 3 requests per wake-up (``SendMessage``; the event source mapping's ``ReceiveMessage``
+and ``DeleteMessageBatch``, counted as if every batch held one message, the case of a quiet
+queue; at 10,000 tables batches fill and these two shrink); the mapping's empty long polls are
+a fixed cost per deployment, not per hand (reported apart). DynamoDB:
 a strongly consistent GetItem is ceil(size / 4 KB) RRU; a write ceil(size / 1 KB) WRU, doubled
 in a transaction; each GSI whose projection changes costs ceil(entry / 1 KB) more (2 when its
 key changes: delete + put; 0 when nothing projected changed); the sweep's GSI query is
@@ -103,9 +114,9 @@ CloudWatch Logs: the bytes the handlers write to stdout in each counted invocati
 Powertools logger at the template's ``LogLevel``, INFO, and the metrics' EMF lines), each line
 billed with 26 bytes of event overhead, plus Lambda's own START/END/REPORT lines
 (``PLATFORM_LOG_BYTES`` per invocation, assumed from their format, with the X-Ray trace id).
-X-Ray: the template sets ``Tracing: Active`` on every function; Lambda samples the first
-request each second and 5% of the others (``XRAY_SAMPLED``: the share at 10,000 tables, about
-3,600 invocations/s). Secrets Manager and KMS: the state key is read once per container
+X-Ray: billed only when the template's ``Tracing`` parameter defaults to ``Active`` (it defaults
+to ``PassThrough``: nothing recorded); Active samples the first request each second and 5% of
+the others (``XRAY_SAMPLED``: the share at 10,000 tables, about 3,600 invocations/s). Secrets Manager and KMS: the state key is read once per container
 (``GetSecretValue``, and the KMS ``Decrypt`` Secrets Manager makes with the secret's key), so
 they scale with cold starts, not actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
 
@@ -124,6 +135,7 @@ MEMORY_GB = 512 / 1024
 CPU_FACTOR = 3.5
 LATENCY_MS = {"GetItem": 4, "PutItem": 6, "UpdateItem": 6, "DeleteItem": 6, "Query": 6,
               "TransactWriteItems": 12, "PostToConnection": 12, "StartExecution": 15,
+              "SendMessage": 8,
               "GetSecretValue": 20}
 PLATFORM_LOG_BYTES = 370
 """Lambda's START (~70 B), END (~52 B) and REPORT (~250 B with the X-Ray line) per invocation."""
@@ -259,6 +271,10 @@ class Bill:
     express: list[tuple[int, int]] = field(default_factory=list)
     """(start_ms, due_ms) of each EXPRESS execution."""
     standard: int = 0
+    queue_messages: int = 0
+    """Wake-ups sent on the timer queue (each: send, receive, delete)."""
+    tracing: bool = False
+    """The template's default ``Tracing`` is ``Active`` (X-Ray billed)."""
     timer_durations: list[int] = field(default_factory=list)
     sweep_rru: float = 0.0
     seconds: float = 0.0
@@ -298,7 +314,8 @@ class Counting:
                 name = props["TableName"].replace("${Stage}", "cost")
                 self.indexes[name] = props.get("GlobalSecondaryIndexes", [])
                 self.keys[name] = [k["AttributeName"] for k in props["KeySchema"]]
-        self.started: list[tuple[str, dict[str, Any]]] = []
+        self.started: list[tuple[str, int, dict[str, Any]]] = []
+        """What the handlers asked to fire later: ``("execution" | "message", when, payload)``."""
         self.sweeping = False
         self.lock = threading.RLock()
         self.history_table = next(
@@ -392,7 +409,13 @@ class Counting:
             if self.current is not None:
                 self._histories(params["TransactItems"], units)
         if operation == "StartExecution":  # fires in the simulation, billed or not
-            self.started.append((params["stateMachineArn"], json.loads(params["input"])))
+            execution = json.loads(params["input"])
+            self.started.append(("execution", -(-execution["due_ms"] // 1000) * 1000,
+                                 execution))
+        elif operation == "SendMessage":  # delivered after its delay, billed or not
+            self.started.append(("message", self.now_ms + 1000 * params.get("DelaySeconds", 0),
+                                 {"messageId": response.get("MessageId", "m"),
+                                  "body": params["MessageBody"], "eventSource": "aws:sqs"}))
         if self.current is None:
             return
         self.current.calls[operation] += 1
@@ -414,6 +437,8 @@ class Counting:
             self.bill.rru += max(0.5, math.ceil(size / 4096) * 0.5)
         elif operation == "PostToConnection":
             self.bill.messages_out += max(1, math.ceil(len(params["Data"]) / 32768))
+        elif operation == "SendMessage":
+            self.bill.queue_messages += 1
         elif operation == "StartExecution":
             execution = json.loads(params["input"])
             if params["stateMachineArn"] == self.express_arn:
@@ -533,7 +558,13 @@ class Simulation:
                     name=f"cost-{logical_id}", type=props["StateMachineType"],
                     definition=json.dumps(props["Definition"]),
                     roleArn=f"arn:aws:iam::{ACCOUNT}:role/cost")["stateMachineArn"]
+            queue = template["Resources"]["TimerQueue"]["Properties"]
+            queue_url = boto3.client("sqs", region_name=REGION).create_queue(
+                QueueName="cost-timers", Attributes={
+                    "VisibilityTimeout": str(queue["VisibilityTimeout"])})["QueueUrl"]
             os.environ.update({
+                "TIMER_QUEUE_URL": queue_url,
+                "TIMER_TRANSPORT": "queue" if self.design == "wake-up" else "express",
                 "TABLES_TABLE": names["TablesTable"], "ACCOUNTS_TABLE": names["AccountsTable"],
                 "CONNECTIONS_TABLE": names["ConnectionsTable"],
                 "LEDGER_TABLE": names["LedgerTable"],
@@ -543,6 +574,7 @@ class Simulation:
                 "TIMER_LONG_STATE_MACHINE_ARN": arns["TimerStandardStateMachine"]})
             counting = Counting(template, arns["TimerExpressStateMachine"],
                                 arns["TimerStandardStateMachine"])
+            counting.bill.tracing = template["Parameters"]["Tracing"]["Default"] == "Active"
             original = BaseClient._make_api_call
             meter = LogMeter(counting)
             with mock.patch.object(BaseClient, "_make_api_call",
@@ -585,8 +617,12 @@ class Simulation:
         service = bootstrap.get_service()
         service.deps.clock = clock
         service.deps.rng = seeded_random(self.seed)
+        seeds = random.Random(self.seed)  # the decks' secret seeds (R10.2) too: one run, one bill
+        service.deps.secret_bytes = lambda n: seeds.randbytes(n)
         scheduler: Any = service.deps.scheduler
         scheduler.now_ms = clock.now_ms
+        if getattr(scheduler, "long_waits", None) is not None:
+            scheduler.long_waits.now_ms = clock.now_ms
         if self.design == "naive":
             scheduler.express_max_wait_ms = -1  # every execution on STANDARD
         if self.design in ("naive", "per-timer"):
@@ -683,7 +719,7 @@ class World:
 
     def start_counting(self) -> None:
         """From here on everything is billed (executions started before still fire)."""
-        self.counting.bill = Bill()
+        self.counting.bill = Bill(tracing=self.counting.bill.tracing)
         self.counting_on = True
         self.first_ms = self.clock.now
         heapq.heappush(self.queue, (self.clock.now + 60_000, next(self.seq), "sweep", None))
@@ -704,12 +740,15 @@ class World:
             steps += 1
             if steps > 400_000:
                 raise RuntimeError("the simulation does not end")
-            # executions started since the last step fire at their $.due (whole seconds)
+            # executions started since the last step fire at their $.due (whole seconds),
+            # messages sent are delivered after their delay
             while self.fired < len(counting.started):
-                _arn, execution = counting.started[self.fired]
+                what, when, payload = counting.started[self.fired]
                 self.fired += 1
-                due = -(-execution["due_ms"] // 1000) * 1000
-                heapq.heappush(self.queue, (due, next(self.seq), "fire", execution))
+                heapq.heappush(self.queue, (when, next(self.seq), "fire",
+                                            {"table_id": payload["table_id"],
+                                             "token": payload["token"]}
+                                            if what == "execution" else {"Records": [payload]}))
             for player in self.players:
                 self.refresh(player)
                 view = player.view
@@ -752,9 +791,7 @@ class World:
                 self.send(player, **frame)
             elif kind == "fire":
                 with counting.invocation("timer") as invocation:
-                    self.handlers["timer"].lambda_handler(
-                        {"table_id": payload["table_id"], "token": payload["token"]},
-                        Context())
+                    self.handlers["timer"].lambda_handler(payload, Context())
                 counting.bill.timer_durations.append(invocation.modeled_ms)
             elif kind == "sweep":
                 with counting.invocation("sweep"):
@@ -768,7 +805,8 @@ class World:
 
 class Table(Simulation):
     """One 6-max NLHE 1/2 cash table (buy-in 200) for a number of hands; a busted player
-    rebuys."""
+    rebuys, one the clock sat out comes back (``sit_in``) 10 s later, and one who was removed
+    (the 10-minute sit-out limit, R7.7) sits down again."""
 
     def __init__(self, design: str, hands: int, seed: int):
         super().__init__(design, seed)
@@ -789,11 +827,22 @@ class Table(Simulation):
         return world.hand_number > self.hands_wanted
 
     def between_hands(self, world: World, player: Player, view: dict[str, Any]) -> None:
+        if view.get("seat_index") is None:  # removed: sit down again
+            if not player.rebuying:
+                player.rebuying = True
+                world.later(10_000, player, {"action": "join_table",
+                                             "table_id": player.table_id, "buy_in": BUY_IN})
+            return
         me = view["seats"][view["seat_index"]]
-        if view["hand"]["complete"] and me and me["stack"] == 0 and not player.rebuying:
+        if me and me.get("sitting_out") and me["stack"] > 0 and not player.rebuying:
+            player.rebuying = True  # coming back
+            world.later(10_000, player, {"action": "sit_in", "table_id": player.table_id})
+        elif view["hand"]["complete"] and me and me["stack"] == 0 and not player.rebuying:
             player.rebuying = True
             world.later(1_000, player, {"action": "add_chips", "table_id": player.table_id,
                                         "amount": BUY_IN})
+        elif me and me["stack"] > 0 and not me.get("sitting_out"):
+            player.rebuying = False
 
     def finish(self, world: World) -> None:
         world.counting.bill.hands = self.hands_wanted
@@ -873,7 +922,7 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
     invocations = len(bill.invocations)
     logs_gb = (bill.log_bytes + LOG_EVENT_OVERHEAD * bill.log_lines
                + invocations * (PLATFORM_LOG_BYTES + 3 * LOG_EVENT_OVERHEAD)) / 1024**3
-    traces = invocations * XRAY_SAMPLED
+    traces = invocations * XRAY_SAMPLED if bill.tracing else 0.0
     cold_starts = COLD_STARTS_PER_1000_HANDS * bill.hands / 1000
     out = {
         "Lambda": {"requests": lambda_requests, "GB-s": lambda_gbs,
@@ -892,6 +941,8 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
             "$": len(bill.express) * PRICES["sfn_express_request"]
             + express_gbs * PRICES["sfn_express_gb_second"]
             + 2 * bill.standard * PRICES["sfn_standard_transition"]},
+        "SQS": {"wake-ups": bill.queue_messages, "requests": 3 * bill.queue_messages,
+                "$": 3 * bill.queue_messages * PRICES["sqs_request"]},
         "CloudWatch Logs": {"MB ingested": logs_gb * 1024, "$": logs_gb
                             * PRICES["logs_ingested_gb"]},
         "X-Ray": {"traces": traces, "$": traces * PRICES["xray_trace_recorded"]},
@@ -997,14 +1048,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--design", choices=["all", "wake-up", "per-timer", "naive"],
+    parser.add_argument("--design", choices=["all", "wake-up", "express", "per-timer", "naive"],
                         default="all")
     parser.add_argument("--tournament", choices=["sng", "spin"], default=None,
                         help="a whole Sit & Go (6 humans) or Spin (3) instead of a cash table")
     parser.add_argument("--no-histories", action="store_true",
                         help="store no hand histories (HISTORY_TABLE unset), to compare")
     args = parser.parse_args(argv)
-    designs = ["wake-up", "per-timer", "naive"] if args.design == "all" else [args.design]
+    designs = (["wake-up", "express", "per-timer", "naive"] if args.design == "all"
+               else [args.design])
     bills = {}
     for design in designs:
         started = time.perf_counter()

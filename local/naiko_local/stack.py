@@ -9,8 +9,10 @@ What is real and what is local:
   ``apigatewaymanagementapi`` client), the token authorizer and its Ed25519 tokens, the
   sealed table state, and ``template.yaml`` (tables, routes, authorizer, sweep schedule).
 * **Local**: DynamoDB is moto's server (in this process, on ``127.0.0.1``; ``AWS_ENDPOINT_URL``
-  points boto3 at it); API Gateway is :class:`naiko_local.gateway.LocalGateway`; Step Functions
-  and EventBridge are :class:`naiko_local.timers.LocalTimers`; Lambda is a thread pool.
+  points boto3 at it); API Gateway is :class:`naiko_local.gateway.LocalGateway`; the timer
+  queue and its event source mapping are :class:`naiko_local.timers.LocalDelayQueue` (the real
+  ``DelayQueueScheduler`` sends to it); Step Functions (waits over 15 minutes) and EventBridge
+  are :class:`naiko_local.timers.LocalTimers`; Lambda is a thread pool.
 
 :class:`LocalStack` is the programmatic form (the end-to-end tests start one in-process);
 :func:`main` adds the demo table, bots and the banner.
@@ -48,7 +50,7 @@ from naiko_client.keepalive import KeepAlive, keep_alive
 
 from . import template as tpl
 from .gateway import Limits, LocalGateway, Routes
-from .timers import LocalTimers
+from .timers import LOCAL_QUEUE_URL, LocalDelayQueue, LocalTimers
 from .web import WebServer
 
 log = logging.getLogger("naiko_local")
@@ -325,6 +327,7 @@ class LocalStack:
         self.table_names: dict[str, str] = {}
         self.gateway: LocalGateway
         self.timers: LocalTimers
+        self.timer_queue: LocalDelayQueue | None = None
         self.functions: LocalFunctions
         self.service: Any = None
         self.private_key: Any = None
@@ -416,6 +419,7 @@ class LocalStack:
             # imported, and takes the service name (POWERTOOLS_SERVICE_NAME) and the stdout of
             # that moment for the life of the process.
             from naiko_service import bootstrap
+            from naiko_service.aws.scheduler import DelayQueueScheduler
 
             routes = tpl.websocket_routes(template)
             authorizer = tpl.connect_authorizer(template)
@@ -455,8 +459,14 @@ class LocalStack:
                 sweep=(lambda: self.functions.invoke(sweep_name, _sweep_event()))
                 if sweep_name else None,
                 sweep_seconds=sweep_seconds, executor=self._executor)
-            self.service.deps.scheduler = self.timers
+            # The timer queue (TimerTransport=queue, the template's default) takes the wake-ups
+            # up to 15 minutes away; the local "STANDARD machine" the longer ones.
+            self.timer_queue = LocalDelayQueue(
+                lambda event: self.functions.invoke("timer", event), executor=self._executor)
+            self.service.deps.scheduler = DelayQueueScheduler(
+                self.timer_queue, LOCAL_QUEUE_URL, long_waits=self.timers)
             self.timers.start()
+            self.timer_queue.start()
             if config.welcome_chips > 0:  # the house funds the BOT seats hosts add (R7.12),
                 # tournament BOTs' entries, and Spin prizes (R9.10)
                 from naiko_service.tournament_records import HOUSE_PRIZES
@@ -474,7 +484,7 @@ class LocalStack:
         """Stop everything and restore the process's environment (idempotent)."""
         from naiko_service import bootstrap
 
-        for part in ("web", "gateway", "timers"):
+        for part in ("web", "gateway", "timers", "timer_queue"):
             component = getattr(self, part, None)
             if component is not None:
                 try:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
+import json
 import logging
 import threading
 import time
@@ -233,3 +234,162 @@ class LocalTimers:
             log.exception("sweep failed")
         with self._cond:
             self.stats["sweeps"] += 1
+
+
+# -- the timer queue ---------------------------------------------------------------------------
+
+LOCAL_QUEUE_URL = "local://naiko-local-timers"
+"""The local timer queue's URL (:class:`LocalDelayQueue` answers only ``send_message``)."""
+
+
+@dataclass
+class Delivery:
+    """One message of the local timer queue, as its history keeps it."""
+
+    message_id: str
+    body: str
+    visible_ms: int
+    receives: int = 0
+    delivered_ms: int | None = None
+    failed: bool = False
+
+    @property
+    def wakeup(self) -> dict[str, Any]:
+        """The wake-up the body carries (``{}`` if it is not JSON)."""
+        try:
+            value = json.loads(self.body)
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+class LocalDelayQueue:
+    """``TimerQueue`` and its event source mapping, on this machine.
+
+    An in-memory SQS standard queue with per-message delays: :meth:`send_message` takes the
+    parameters of boto3's (``QueueUrl``, ``MessageBody``, ``DelaySeconds`` at most 900), so the
+    service's real :class:`~naiko_service.aws.scheduler.DelayQueueScheduler` sends to it. A
+    thread delivers messages as they become visible, in batches of up to *batch_size*, to
+    *deliver* (the timer function) as an SQS event (``Records`` with ``messageId`` and
+    ``body``), on the stack's Lambda pool; the ids in the answer's ``batchItemFailures`` (every
+    id if it raised) become visible again after *visibility_seconds* and, after *max_receives*
+    receives, go to :attr:`dead_letters`, as the template's redrive policy says (with a
+    shorter visibility than the deployed 168 s: nobody waits for it here).
+
+    :param deliver: Invokes the timer function with an SQS event; returns its answer.
+    :param executor: Where deliveries run (the stack's "Lambda" pool).
+    :param clock_ms: The clock delays are measured with (the service's clock).
+    """
+
+    def __init__(self, deliver: Callable[[dict[str, Any]], Any], *, executor: Executor,
+                 clock_ms: Callable[[], int] = wall_clock_ms, batch_size: int = 10,
+                 visibility_seconds: float = 5.0, max_receives: int = 5,
+                 history: int = 2000):
+        self._deliver = deliver
+        self._executor = executor
+        self._clock_ms = clock_ms
+        self.batch_size = batch_size
+        self.visibility_seconds = visibility_seconds
+        self.max_receives = max_receives
+        self._heap: list[tuple[int, int, Delivery]] = []
+        self._seq = itertools.count()
+        self._ids = itertools.count(1)
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self.history: deque[Delivery] = deque(maxlen=history)
+        """The latest deliveries (oldest first)."""
+        self.dead_letters: list[Delivery] = []
+        """Messages that failed *max_receives* receives."""
+        self.stats = {"sent": 0, "batches": 0, "delivered": 0, "failed": 0, "dead": 0}
+
+    def send_message(self, *, QueueUrl: str, MessageBody: str,  # noqa: N803 - boto3's names
+                     DelaySeconds: int = 0, **_: Any) -> dict[str, str]:
+        """``SendMessage``: visible after *DelaySeconds* (0 to 900)."""
+        if QueueUrl != LOCAL_QUEUE_URL:
+            raise ValueError(f"no local queue {QueueUrl!r}")
+        if not 0 <= DelaySeconds <= 900:
+            raise ValueError(f"DelaySeconds must be 0 to 900, not {DelaySeconds}")
+        message = Delivery(f"local-{next(self._ids)}", MessageBody,
+                           self._clock_ms() + DelaySeconds * 1000)
+        with self._cond:
+            heapq.heappush(self._heap, (message.visible_ms, next(self._seq), message))
+            self.stats["sent"] += 1
+            self._cond.notify()
+        return {"MessageId": message.message_id}
+
+    def waiting(self) -> list[Delivery]:
+        """Messages not delivered yet (or to be delivered again), soonest first."""
+        with self._cond:
+            return [m for _, _, m in sorted(self._heap, key=lambda entry: entry[:2])]
+
+    def start(self) -> LocalDelayQueue:
+        """Start delivering (idempotent)."""
+        with self._cond:
+            if self._thread is None:
+                self._stopping = False
+                self._thread = threading.Thread(target=self._run, name="naiko-local-queue",
+                                                daemon=True)
+                self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop delivering (the messages left are dropped with the queue)."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if self._stopping:
+                        return
+                    now = self._clock_ms()
+                    if self._heap and self._heap[0][0] <= now:
+                        break
+                    self._cond.wait((self._heap[0][0] - now) / 1000 if self._heap else None)
+                batch: list[Delivery] = []
+                while self._heap and self._heap[0][0] <= now and len(batch) < self.batch_size:
+                    batch.append(heapq.heappop(self._heap)[2])
+            try:
+                self._executor.submit(self._run_batch, batch)
+            except RuntimeError:  # the pool is shutting down with the stack
+                log.debug("timer messages dropped: the executor is shut down")
+
+    def _run_batch(self, batch: list[Delivery]) -> None:
+        now = self._clock_ms()
+        for message in batch:
+            message.receives += 1
+            message.delivered_ms = now
+        event = {"Records": [{"messageId": m.message_id, "receiptHandle": m.message_id,
+                              "body": m.body, "eventSource": "aws:sqs",
+                              "eventSourceARN": "arn:aws:sqs:local:000000000000:naiko-timers",
+                              "attributes": {"ApproximateReceiveCount": str(m.receives)}}
+                             for m in batch]}
+        try:
+            answer = self._deliver(event)
+            failed = {str(item.get("itemIdentifier")) for item in
+                      (answer or {}).get("batchItemFailures", [])}
+        except Exception:
+            log.exception("the timer function failed a batch of %d", len(batch))
+            failed = {m.message_id for m in batch}
+        with self._cond:
+            self.stats["batches"] += 1
+            for message in batch:
+                message.failed = message.message_id in failed
+                self.history.append(message)
+                if not message.failed:
+                    self.stats["delivered"] += 1
+                    continue
+                self.stats["failed"] += 1
+                if message.receives >= self.max_receives:
+                    self.dead_letters.append(message)
+                    self.stats["dead"] += 1
+                    continue
+                again = self._clock_ms() + int(self.visibility_seconds * 1000)
+                heapq.heappush(self._heap, (again, next(self._seq), message))
+            self._cond.notify()

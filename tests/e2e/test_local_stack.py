@@ -418,14 +418,14 @@ def test_a_short_clock_makes_a_silent_player_check_or_fold(stack: LocalStack) ->
     assert 3.5 <= waited <= 8.0, waited  # the 5 s clock, through a local timer
 
     def fired() -> list[Any]:  # the timer's invocation may still be pushing its updates
-        return [e for e in stack.timers.history if e.table_id == table_id
-                and e.token.startswith("decision:") and isinstance(e.result, dict)
-                and e.result.get("acted")]
+        assert stack.timer_queue is not None
+        return [m for m in stack.timer_queue.history if m.wakeup.get("table_id") == table_id
+                and str(m.wakeup.get("token")).startswith("decision:") and not m.failed]
 
     deadline = time.monotonic() + 5
     while not fired() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert fired(), "the timed-out decision came from a timer execution"
+    assert fired(), "the timed-out decision came from a wake-up on the timer queue"
 
 
 # -- API Gateway's limits ----------------------------------------------------------------------

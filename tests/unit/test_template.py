@@ -366,6 +366,9 @@ def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -
             if call in ("post_to_connection", "get_connection", "delete_connection"):
                 needed.add("execute-api:ManageConnections")
                 continue
+            if call == "send_message":  # scheduler.py: the timer queue's wake-ups
+                needed.add("sqs:SendMessage")
+                continue
             needed.add(f"{prefix}:" + "".join(w.capitalize() for w in call.split("_")))
     assert needed <= granted, needed - granted
 
@@ -409,7 +412,9 @@ def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
     function = template["Globals"]["Function"]
     assert function["Runtime"] == "python3.12" and function["Architectures"] == ["arm64"]
     assert (function["MemorySize"], function["Timeout"]) == (512, 28)
-    assert function["Tracing"] == "Active"
+    # X-Ray is a parameter, off by default (its traces are billed: docs/deploy.md)
+    assert function["Tracing"] == {"Ref": "Tracing"}
+    assert template["Parameters"]["Tracing"]["Default"] == "PassThrough"
     assert function["Layers"] == [{"Ref": "EngineLayer"}]
     variables = function["Environment"]["Variables"]
     assert variables["POWERTOOLS_SERVICE_NAME"] == "naiko"
@@ -424,6 +429,7 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
     assert read == {"TABLES_TABLE", "ACCOUNTS_TABLE", "LEDGER_TABLE", "CONNECTIONS_TABLE",
                     "WEBSOCKET_ENDPOINT",
                     "TIMER_STATE_MACHINE_ARN", "TIMER_LONG_STATE_MACHINE_ARN", "STATE_KEY",
+                    "TIMER_QUEUE_URL", "TIMER_TRANSPORT",
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
                     "TOURNAMENTS_TABLE", "HISTORY_TABLE",

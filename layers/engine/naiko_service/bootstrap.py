@@ -21,11 +21,18 @@ Environment (set by ``template.yaml``):
     The API Gateway Management API endpoint, ``https://{apiId}.execute-api.{region}
     .amazonaws.com/{stage}``. When unset, WebSocket handlers derive it from their event
     (:func:`endpoint_from_event`).
+``TIMER_QUEUE_URL``, ``TIMER_TRANSPORT``
+    The timer delay queue (``TimerQueue``) and which transport takes the wake-ups up to 15
+    minutes away: ``queue`` (the default when the queue is set: one SQS message each, see
+    :class:`~naiko_service.aws.scheduler.DelayQueueScheduler`) or ``express`` (the EXPRESS
+    machine up to 45 s, as before; the ``TimerTransport`` parameter).
 ``TIMER_STATE_MACHINE_ARN``, ``TIMER_LONG_STATE_MACHINE_ARN``
     The timer state machines (``template.yaml``): EXPRESS for wake-ups up to 45 s away,
-    STANDARD for longer ones (see :mod:`naiko_service.aws.scheduler`). Without the first,
+    STANDARD for longer ones (see :mod:`naiko_service.aws.scheduler`); with the queue, only the
+    STANDARD one is used (waits over 15 minutes). With neither a queue nor the first machine,
     timers are only logged and the sweep (every minute) fires them late, see
-    :class:`SweepOnlyScheduler`; without the second, every wake-up goes to the first.
+    :class:`SweepOnlyScheduler`; without the second, every wake-up goes to the first (or the
+    queue, which sends a long one on until its time).
 ``STATE_KEY`` or ``STATE_KEY_SECRET_ARN``
     The keys that seal table state (:mod:`naiko_service.sealing`): base64 of 32 bytes or a
     keyring JSON (local/dev), or a Secrets Manager secret read on the first use and again every
@@ -111,6 +118,11 @@ class Config:
     ledger_table: str
     connections_table: str
     websocket_endpoint: str | None = None
+    timer_queue_url: str | None = None
+    """``TimerQueue``: the wake-ups up to 15 minutes away, when :attr:`timer_transport` is
+    ``queue``."""
+    timer_transport: str = "queue"
+    """``queue`` or ``express``: what takes the short waits (``TimerTransport``)."""
     timer_state_machine_arn: str | None = None
     """The EXPRESS timer machine (short waits)."""
     timer_long_state_machine_arn: str | None = None
@@ -194,12 +206,17 @@ class Config:
                 raise ConfigurationError(f"{name} must be at least {least}")
             return value
 
+        transport = optional("TIMER_TRANSPORT") or "queue"
+        if transport not in ("queue", "express"):
+            raise ConfigurationError("TIMER_TRANSPORT must be queue or express")
         config = cls(
             tables_table=required("TABLES_TABLE"),
             accounts_table=required("ACCOUNTS_TABLE"),
             ledger_table=required("LEDGER_TABLE"),
             connections_table=required("CONNECTIONS_TABLE"),
             websocket_endpoint=optional("WEBSOCKET_ENDPOINT"),
+            timer_queue_url=optional("TIMER_QUEUE_URL"),
+            timer_transport=transport,
             timer_state_machine_arn=optional("TIMER_STATE_MACHINE_ARN"),
             timer_long_state_machine_arn=optional("TIMER_LONG_STATE_MACHINE_ARN"),
             state_key=optional("STATE_KEY"),
@@ -377,7 +394,16 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     dynamodb = boto3.client("dynamodb", config=boto)
     sealer = state_sealer(config, lambda: boto3.client("secretsmanager", config=boto))
     scheduler: Scheduler
-    if config.timer_state_machine_arn:
+    if config.timer_transport == "queue" and config.timer_queue_url:
+        from .aws.scheduler import DelayQueueScheduler, StepFunctionsScheduler
+
+        long_waits = None
+        if config.timer_long_state_machine_arn:
+            long_waits = StepFunctionsScheduler(boto3.client("stepfunctions", config=boto),
+                                                config.timer_long_state_machine_arn)
+        scheduler = DelayQueueScheduler(boto3.client("sqs", config=boto),
+                                        config.timer_queue_url, long_waits)
+    elif config.timer_state_machine_arn:
         from .aws.scheduler import StepFunctionsScheduler
 
         scheduler = StepFunctionsScheduler(boto3.client("stepfunctions", config=boto),
@@ -547,14 +573,16 @@ class SystemClock:
 
 
 class SweepOnlyScheduler:
-    """The scheduler when no timer state machine is configured (``TIMER_STATE_MACHINE_ARN``
-    unset: local runs, tests): it only logs. Timers still fire, late: the sweep function (every
-    minute) fires every timer past its deadline (the tables' ``due-index``)."""
+    """The scheduler when neither the timer queue nor a timer state machine is configured
+    (``TIMER_QUEUE_URL`` and ``TIMER_STATE_MACHINE_ARN`` unset: some tests): it only logs.
+    Timers still fire, late: the sweep function (every minute) fires every timer past its
+    deadline (the tables' ``due-index``)."""
 
     def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
-        logger.warning("no timer state machine (TIMER_STATE_MACHINE_ARN unset): the timer "
-                       "fires on the next sweep", extra={"table_id": table_id, "token": token,
-                                                         "due_ms": due_ms, "kind": kind})
+        logger.warning("no timer queue nor state machine (TIMER_QUEUE_URL and "
+                       "TIMER_STATE_MACHINE_ARN unset): the timer fires on the next sweep",
+                       extra={"table_id": table_id, "token": token, "due_ms": due_ms,
+                              "kind": kind})
 
 
 class UnexpectedError(RuntimeError):

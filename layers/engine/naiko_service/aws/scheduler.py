@@ -1,12 +1,23 @@
-""":mod:`naiko_service.aws.scheduler` runs table wake-ups as Step Functions executions.
+""":mod:`naiko_service.aws.scheduler` runs table wake-ups: as SQS delay-queue messages
+(:class:`DelayQueueScheduler`, the default) or as Step Functions executions
+(:class:`StepFunctionsScheduler`).
 
-The service keeps one armed wake-up per table (``TableService._arm``, ``docs/timers.md``) and
+The service keeps one armed wake-up per table (``usecases.path.arm``, ``docs/timers.md``) and
 asks for a new one only when the table's earliest deadline moves earlier than the armed one.
-Each wake-up is one execution that waits until ``$.due``, then invokes the timer Lambda with
-``{table_id, token}``. The execution name is derived from the table and the token, so
-scheduling the same timer twice starts one execution on a STANDARD machine (names are unique
-per state machine); on EXPRESS (names not enforced) a duplicate is a no-op when it fires, like
-any execution whose token is no longer current.
+
+**Delay queue** (``TimerTransport=queue``): a wake-up up to :data:`QUEUE_MAX_DELAY_S` (15
+minutes) away is one message on ``TimerQueue`` with ``DelaySeconds`` = the wait rounded up to
+the second; the queue's event source mapping hands it to the timer Lambda when it becomes
+visible (``naiko_service.timer_queue`` reads it). Billed per request (send, receive, delete:
+about $0.0000012 a wake-up whatever the wait), where an EXPRESS execution bills every second it
+waits. Longer waits go to the STANDARD machine.
+
+**Step Functions** (``TimerTransport=express``, and the long waits of both): each wake-up is one
+execution that waits until ``$.due``, then invokes the timer Lambda with ``{table_id, token}``.
+The execution name is derived from the table and the token, so scheduling the same timer twice
+starts one execution on a STANDARD machine (names are unique per state machine); on EXPRESS
+(names not enforced) a duplicate is a no-op when it fires, like any execution whose token is no
+longer current.
 
 Two machines with the same definition (``template.yaml``), chosen BY COST per wake-up from its
 wait (see :data:`EXPRESS_MAX_WAIT_MS`): short waits on EXPRESS, long ones on STANDARD.
@@ -135,3 +146,70 @@ class StepFunctionsScheduler:
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "ExecutionAlreadyExists":
                 raise
+
+
+QUEUE_MAX_DELAY_S = 900
+"""SQS's longest ``DelaySeconds`` (15 minutes)."""
+
+
+def queue_delay_s(due_ms: int, now_ms: int, max_delay_s: int = QUEUE_MAX_DELAY_S) -> int:
+    """``DelaySeconds`` for a wake-up due at *due_ms*: the wait rounded UP to the whole second
+    (SQS counts whole seconds; rounding down would deliver up to a second early), at least 0,
+    at most *max_delay_s* (a longer wait arrives early and is sent on again by the consumer,
+    :func:`naiko_service.timer_queue.handle_records`).
+
+    >>> queue_delay_s(10_001, 0), queue_delay_s(10_000, 0), queue_delay_s(-5, 0)
+    (11, 10, 0)
+    >>> queue_delay_s(3_600_000, 0)
+    900
+    """
+    return max(0, min(max_delay_s, -(-(due_ms - now_ms) // 1000)))
+
+
+class DelayQueueScheduler:
+    """:class:`~naiko_service.ports.Scheduler` on an SQS delay queue (``TimerQueue``).
+
+    A wake-up is one message, :func:`naiko_service.timer_queue.message_body` (``{table_id,
+    token, kind, due_ms, attempt}``), sent with ``DelaySeconds`` = :func:`queue_delay_s`.
+    SQS delivers at least once and never deduplicates a standard queue: a duplicate is a
+    no-op when it fires, like any wake-up whose token is no longer current.
+
+    :param client: A boto3 ``sqs`` client (or anything with its ``send_message``).
+    :param queue_url: The queue (``TIMER_QUEUE_URL``).
+    :param long_waits: Where wake-ups more than *max_delay_s* away go (the STANDARD machine's
+        :class:`StepFunctionsScheduler`); with ``None`` they go on the queue with the longest
+        delay and are sent on when they arrive early.
+    :param max_delay_s: The longest delay the queue takes.
+    :param now_ms: The clock that measures the wait (wall-clock milliseconds).
+    """
+
+    def __init__(self, client: Any, queue_url: str, long_waits: Any | None = None, *,
+                 max_delay_s: int = QUEUE_MAX_DELAY_S,
+                 now_ms: Callable[[], int] = _wall_clock_ms):
+        self.client = client
+        self.queue_url = queue_url
+        self.long_waits = long_waits
+        self.max_delay_s = max_delay_s
+        self.now_ms = now_ms
+
+    def schedule(self, table_id: str, token: str, due_ms: int, kind: str) -> None:
+        """Send the wake-up (or hand a long one to *long_waits*).
+
+        :raises botocore.exceptions.ClientError: The queue refused the message.
+        """
+        if self.long_waits is not None and due_ms - self.now_ms() > self.max_delay_s * 1000:
+            self.long_waits.schedule(table_id, token, due_ms, kind)
+            return
+        self.send(table_id, token, due_ms, kind)
+
+    def send(self, table_id: str, token: str, due_ms: int, kind: str, *, attempt: int = 0,
+             delay_s: int | None = None) -> None:
+        """Put one wake-up on the queue: visible at *due_ms* (or after *delay_s* seconds, for a
+        retry), carrying the number of the delivery *attempt*."""
+        from ..timer_queue import message_body
+
+        delay = queue_delay_s(due_ms, self.now_ms(), self.max_delay_s) if delay_s is None \
+            else max(0, min(self.max_delay_s, delay_s))
+        self.client.send_message(QueueUrl=self.queue_url, DelaySeconds=delay,
+                                 MessageBody=message_body(table_id, token, due_ms, kind,
+                                                          attempt))

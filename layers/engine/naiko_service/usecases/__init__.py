@@ -185,6 +185,10 @@ class TableService:
         """The timer callback: see :func:`.timers.timer_fired`."""
         return timers.timer_fired(self.deps, table_id, token)
 
+    def timers_fired(self, wakeups: list[tuple[str, str]]) -> list[bool | Exception]:
+        """A batch of wake-ups from the timer queue: see :func:`.timers.timers_fired`."""
+        return timers.timers_fired(self.deps, wakeups)
+
     def sweep(self) -> int:
         """The sweep: see :func:`.timers.sweep`."""
         return timers.sweep(self.deps)

@@ -24,8 +24,12 @@ from .base import Deps, NoOp, Outcome
 _N = TypeVar("_N", int, float)
 
 WAKE_TOLERANCE_MS = 1_000
-"""A wake-up fires the timers due within this much of now: its execution waited until a
-whole second, on Step Functions' clock, which may run slightly ahead of the function's."""
+"""A wake-up fires the timers due within this much of now: it waited until a whole second, on
+Step Functions' or SQS's clock, which may run slightly ahead of the function's."""
+
+BATCH_WORKERS = 10
+"""Wake-ups of one batch from the timer queue handled at once (:func:`timers_fired`; the
+event source mapping's ``BatchSize``)."""
 
 SWEEP_LIMIT = 100_000
 """Due ``(table, token)`` pairs one sweep run reads at most: a bound on memory (a few MB), ten
@@ -62,6 +66,32 @@ def timer_fired(deps: Deps, table_id: str, token: str) -> bool:
     if woken.fired and woken.lag_ms is not None:
         deps.measure("TimerLag", woken.lag_ms)
     return woken.fired > 0
+
+
+def timers_fired(deps: Deps, wakeups: list[tuple[str, str]]) -> list[bool | Exception]:
+    """Several wake-ups at once (a batch from the timer queue): each ``(table_id, token)`` as
+    :func:`timer_fired`, :data:`BATCH_WORKERS` at a time, each in a copy of the caller's
+    context. Returns, in order, whether each acted, or the exception it raised (never raised
+    here: one table's failure is that wake-up's alone)."""
+    workers = max(1, min(BATCH_WORKERS, len(wakeups)))
+    shared = deps
+    if workers > 1:  # the metric hooks append to one buffer: one thread at a time
+        lock = threading.Lock()
+        shared = replace(deps, count=_locked(lock, deps.count),
+                         measure=_locked(lock, deps.measure))
+
+    def fire(wakeup: tuple[str, str]) -> bool | Exception:
+        try:
+            return timer_fired(shared, *wakeup)
+        except Exception as error:  # reported per wake-up by the caller
+            return error
+
+    if workers == 1:
+        return [fire(wakeup) for wakeup in wakeups]
+    contexts = [contextvars.copy_context() for _ in wakeups]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wakeups") as pool:
+        return list(pool.map(lambda context, wakeup: context.run(fire, wakeup),
+                             contexts, wakeups))
 
 
 def sweep(deps: Deps) -> int:
