@@ -26,7 +26,7 @@ PER_1000_HANDS = {
     "rru": 14_122.0,
     "wru": 43_512.0,
     "gsi_wru": 16_848.0,
-    "express_runs": 3_488.0,
+    "wakeups": 3_488.0,
 }
 """``scripts/cost_model.py --hands 500``, wake-up design (docs/timers.md)."""
 
@@ -62,7 +62,7 @@ class Needs:
     rru: float
     due_index_writes: float
     per_shard_writes: float
-    start_executions: float
+    wakeups: float
     connections: int
     reconnects: float
 
@@ -80,7 +80,7 @@ def needs(tables: int, shards: int = 16, figures: dict[str, float] | None = None
         return f[name] / 1000 * hands
 
     invocations = rate("lambda_requests")
-    timer_invocations = rate("express_runs")
+    timer_invocations = rate("wakeups")
     due_writes = rate("gsi_wru")
     return Needs(tables=tables, shards=shards, hands=hands, frames_in=rate("messages_in"),
                  posts_out=rate("messages_out"), invocations=invocations,
@@ -88,7 +88,7 @@ def needs(tables: int, shards: int = 16, figures: dict[str, float] | None = None
                  timer_invocations=timer_invocations,
                  timer_concurrency=timer_invocations * f["lambda_mean_ms"] / 1000,
                  wru=rate("wru"), rru=rate("rru"), due_index_writes=due_writes,
-                 per_shard_writes=due_writes / shards, start_executions=timer_invocations,
+                 per_shard_writes=due_writes / shards, wakeups=timer_invocations,
                  connections=tables * SEATS, reconnects=tables * SEATS / 7_200)
 
 
@@ -113,15 +113,16 @@ def report(n: Needs) -> str:
         ("  of which GameFunction", n.concurrency - n.timer_concurrency, "-",
          f"GameConcurrencyCap {_up((n.concurrency - n.timer_concurrency) * PEAK, 100):,}"),
         ("  of which TimerFunction", n.timer_concurrency, "-",
-         f"TimerReservedConcurrency {_up(n.timer_concurrency * PEAK, 50):,}"),
+         f"TimerReservedConcurrency {_up(n.timer_concurrency * PEAK, 50) + 50:,}"),
         ("DynamoDB write units (tables, all items)", n.wru,
          f"{DEFAULT_QUOTAS['table_wru']:,} per table", "default; pre-warm (below)"),
         ("DynamoDB read units", n.rru, f"{DEFAULT_QUOTAS['table_rru']:,} per table",
          "default"),
         ("due-index writes", n.due_index_writes, f"{PARTITION_WRITES:,} per key",
          f"DueIndexShards {n.shards}: {n.per_shard_writes:,.0f}/s per shard"),
-        ("StartExecution (Express)", n.start_executions, "Step Functions API quota",
-         "check the account's StartExecution quota"),
+        ("wake-ups (timer queue SendMessage)", n.wakeups, "SQS standard: no quota",
+         "- (TimerQueueConcurrency "
+         f"{_up(n.timer_concurrency * PEAK, 50):,} invocations at once)"),
     ]
     width = max(len(r[0]) for r in rows)
     lines = [f"{n.tables:,} busy 6-max tables ({n.connections:,} connections): "
