@@ -382,7 +382,7 @@ class BenchTableStore(MemoryTableStore):
         finally:
             self._wait()
 
-    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[str]:
         self.meter.add_many({"query.index": 1, "api.Query": 1})
         with self._lock:
             return super().due_tables(now_ms, limit)

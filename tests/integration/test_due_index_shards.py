@@ -80,11 +80,11 @@ def test_tables_are_written_to_their_shard_and_read_from_every_shard_in_parallel
     assert all(moto.timer_of(t) == due_key(t, DUE_SHARDS) for t in ids)
     moto.queries.clear()
     due = store.due_tables(10_000, limit=1_000)
-    assert due == [(t, "next_hand:1") for t in ids]  # oldest deadline first, across shards
+    assert due == ids  # oldest deadline first, across shards
     assert sorted(q["ExpressionAttributeValues"][":due"]["S"] for q in moto.queries) \
         == sorted(due_read_keys(DUE_SHARDS))
     assert {q["IndexName"] for q in moto.queries} == {"due-index"}
-    assert store.due_tables(1_010, limit=3) == [(t, "next_hand:1") for t in ids[:3]]
+    assert store.due_tables(1_010, limit=3) == ids[:3]
 
 
 def test_items_of_the_unsharded_index_are_still_found(moto: Moto) -> None:
@@ -92,7 +92,7 @@ def test_items_of_the_unsharded_index_are_still_found(moto: Moto) -> None:
     legacy["timer"] = {"S": "due"}  # written by the code before the sharding
     moto.client.put_item(TableName=moto.names["TablesTable"], Item=legacy)
     moto.store().create(record("new", 700))
-    assert moto.store().due_tables(1_000) == [("old", "next_hand:1"), ("new", "next_hand:1")]
+    assert moto.store().due_tables(1_000) == ["old", "new"]
 
 
 def test_readers_find_every_table_while_the_shard_count_changes(moto: Moto) -> None:
@@ -104,7 +104,7 @@ def test_readers_find_every_table_while_the_shard_count_changes(moto: Moto) -> N
     assert len(moto.store(shards=8, previous=32).due_tables(1_000, limit=1_000)) == 48
     # ... a reader that forgot it would miss the tables in shards 8..31.
     missed = {t for t in ids if due_shard(t, 32) >= 8}
-    found = {t for t, _ in moto.store(shards=8).due_tables(1_000, limit=1_000)}
+    found = set(moto.store(shards=8).due_tables(1_000, limit=1_000))
     assert found == set(ids) - missed and missed
     # Growing 8 -> 32 needs nothing: shards 0..7 are among 0..31.
     for table_id in ids[:10]:

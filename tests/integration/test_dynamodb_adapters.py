@@ -213,13 +213,12 @@ def test_item_layout_seals_the_document_and_keeps_only_index_keys_in_clear(aws: 
     item = aws.raw("t1")
     assert item is not None
     assert set(item) == {"table_id", "version", "blob", "created_ms", "lobby", "summary",
-                         "stakes", "seated", "timer", "due_ms", "due_tokens"}
+                         "stakes", "seated", "timer", "due_ms"}
     assert item["stakes"] == {"S": "NLHE:1/2"} and item["seated"] == {"N": "2"}
     assert item["version"] == {"N": "1"} and item["created_ms"] == {"N": "1000"}
     assert item["lobby"] == {"S": "open"}
     assert json.loads(item["summary"]["S"]) == rec.summary().to_dict()
     assert item["timer"] == {"S": "due#7"} and item["due_ms"] == {"N": "7000"}  # crc32("t1") % 16
-    assert json.loads(item["due_tokens"]["S"]) == [["next_hand:3", 9_000], ["window:2", 7_000]]
     blob = item["blob"]["B"]
     assert b"p0" not in blob and b"table t1" not in blob
     assert Sealer(KEY).open(blob, "t1") == rec.to_document()
@@ -551,12 +550,13 @@ def test_due_tables_queries_the_due_index_for_timers_past_their_deadline(aws: Aw
     aws.store.create(record("t4"))
     aws.calls.clear()
     assert aws.store.due_tables(2_999) == []
-    assert aws.store.due_tables(6_000) == [("t2", "next_hand:1"), ("t1", "decision:1.0")]
+    assert aws.store.due_tables(6_000) == ["t2", "t1"]
     assert {name for name in aws.operations()} == {"Query"}
     assert {params["IndexName"] for _, params in aws.calls} == {"due-index"}
-    assert aws.store.due_tables(10_000) == [("t2", "next_hand:1"), ("t1", "decision:1.0"),
-                                            ("t1", "window:1")]
-    assert aws.store.due_tables(10_000, limit=1) == [("t2", "next_hand:1")]
+    assert aws.store.due_tables(10_000) == ["t2", "t1"]  # t1 once, with two timers due
+    assert aws.store.due_tables(30_000) == ["t2", "t1", "t3"]
+    assert aws.store.due_tables(30_000, limit=2) == ["t2", "t1"]
+    assert aws.store.due_tables(10_000, limit=1) == ["t2"]
     index = aws.client.scan(TableName=aws.names["TablesTable"], IndexName="due-index")
     assert index["Count"] == 3
 
@@ -564,7 +564,7 @@ def test_due_tables_queries_the_due_index_for_timers_past_their_deadline(aws: Aw
 def test_a_table_whose_timers_fired_leaves_the_due_index(aws: Aws) -> None:
     rec = record(timers=(Timer("next_hand:1", TimerKind.NEXT_HAND, 3_000),))
     aws.store.create(rec)
-    assert aws.store.due_tables(5_000) == [("t1", "next_hand:1")]
+    assert aws.store.due_tables(5_000) == ["t1"]
     fired = bumped(rec)
     fired.timers = []
     aws.store.save(fired, 1)

@@ -167,16 +167,11 @@ class MemoryTableStore:
             return next((table_id for table_id, item in self._items.items()
                          if item.invite_code == code), None)
 
-    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
-        due = []
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[str]:
         with self._lock:
-            items = list(self._items.items())
-        for table_id, item in items:
-            if item.due_ms is not None and item.due_ms <= now_ms:
-                record = TableRecord.from_document(table_id, 0,
-                                                   self.sealer.open(item.blob, table_id))
-                due += [(table_id, t.token) for t in record.timers if t.due_ms <= now_ms]
-        return due[:limit]
+            due = sorted((item.due_ms, table_id) for table_id, item in self._items.items()
+                         if item.due_ms is not None and item.due_ms <= now_ms)
+        return [table_id for _, table_id in due[:max(limit, 0)]]
 
     def item_size(self, table_id: str) -> int:
         """Bytes of the stored blobs (what dominates a DynamoDB item's size)."""

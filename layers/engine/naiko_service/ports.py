@@ -194,8 +194,10 @@ class TableStore(Protocol):
         """The table whose current invite code is *code* (an index query), if any (R7.12)."""
         ...
 
-    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
-        """``(table_id, timer_token)`` of tables whose timer deadline passed (an index query)."""
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[str]:
+        """Ids of the tables whose earliest deadline (armed wake-up included) is at or before
+        *now_ms*, the oldest deadline first, each once, at most *limit* (an index query). No
+        tokens: the sweep loads each table and fires whatever is due."""
         ...
 
 

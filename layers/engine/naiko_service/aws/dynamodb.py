@@ -38,8 +38,11 @@ LOBBY_INDEX = "lobby-index"
 """GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the lobby list."""
 
 DUE_INDEX = "due-index"
-"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep. Its
-hash key is sharded (:func:`due_key`): one key would take every table write of the service."""
+"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE): the timer sweep. Its entry holds the keys only:
+``template.yaml`` still projects ``due_tokens`` (a deployed GSI's projection cannot change), but
+table items no longer carry it, so a write that keeps the earliest deadline leaves the entry as
+it was and DynamoDB does not write it. Its hash key is sharded (:func:`due_key`): one key would
+take every table write of the service."""
 
 STAKES_INDEX = "stakes-index"
 """GSI ``stakes`` (HASH) + ``seated`` (RANGE), projecting ``summary``: quick seat (R7.10)."""
@@ -56,10 +59,11 @@ TIMER_DUE = "due"
 before: still read (:func:`due_read_keys`), never written."""
 
 DUE_SHARDS = 16
-"""Shards of ``due-index`` (``DUE_INDEX_SHARDS``, the ``DueIndexShards`` parameter). Every
-table write rewrites its entry (``due_tokens`` changes with each turn): at 10,000 busy tables
-about 4,200 index writes a second, 260 per shard with 16 shards, against DynamoDB's 1,000 write
-units a second per partition (``docs/storage.md``, "Sharding the due-index")."""
+"""Shards of ``due-index`` (``DUE_INDEX_SHARDS``, the ``DueIndexShards`` parameter). Sized when
+every table write rewrote its entry (``due_tokens``, dropped since, changed with each turn): at
+10,000 busy tables about 4,200 index writes a second, 260 per shard with 16 shards, against
+DynamoDB's 1,000 write units a second per partition (``docs/storage.md``, "Sharding the
+due-index"); now it changes only when ``due_ms`` does: fewer writes, the same bound."""
 
 SHARD_QUERY_WORKERS = 16
 """Shards queried at once by :meth:`DynamoTableStore.due_tables` (threads)."""
@@ -162,8 +166,11 @@ class DynamoTableStore:
         """The DynamoDB item of *record*: key, version, sealed blob, and the sparse index keys.
 
         ``lobby``/``summary`` exist only while the table is listed (public with a free seat),
-        ``timer``/``due_ms``/``due_tokens`` only while it has a pending timer, ``fallback`` (the
-        table with its hand cancelled, sealed on its own, R8.6) only while a hand is played.
+        ``timer``/``due_ms`` only while it has a pending timer, ``fallback`` (the table with its
+        hand cancelled, sealed on its own, R8.6) only while a hand is played. No ``due_tokens``
+        (items written before carry it; nothing reads it): the tokens change with every turn,
+        and each change would rewrite the ``due-index`` entry, which ``template.yaml`` still
+        projects it into.
         """
         item: Item = {
             "table_id": {"S": record.table_id},
@@ -186,8 +193,6 @@ class DynamoTableStore:
         if due_ms is not None:
             item["timer"] = {"S": due_key(record.table_id, self.due_shards)}
             item["due_ms"] = {"N": str(due_ms)}
-            item["due_tokens"] = {"S": json.dumps([[t.token, t.due_ms] for t in record.timers],
-                                                  separators=(",", ":"))}
         return item
 
     def from_item(self, item: Item) -> TableRecord:
@@ -422,39 +427,37 @@ class DynamoTableStore:
             return str(item["table_id"]["S"])
         return None
 
-    def due_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
-        """``(table_id, token)`` of every timer due by *now_ms*, the oldest deadlines first:
-        one Query per ``due-index`` shard (:func:`due_read_keys`), the shards in parallel
-        (never a Scan), each read page after page until *limit*; no sealed blob is opened."""
+    def due_tables(self, now_ms: int, limit: int = 100) -> list[str]:
+        """Ids of the tables whose earliest deadline (``due_ms``) is at or before *now_ms*,
+        the oldest deadline first, each once, at most *limit*: one Query per ``due-index``
+        shard (:func:`due_read_keys`), the shards in parallel (never a Scan), each read page
+        after page until *limit*, only ``table_id`` and ``due_ms`` projected; no sealed blob is
+        opened. An item written before still carries ``due_tokens``: it is not read."""
         if limit <= 0:
             return []
         keys = due_read_keys(self.due_shards, self.due_previous_shards)
         with ThreadPoolExecutor(max_workers=min(len(keys), SHARD_QUERY_WORKERS)) as pool:
             shards = list(pool.map(lambda key: self._due_shard(key, now_ms, limit), keys))
-        due: list[tuple[str, str]] = []
-        for _, table_id, tokens in heapq.merge(*shards):
-            due += [(table_id, token) for token in tokens]
+        due: dict[str, None] = {}  # a table moving between shards may show in two for a moment
+        for _, table_id in heapq.merge(*shards):
+            due[table_id] = None
             if len(due) >= limit:
                 break
-        return due[:limit]
+        return list(due)
 
-    def _due_shard(self, key: str, now_ms: int, limit: int
-                   ) -> list[tuple[int, str, list[str]]]:
-        """``(due_ms, table_id, tokens due)`` of one shard, oldest first, until *limit*
-        tokens."""
-        found: list[tuple[int, str, list[str]]] = []
-        count = 0
+    def _due_shard(self, key: str, now_ms: int, limit: int) -> list[tuple[int, str]]:
+        """``(due_ms, table_id)`` of one shard's due tables, oldest first, at most *limit*."""
+        found: list[tuple[int, str]] = []
         for item in _paged_query(
                 self.client, TableName=self.tables_table, IndexName=DUE_INDEX,
                 KeyConditionExpression="#timer = :due AND #due_ms <= :now",
-                ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms"},
+                ProjectionExpression="#id, #due_ms",
+                ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms",
+                                          "#id": "table_id"},
                 ExpressionAttributeValues={":due": {"S": key}, ":now": {"N": str(now_ms)}},
                 Limit=min(limit, 1_000)):
-            tokens = [str(token) for token, due_ms in json.loads(item["due_tokens"]["S"])
-                      if int(due_ms) <= now_ms]
-            found.append((int(item["due_ms"]["N"]), str(item["table_id"]["S"]), tokens))
-            count += len(tokens)
-            if count >= limit:
+            found.append((int(item["due_ms"]["N"]), str(item["table_id"]["S"])))
+            if len(found) >= limit:
                 break
         return found
 

@@ -32,8 +32,8 @@ BATCH_WORKERS = 10
 event source mapping's ``BatchSize``)."""
 
 SWEEP_LIMIT = 100_000
-"""Due ``(table, token)`` pairs one sweep run reads at most: a bound on memory (a few MB), ten
-times a 10,000-table launch, not on throughput. What bounds a run is its time: a table is
+"""Due tables one sweep run reads at most: a bound on memory (a few MB), ten times a
+10,000-table launch, not on throughput. What bounds a run is its time: a table is
 woken only with :data:`~.path.ATTEMPT_WORST_MS` left, the rest wait for the next run."""
 
 STUCK_AFTER_MS = 5_000
@@ -107,8 +107,7 @@ def sweep(deps: Deps) -> int:
     version read, so a table woken twice (two runs, a retried run) acts once, and the second
     finds its new wake-up armed and does nothing. Returns the number of timers that acted."""
     now = deps.clock.now_ms()
-    tables = list(dict.fromkeys(
-        table_id for table_id, _ in deps.tables.due_tables(now, limit=SWEEP_LIMIT)))
+    tables = deps.tables.due_tables(now, limit=SWEEP_LIMIT)
     deps.count("SweepDueTables", len(tables))
     woken = _sweep_tables(deps, tables)
     stuck = [w.lag_ms for w in woken if w.lag_ms is not None and w.lag_ms >= STUCK_AFTER_MS]
