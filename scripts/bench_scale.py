@@ -22,8 +22,8 @@ Lambda concurrency needed (Little's law), and the posts per second.
 
 Latencies are medians ASSUMED from AWS's published guidance (sources in
 ``docs/benchmarks.md``, "Scale"): DynamoDB "single-digit millisecond" reads and writes, a
-transaction about twice a write, PostToConnection and StartExecution one HTTPS round trip to a
-regional endpoint each. The
+transaction about twice a write, PostToConnection one HTTPS round trip to a regional endpoint,
+SendMessage (a wake-up on the timer queue) a little less. The
 CPU of this machine is not a 512 MB Lambda's (about 0.29 vCPU): the CPU column shows how much
 of a duration is computing (x 3.5 on Lambda, ``scripts/cost_model.py``'s factor).
 """
@@ -53,7 +53,7 @@ sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "local"), str(ROOT /
 
 LATENCY_MS = {"GetItem": 4.0, "PutItem": 6.0, "UpdateItem": 6.0, "DeleteItem": 6.0,
               "Query": 6.0, "TransactWriteItems": 12.0, "PostToConnection": 12.0,
-              "GetConnection": 8.0, "StartExecution": 15.0}
+              "GetConnection": 8.0, "SendMessage": 8.0}
 """Median milliseconds of each AWS call, in region (the same as ``scripts/cost_model.py``)."""
 SIGMA = 0.4
 """Lognormal spread of a call's latency: p99 = median x e^(2.326 x 0.4) = 2.5 x median."""
@@ -208,7 +208,7 @@ def play(tables: int, actions: int, parallel: bool, seed: int, spectators: int =
             "add_table": "UpdateItem", "unbind": "DeleteItem"}),
         gateway=TimedGateway(Slow(gateway, latency, {"send": "PostToConnection",
                                                      "alive": "GetConnection"})),
-        scheduler=Slow(scheduler, latency, {"schedule": "StartExecution"}),
+        scheduler=Slow(scheduler, latency, {"schedule": "SendMessage"}),
         clock=bootstrap.SystemClock(), rng=random.Random(seed),
         deadline=bootstrap.InvocationDeadline(), default_pause_ms=300,
         parallel_fan_out=parallel)

@@ -13,9 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from naiko_service import bootstrap
-from naiko_service.aws.scheduler import DelayQueueScheduler
-from naiko_service.records import TimerKind
-from naiko_service.timer_queue import TimerMessage, handle_records
 
 logger = bootstrap.logger
 
@@ -34,6 +31,11 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 def _from_queue(records: list[dict[str, Any]]) -> dict[str, Any]:
+    # imported with the service, on the first wake-up (nothing at import: cold start)
+    from naiko_service.aws.scheduler import DelayQueueScheduler
+    from naiko_service.records import TimerKind
+    from naiko_service.timer_queue import TimerMessage, handle_records
+
     service = bootstrap.get_service()
     scheduler = service.deps.scheduler
 
