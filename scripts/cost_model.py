@@ -116,9 +116,10 @@ billed with 26 bytes of event overhead, plus Lambda's own START/END/REPORT lines
 (``PLATFORM_LOG_BYTES`` per invocation, assumed from their format, with the X-Ray trace id).
 X-Ray: billed only when the template's ``Tracing`` parameter defaults to ``Active`` (it defaults
 to ``PassThrough``: nothing recorded); Active samples the first request each second and 5% of
-the others (``XRAY_SAMPLED``: the share at 10,000 tables, about 3,600 invocations/s). Secrets Manager and KMS: the state key is read once per container
-(``GetSecretValue``, and the KMS ``Decrypt`` Secrets Manager makes with the secret's key), so
-they scale with cold starts, not actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
+the others (``XRAY_SAMPLED``: the share at 10,000 tables, about 3,600 invocations/s). Secrets
+Manager and KMS: the state key is read once per container (``GetSecretValue``, and the KMS
+``Decrypt`` Secrets Manager makes with the secret's key), so they scale with cold starts, not
+actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
 
 The fan-out posts concurrently (``usecases.path.FAN_OUT_WORKERS`` at once): the posts made from
 its pool's threads are modelled as ``ceil(posts / FAN_OUT_WORKERS)`` rounds of one post's
@@ -153,6 +154,10 @@ FAN_OUT_WORKERS = 10
 """``naiko_service.usecases.path.FAN_OUT_WORKERS`` (read from it when the model runs)."""
 EXPRESS_OVERHEAD_MS = 30
 """Step Functions' own time around the Lambda call inside an Express execution (assumed)."""
+QUEUE_POLLERS = 5
+"""Long-polling connections Lambda keeps on an SQS event source mapping at least (assumed from
+AWS's description of the mapping's minimum), each a ``ReceiveMessage`` of up to 20 s."""
+QUEUE_LONG_POLL_S = 20
 SEATS = 6
 BUY_IN = 200
 DECISION_MS = 20_000
@@ -1016,6 +1021,11 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
         lines.append("")
         lines.append(f"sweep (rate 1 minute, per deployment, not per table): {ms:.0f} ms per "
                      f"run, ${per_month:.4f} per month")
+    if any(b.queue_messages for b in bills.values()):
+        polls = QUEUE_POLLERS * 60 / QUEUE_LONG_POLL_S * 43_200
+        lines.append(f"timer queue's empty long polls (per deployment, not per table): "
+                     f"{QUEUE_POLLERS} pollers x {60 / QUEUE_LONG_POLL_S:.0f} a minute = "
+                     f"{polls:,.0f} requests, ${polls * PRICES['sqs_request']:.4f} per month")
     return "\n".join(lines)
 
 
