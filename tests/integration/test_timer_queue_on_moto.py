@@ -363,13 +363,33 @@ def test_an_early_message_is_sent_on_with_the_rest_of_its_wait(world: World) -> 
     machine, or clocks apart) goes back on the queue until its due time."""
     table_id, _ = world.sit(3)
     world.sent.clear()
-    due = START_MS + 100_000
+    due = START_MS + 100_500
     world.sqs.send_message(QueueUrl=world.queue_url, MessageBody=json.dumps(
         {"table_id": table_id, "token": "decision:9.9", "kind": "decision", "due_ms": due}))
     received = [m for m in world.receive() if parse_body(m["Body"]).token == "decision:9.9"]
     assert world.deliver(received) == {"batchItemFailures": []}
     [sent] = world.sent
-    assert sent["DelaySeconds"] == 100 and parse_body(sent["MessageBody"]).due_ms == due
+    assert sent["DelaySeconds"] == 101  # rounded up: never before its time
+    assert parse_body(sent["MessageBody"]).due_ms == due
+    world.clock.now = START_MS + 101_000 - 1
+    assert [m for m in world.receive() if "9.9" in m["Body"]] == []
+    world.clock.now = START_MS + 101_000
+    assert [parse_body(m["Body"]).due_ms for m in world.receive()
+            if "9.9" in m["Body"]] == [due]
+
+
+def test_a_wakeup_that_arrives_up_to_a_second_early_by_our_clock_fires(world: World) -> None:
+    """SQS's clock may run ahead of the function's: a wake-up within ``WAKE_TOLERANCE_MS`` of
+    its deadline acts (neither sent on nor a no-op)."""
+    table_id, connections = world.sit(3)
+    due_ms, _ = _decision(world.load(table_id))
+    world.clock.now = due_ms
+    received = world.receive()
+    world.sent.clear()
+    world.clock.now = due_ms - 900  # our clock, behind the queue's
+    assert world.deliver(received) == {"batchItemFailures": []}
+    assert len(world.events(connections[0], "timed_out")) == 1
+    assert all(parse_body(s["MessageBody"]).due_ms != due_ms for s in world.sent)
 
 
 def test_a_failed_wakeup_is_sent_again_after_two_seconds_then_acts(world: World) -> None:
@@ -423,3 +443,27 @@ def test_a_wait_over_15_minutes_goes_to_the_standard_machine_not_the_queue(
     assert world.sent[0]["DelaySeconds"] == 900
     [execution] = world.standard_executions()
     assert (execution["token"], execution["due_ms"]) == ("hold:1", START_MS + 900_001)
+
+
+def test_with_another_scheduler_an_early_message_is_scheduled_by_its_deadline(
+        world: World) -> None:
+    """Messages left on the queue after a switch to ``TimerTransport=express``: the timer
+    function hands an early one to whatever schedules wake-ups, by its deadline and kind (a
+    kind it does not know is reported, not lost silently)."""
+    service = bootstrap.get_service()
+    scheduled: list[tuple[str, str, int, TimerKind]] = []
+
+    class Recorder:
+        def schedule(self, table_id: str, token: str, due_ms: int, kind: TimerKind) -> None:
+            assert isinstance(kind, TimerKind)
+            scheduled.append((table_id, token, due_ms, kind))
+
+    service.deps.scheduler = Recorder()
+    due = START_MS + 60_000
+    for kind in ("next_hand", "no_such_kind"):
+        world.sqs.send_message(QueueUrl=world.queue_url, MessageBody=json.dumps(
+            {"table_id": "t1", "token": f"{kind}:1", "kind": kind, "due_ms": due}))
+    received = world.receive()
+    unknown = next(m["MessageId"] for m in received if "no_such_kind" in m["Body"])
+    assert world.deliver(received) == {"batchItemFailures": [{"itemIdentifier": unknown}]}
+    assert scheduled == [("t1", "next_hand:1", due, TimerKind.NEXT_HAND)]

@@ -231,7 +231,7 @@ def test_every_record_is_exactly_one_of_fired_stale_early_retried_or_failed(
         message_id, table_id = f"m{i}", f"t{i}"
         outcomes[table_id] = RuntimeError("x") if outcome == "raises" else outcome == "acted"
         if kind == "malformed":
-            records.append(record(message_id, f"{{not json {i}"))
+            records.append(record(message_id, MALFORMED[offset % len(MALFORMED)]))
             expected[message_id] = "failed"
             continue
         due = NOW + WAKE_TOLERANCE_MS + 1 + abs(offset) if kind == "early" \
