@@ -467,3 +467,21 @@ def test_with_another_scheduler_an_early_message_is_scheduled_by_its_deadline(
     unknown = next(m["MessageId"] for m in received if "no_such_kind" in m["Body"])
     assert world.deliver(received) == {"batchItemFailures": [{"itemIdentifier": unknown}]}
     assert scheduled == [("t1", "next_hand:1", due, TimerKind.NEXT_HAND)]
+
+
+def test_the_same_wakeup_twice_in_one_batch_acts_once(world: World) -> None:
+    """At-least-once delivery can put a wake-up and its duplicate in the same batch, whose
+    records run on parallel threads: one acts, the other is a no-op, neither fails."""
+    table_id, connections = world.sit(3)
+    due_ms, token = _decision(world.load(table_id))
+    world.clock.now = due_ms
+    [original] = world.receive()
+    world.sqs.send_message(QueueUrl=world.queue_url, MessageBody=original["Body"])
+    [duplicate] = world.receive()
+    before = world.load(table_id)
+    assert world.deliver([original, duplicate]) == {"batchItemFailures": []}
+    after = world.load(table_id)
+    assert len(world.events(connections[0], "timed_out")) == 1
+    assert after.state.hand is not None and before.state.hand is not None
+    assert after.state.hand.actor != before.state.hand.actor
+    assert token in after.recent_timers
