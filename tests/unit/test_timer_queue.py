@@ -7,6 +7,7 @@ on), retried (sent again once after :data:`RETRY_DELAY_S`) or failed (reported i
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,7 +16,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naiko_service.aws.scheduler import QUEUE_MAX_DELAY_S, DelayQueueScheduler, queue_delay_s
+from naiko_service import bootstrap
+from naiko_service.aws.scheduler import (
+    QUEUE_MAX_DELAY_S,
+    DelayQueueScheduler,
+    StepFunctionsScheduler,
+    queue_delay_s,
+)
 from naiko_service.timer_queue import (
     MAX_ATTEMPTS,
     RETRY_DELAY_S,
@@ -342,3 +349,48 @@ def test_a_retry_is_sent_with_its_own_delay_and_attempt() -> None:
     scheduler.send("t1", "decision:1.1", NOW, "decision", delay_s=5_000)  # clipped
     assert [m["DelaySeconds"] for m in sqs.sent] == [RETRY_DELAY_S, QUEUE_MAX_DELAY_S]
     assert parse_body(sqs.sent[0]["MessageBody"]).attempt == 1
+
+
+# -- the bootstrap's choice of transport -----------------------------------------------------
+
+_ENV = {"TABLES_TABLE": "naiko-test-tables", "ACCOUNTS_TABLE": "naiko-test-accounts",
+        "LEDGER_TABLE": "naiko-test-ledger", "CONNECTIONS_TABLE": "naiko-test-connections",
+        "STATE_KEY": base64.b64encode(bytes(range(32))).decode(),
+        "WEBSOCKET_ENDPOINT": "https://abcdef1234.execute-api.us-east-1.amazonaws.com/test",
+        "TIMER_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/naiko-test-timers",
+        "TIMER_STATE_MACHINE_ARN": "arn:aws:states:us-east-1:123456789012:stateMachine:x",
+        "TIMER_LONG_STATE_MACHINE_ARN": "arn:aws:states:us-east-1:123456789012:stateMachine:y"}
+
+
+@pytest.fixture
+def region(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+
+
+@pytest.mark.usefixtures("region")
+def test_the_queue_is_the_default_transport_with_the_standard_machine_for_long_waits() -> None:
+    config = bootstrap.Config.from_env(_ENV)
+    assert config.timer_transport == "queue"
+    scheduler = bootstrap.build_service(config).deps.scheduler
+    assert isinstance(scheduler, DelayQueueScheduler)
+    assert scheduler.queue_url == _ENV["TIMER_QUEUE_URL"]
+    assert scheduler.max_delay_s == QUEUE_MAX_DELAY_S
+    assert isinstance(scheduler.long_waits, StepFunctionsScheduler)
+    assert scheduler.long_waits.state_machine_arn == _ENV["TIMER_LONG_STATE_MACHINE_ARN"]
+    assert scheduler.long_waits.long_state_machine_arn == _ENV["TIMER_LONG_STATE_MACHINE_ARN"]
+
+
+@pytest.mark.usefixtures("region")
+def test_express_keeps_the_step_functions_path() -> None:
+    config = bootstrap.Config.from_env({**_ENV, "TIMER_TRANSPORT": "express"})
+    scheduler = bootstrap.build_service(config).deps.scheduler
+    assert isinstance(scheduler, StepFunctionsScheduler)
+    assert scheduler.state_machine_arn == _ENV["TIMER_STATE_MACHINE_ARN"]
+    assert scheduler.long_state_machine_arn == _ENV["TIMER_LONG_STATE_MACHINE_ARN"]
+
+
+def test_an_unknown_transport_is_refused() -> None:
+    with pytest.raises(bootstrap.ConfigurationError, match="TIMER_TRANSPORT"):
+        bootstrap.Config.from_env({**_ENV, "TIMER_TRANSPORT": "carrier-pigeon"})
