@@ -3,7 +3,7 @@
 increases to request, from the cost model's per-hand figures (``scripts/cost_model.py``,
 wake-up design, humans at a 20 s clock).
 
-    python scripts/capacity.py [--tables 10000] [--shards 16]
+    python scripts/capacity.py [--tables 10000] [--shards 16] [--lambda-ms MS]
 
 The per-1,000-hand figures below are the cost model's documented run (``docs/timers.md``,
 "The numbers"); re-run the model and update :data:`PER_1000_HANDS` when the service changes
@@ -18,17 +18,18 @@ import math
 from dataclasses import dataclass
 
 PER_1000_HANDS = {
-    "seconds_per_hand": 39.7,
-    "messages_in": 10_588.0,
-    "messages_out": 90_232.0,
-    "lambda_requests": 14_122.0,
-    "lambda_mean_ms": 99.0,
-    "rru": 14_122.0,
-    "wru": 43_512.0,
-    "gsi_wru": 16_848.0,
-    "wakeups": 3_488.0,
+    "seconds_per_hand": 40.1,
+    "messages_in": 10_610.0,
+    "messages_out": 71_130.0,
+    "lambda_requests": 14_150.0,
+    "lambda_mean_ms": 42.0,
+    "rru": 14_150.0,
+    "wru": 65_685.0,
+    "gsi_wru": 8_680.0,
+    "wakeups": 3_540.0,
 }
-"""``scripts/cost_model.py --hands 500``, wake-up design (docs/timers.md)."""
+"""``scripts/cost_model.py --hands 200``, wake-up design (the queue), 2026-12-01
+(docs/timers.md, "The numbers")."""
 
 SEATS = 6
 PEAK = 2.0
@@ -138,8 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10_000)
     parser.add_argument("--shards", type=int, default=16)
+    parser.add_argument("--lambda-ms", type=float, default=None,
+                        help="mean Lambda duration instead of the cost model's (it moves with "
+                             "the measuring machine's load)")
     args = parser.parse_args(argv)
-    print(report(needs(args.tables, args.shards)))
+    figures = dict(PER_1000_HANDS)
+    if args.lambda_ms is not None:
+        figures["lambda_mean_ms"] = args.lambda_ms
+    print(report(needs(args.tables, args.shards, figures)))
     return 0
 
 
