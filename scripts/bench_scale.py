@@ -58,9 +58,9 @@ LATENCY_MS = {"GetItem": 4.0, "PutItem": 6.0, "UpdateItem": 6.0, "DeleteItem": 6
 SIGMA = 0.4
 """Lognormal spread of a call's latency: p99 = median x e^(2.326 x 0.4) = 2.5 x median."""
 MEMORY_GB = 0.5
-INVOCATIONS_PER_TABLE_S = 14_122 / 1000 / 39.7
-"""Lambda invocations per second of a busy 6-max table: 14,122 per 1,000 hands of 39.7 s
-(``scripts/cost_model.py``, docs/timers.md: frames and wake-ups)."""
+INVOCATIONS_PER_TABLE_S = 14_150 / 1000 / 40.1
+"""Lambda invocations per second of a busy 6-max table: 14,150 per 1,000 hands of 40.1 s
+(``scripts/cost_model.py``, docs/timers.md, 2026-12-01: frames and wake-ups)."""
 CPU_FACTOR = 3.5
 SEATS = 6
 
