@@ -31,7 +31,13 @@ pytest.importorskip("websockets")
 from naiko.cards import format_card, format_cards, seeded_random, shuffled_deck  # noqa: E402
 from naiko.commitment import CardProof, DeckCommitment, salts_from_seed  # noqa: E402
 from naiko_local.stack import LocalStack, seat_server_bots  # noqa: E402
-from test_web_client import PLAYER, check_or_call, demo_table, sit_from_lobby  # noqa: E402
+from test_web_client import (  # noqa: E402
+    PLAYER,
+    AdditionsServer,
+    check_or_call,
+    demo_table,
+    sit_from_lobby,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publish")
 
@@ -101,6 +107,7 @@ def test_r10_2_js_verify_proof_on_python_vectors(module_page: Any) -> None:
         swapped = deck.cards[(position + 1) % 52]
         bad.append((deck.root, replace(proof, card=swapped).to_dict(), "another card"))
         bad.append((deck.root, {**wire, "card": format_card(swapped)}, "card text vs card_id"))
+        bad.append((deck.root, {**wire, "card_id": swapped}, "card_id vs card text"))
         bad.append((deck.root, {**wire, "position": position ^ 1}, "position bit 0"))
         bad.append((deck.root, {**wire, "position": (position + 16) % 52}, "another position"))
         bad.append((deck.root, {**wire, "path": wire["path"][:-1]}, "path cut short"))
@@ -113,7 +120,7 @@ def test_r10_2_js_verify_proof_on_python_vectors(module_page: Any) -> None:
     results = verify_in_page(module_page, [(root, proof) for root, proof, _ in bad])
     accepted = [what for (_, _, what), ok in zip(bad, results, strict=True) if ok]
     assert not accepted, f"tampered proofs accepted: {accepted}"
-    assert len(bad) == 194  # 10 positions x 19 or 17 cases
+    assert len(bad) == 204  # 10 positions x 20 or 18 cases
 
 
 def test_r10_2_js_hashes_are_the_bytes_of_commitment_py(module_page: Any) -> None:
@@ -131,6 +138,28 @@ def test_r10_2_js_hashes_are_the_bytes_of_commitment_py(module_page: Any) -> Non
     want = [leaf_hash(p, c, s).hex() for p, c, s in cases]
     want.append(node_hash(bytes([1]) * 32, bytes([2]) * 32).hex())
     assert got == want
+
+
+def test_r10_2_js_root_from_path_refuses_paths_of_the_wrong_length(module_page: Any) -> None:
+    """rootFromPath as commitment.root_from_path on a 3-leaf tree: the right root with the
+    right path, null (not some inner node) with a path too short or too long."""
+    from naiko.commitment import merkle_root, node_hash, root_from_path
+
+    a, b, c = (bytes([i]) * 32 for i in range(3))
+    cases: list[tuple[bytes, int, list[bytes]]] = [
+        (c, 2, [node_hash(a, b)]), (c, 2, []), (c, 2, [node_hash(a, b), a]),
+        (a, 0, [b, c]), (a, 0, [b]), (b, 1, [a, c]), (b, 1, [a, c, c])]
+    got = module_page.evaluate(
+        f"async (cases) => {{ {IMPORT} const bytes = (x) => m.hashFromHex(x);"
+        " const out = []; for (const [leaf, i, path] of cases) {"
+        " const r = await m.rootFromPath(bytes(leaf), i, 3, path.map(bytes));"
+        " out.push(r === null ? null : m.toHex(r)); } return out; }",
+        [[leaf.hex(), i, [p.hex() for p in path]] for leaf, i, path in cases])
+    want = [None if (r := root_from_path(leaf, i, 3, path)) is None else r.hex()
+            for leaf, i, path in cases]
+    assert got == want
+    assert want[0] == want[3] == want[5] == merkle_root([a, b, c]).hex()
+    assert want.count(None) == 4
 
 
 # -- the tracker: positions from the dealing order --------------------------------------------
@@ -304,3 +333,44 @@ def test_r10_2_a_tampered_proof_shows_as_a_failure(stack: LocalStack, open_page:
     assert any(line.startswith("✗ Card proof FAILED") for line in log), log
     assert any("Card proof FAILED" in line for line in console), console
     shots(page, "tampered")
+
+
+def test_r10_2_a_doctored_update_fed_to_the_app_shows_the_failure(open_page: Any) -> None:
+    """Against a stand-in server that goes quiet once the page sits down, an update is handed
+    to the page's own handler (``window.naikoApp.onMessage``, as a socket message would be): a
+    real commitment, the viewer dealt positions 0 and 1, the proof of the second card with one
+    bit of its salt flipped. The page re-draws by itself once the check ends: the first card
+    proved, the second failed, the alert on the table."""
+    from naiko_local.web import WebServer
+
+    deck = commitment(9)
+    c = list(deck.cards)
+    with AdditionsServer() as fake:
+        web = WebServer("127.0.0.1", 0, ws_port=fake.port, mint=lambda p, ttl: "t").start()
+        try:
+            page = open_page()
+            page.goto(f"{web.url}?player={PLAYER}")
+            page.locator("[data-action=play][data-table=tfake]").click()
+            page.wait_for_selector(".seat.me .card.face")
+            state = page.evaluate("({view: naikoApp.view, version: naikoApp.version})")
+            view = state["view"]
+            view["hand"]["commitment"] = deck.root
+            view["seats"][0]["cards"] = format_cards(c[:2])
+            doctored = deck.proof(1).to_dict()
+            doctored["salt"] = flip(str(doctored["salt"]), 77)
+            message = {"type": "update", "table_id": "tfake", "version": state["version"] + 1,
+                       "events": [{"kind": "hand_started", "hand_number": 1, "button": 1,
+                                   "seats_dealt": [0, 1]},
+                                  {"kind": "deck_committed", "root": deck.root},
+                                  {"kind": "hole_cards", "seat_index": 0,
+                                   "cards": format_cards(c[:2]), "private_to": 0}],
+                       "view": view, "proofs": [deck.proof(0).to_dict(), doctored]}
+            page.evaluate("(m) => naikoApp.onMessage(m)", message)
+            page.wait_for_selector(".proof-alert")
+            marks = page.locator(".seat.me .card.face").evaluate_all(PROOF_STATES)
+            assert marks == [[format_card(c[0]), "proved", "0"],
+                             [format_card(c[1]), "failed", "1"]]
+            assert f"Card proof FAILED for {format_card(c[1])} at position 1" in \
+                page.locator(".proof-alert").inner_text()
+        finally:
+            web.stop()
