@@ -234,6 +234,16 @@ def test_r10_2_tracker_in_a_snapshot_checks_what_it_can(module_page: Any) -> Non
         deck.proof(p) for p in (4, 5, 6, 7, 8)])}
     (result,) = module_page.evaluate(TRACK, [[fine]])
     assert len(result["proved"]) == 5 and result["failed"] == []
+    # The same snapshot again (a reconnection): nothing new to log; then once more with one
+    # proof doctored: a card proved before fails now, and the same failure is said once.
+    again = json.loads(json.dumps(fine))
+    doctored = json.loads(json.dumps(fine))
+    doctored["view"]["hand"]["proofs"][1]["salt"] = flip(deck.proof(5).salt, 1)
+    results = module_page.evaluate(TRACK, [[fine, again, doctored, doctored]])
+    assert results[1] == {"proved": [], "failed": []}
+    assert results[2]["proved"] == [] and len(results[2]["failed"]) == 1
+    assert f"for {format_card(c[5])} at position 5" in results[2]["failed"][0]
+    assert results[3] == {"proved": [], "failed": []}
     stranger = {"type": "snapshot", "view": view(deck, hole, board, proofs=[
         deck.proof(p) for p in (4, 5, 6, 7, 8, 20)])}
     (result,) = module_page.evaluate(TRACK, [[stranger]])

@@ -273,6 +273,8 @@ export class ProofTracker {
       const card = canonical(proof?.card) || String(proof?.card);
       const position = proof?.position;
       const previous = this.cards.get(card);
+      // The same proof again (a snapshot repeats them): checked again, the card keeps its mark
+      // meanwhile and a success is not logged twice.
       const repeat = previous && previous.position === position && previous.state !== "pending";
       if (!repeat) this.cards.set(card, { state: "pending", position });
       return { proof, card, position, repeat, previous };
@@ -288,7 +290,6 @@ export class ProofTracker {
       this.root && hashing ? verifyProof(this.root, job.proof) : Promise.resolve(false)));
     if (generation !== this.generation) return result; // a new hand began meanwhile
     jobs.forEach((job, i) => {
-      if (job.repeat && this.cards.get(job.card)?.state !== "pending") return; // proved before
       if (!this.root) return this.fail(result, job, "the hand carries no deck commitment");
       if (!hashing) {
         this.cards.set(job.card, { state: "unchecked", position: job.position,
@@ -298,6 +299,7 @@ export class ProofTracker {
       if (!verdicts[i]) return this.fail(result, job, "it is not in the deck committed before the deal");
       const problem = this.placeProblem(job, shown);
       if (problem) return this.fail(result, job, problem);
+      if (job.repeat && this.cards.get(job.card)?.state !== "pending") return undefined; // as before
       this.cards.set(job.card, { state: "proved", position: job.position });
       result.proved.push({ card: job.card, position: job.position });
       return undefined;
@@ -342,6 +344,7 @@ export class ProofTracker {
     const where = Number.isInteger(job.position) ? ` at position ${job.position}` : "";
     this.cards.set(job.card, { state: "failed", position: job.position, reason });
     const sentence = `Card proof FAILED for ${job.card}${where}: ${reason} (R10.2).`;
+    if (this.failures.includes(sentence)) return undefined; // the same failure, sent again
     this.failures.push(sentence);
     result.failed.push({ card: job.card, position: job.position, reason, sentence });
     return undefined;
