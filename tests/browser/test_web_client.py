@@ -507,7 +507,8 @@ class AdditionsServer:
 def test_tolerates_protocol_additions(open_page: Any) -> None:
     """An ack folded into the update, a deck commitment with proofs, unknown fields, event
     kinds and message types: the page sits down, shows the cards and the commitment, and counts
-    the update as the join's reply (no "no answer" notice)."""
+    the update as the join's reply (no "no answer" notice). Its cards come without proofs in
+    the update: the page marks them unproved (R10.2)."""
     from naiko_local.web import WebServer
 
     with AdditionsServer() as fake:
@@ -522,6 +523,12 @@ def test_tolerates_protocol_additions(open_page: Any) -> None:
             assert cards == ["Ah", "Kd"]
             assert page.locator("[data-commitment]").get_attribute(
                 "data-commitment") == AdditionsServer.COMMITMENT
+            # R10.2: the update carries no `proofs` (an update's view.hand.proofs is not where
+            # they travel): the cards are marked unproved, not proved, and nothing failed
+            marks = page.locator(".seat.me .card.face").evaluate_all(
+                "els => els.map(e => e.dataset.proof)")
+            assert marks == ["unproved", "unproved"]
+            assert page.locator(".proof-alert").count() == 0
             page.wait_for_selector("#toast:has-text('You sit down.')")
             assert page.locator("[data-raise-slider]").get_attribute("max") == "200"
             assert [f["action"] for f in fake.received].count("join_table") == 1

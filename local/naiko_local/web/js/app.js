@@ -8,13 +8,16 @@
 //     skipped, ask for a `snapshot` (the missed events are lost, the view is complete);
 //   * after a reconnection, `snapshot` again: the server marks you back (R8.3).
 // The client never decides anything: buttons are drawn from the prompt and the server has the
-// last word (its `error` replies are shown as they come).
+// last word (its `error` replies are shown as they come). It does check one thing: every card
+// it is shown must come with a proof that leads to the deck committed before the deal
+// (R10.2, proofs.js); a proof that fails is shown as an error on the table.
 
 import { NaikoConnection } from "./connection.js";
 import { clock, fill, h, secondsLeft, setRing } from "./dom.js";
 import { renderHistory } from "./history.js";
 import { renderLobby } from "./lobby.js";
 import { narrate } from "./narrate.js";
+import { ProofTracker } from "./proofs.js";
 import { renderTable } from "./table.js";
 
 const LOG_LINES = 200;
@@ -49,6 +52,7 @@ export class App {
     this.offerUntil = null;              // a seat held for us (R7.10)
     this.inviteCode = null;              // the code that opened a private table
     this.showdown = null;                // {hand, hands: {seat: "two pair"}} of the last showdown
+    this.proofs = new ProofTracker();    // the shown hand's card proofs and their checks (R10.2)
     this.offsetMs = 0;                   // server clock - local clock, when clearly off
     this.lobby = { tables: null, tournaments: null, details: new Map(), account: null };
     this.history = null;                 // the panel's state, null when closed
@@ -131,6 +135,7 @@ export class App {
     if (isUpdate && version <= this.version) return;       // older or repeated
     if (!isUpdate && version < this.version) return;       // a snapshot older than an update
     const gap = isUpdate && this.version > 0 && version > this.version + 1;
+    const missed = isUpdate ? gap : this.version > 0 && version > this.version; // events not seen
     this.version = version;
     if (message.view && typeof message.view === "object") this.view = message.view;
     const events = isUpdate ? message.events || [] : [];
@@ -146,9 +151,35 @@ export class App {
     const lines = narrate(events, (seat) => this.logName(seat), this.view?.seat_index ?? null);
     this.log.push(...lines);
     if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+    this.checkProofs(message, events, missed);
     this.estimateOffset(events);
     if (gap) this.send("snapshot");
     this.render();
+  }
+
+  /**
+   * R10.2: check the proofs a message carries against the hand's commitment (asynchronous:
+   * WebCrypto). Until the check ends the cards are marked as being checked; then the log says
+   * `✓ proved Ah@4 Kd@5` at the end of the line that showed them (as the terminal client
+   * does), and a failed proof goes to the table's alert, the log and the console.
+   */
+  checkProofs(message, events, missed) {
+    const table = this.tableId;
+    this.proofs.take(message, this.view, events, { missed }).then((result) => {
+      if (table !== this.tableId || (!result.proved.length && !result.failed.length)) return;
+      if (result.proved.length) {
+        const good = result.proved.map((p) => `${p.card}@${p.position}`).join(" ");
+        const cards = result.proved.map((p) => p.card);
+        const index = this.log.findLastIndex((line) => cards.some((card) => line.includes(card)));
+        if (index >= 0 && !this.log[index].includes("✓ proved")) this.log[index] += `  ✓ proved ${good}`;
+        else this.log.push(`✓ proved against the commitment: ${good}`);
+      }
+      for (const failure of result.failed) {
+        console.error(failure.sentence, failure);
+        this.log.push(`✗ ${failure.sentence}`);
+      }
+      this.render();
+    }).catch((error) => console.error("R10.2 proof check:", error));
   }
 
   /** A seat's player as the log names it ("alice (you)" for the viewer). */
@@ -185,7 +216,8 @@ export class App {
 
   showTable(tableId) {
     if (tableId !== this.tableId) {
-      Object.assign(this, { tableId, version: 0, view: null, log: [], offerUntil: null, showdown: null, ui: {} });
+      Object.assign(this, { tableId, version: 0, view: null, log: [], offerUntil: null, showdown: null, ui: {},
+        proofs: new ProofTracker() });
     }
     this.screen = "table";
     setHashTable(tableId);
@@ -335,6 +367,7 @@ export class App {
       renderTable(main, this.view, {
         nowMs: this.nowMs(), version: this.version, tableId: this.tableId, log: this.log,
         ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil, playerId: this.playerId,
+        proofs: this.proofs,
         send: (action, fields) => this.send(action, fields),
         join: (seat) => this.join(seat),
         toLobby: () => this.toLobby(),

@@ -7,6 +7,11 @@
 //
 // Countdowns (rings and texts) carry their deadline in data attributes; app.js refreshes them
 // every 200 ms without re-drawing the table.
+//
+// R10.2: when the hand is committed, each face-up card carries its proof's state (proofs.js):
+// `data-proof` = proved / failed / pending / unchecked / unproved (no proof received), a small
+// mark in its corner with a title saying where and against what it was proved; a failed proof
+// puts an alert on the table.
 
 import { POWER_COSTS, POWER_NAMES } from "./narrate.js";
 import { cardBack, cardFace, cardSlot, chips, fill, h, ordinal, ring, splitCards } from "./dom.js";
@@ -38,8 +43,9 @@ export function windowForMe(view) {
  *                             offerUntil, inviteCode, version, tableId, log: string[]}
  */
 export function renderTable(root, view, ctx) {
-  fill(root, 
+  fill(root,
     header(view, ctx),
+    proofAlert(ctx),
     view.tournament ? tournamentBar(view, ctx) : null,
     h("div", { class: "table-main" },
       h("div", { class: "felt-area" }, felt(view, ctx)),
@@ -76,10 +82,55 @@ function header(view, ctx) {
       hand ? `Hand #${hand.number} · ${hand.complete ? "over" : hand.street}` : "no hand yet",
       ` · v${ctx.version}`),
     commitText ? h("div", { class: "commitment", title: `Deck commitment (R10.2): ${commitText}`,
-      dataset: { commitment: commitText } }, `deck commitment ${commitText.slice(0, 12)}…`) : null,
+      dataset: { commitment: commitText } }, `deck commitment ${commitText.slice(0, 12)}…`,
+      proofSummary(ctx)) : null,
     room.invite_code ? h("div", { class: "badge invite" }, `Invite code ${room.invite_code}`) : null,
     flags.length ? h("div", { class: "flag" }, flags.join(" · ")) : null,
   );
+}
+
+// -- the committed deck (R10.2) ----------------------------------------------------------------
+
+const PROOF_MARKS = { proved: "✓", failed: "✗", pending: "…", unchecked: "–", unproved: "?" };
+
+/** Mark a face-up card with the state of its proof, when the hand is committed. */
+function proved(element, card, ctx) {
+  const tracker = ctx.proofs;
+  if (!tracker || !tracker.expects()) return element;
+  const status = tracker.status(card);
+  const state = status ? status.state : "unproved";
+  const root = `${tracker.root.slice(0, 16)}…`;
+  const title = {
+    proved: `proved at position ${status?.position} against commitment ${root}`,
+    failed: `proof FAILED: ${status?.reason}`,
+    pending: "its proof is being checked",
+    unchecked: `proof not checked: ${status?.reason}`,
+    unproved: `no proof received for this card (commitment ${root})`,
+  }[state];
+  element.dataset.proof = state;
+  if (Number.isInteger(status?.position)) element.dataset.position = String(status.position);
+  element.title = `${card}: ${title}`;
+  element.append(h("span", { class: `proof-mark ${state}`, title }, PROOF_MARKS[state]));
+  return element;
+}
+
+/** "· 5 cards proved" next to the commitment (every proof this hand that held). */
+function proofSummary(ctx) {
+  const tracker = ctx.proofs;
+  if (!tracker || !tracker.expects()) return null;
+  const count = [...tracker.cards.values()].filter((c) => c.state === "proved").length;
+  return h("span", { class: "proof-count", dataset: { proved: count } },
+    ` · ${count} card${count === 1 ? "" : "s"} proved`);
+}
+
+/** A failed proof: said on the table, above the felt, until the hand ends. */
+function proofAlert(ctx) {
+  const failures = ctx.proofs?.failures || [];
+  if (!failures.length) return null;
+  return h("div", { class: "proof-alert", role: "alert", dataset: { proofFailures: failures.length } },
+    h("strong", {}, "⚠ Deck check FAILED: "),
+    "a card does not match the deck the server committed to before the deal. ",
+    h("ul", {}, failures.slice(-4).map((f) => h("li", {}, f))));
 }
 
 // -- the tournament block --------------------------------------------------------------------
@@ -149,7 +200,7 @@ function seatElement(view, seat, index, at, winners, ctx) {
   const cards = h("div", { class: "seat-cards" });
   if (seat.in_hand) {
     if (shown.length) {
-      shown.forEach((card) => cards.append(cardFace(card, { hand: hand?.number })));
+      shown.forEach((card) => cards.append(proved(cardFace(card, { hand: hand?.number }), card, ctx)));
     } else {
       for (let i = 0; i < (seat.card_count || 0); i += 1) cards.append(cardBack());
     }
@@ -196,7 +247,7 @@ function centre(view, ctx) {
   const hand = view.hand;
   const board = h("div", { class: "board", dataset: { hand: hand?.number ?? "" } });
   const cards = splitCards(hand?.board || "");
-  cards.forEach((card) => board.append(cardFace(card, { hand: hand.number, extra: "board-card" })));
+  cards.forEach((card) => board.append(proved(cardFace(card, { hand: hand.number, extra: "board-card" }), card, ctx)));
   for (let i = cards.length; i < 5; i += 1) board.append(cardSlot());
   const pot = hand ? (hand.pot || 0) + (hand.bets_total || 0) : 0;
   const lines = [];
@@ -263,7 +314,7 @@ function naikoPanel(view, ctx) {
     h("div", { class: "small window-other" }, `${nameOf(view, w.target)} may shield `,
       h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, "")));
   const peek = powers.peek ? h("div", { class: "peek" }, "Your peek: ",
-    cardFace(powers.peek, { hand: view.hand.number, small: true }), " comes next") : null;
+    proved(cardFace(powers.peek, { hand: view.hand.number, small: true }), powers.peek, ctx), " comes next") : null;
   return h("div", { class: "naiko-panel" },
     h("div", { class: "panel-title" }, "Carousel",
       h("span", { class: "muted small" }, ` powers this round ${powers.round_activations}/3`)),
