@@ -621,6 +621,8 @@ class Simulation:
         clock = Clock()
         service = bootstrap.get_service()
         service.deps.clock = clock
+        if service.limiter is not None:  # the frame limits refill in virtual time too (a
+            service.limiter.clock = clock.now_ms  # whole Spin plays in a minute of wall time)
         service.deps.rng = seeded_random(self.seed)
         seeds = random.Random(self.seed)  # the decks' secret seeds (R10.2) too: one run, one bill
         service.deps.secret_bytes = lambda n: seeds.randbytes(n)
