@@ -184,7 +184,7 @@ def test_an_early_message_that_cannot_be_sent_on_is_reported() -> None:
     result = fakes.handle([wakeup("m1", "t1", due_ms=NOW + 60_000)])
     assert result == BatchResult(failed=("m1",))
     assert fakes.fired == []
-    assert fakes.counts == Counter()
+    assert fakes.counts == Counter({"TimerRequeueFailures": 1})
 
 
 def test_a_mixed_batch_keeps_each_record_s_id_and_fires_the_due_ones_in_one_call() -> None:
@@ -272,6 +272,7 @@ def test_every_record_is_exactly_one_of_fired_stale_early_retried_or_failed(
     malformed = sum(1 for kind, *_ in batch if kind == "malformed")
     unsent_early = sum(1 for kind, *_ in batch if kind == "early") if requeue_fails else 0
     assert counted["TimerMessagesMalformed"] == malformed
+    assert counted["TimerRequeueFailures"] == unsent_early
     assert counted["TimerFailures"] == len(result.failed) - malformed - unsent_early
 
 

@@ -129,7 +129,8 @@ def handle_records(records: Sequence[Mapping[str, Any]], *,
     :param requeue: Sends a message again (:meth:`DelayQueueScheduler.send`).
     :param now_ms: The service's clock.
     :param count: A metric hook (``TimerMessagesMalformed``, ``TimerMessagesEarly``,
-        ``TimersRetried``, ``TimerFailures``, ``TimersFired``, ``TimersStale``).
+        ``TimerRequeueFailures`` (an early one that could not be sent on), ``TimersRetried``,
+        ``TimerFailures``, ``TimersFired``, ``TimersStale``).
     :param warn: Logs what went wrong, with fields (never a message body: it is ours, but a
         malformed one may not be).
     """
@@ -151,6 +152,7 @@ def handle_records(records: Sequence[Mapping[str, Any]], *,
             try:
                 requeue(message, None)
             except Exception as error:
+                count("TimerRequeueFailures", 1)
                 warn("could not send an early wake-up on", {
                     "message_id": message_id, "table_id": message.table_id,
                     "error": type(error).__name__})
