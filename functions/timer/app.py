@@ -43,11 +43,17 @@ def _from_queue(records: list[dict[str, Any]]) -> dict[str, Any]:
         if isinstance(scheduler, DelayQueueScheduler):
             scheduler.send(message.table_id, message.token, message.due_ms, message.kind,
                            attempt=message.attempt, delay_s=delay_s)
-        else:  # a queue event in a deployment that schedules elsewhere: by its deadline
+        else:  # a queue event in a deployment that schedules elsewhere (TimerTransport switched
+            # to express with messages still queued): by its deadline, so a retry runs at once
+            # and its attempt is not kept
             scheduler.schedule(message.table_id, message.token, message.due_ms,
                                TimerKind(message.kind))
 
-    result = handle_records(records, fire=service.timers_fired, requeue=requeue,
+    def fire(wakeups: list[tuple[str, str]]) -> list[bool | Exception]:
+        return service.timers_fired(wakeups, on_start=lambda table_id, token: (
+            logger.thread_safe_append_keys(table_id=table_id, token=token)))
+
+    result = handle_records(records, fire=fire, requeue=requeue,
                             now_ms=service.deps.clock.now_ms, count=bootstrap.count,
                             warn=bootstrap.warn)
     logger.debug("timer messages", extra={"records": len(records), "fired": result.fired,

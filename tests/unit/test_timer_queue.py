@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -395,3 +397,72 @@ def test_express_keeps_the_step_functions_path() -> None:
 def test_an_unknown_transport_is_refused() -> None:
     with pytest.raises(bootstrap.ConfigurationError, match="TIMER_TRANSPORT"):
         bootstrap.Config.from_env({**_ENV, "TIMER_TRANSPORT": "carrier-pigeon"})
+
+
+# -- the batch's own failure, and the batch's threads ------------------------------------------
+
+
+def test_a_batch_whose_firing_machinery_raises_retries_each_due_wakeup_once_and_sends_early_ones_on_once(  # noqa: E501
+        ) -> None:
+    """Review finding: a whole-batch failure after the early records were sent on made SQS
+    deliver the batch again, and the early ones were sent on a second time."""
+    fakes = Fakes()
+
+    def broken(wakeups: list[tuple[str, str]]) -> list[bool | Exception]:
+        raise RuntimeError("the pool could not start")
+
+    records = [wakeup("m1", "t1"), wakeup("m2", "t2", due_ms=NOW + 60_000),
+               wakeup("m3", "t3", attempt=1)]
+    result = handle_records(records, fire=broken, requeue=fakes.requeue, now_ms=lambda: NOW,
+                            count=fakes.count, warn=fakes.warn)
+    # nothing raised: the early one was sent on once, the first-attempt one retried alone,
+    # the one already retried reported alone
+    assert result == BatchResult(early=1, retried=1, failed=("m3",))
+    assert [(m.table_id, m.attempt, d) for m, d in fakes.requeued] == [
+        ("t2", 0, None), ("t1", 1, RETRY_DELAY_S)]
+    assert fakes.counts == Counter({"TimerMessagesEarly": 1, "TimersRetried": 1,
+                                    "TimerFailures": 1})
+
+
+@pytest.mark.parametrize("sweep_workers, threads", [(1, {"MainThread"}), (32, None)])
+def test_timers_fired_keeps_to_the_deps_workers_and_runs_on_start_in_each_wakeups_context(
+        sweep_workers: int, threads: set[str] | None) -> None:
+    """A deterministic run (``sweep_workers`` 1, the in-memory adapters) fires a batch on the
+    caller's thread, in order; otherwise on the pool. ``on_start`` (the handler's log keys)
+    runs in each wake-up's own copy of the context, so keys never leak between wake-ups."""
+    import contextvars
+
+    from naiko_service.usecases import timers
+
+    key: contextvars.ContextVar[str] = contextvars.ContextVar("key", default="-")
+    seen: list[tuple[str, str, str]] = []
+
+    def fired(deps: Any, table_id: str, token: str) -> bool:
+        seen.append((table_id, key.get(), threading.current_thread().name))
+        return True
+
+    deps = replace_free_deps(sweep_workers)
+    wakeups = [(f"t{i}", f"decision:{i}") for i in range(5)]
+    with mock.patch.object(timers, "timer_fired", fired):
+        results = timers.timers_fired(deps, wakeups,
+                                      on_start=lambda table_id, token: key.set(table_id))
+    assert results == [True] * 5
+    assert sorted((t, k) for t, k, _ in seen) == [(f"t{i}", f"t{i}") for i in range(5)]
+    assert key.get() == "-"  # the caller's context untouched
+    names = {name for *_, name in seen}
+    if threads is not None:
+        assert names == threads and [t for t, *_ in seen] == [t for t, _ in wakeups]
+    else:
+        assert all(name.startswith("wakeups") for name in names)
+
+
+def replace_free_deps(sweep_workers: int) -> Any:
+    """The fields of ``Deps`` that ``timers_fired`` reads (``dataclasses.replace`` needs a
+    dataclass: a real ``Deps`` on the in-memory adapters)."""
+    from naiko_service.memory import MemoryAccounts, MemoryConnections, MemoryTableStore
+    from naiko_service.usecases import Deps
+
+    accounts = MemoryAccounts()
+    return Deps(tables=MemoryTableStore(accounts=accounts), accounts=accounts,
+                connections=MemoryConnections(), gateway=mock.Mock(), scheduler=mock.Mock(),
+                clock=mock.Mock(), sweep_workers=sweep_workers)

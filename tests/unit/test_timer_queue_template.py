@@ -124,3 +124,21 @@ def test_the_outputs_name_both_queues(template: dict[str, Any]) -> None:
     outputs = template["Outputs"]
     assert outputs["TimerQueueUrl"]["Value"] == {"Ref": "TimerQueue"}
     assert outputs["TimerDeadLetterQueueUrl"]["Value"] == {"Ref": "TimerDeadLetterQueue"}
+
+
+def test_a_wakeup_that_fails_inside_a_successful_invocation_still_raises_an_alarm(
+        template: dict[str, Any]) -> None:
+    """A batch answers failures per record, so the invocation succeeds and Lambda's Errors
+    (TimerErrorsAlarm) never see them: TimerFailuresAlarm watches the metrics
+    ``naiko_service.timer_queue`` counts for them."""
+    from naiko_service import timer_queue
+
+    alarm = template["Resources"]["TimerFailuresAlarm"]["Properties"]
+    watched = {m["MetricStat"]["Metric"]["MetricName"]
+               for m in alarm["Metrics"] if "MetricStat" in m}
+    assert watched == {"TimerFailures", "TimerRequeueFailures"}
+    source = open(timer_queue.__file__).read()
+    assert all(f'count("{name}"' in source for name in watched)
+    expression = next(m["Expression"] for m in alarm["Metrics"] if "Expression" in m)
+    assert "failed" in expression and "unsent" in expression
+    assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]

@@ -161,7 +161,12 @@ def handle_records(records: Sequence[Mapping[str, Any]], *,
             early += 1
             continue
         due.append((message_id, message))
-    results = fire([(m.table_id, m.token) for _, m in due]) if due else []
+    try:
+        results = fire([(m.table_id, m.token) for _, m in due]) if due else []
+    except Exception as error:  # the batch's machinery, not one wake-up: each is retried
+        # alone below, so the early ones already sent on are not sent twice by a whole-batch
+        # redelivery
+        results = [error] * len(due)
     fired = stale = retried = 0
     for (message_id, message), result in zip(due, results, strict=True):
         if result is True:

@@ -27,6 +27,7 @@ proves that every request kind of :data:`naiko_service.protocol.ClientRequest` i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, assert_never
 
 from naiko.errors import EngineError
@@ -185,9 +186,11 @@ class TableService:
         """The timer callback: see :func:`.timers.timer_fired`."""
         return timers.timer_fired(self.deps, table_id, token)
 
-    def timers_fired(self, wakeups: list[tuple[str, str]]) -> list[bool | Exception]:
+    def timers_fired(self, wakeups: list[tuple[str, str]], *,
+                     on_start: Callable[[str, str], None] | None = None
+                     ) -> list[bool | Exception]:
         """A batch of wake-ups from the timer queue: see :func:`.timers.timers_fired`."""
-        return timers.timers_fired(self.deps, wakeups)
+        return timers.timers_fired(self.deps, wakeups, on_start=on_start)
 
     def sweep(self) -> int:
         """The sweep: see :func:`.timers.sweep`."""

@@ -68,12 +68,16 @@ def timer_fired(deps: Deps, table_id: str, token: str) -> bool:
     return woken.fired > 0
 
 
-def timers_fired(deps: Deps, wakeups: list[tuple[str, str]]) -> list[bool | Exception]:
+def timers_fired(deps: Deps, wakeups: list[tuple[str, str]], *,
+                 on_start: Callable[[str, str], None] | None = None
+                 ) -> list[bool | Exception]:
     """Several wake-ups at once (a batch from the timer queue): each ``(table_id, token)`` as
-    :func:`timer_fired`, :data:`BATCH_WORKERS` at a time, each in a copy of the caller's
-    context. Returns, in order, whether each acted, or the exception it raised (never raised
-    here: one table's failure is that wake-up's alone)."""
-    workers = max(1, min(BATCH_WORKERS, len(wakeups)))
+    :func:`timer_fired`, :data:`BATCH_WORKERS` at a time (at most
+    :attr:`~.base.Deps.sweep_workers`: 1 keeps a seeded run deterministic), each in a copy of
+    the caller's context, where *on_start* runs first (the handler's log keys). Returns, in
+    order, whether each acted, or the exception it raised (never raised here: one table's
+    failure is that wake-up's alone)."""
+    workers = max(1, min(BATCH_WORKERS, deps.sweep_workers, len(wakeups)))
     shared = deps
     if workers > 1:  # the metric hooks append to one buffer: one thread at a time
         lock = threading.Lock()
@@ -82,13 +86,16 @@ def timers_fired(deps: Deps, wakeups: list[tuple[str, str]]) -> list[bool | Exce
 
     def fire(wakeup: tuple[str, str]) -> bool | Exception:
         try:
+            if on_start is not None:
+                on_start(*wakeup)
             return timer_fired(shared, *wakeup)
         except Exception as error:  # reported per wake-up by the caller
             return error
 
-    if workers == 1:
-        return [fire(wakeup) for wakeup in wakeups]
     contexts = [contextvars.copy_context() for _ in wakeups]
+    if workers == 1:
+        return [context.run(fire, wakeup) for context, wakeup in zip(contexts, wakeups,
+                                                                    strict=True)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wakeups") as pool:
         return list(pool.map(lambda context, wakeup: context.run(fire, wakeup),
                              contexts, wakeups))
