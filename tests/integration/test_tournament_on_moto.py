@@ -97,3 +97,30 @@ def test_a_sit_and_go_played_to_the_end_through_the_handlers_and_state_machines(
                            world.names["TablesTable"], Sealer(bytes(range(32))),
                            world.names["TournamentsTable"])
     assert audit.holds, audit.line()
+
+
+def test_a_tournament_timer_is_written_to_its_due_index_shard_and_found_there_and_unsharded(
+        world: World) -> None:
+    """Issue 15, item 2, for tournaments too: a tournament's ``due-index`` key is sharded like
+    a table's (one key for every tournament would be one hot partition), every shard is read,
+    and an item written before the sharding (plain ``due``) is still found."""
+    from naiko_service.aws.dynamodb import due_key
+    from naiko_service.records import Timer, TimerKind
+
+    ann = world.connect("ann")
+    grant(world, "ann", 1_000)
+    created = world.send(ann, action="create_tournament", preset="sng_6max_turbo",
+                         entry=ENTRY, name="shards")
+    tid = str(created["tournament_id"])
+    store = tournaments(world)
+    record = store.load(tid)
+    record.timers = [Timer("level:2", TimerKind.LEVEL, 5_000)]
+    item = store.to_item(record)
+    shards = world.store.due_shards
+    assert item["timer"] == {"S": due_key(tid, shards)} and shards > 1
+    client = boto3.client("dynamodb", region_name=REGION)
+    client.put_item(TableName=world.names["TournamentsTable"], Item=item)
+    assert store.due(4_999) == [] and store.due(5_000) == [(tid, "level:2")]
+    client.put_item(TableName=world.names["TournamentsTable"],
+                    Item={**item, "timer": {"S": "due"}})  # as written before the sharding
+    assert store.due(5_000) == [(tid, "level:2")]

@@ -17,8 +17,10 @@ store's own item layout) and account moves with their ledger entries in ONE
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -36,11 +38,14 @@ from ..ports import (
 )
 from ..tournament_records import TournamentRecord
 from .dynamodb import (
+    SHARD_QUERY_WORKERS,
     DynamoTableStore,
     Item,
     _error_code,
     _net_moves,
     _paged_query,
+    due_key,
+    due_read_keys,
     stored_histories,
 )
 
@@ -51,7 +56,9 @@ LOBBY_INDEX = "lobby-index"
 """GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the tournament lobby."""
 
 DUE_INDEX = "due-index"
-"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep."""
+"""GSI ``timer`` (HASH) + ``due_ms`` (RANGE), projecting ``due_tokens``: the timer sweep. The
+``timer`` key is sharded like the tables' (``aws.dynamodb.due_key``, the table store's
+``due_shards``): one key for every tournament would be one hot partition of the index."""
 
 MAX_TRANSACTION_ITEMS = 100
 """DynamoDB's limit of items in one ``TransactWriteItems``."""
@@ -86,7 +93,7 @@ class DynamoTournamentStore:
             item["summary"] = {"S": json.dumps(record.summary(), separators=(",", ":"))}
         due_ms = record.next_due_ms()
         if due_ms is not None:
-            item["timer"] = {"S": "due"}
+            item["timer"] = {"S": due_key(record.tournament_id, self.tables.due_shards)}
             item["due_ms"] = {"N": str(due_ms)}
             item["due_tokens"] = {"S": json.dumps([[t.token, t.due_ms] for t in record.timers],
                                                   separators=(",", ":"))}
@@ -214,24 +221,42 @@ class DynamoTournamentStore:
         return found
 
     def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
-        """``(tournament_id, token)`` of timers due by *now_ms*: a Query on ``due-index``."""
+        """``(tournament_id, token)`` of timers due by *now_ms*, the oldest deadlines first:
+        one Query on ``due-index`` per shard (``aws.dynamodb.due_read_keys``: the plain
+        ``due`` of items written before the sharding included), the shards in parallel."""
+        if limit <= 0:
+            return []
+        keys = due_read_keys(self.tables.due_shards, self.tables.due_previous_shards)
+        with ThreadPoolExecutor(max_workers=min(len(keys), SHARD_QUERY_WORKERS)) as pool:
+            shards = list(pool.map(lambda key: self._due_shard(key, now_ms, limit), keys))
         due: list[tuple[str, str]] = []
-        for item in _due_items(self.client, self.tournaments_table, now_ms, limit):
-            tid = str(item["tournament_id"]["S"])
-            due += [(tid, str(token)) for token, due_ms in json.loads(item["due_tokens"]["S"])
-                    if int(due_ms) <= now_ms]
+        for _, tid, tokens in heapq.merge(*shards):
+            due += [(tid, token) for token in tokens]
             if len(due) >= limit:
                 break
         return due[:limit]
 
+    def _due_shard(self, key: str, now_ms: int, limit: int
+                   ) -> list[tuple[int, str, list[str]]]:
+        found: list[tuple[int, str, list[str]]] = []
+        count = 0
+        for item in _due_items(self.client, self.tournaments_table, key, now_ms, limit):
+            tokens = [str(token) for token, due_ms in json.loads(item["due_tokens"]["S"])
+                      if int(due_ms) <= now_ms]
+            found.append((int(item["due_ms"]["N"]), str(item["tournament_id"]["S"]), tokens))
+            count += len(tokens)
+            if count >= limit:
+                break
+        return found
 
-def _due_items(client: Any, table: str, now_ms: int, limit: int) -> Iterator[Item]:
+
+def _due_items(client: Any, table: str, key: str, now_ms: int, limit: int) -> Iterator[Item]:
     yield from _paged_query(
         client, TableName=table, IndexName=DUE_INDEX,
         KeyConditionExpression="#timer = :due AND #due_ms <= :now",
         ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms"},
-        ExpressionAttributeValues={":due": {"S": "due"}, ":now": {"N": str(now_ms)}},
-        Limit=limit)
+        ExpressionAttributeValues={":due": {"S": key}, ":now": {"N": str(now_ms)}},
+        Limit=min(limit, 1_000))
 
 
 def _version_condition(put: dict[str, Any], expected: int | None, key_name: str) -> None:
