@@ -107,8 +107,9 @@ def stored_hands() -> list[dict[str, Any]]:
 def doctored(hand: dict[str, Any]) -> list[dict[str, Any]]:
     """Broken copies of *hand*: one bit of a proof's salt / of a sibling flipped, the first two
     flop cards swapped in the log (real proofs at positions the deal does not give them), a
-    proof dropped, a proof of a card the reader was not shown, a proof's position changed, no
-    commitment at all, a commitment of upper-case hex."""
+    proof dropped, a proof of a card the reader was not shown (a forged one; real ones, the
+    showdown taken out of the log), a card proved at a second position, a ``card_id`` that is
+    not the card, a proof's position changed, no commitment at all, an upper-case commitment."""
     out = []
     salt = copy.deepcopy(hand)
     salt["proofs"][0]["salt"] = flip(salt["proofs"][0]["salt"], 5)
@@ -121,8 +122,21 @@ def doctored(hand: dict[str, Any]) -> list[dict[str, Any]]:
     del dropped["proofs"][1]
     out.append(dropped)
     stranger = copy.deepcopy(hand)
-    stranger["proofs"].append({**stranger["proofs"][0], "card": "2h", "card_id": 1})
+    stranger["proofs"].append({**stranger["proofs"][0], "card": "2h", "card_id": 2})
     out.append(stranger)
+    twice = copy.deepcopy(hand)
+    twice["proofs"].append({**twice["proofs"][0], "position": twice["proofs"][0]["position"] + 1})
+    out.append(twice)
+    unshown = copy.deepcopy(hand)  # real proofs of cards the log no longer shows
+    kinds = [e["kind"] for e in unshown["events"]]
+    if "showdown" in kinds:
+        unshown["events"][kinds.index("showdown")]["hands"] = []
+    else:  # the last street's cards
+        del unshown["events"][len(kinds) - 1 - kinds[::-1].index("board_dealt")]
+    out.append(unshown)
+    malformed = copy.deepcopy(hand)
+    malformed["proofs"][0]["card_id"] = (malformed["proofs"][0]["card_id"] + 1) % 52
+    out.append(malformed)
     moved = copy.deepcopy(hand)
     moved["proofs"][0]["position"] = (moved["proofs"][0]["position"] + 20) % 52
     out.append(moved)
@@ -224,9 +238,14 @@ def open_in_panel(page: Any, table_id: str, number: int) -> str:
     """Open the history panel, then one hand; the deck check's final state."""
     page.wait_for_selector("body[data-conn=online]", state="attached")
     page.locator("#history-button").click()
+    return open_hand(page, table_id, number)
+
+
+def open_hand(page: Any, table_id: str, number: int) -> str:
+    """In the open panel's list, open one hand; the deck check's final state."""
     page.locator(f"#history button[data-hand='{number}'][data-table='{table_id}']").click()
-    check = page.locator("#history [data-deck-check]")
-    wait_until(lambda: check.get_attribute("data-deck-check") not in (None, "pending"),
+    check = page.locator(f"#history [data-history-hand='{number}'] [data-deck-check]")
+    wait_until(lambda: check.count() and check.get_attribute("data-deck-check") != "pending",
                what="the stored hand's check")
     state: str = check.get_attribute("data-deck-check")
     return state
@@ -258,9 +277,7 @@ def test_r10_2_a_doctored_stored_hand_shows_the_failure(open_page: Any, shots: S
             assert marks and all(m[1:] == ["proved", "✓"] for m in marks), marks
 
             page.locator("#history button.ghost", has_text="All hands").click()
-            page.locator("#history button[data-hand='2']").click()
-            wait_until(lambda: page.locator("#history [data-deck-check=failed]").count(),
-                       what="the failed check")
+            assert open_hand(page, "t1", 2) == "failed"
             problems = page.locator("#history .deck-check li").all_inner_texts()
             assert problems == check_hand(bits).problems
             assert problems == [f"proof 0 ({bad_card} at position "
@@ -273,9 +290,7 @@ def test_r10_2_a_doctored_stored_hand_shows_the_failure(open_page: Any, shots: S
             shots(page, "flipped-bit")
 
             page.locator("#history button.ghost", has_text="All hands").click()
-            page.locator("#history button[data-hand='3']").click()
-            wait_until(lambda: page.locator("#history [data-deck-check=failed]").count(),
-                       what="the failed check")
+            assert open_hand(page, "t1", 3) == "failed"
             problems = page.locator("#history .deck-check li").all_inner_texts()
             assert problems == check_hand(moved).problems and len(problems) == 2
             assert all("but the dealing order puts it at" in p for p in problems), problems
@@ -286,10 +301,8 @@ def test_r10_2_a_doctored_stored_hand_shows_the_failure(open_page: Any, shots: S
             shots(page, "moved-card")
 
             page.locator("#history button.ghost", has_text="All hands").click()
-            page.locator("#history button[data-hand='4']").click()
+            assert open_hand(page, "t1", 4) == "uncommitted"
             check = page.locator("#history [data-deck-check]")
-            wait_until(lambda: check.count(), what="the panel")
-            assert check.get_attribute("data-deck-check") == "uncommitted"
             assert "not committed" in check.inner_text()
             assert not page.locator("#history .proof-mark").count()
         finally:
