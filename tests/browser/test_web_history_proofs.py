@@ -187,6 +187,23 @@ def test_r10_2_the_page_judges_stored_hands_as_naiko_verify(module_page: Any) ->
         report = check_hand(hand)
         assert (verdict["ok"], verdict["proved"], verdict["problems"]) == \
             (report.ok, report.proved, report.problems), (hand["events"], report.line())
+    # A log that cannot be placed: the same verdict; the reason after the colon is the
+    # language's own (Python's exception text).
+    mangled = []
+    for edit in ({"cards": "Xx2c"}, {"seat_index": 7}):
+        hand = copy.deepcopy(real[0])
+        next(e for e in hand["events"] if e["kind"] == "hole_cards").update(edit)
+        mangled.append(hand)
+    hand = copy.deepcopy(real[6])  # NAIKO, p1: the swap received two cards
+    swap = next(e for e in hand["events"] if e["kind"] == "sleeve_swap_result")
+    swap["received"] += "2h"
+    mangled.append(hand)
+    for hand, verdict in zip(mangled, module_page.evaluate(VERIFY, mangled), strict=True):
+        report = check_hand(hand)
+        assert (verdict["ok"], verdict["proved"]) == (report.ok, report.proved) == (False, 0)
+        assert [p.partition(": ")[0] for p in verdict["problems"]] == \
+            [p.partition(": ")[0] for p in report.problems] == \
+            ["the hand's events are malformed"], (verdict["problems"], report.problems)
     assert all(v["ok"] for v in got[:len(real)])
     assert [v["proved"] for v in got[:len(real)]] == [len(_cards_shown(h)) for h in real]
     assert [v["proved"] for v in got[:len(real)]] == [11, 11, 11, 8, 8, 11, 12, 11]

@@ -383,6 +383,39 @@ function malformed(proof) {
 }
 
 /**
+ * Why a stored hand's events cannot be placed (naiko.verify._schedule raises there), or null:
+ * an event that is not an object, a card text that is not cards, a swap that received other
+ * than one card, a seat's cards before the deal or of a seat not dealt in.
+ */
+function malformedEvents(events) {
+  const cards = (text, what) => {
+    if (typeof text !== "string" || text.length % 2) return `${what} is not a card list: ${JSON.stringify(text)}`;
+    const bad = cardsOf(text).find((c) => cardId(c) === null);
+    return bad === undefined ? null : `${what}: not a card: ${JSON.stringify(bad)}`;
+  };
+  let order = [];
+  const seat = (value) => (order.includes(Number(value)) ? null : `seat ${JSON.stringify(value)} was not dealt in`);
+  for (const e of events) {
+    if (!e || typeof e !== "object" || Array.isArray(e)) return `an event is not an object: ${JSON.stringify(e)}`;
+    let problem = null;
+    if (e.kind === "hand_started") order = (e.seats_dealt || []).map(Number);
+    else if (e.kind === "hole_cards") problem = seat(e.seat_index) || cards(e.cards, "hole_cards");
+    else if (e.kind === "sleeve_swap_result") {
+      problem = seat(e.seat_index) || cards(e.received, "received") || cards(e.discarded, "discarded")
+        || (e.received.length === 2 ? null : `a swap received ${JSON.stringify(e.received)}`);
+    } else if (e.kind === "peek_result") problem = cards(e.card, "peek_result");
+    else if (e.kind === "board_dealt") problem = cards(e.cards, "board_dealt");
+    else if (e.kind === "showdown") {
+      for (const shown of e.hands || []) {
+        problem = problem || seat(shown?.seat_index) || cards(shown?.cards, "showdown");
+      }
+    }
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
  * The check `naiko-verify` runs on a stored hand (naiko.verify.check_hand), on the `hand` of a
  * `get_hand` reply, with the same sentences:
  *
@@ -458,6 +491,11 @@ export async function verifyStoredHand(hand) {
   const events = hand.events;
   if (!Array.isArray(events)) {
     out.problems.push("the hand's events are malformed: the hand has no events");
+    return out;
+  }
+  const broken = malformedEvents(events);
+  if (broken) {
+    out.problems.push(`the hand's events are malformed: ${broken}`);
     return out;
   }
   const hole = HOLE_CARDS[String(hand.config?.variant || "NLHE").toUpperCase()] || 2;
