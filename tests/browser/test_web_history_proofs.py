@@ -281,7 +281,12 @@ def test_r10_2_a_doctored_stored_hand_shows_the_failure(open_page: Any, shots: S
     old = copy.deepcopy(real)
     old["hand_number"] = 4
     del old["commitment"], old["proofs"]
-    with HistoryServer([real, bits, moved, old]) as fake:
+    empty = copy.deepcopy(real)  # as a hand cancelled before any card: committed, none shown
+    empty["hand_number"] = 5
+    empty["proofs"] = []
+    empty["events"] = [e for e in empty["events"] if e["kind"] in ("hand_started",
+                                                                  "deck_committed")]
+    with HistoryServer([real, bits, moved, old, empty]) as fake:
         web = WebServer("127.0.0.1", 0, ws_port=fake.port, mint=lambda p, ttl: "t").start()
         try:
             page = open_page()
@@ -322,6 +327,11 @@ def test_r10_2_a_doctored_stored_hand_shows_the_failure(open_page: Any, shots: S
             check = page.locator("#history [data-deck-check]")
             assert "not committed" in check.inner_text()
             assert not page.locator("#history .proof-mark").count()
+
+            page.locator("#history button.ghost", has_text="All hands").click()
+            assert open_hand(page, "t1", 5) == "empty"
+            assert check_hand(empty).line().endswith("nothing to verify (no card proved)")
+            assert "nothing to verify" in check.inner_text()
         finally:
             web.stop()
 

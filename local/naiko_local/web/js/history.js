@@ -92,6 +92,10 @@ function deckCheck(hand, verdict) {
       `✓ ${verdict.proved} card${verdict.proved === 1 ? "" : "s"} proved against commitment ${root}`,
       h("span", { class: "muted small" }, " (each at the position the dealing order gives it)"));
   }
+  if (!verdict.problems.length) { // no card shown (a hand cancelled before its deal), as naiko-verify
+    return h("div", { class: "deck-check muted small", dataset: { deckCheck: "empty" } },
+      `Deck: nothing to verify (no card was shown) · commitment ${root}`);
+  }
   return h("div", { class: "deck-check failed", role: "alert",
     dataset: { deckCheck: "failed", problems: verdict.problems.length } },
   h("strong", {}, `✗ Deck check FAILED against commitment ${root || "(none)"}`),
