@@ -17,7 +17,7 @@ import { clock, fill, h, secondsLeft, setRing } from "./dom.js";
 import { renderHistory } from "./history.js";
 import { renderLobby } from "./lobby.js";
 import { narrate } from "./narrate.js";
-import { ProofTracker } from "./proofs.js";
+import { ProofTracker, verifyStoredHand } from "./proofs.js";
 import { renderTable } from "./table.js";
 
 const LOG_LINES = 200;
@@ -347,8 +347,17 @@ export class App {
       },
       open: async (tableId, handNumber) => {
         const reply = await this.conn.request("get_hand", { table_id: tableId, hand_number: handNumber });
-        if (reply.type === "hand") this.history.hand = reply.hand;
-        else this.history.error = reply.message;
+        if (reply.type === "hand") {
+          const hand = reply.hand;
+          Object.assign(this.history, { hand, verdict: null });
+          // R10.2: the check naiko-verify runs, in the page (async: WebCrypto); the panel says
+          // "checking" until it ends, then the verdict, if the same hand is still open.
+          verifyStoredHand(hand).then((verdict) => {
+            if (this.history?.hand !== hand) return;
+            this.history.verdict = verdict;
+            this.renderHistory();
+          }).catch((error) => console.error("R10.2 stored hand check:", error));
+        } else this.history.error = reply.message;
         this.renderHistory();
       },
     });

@@ -1,17 +1,21 @@
 // history.js: the hand-history panel (protocol.md §3 hand_history / get_hand, R10.1): your
 // hands, newest first, a page at a time; one hand as you saw it (other players' cards only
-// where they were shown to the table).
+// where they were shown to the table), checked against the deck committed before its deal as
+// naiko-verify checks it (R10.2, proofs.js verifyStoredHand): a verdict above the cards, a
+// ✓/✗ mark on each card as on the live table.
 
 import { narrate } from "./narrate.js";
 import { cardFace, chips, fill, h, splitCards } from "./dom.js";
+import { PROOF_MARKS } from "./table.js";
 
 /**
  * @param {HTMLElement} root
- * @param {object} state {hands: object[]|null, next: string|null, hand: object|null, error}
+ * @param {object} state {hands: object[]|null, next: string|null, hand: object|null, error,
+ *   verdict: the open hand's verifyStoredHand result, null while it is being checked}
  * @param {object} ctx   {more(), open(table_id, hand_number), close(), back()}
  */
 export function renderHistory(root, state, ctx) {
-  const body = state.hand ? handDetail(state.hand, ctx) : handList(state, ctx);
+  const body = state.hand ? handDetail(state.hand, state, ctx) : handList(state, ctx);
   fill(root, 
     h("div", { class: "panel-title" }, "Hand history",
       h("button", { class: "ghost small", dataset: { action: "close-history" }, onclick: () => ctx.close() }, "✕")),
@@ -32,7 +36,7 @@ function handList(state, ctx) {
     state.next ? h("button", { class: "ghost small", onclick: () => ctx.more() }, "Older hands") : null);
 }
 
-function handDetail(hand, ctx) {
+function handDetail(hand, state, ctx) {
   const names = new Map((hand.seats || []).map((s) => [s.seat_index, s.player_id]));
   const nameOf = (seat) => `${names.get(seat) || `seat ${seat}`}${seat === hand.seat_index ? " (you)" : ""}`;
   // Cards as they were shown to you: your hole cards, the board, the showdown.
@@ -51,16 +55,63 @@ function handDetail(hand, ctx) {
     }
   }
   const tag = { hand: hand.hand_number, table: hand.table_id };
+  const verdict = state.verdict ?? null;
+  const face = (c) => marked(cardFace(c, { ...tag, small: true }), c, verdict);
   return h("div", { class: "hand-detail", dataset: { historyHand: hand.hand_number } },
     h("button", { class: "ghost small", onclick: () => ctx.back() }, "← All hands"),
     h("h3", {}, `${hand.table_name} · hand #${hand.hand_number}`),
     h("div", { class: "muted small" }, `${hand.variant} ${hand.config?.small_blind}/${hand.config?.big_blind}` +
       ` · ${new Date(hand.started_ms).toLocaleString()}`),
-    h("div", { class: "row" }, "You: ", cards.map((c) => cardFace(c, { ...tag, small: true }))),
-    h("div", { class: "row" }, "Board: ", splitCards(board).map((c) => cardFace(c, { ...tag, small: true }))),
+    deckCheck(hand, verdict),
+    h("div", { class: "row" }, "You: ", cards.map(face)),
+    h("div", { class: "row" }, "Board: ", splitCards(board).map(face)),
     shown.map((s) => h("div", { class: "row" }, `${nameOf(s.seat_index)}: `,
-      splitCards(s.cards).map((c) => cardFace(c, { ...tag, small: true })), ` ${s.hand || ""}`)),
+      splitCards(s.cards).map(face), ` ${s.hand || ""}`)),
     h("div", { class: "row" }, "Result: ", Object.entries(hand.results || {})
       .map(([p, n]) => `${p} ${n > 0 ? "+" : ""}${n}`).join(", ")),
     h("ol", { class: "log" }, narrate(hand.events, nameOf, hand.seat_index).map((l) => h("li", {}, l))));
+}
+
+/** The verdict of the stored hand's deck check (R10.2), as naiko-verify words it. */
+function deckCheck(hand, verdict) {
+  const root = typeof hand.commitment === "string" ? `${hand.commitment.slice(0, 16)}…` : "";
+  if (hand.commitment == null && hand.proofs == null) {
+    return h("div", { class: "deck-check muted small", dataset: { deckCheck: "uncommitted" } },
+      "Deck: not committed (dealt before R10.2): nothing to check");
+  }
+  if (verdict === null) {
+    return h("div", { class: "deck-check muted small", dataset: { deckCheck: "pending" } },
+      `Deck: checking the proofs against commitment ${root}`);
+  }
+  if (!verdict.checked) {
+    return h("div", { class: "deck-check muted small", dataset: { deckCheck: "unchecked" } },
+      `Deck: not checked: ${verdict.problems.join("; ")}`);
+  }
+  if (verdict.ok) {
+    return h("div", { class: "deck-check ok", dataset: { deckCheck: "ok", proved: verdict.proved } },
+      `✓ ${verdict.proved} card${verdict.proved === 1 ? "" : "s"} proved against commitment ${root}`,
+      h("span", { class: "muted small" }, " (each at the position the dealing order gives it)"));
+  }
+  if (!verdict.problems.length) { // no card shown (a hand cancelled before its deal), as naiko-verify
+    return h("div", { class: "deck-check muted small", dataset: { deckCheck: "empty" } },
+      `Deck: nothing to verify (no card was shown) · commitment ${root}`);
+  }
+  return h("div", { class: "deck-check failed", role: "alert",
+    dataset: { deckCheck: "failed", problems: verdict.problems.length } },
+  h("strong", {}, `✗ Deck check FAILED against commitment ${root || "(none)"}`),
+  h("ul", { class: "problems" }, verdict.problems.map((p) => h("li", {}, p))));
+}
+
+/** A card of the stored hand with its proof's mark, as the live table marks it. */
+function marked(element, card, verdict) {
+  const status = verdict?.cards?.get(card);
+  if (!verdict || !verdict.checked || !status) return element;
+  const title = status.state === "proved"
+    ? `proved at position ${status.position} against commitment ${verdict.root.slice(0, 16)}…`
+    : `proof FAILED: ${status.reason}`;
+  element.dataset.proof = status.state;
+  if (Number.isInteger(status.position)) element.dataset.position = String(status.position);
+  element.title = `${card}: ${title}`;
+  element.append(h("span", { class: `proof-mark ${status.state}`, title }, PROOF_MARKS[status.state]));
+  return element;
 }

@@ -200,7 +200,9 @@ export class DealSchedule {
       this.swaps.set(seat, [...(this.swaps.get(seat) || []), this.cursor]);
       this.cursor += 1;
     } else if (e.kind === "sleeve_swap_result") {
-      this.add(e.received, this.swaps.get(Number(e.seat_index)) || []);
+      const seat = Number(e.seat_index);
+      this.add(e.received, this.swaps.get(seat) || []);
+      for (const card of cardsOf(e.discarded || "")) this.add(card, this.holeRange(seat));
     } else if (e.kind === "peek_result") {
       this.add(e.card, [this.cursor]);
     } else if (e.kind === "board_dealt") {
@@ -363,4 +365,164 @@ export function shownCards(view) {
   if (peek) set.add(canonical(peek));
   set.board = board;
   return set;
+}
+
+// -- a stored hand (get_hand, R10.1): the whole check of naiko-verify --------------------------
+
+/** A wire proof's shape as commitment.CardProof.from_dict checks it: null, or what is wrong. */
+function malformed(proof) {
+  if (!proof || typeof proof !== "object" || Array.isArray(proof)) return "a proof is an object";
+  if (!isInt(proof.position)) return `position must be an int, not ${JSON.stringify(proof.position)}`;
+  if (typeof proof.card !== "string") return `card must be the text of a card, not ${JSON.stringify(proof.card)}`;
+  const card = cardId(proof.card);
+  if (card === null) return `not a card: ${JSON.stringify(proof.card)}`;
+  if ("card_id" in proof && proof.card_id !== card) return `card_id ${JSON.stringify(proof.card_id)} is not ${proof.card}`;
+  if (typeof proof.salt !== "string") return "salt must be a hex string";
+  if (!Array.isArray(proof.path) || proof.path.some((x) => typeof x !== "string")) return "path must be a list of hex strings";
+  return null;
+}
+
+/**
+ * Why a stored hand's events cannot be placed (naiko.verify._schedule raises there), or null:
+ * an event that is not an object, a card text that is not cards, a swap that received other
+ * than one card, a seat's cards before the deal or of a seat not dealt in.
+ */
+function malformedEvents(events) {
+  const cards = (text, what) => {
+    if (typeof text !== "string" || text.length % 2) return `${what} is not a card list: ${JSON.stringify(text)}`;
+    const bad = cardsOf(text).find((c) => cardId(c) === null);
+    return bad === undefined ? null : `${what}: not a card: ${JSON.stringify(bad)}`;
+  };
+  let order = [];
+  const seat = (value) => (order.includes(Number(value)) ? null : `seat ${JSON.stringify(value)} was not dealt in`);
+  for (const e of events) {
+    if (!e || typeof e !== "object" || Array.isArray(e)) return `an event is not an object: ${JSON.stringify(e)}`;
+    let problem = null;
+    if (e.kind === "hand_started") order = (e.seats_dealt || []).map(Number);
+    else if (e.kind === "hole_cards") problem = seat(e.seat_index) || cards(e.cards, "hole_cards");
+    else if (e.kind === "sleeve_swap_result") {
+      problem = seat(e.seat_index) || cards(e.received, "received") || cards(e.discarded, "discarded")
+        || (e.received.length === 2 ? null : `a swap received ${JSON.stringify(e.received)}`);
+    } else if (e.kind === "peek_result") problem = cards(e.card, "peek_result");
+    else if (e.kind === "board_dealt") problem = cards(e.cards, "board_dealt");
+    else if (e.kind === "showdown") {
+      for (const shown of e.hands || []) {
+        problem = problem || seat(shown?.seat_index) || cards(shown?.cards, "showdown");
+      }
+    }
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * The check `naiko-verify` runs on a stored hand (naiko.verify.check_hand), on the `hand` of a
+ * `get_hand` reply, with the same sentences:
+ *
+ * 1. every proof leads to the hand's `commitment`; no position proved for two cards, no card at
+ *    two positions (commitment.verify_hand);
+ * 2. every card the reader was shown (the hand's events) has a proof, every proof is of a card
+ *    the reader was shown;
+ * 3. every card is at the position the dealing order gives it (DealSchedule, on the events).
+ *
+ * Resolves to {ok, proved, problems, committed, checked, root, cards}: `proved` counts the cards
+ * shown (0 unless every check passed, as naiko-verify), `ok` is no problem and at least one
+ * card; `committed` false for a hand dealt before R10.2 (no commitment, no proofs);
+ * `checked` false when this page cannot hash (then nothing is claimed either way); `cards`
+ * maps each card shown or proved to {state: "proved"|"failed", position, reason} for its mark.
+ * Never throws: malformed input is a problem.
+ */
+export async function verifyStoredHand(hand) {
+  const out = { ok: false, proved: 0, problems: [], committed: true, checked: true,
+    root: null, cards: new Map() };
+  const root = hand?.commitment ?? null;
+  const raw = hand?.proofs ?? null;
+  if (root === null && raw === null) {
+    out.committed = false;
+    out.problems.push("the hand carries no deck commitment (dealt before R10.2)");
+    return out;
+  }
+  if (typeof root !== "string" || !Array.isArray(raw)) {
+    out.problems.push("the hand's commitment or proofs are malformed");
+    return out;
+  }
+  out.root = root;
+  if (!canVerify()) {
+    out.checked = false;
+    out.problems.push("this page cannot hash (WebCrypto needs https or localhost)");
+    return out;
+  }
+  const fail = (card, position, reason) => {
+    const before = out.cards.get(card);
+    if (before?.state === "failed") return; // its first reason stays
+    out.cards.set(card, { state: "failed", position, reason });
+  };
+  const proofs = [];
+  raw.forEach((proof, index) => {
+    const problem = malformed(proof);
+    if (problem) out.problems.push(`proof ${index} is malformed: ${problem}`);
+    else proofs.push({ ...proof, card: canonical(proof.card) });
+  });
+  // 1. the proofs against the root (commitment.verify_hand)
+  if (hashFromHex(root) === null) {
+    out.problems.push(`the root is not 64 lowercase hex digits: '${root}'`); // Python's repr
+  } else {
+    const verdicts = await Promise.all(proofs.map((p) => verifyProof(root, p)));
+    const cardsAt = new Map();
+    const positionsOf = new Map();
+    proofs.forEach((p, index) => {
+      if (!verdicts[index]) {
+        out.problems.push(`proof ${index} (${p.card} at position ${p.position}) does not match the root`);
+        fail(p.card, p.position, "it is not in the deck committed before the deal");
+      }
+      if (!cardsAt.has(p.position)) cardsAt.set(p.position, p.card);
+      if (cardsAt.get(p.position) !== p.card) {
+        out.problems.push(`position ${p.position} is claimed for both ${cardsAt.get(p.position)} and ${p.card}`);
+        fail(p.card, p.position, `position ${p.position} is also proved for ${cardsAt.get(p.position)}`);
+      }
+      if (!positionsOf.has(p.card)) positionsOf.set(p.card, p.position);
+      if (positionsOf.get(p.card) !== p.position) {
+        out.problems.push(`${p.card} is claimed at positions ${positionsOf.get(p.card)} and ${p.position} (a deck holds each card once, R1.1)`);
+        fail(p.card, p.position, "it is proved at two positions");
+      }
+    });
+  }
+  // 2 and 3. the cards shown, where the dealing order puts them (naiko.verify._schedule)
+  const events = hand.events;
+  if (!Array.isArray(events)) {
+    out.problems.push("the hand's events are malformed: the hand has no events");
+    return out;
+  }
+  const broken = malformedEvents(events);
+  if (broken) {
+    out.problems.push(`the hand's events are malformed: ${broken}`);
+    return out;
+  }
+  const hole = HOLE_CARDS[String(hand.config?.variant || "NLHE").toUpperCase()] || 2;
+  const schedule = new DealSchedule(hole);
+  for (const e of events) schedule.take(e || {});
+  const byCard = new Map(proofs.map((p) => [p.card, p])); // the last proof of a card, as a dict
+  for (const [card, allowed] of schedule.expected) {
+    const proof = byCard.get(card);
+    if (!proof) {
+      out.problems.push(`${card} was shown without a proof`);
+      fail(card, null, "no proof of this card in the stored hand");
+    } else if (!allowed.has(proof.position)) {
+      const want = [...allowed].sort((a, b) => a - b);
+      const where = want.length === 1 ? String(want[0]) : `[${want.join(", ")}]`;
+      out.problems.push(`${card} is proved at position ${proof.position}, but the dealing order puts it at ${where}`);
+      fail(card, proof.position, `the dealing order puts it at ${where}`);
+    } else if (!out.cards.has(card)) {
+      out.cards.set(card, { state: "proved", position: proof.position });
+    }
+  }
+  for (const proof of proofs) {
+    if (!schedule.expected.has(proof.card)) {
+      out.problems.push(`a proof of ${proof.card}, a card the hand never showed its reader`);
+      fail(proof.card, proof.position, "a card the hand never showed its reader");
+    }
+  }
+  if (!out.problems.length) out.proved = schedule.expected.size;
+  out.ok = !out.problems.length && out.proved > 0;
+  return out;
 }

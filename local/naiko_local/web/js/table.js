@@ -91,7 +91,7 @@ function header(view, ctx) {
 
 // -- the committed deck (R10.2) ----------------------------------------------------------------
 
-const PROOF_MARKS = { proved: "✓", failed: "✗", pending: "…", unchecked: "–", unproved: "?" };
+export const PROOF_MARKS = { proved: "✓", failed: "✗", pending: "…", unchecked: "–", unproved: "?" };
 
 /** Mark a face-up card with the state of its proof, when the hand is committed. */
 function proved(element, card, ctx) {
