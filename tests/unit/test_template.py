@@ -415,6 +415,11 @@ def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
     # X-Ray is a parameter, off by default (its traces are billed: docs/deploy.md)
     assert function["Tracing"] == {"Ref": "Tracing"}
     assert template["Parameters"]["Tracing"]["Default"] == "PassThrough"
+    # ...and without traces the X-Ray SDK is never loaded (its cold start buys nothing)
+    assert function["Environment"]["Variables"]["POWERTOOLS_TRACE_DISABLED"] == {
+        "Fn::If": ["TracingActive", {"Ref": "TraceDisabled"}, "true"]}
+    assert template["Conditions"]["TracingActive"] == {
+        "Fn::Equals": [{"Ref": "Tracing"}, "Active"]}
     assert function["Layers"] == [{"Ref": "EngineLayer"}]
     variables = function["Environment"]["Variables"]
     assert variables["POWERTOOLS_SERVICE_NAME"] == "naiko"
