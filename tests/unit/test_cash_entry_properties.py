@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from naiko.cards import shuffled_deck
 from naiko.commands import AddChips, ChooseEntry, SitDown, SitIn, SitOut, StandUp, StartHand
@@ -34,6 +34,9 @@ class Oracle:
     def __init__(self) -> None:
         self.owes: dict[str, bool] = {}
         """player -> owes a big blind (sat down, or the big blind passed them while absent)."""
+        self.owes_small: dict[str, bool] = {}
+        """player -> owes a small blind: it fell dead on their seat while they were absent
+        (R7.9; R7.8: they post it dead or wait for the big blind)."""
         self.last_big_blind: int | None = None
         self.last_dealt: int = 0
         self.hands = 0
@@ -46,11 +49,17 @@ class Oracle:
         started = next(e for e in events if isinstance(e, HandStarted))
         dealt = set(started.seats_dealt)
         posted = {e.seat_index for e in events if isinstance(e, BlindPosted) and e.blind == "post"}
+        posted_dead = {e.seat_index for e in events
+                       if isinstance(e, BlindPosted) and e.blind == "dead"}
         big = started.big_blind_seat
         hand = state.hand
         assert hand is not None
+        def owing(seat: int) -> bool:
+            player = hand.player_ids[seat] or ""
+            return bool(self.owes.get(player) or self.owes_small.get(player))
+
         in_game = {seat for seat in dealt | absent_before
-                   if seat not in absent_before and not self.owes.get(hand.player_ids[seat] or "")}
+                   if seat not in absent_before and not owing(seat)}
         # Starting: the first hand, fewer than 3 dealt the hand before, or (a decision) fewer
         # than two players who could be dealt in without posting: the game starts again.
         starting = self.hands == 0 or self.last_dealt < 3 or len(in_game | {big}) < 2
@@ -61,6 +70,10 @@ class Oracle:
                 assert seat == big or seat in posted, (
                     f"{player} at seat {seat} played hand {hand.number} owing a big blind "
                     f"(big blind {big}, posts {posted})")
+            elif self.owes_small.get(player) and not starting:
+                assert seat == big or seat in posted_dead, (
+                    f"{player} at seat {seat} played hand {hand.number} owing a small blind "
+                    f"(big blind {big}, dead posts {posted_dead})")
         if self.last_big_blind is not None:
             assert big != self.last_big_blind, "the big blind fell on the same seat twice"
             skipped = [(self.last_big_blind + step) % SEATS
@@ -70,6 +83,11 @@ class Oracle:
             for seat in skipped:
                 if seat in absent_before and state.seats[seat] is not None:
                     self.owes[state.seats[seat].player_id] = True  # type: ignore[union-attr]
+            # An absent seat the small blind fell on (dead) has missed it (R7.9).
+            small_at = hand.small_blind_position
+            if started.small_blind_seat is None and small_at in absent_before \
+                    and state.seats[small_at] is not None:
+                self.owes_small[state.seats[small_at].player_id] = True  # type: ignore[union-attr]
         if not starting:
             button = hand.button
             gap = {(button + step) % SEATS
@@ -78,6 +96,7 @@ class Oracle:
                 assert seat not in gap, f"seat {seat} posted between the button and the SB"
         for seat in dealt:
             self.owes[hand.player_ids[seat]] = False  # type: ignore[index]
+            self.owes_small[hand.player_ids[seat]] = False  # type: ignore[index]
         self.last_big_blind = big
         self.last_dealt = len(dealt)
         self.hands += 1
@@ -116,6 +135,7 @@ def session(seed: int, hands: int) -> None:
                     outside += seat.stack
                     apply_in_place(state, StandUp(seat_index=index))
                     oracle.owes.pop(seat.player_id, None)
+                    oracle.owes_small.pop(seat.player_id, None)
                 elif roll < 0.65 and taken:
                     apply_in_place(state, SitOut(seat_index=rng.choice(taken)))
                 elif roll < 0.85 and taken:
@@ -168,6 +188,11 @@ def session(seed: int, hands: int) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32))
+# 1772: a player who sat out on the dead small blind's seat owes it (R7.9), so the next hand
+# had one player who could play without posting and started again (the oracle once missed
+# this); 429398: a player owing only a small blind must post it dead or wait (R7.8).
+@example(1772)
+@example(429398)
 def test_r7_8_r7_9_r2_6_random_cash_sessions_keep_the_blinds_owed_and_the_big_blind_moving(
         seed: int) -> None:
     session(seed, hands=30)
