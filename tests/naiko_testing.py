@@ -21,7 +21,7 @@ from naiko.commands import (
 )
 from naiko.engine import Prompt, apply, apply_in_place, legal_actions
 from naiko.errors import EngineError
-from naiko.events import Event
+from naiko.events import Event, PeekResult
 from naiko.pots import clockwise_from_button
 from naiko.state import AnteMode, HandState, TableConfig, TableState, Variant
 
@@ -182,15 +182,17 @@ def shown_to_everyone(hand: HandState) -> set[int]:
 def hidden_from(hand: HandState, viewer: int | None) -> set[str]:
     """Cards *viewer* (``None``: a spectator) must not see in any view or event of *hand* up
     to now: the other seats' hole cards unless shown at a showdown, and every card still in
-    the deck except the viewer's own Peek (R6.1)."""
-    own_peek = (hand.powers.peeks[viewer]
-                if hand.powers is not None and viewer is not None else None)
-    hidden = {format_cards([c]) for c in hand.deck if c != own_peek}
+    the deck, except the viewer's own Peek (R6.1) wherever it went: a Sleeve Swap after the
+    Peek takes the top card, so the peeked card may now be the swapper's (R6.8: the peeker
+    saw it before it moved, and knowing the swapper's new card is accepted)."""
+    own_peeks = {e.card for e in hand.log
+                 if isinstance(e, PeekResult) and viewer is not None and e.seat_index == viewer}
+    hidden = {format_cards([c]) for c in hand.deck}
     shown = shown_to_everyone(hand)
     for seat, cards in enumerate(hand.hole):
         if seat != viewer and seat not in shown:
             hidden |= {format_cards([c]) for c in cards}
-    return hidden
+    return hidden - own_peeks
 
 
 CARDS_TEXT = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")

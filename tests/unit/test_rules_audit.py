@@ -108,6 +108,25 @@ def test_r6_8_a_peek_then_a_public_swap_reveals_the_new_card_but_never_the_disca
     assert "2d" not in cards_in(view_for(state, 1))  # not even in its view: it is dead
 
 
+def test_r6_8_the_secrecy_oracle_lets_a_peeker_know_the_card_a_swap_took_and_nobody_else(
+) -> None:
+    """``naiko_testing.hidden_from``, the oracle of the secrecy tests: a card the viewer peeked
+    stays theirs to know after a Sleeve Swap moves it into another seat's hand (R6.8); every
+    other seat must still not see it. (A whole-suite run drew such a hand on moto and the
+    oracle, which only excused a peeked card still in the deck, called it a leak.)"""
+    from naiko_testing import hidden_from
+
+    state = table([100, 100, 100], variant=NAIKO, destellos=[2, 2, 2])
+    state, _ = start(state, {0: "AhKh", 1: "7c2d", 2: "9s9h"}, board="QsJs3c4d5h",
+                     button=0, carousel=("peek", "sleeve_swap", "short_anchor"))
+    state, _ = play(state, "0 peek", "0 c", "1 swap 1")  # seat 1 now holds the peeked Qs
+    hand = state.hand
+    assert hand is not None and "Qs" in cards_in(view_for(state, 1))
+    assert "Qs" not in hidden_from(hand, 0)  # the peeker saw it before it moved
+    assert "Qs" in hidden_from(hand, 2) and "Qs" in hidden_from(hand, None)
+    assert "7c" in hidden_from(hand, 0)  # the swapper's other card stays hidden from the peeker
+
+
 # -- R8.6: a cancelled hand returns the table to exactly its state before the hand ------------
 
 def test_r8_6_cancel_restores_stacks_destellos_and_the_button() -> None:
