@@ -22,6 +22,8 @@ from . import deadlines, path, tournaments
 from .base import Deps, NoOp, Outcome
 
 _N = TypeVar("_N", int, float)
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 WAKE_TOLERANCE_MS = 1_000
 """A wake-up fires the timers due within this much of now: it waited until a whole second, on
@@ -78,13 +80,8 @@ def timers_fired(deps: Deps, wakeups: list[tuple[str, str]], *,
     order, whether each acted, or the exception it raised (never raised here: one table's
     failure is that wake-up's alone)."""
     workers = max(1, min(BATCH_WORKERS, deps.sweep_workers, len(wakeups)))
-    shared = deps
-    if workers > 1:  # the metric hooks append to one buffer: one thread at a time
-        lock = threading.Lock()
-        shared = replace(deps, count=_locked(lock, deps.count),
-                         measure=_locked(lock, deps.measure))
 
-    def fire(wakeup: tuple[str, str]) -> bool | Exception:
+    def fire(shared: Deps, wakeup: tuple[str, str]) -> bool | Exception:
         try:
             if on_start is not None:
                 on_start(*wakeup)
@@ -92,13 +89,7 @@ def timers_fired(deps: Deps, wakeups: list[tuple[str, str]], *,
         except Exception as error:  # reported per wake-up by the caller
             return error
 
-    contexts = [contextvars.copy_context() for _ in wakeups]
-    if workers == 1:
-        return [context.run(fire, wakeup) for context, wakeup in zip(contexts, wakeups,
-                                                                    strict=True)]
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wakeups") as pool:
-        return list(pool.map(lambda context, wakeup: context.run(fire, wakeup),
-                             contexts, wakeups))
+    return _each_at_once(deps, wakeups, fire, workers, "wakeups")
 
 
 def sweep(deps: Deps) -> int:
@@ -127,14 +118,9 @@ def sweep(deps: Deps) -> int:
 def _sweep_tables(deps: Deps, tables: list[str]) -> list[Woken]:
     """Wake *tables* (oldest deadline first), :attr:`~.base.Deps.sweep_workers` at a time."""
     workers = max(1, min(deps.sweep_workers, len(tables)))
-    shared = deps
-    if workers > 1:  # the metric hooks append to one buffer: one thread at a time
-        lock = threading.Lock()
-        shared = replace(deps, count=_locked(lock, deps.count),
-                         measure=_locked(lock, deps.measure))
     out_of_time = threading.Event()
 
-    def wake(table_id: str) -> Woken:
+    def wake(shared: Deps, table_id: str) -> Woken:
         if shared.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
             out_of_time.set()  # the next run (a minute later) goes on
             return Woken(0)
@@ -146,21 +132,28 @@ def _sweep_tables(deps: Deps, tables: list[str]) -> list[Woken]:
                         {"table_id": table_id, "error": type(error).__name__})
             return Woken(0)
 
-    if workers == 1:
-        woken = []
-        for table_id in tables:
-            woken.append(wake(table_id))
-            if out_of_time.is_set():
-                break
-    else:  # each task in a copy of this thread's context: the invocation's deadline and
-        # log keys are context variables, which a pool's threads do not inherit
-        contexts = [contextvars.copy_context() for _ in tables]
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sweep") as pool:
-            woken = list(pool.map(lambda context, table_id: context.run(wake, table_id),
-                                  contexts, tables))
+    woken = _each_at_once(deps, tables, wake, workers, "sweep")
     if out_of_time.is_set():
         deps.count("SweepOutOfTime", 1)
     return woken
+
+
+def _each_at_once(deps: Deps, items: list[_T], job: Callable[[Deps, _T], _R], workers: int,
+                  name: str) -> list[_R]:
+    """``job(deps, item)`` for each item, *workers* at a time, each in a copy of the caller's
+    context: the invocation's deadline and log keys are context variables, which a pool's
+    threads do not inherit. With more than one worker the jobs get *deps* with locked metric
+    hooks (they append to one buffer: one thread at a time). With one worker the jobs run in
+    order on the caller's thread."""
+    contexts = [contextvars.copy_context() for _ in items]
+    if workers == 1:
+        return [context.run(job, deps, item) for context, item in zip(contexts, items,
+                                                                      strict=True)]
+    lock = threading.Lock()
+    shared = replace(deps, count=_locked(lock, deps.count), measure=_locked(lock, deps.measure))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
+        return list(pool.map(lambda context, item: context.run(job, shared, item),
+                             contexts, items))
 
 
 def _locked(lock: threading.Lock, hook: Callable[[str, _N], None]) -> Callable[[str, _N], None]:
