@@ -273,7 +273,7 @@ def test_the_queue_is_created_as_the_template_says(world: World) -> None:
     assert int(redrive["maxReceiveCount"]) == 5
 
 
-def test_a_decision_wakeup_waits_on_the_queue_then_times_the_player_out(world: World) -> None:
+def test_r8_1_a_decision_wakeup_waits_on_the_queue_then_times_the_player_out(world: World) -> None:
     """R8.1 through the queue: the dealt hand arms one wake-up, a message delayed until the
     decision deadline (rounded up to the second); it cannot be received a millisecond
     before, it can at its time, and the timer function acts on it: the silent player times
