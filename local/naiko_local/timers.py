@@ -74,7 +74,37 @@ class Execution:
     attempts: int = 0
 
 
-class LocalTimers:
+class _Loop:
+    """A daemon thread running ``self._run`` under ``self._cond``, started and stopped once
+    (what :class:`LocalTimers` and :class:`LocalDelayQueue` share); ``_run`` returns when it
+    sees ``self._stopping``."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _start_loop(self, name: str) -> None:
+        """Start the thread unless it runs (call with ``self._cond`` held)."""
+        if self._thread is None:
+            self._stopping = False
+            self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+            self._thread.start()
+
+    def _stop_loop(self) -> None:
+        """Tell the thread to stop and wait for it (at most 5 s)."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=5)
+
+
+class LocalTimers(_Loop):
     """The :class:`~naiko_service.ports.Scheduler` of the local stack.
 
     :param fire: Invokes the timer function with ``{"table_id", "token"}`` (the local stack
@@ -92,6 +122,7 @@ class LocalTimers:
                  clock_ms: Callable[[], int] = wall_clock_ms,
                  retry_delays: tuple[float, ...] = RETRY_DELAYS_S,
                  history: int = 2000):
+        super().__init__()
         self._fire = fire
         self._sweep = sweep
         self.sweep_seconds = sweep_seconds
@@ -102,9 +133,6 @@ class LocalTimers:
         self._heap: list[tuple[int, int, str, Execution]] = []
         self._waiting: dict[tuple[str, str], Execution] = {}
         self._seq = itertools.count()
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._stopping = False
         self._next_sweep_ms: int | None = None
         self.history: deque[Execution] = deque(maxlen=history)
         """The latest executions that fired (oldest first)."""
@@ -131,24 +159,14 @@ class LocalTimers:
     def start(self) -> LocalTimers:
         """Start the timer thread (idempotent)."""
         with self._cond:
-            if self._thread is not None:
-                return self
-            self._stopping = False
-            if self._sweep is not None and self.sweep_seconds > 0:
+            if self._thread is None and self._sweep is not None and self.sweep_seconds > 0:
                 self._next_sweep_ms = self._clock_ms() + int(self.sweep_seconds * 1000)
-            self._thread = threading.Thread(target=self._run, name="naiko-local-timers",
-                                            daemon=True)
-            self._thread.start()
+            self._start_loop("naiko-local-timers")
         return self
 
     def stop(self) -> None:
         """Stop firing (waiting executions are dropped, as if the machine were deleted)."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify()
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=5)
+        self._stop_loop()
         if self._own_executor:
             self._executor.shutdown(wait=True, cancel_futures=True)
 
@@ -263,7 +281,7 @@ class Delivery:
         return value if isinstance(value, dict) else {}
 
 
-class LocalDelayQueue:
+class LocalDelayQueue(_Loop):
     """``TimerQueue`` and its event source mapping, on this machine.
 
     An in-memory SQS standard queue with per-message delays: :meth:`send_message` takes the
@@ -285,6 +303,7 @@ class LocalDelayQueue:
                  clock_ms: Callable[[], int] = wall_clock_ms, batch_size: int = 10,
                  visibility_seconds: float = 5.0, max_receives: int = 5,
                  history: int = 2000):
+        super().__init__()
         self._deliver = deliver
         self._executor = executor
         self._clock_ms = clock_ms
@@ -294,9 +313,6 @@ class LocalDelayQueue:
         self._heap: list[tuple[int, int, Delivery]] = []
         self._seq = itertools.count()
         self._ids = itertools.count(1)
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._stopping = False
         self.history: deque[Delivery] = deque(maxlen=history)
         """The latest deliveries (oldest first)."""
         self.dead_letters: list[Delivery] = []
@@ -326,21 +342,12 @@ class LocalDelayQueue:
     def start(self) -> LocalDelayQueue:
         """Start delivering (idempotent)."""
         with self._cond:
-            if self._thread is None:
-                self._stopping = False
-                self._thread = threading.Thread(target=self._run, name="naiko-local-queue",
-                                                daemon=True)
-                self._thread.start()
+            self._start_loop("naiko-local-queue")
         return self
 
     def stop(self) -> None:
         """Stop delivering (the messages left are dropped with the queue)."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify()
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=5)
+        self._stop_loop()
 
     def _run(self) -> None:
         while True:
