@@ -466,3 +466,36 @@ def replace_free_deps(sweep_workers: int) -> Any:
     return Deps(tables=MemoryTableStore(accounts=accounts), accounts=accounts,
                 connections=MemoryConnections(), gateway=mock.Mock(), scheduler=mock.Mock(),
                 clock=mock.Mock(), sweep_workers=sweep_workers)
+
+
+def test_a_batch_s_wakeups_never_enter_the_metric_hooks_at_the_same_time() -> None:
+    """The metric hooks append to one buffer (Powertools' metrics): the batch's threads must
+    take turns in them (the same mechanism wakes the sweep's tables)."""
+    import time as _time
+
+    from naiko_service.usecases import timers
+
+    inside = threading.Lock()
+    overlaps: list[str] = []
+
+    def hook(name: str, value: float) -> None:
+        if not inside.acquire(blocking=False):
+            overlaps.append(name)
+            return
+        try:
+            _time.sleep(0.002)
+        finally:
+            inside.release()
+
+    def fired(deps: Any, table_id: str, token: str) -> bool:
+        for _ in range(5):
+            deps.count("TableWrites", 1)
+            deps.measure("TimerLag", 1.0)
+        return True
+
+    deps = replace_free_deps(10)
+    deps = type(deps)(**{**{f: getattr(deps, f) for f in deps.__dataclass_fields__},
+                         "count": hook, "measure": hook})
+    with mock.patch.object(timers, "timer_fired", fired):
+        assert timers.timers_fired(deps, [(f"t{i}", "x") for i in range(10)]) == [True] * 10
+    assert overlaps == []
