@@ -179,20 +179,29 @@ def shown_to_everyone(hand: HandState) -> set[int]:
     return {s for s in live if not hand.mucked[s]}
 
 
-def hidden_from(hand: HandState, viewer: int | None) -> set[str]:
-    """Cards *viewer* (``None``: a spectator) must not see in any view or event of *hand* up
-    to now: the other seats' hole cards unless shown at a showdown, and every card still in
-    the deck, except the viewer's own Peek (R6.1) wherever it went: a Sleeve Swap after the
-    Peek takes the top card, so the peeked card may now be the swapper's (R6.8: the peeker
-    saw it before it moved, and knowing the swapper's new card is accepted)."""
-    own_peeks = {e.card for e in hand.log
-                 if isinstance(e, PeekResult) and viewer is not None and e.seat_index == viewer}
+def hidden_from(hand: HandState, player: str | None) -> set[str]:
+    """Cards *player* (``None``: a spectator) must not see in any view or event of *hand* up to
+    now: the hole cards of every seat *player* was not dealt at (compared by player, not by
+    seat: a player who takes a folded player's seat during the hand is not the player dealt
+    there) unless shown at a showdown, and every card still in the deck, except the viewer's
+    own Peek (R6.1) wherever it went: a Sleeve Swap after the Peek takes the top card, so the
+    peeked card may now be the swapper's (R6.8: the peeker saw it before it moved, and knowing
+    the swapper's new card is accepted)."""
+    mine = {s for s, dealt_to in enumerate(hand.player_ids)
+            if player is not None and dealt_to == player and hand.dealt[s]}
+    own_peeks = {e.card for e in hand.log if isinstance(e, PeekResult) and e.seat_index in mine}
     hidden = {format_cards([c]) for c in hand.deck}
     shown = shown_to_everyone(hand)
     for seat, cards in enumerate(hand.hole):
-        if seat != viewer and seat not in shown:
+        if seat not in mine and seat not in shown:
             hidden |= {format_cards([c]) for c in cards}
     return hidden - own_peeks
+
+
+def player_at(state: TableState, seat_index: int | None) -> str | None:
+    """Who sits at *seat_index* now (``None``: an empty seat, or a spectator)."""
+    seat = None if seat_index is None else state.seats[seat_index]
+    return None if seat is None else seat.player_id
 
 
 CARDS_TEXT = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")

@@ -224,7 +224,7 @@ def test_complete_hands_through_the_handlers_with_several_connections(
                 assert not cards_in(message), message
                 continue
             hand = hands[view["hand"]["number"]]
-            hidden = hidden_from(hand, own_seat)
+            hidden = hidden_from(hand, session.players[connection])
             seen = cards_in(view) | cards_in(message.get("events", []))
             assert not seen & hidden, (connection, message["version"], seen & hidden)
             for seat_view in view["seats"]:

@@ -439,3 +439,157 @@ def test_r8_3_a_returning_player_sees_a_seated_player_whose_connection_died() ->
     told = [m for m in p2.messages if m["type"] == "update"][-1]
     assert told["version"] == stored.seq and told["view"]["disconnected"] == ["p1"]
     assert {"kind": "disconnected", "player_id": "p1"} in told["events"]
+
+
+# -- R8.6: a cancelled hand gives back its blind debts (R7.8) ------------------------------------
+
+def _cancel(h: Harness, table_id: str, players: list[Player], how: str) -> None:
+    """Cancel the hand in progress as a server fault would: a hand that stood still for five
+    minutes (the sweep, ``stalled``), an unreadable state (its fallback, ``state_unreadable``),
+    or a command that failed unexpectedly (``server_error``)."""
+    if how == "stalled":
+        install(h, table_id, lambda r: setattr(r, "timers", [
+            t for t in r.timers if t.kind is TimerKind.STALLED]))
+        h.clock.advance(5 * 60_000)
+        assert h.service.sweep() == 1
+    elif how == "state_unreadable":
+        h.store.corrupt(table_id)
+        players[0].send(action="snapshot", table_id=table_id)
+    else:
+        from naiko_service.usecases import play
+
+        original = play.betting_command
+
+        def broken(seat_index: int, request: Any) -> Any:
+            raise ZeroDivisionError("a bug")
+
+        play.betting_command = broken  # type: ignore[assignment]
+        try:
+            with pytest.raises(ZeroDivisionError):
+                actor(players).send(action="act", table_id=table_id, move="fold")
+        finally:
+            play.betting_command = original  # type: ignore[assignment]
+    events = events_of(players[0], "hand_cancelled")
+    assert events and events[-1]["reason"] == how
+
+
+def _fold_out(h: Harness, table_id: str, players: list[Player]) -> None:
+    while h.store.load(table_id).state.hand_in_progress:
+        assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] \
+            in ACCEPTED
+
+
+def _next_hand(h: Harness, table_id: str) -> None:
+    h.clock.advance(h.store.load(table_id).settings.pause_ms)
+    h.fire_due_timers()
+
+
+def _owes(h: Harness, table_id: str, player: Player) -> tuple[bool, bool]:
+    record = h.store.load(table_id)
+    seat = record.state.seats[record.seat_of(player.player_id)]  # type: ignore[index]
+    assert seat is not None
+    return seat.owes_big, seat.owes_small
+
+
+@pytest.mark.parametrize("how", ["stalled", "state_unreadable", "server_error"])
+def test_r8_6_a_newcomer_who_posted_into_a_cancelled_hand_owes_the_big_blind_again(
+        how: str) -> None:
+    h = harness(seed=11)
+    table_id, players = seated(h, 3)
+    _fold_out(h, table_id, players)  # hand 1: the table started, everybody in for free
+    late = h.player("late")
+    assert late.send(action="join_table", table_id=table_id, buy_in=200,
+                     entry="post")["type"] in ACCEPTED
+    everyone = [*players, late]
+    total = chips_everywhere(h, table_id, everyone)
+    for _ in range(3):  # at once, or after the button passed (R7.8)
+        _next_hand(h, table_id)
+        record = h.store.load(table_id)
+        seat = record.seat_of("late")
+        assert record.state.hand is not None and seat is not None
+        if record.state.hand.dealt[seat]:
+            break
+        _fold_out(h, table_id, everyone)
+    hand = h.store.load(table_id).state.hand
+    assert hand is not None and hand.dealt[seat] and hand.committed[seat] == 2  # posted live
+    assert _owes(h, table_id, late) == (False, False)
+    _cancel(h, table_id, everyone, how)
+    record = h.store.load(table_id)
+    assert record.state.stack(seat) == 200  # the post came back ...
+    assert _owes(h, table_id, late) == (True, False)  # ... and is owed again
+    assert chips_everywhere(h, table_id, everyone) == total
+    assert h.store.audit().holds
+    _next_hand(h, table_id)  # the hand after: never dealt in free
+    record = h.store.load(table_id)
+    hand = record.state.hand
+    assert hand is not None and hand.number > 2
+    if hand.dealt[seat]:
+        assert seat == hand.big_blind_seat or hand.committed[seat] == 2
+
+
+@pytest.mark.parametrize("how", ["stalled", "state_unreadable"])
+def test_r8_6_missed_blinds_posted_into_a_cancelled_hand_are_owed_again(how: str) -> None:
+    h = harness(seed=2)
+    players = [h.player(n) for n in ("a", "b", "c", "d")]
+    table_id = seated_four(h, players)
+    away = players[3]
+    assert away.send(action="sit_out", table_id=table_id)["type"] in ACCEPTED
+    for _ in range(4):  # an orbit: the big blind passes the absent seat
+        _fold_out(h, table_id, players)
+        _next_hand(h, table_id)
+    assert _owes(h, table_id, away) == (True, True)
+    assert away.send(action="sit_in", table_id=table_id, entry="post")["type"] in ACCEPTED
+    total = chips_everywhere(h, table_id, players)
+    for _ in range(4):
+        _fold_out(h, table_id, players)
+        _next_hand(h, table_id)
+        record = h.store.load(table_id)
+        seat = record.seat_of("d")
+        hand = record.state.hand
+        assert hand is not None and seat is not None
+        if hand.dealt[seat]:
+            break
+    assert hand.dealt[seat]
+    if seat == hand.big_blind_seat:
+        pytest.skip("the big blind reached the returning seat first: nothing was posted")
+    assert hand.committed[seat] == 3  # the big blind live and the small blind dead
+    _cancel(h, table_id, players, how)
+    assert _owes(h, table_id, away) == (True, True)
+    assert chips_everywhere(h, table_id, players) == total
+    assert h.store.audit().holds
+
+
+def seated_four(h: Harness, players: list[Player]) -> str:
+    from test_service import new_table
+
+    table_id = new_table(h, players[0])
+    for player in players:
+        assert player.send(action="join_table", table_id=table_id, buy_in=200)["type"] \
+            in ACCEPTED
+    return table_id
+
+
+@pytest.mark.parametrize("how", ["stalled", "server_error"])
+def test_r8_6_a_player_who_left_during_a_hand_cancelled_in_play_gets_the_chips_back(
+        how: str) -> None:
+    """The cancel of a hand still readable (not its fallback): a player who folded and left
+    during it gets back on their account what they had put in."""
+    h = harness()
+    table_id, players = seated(h, 3)
+    assert actor(players).send(action="act", table_id=table_id, move="call")["type"] \
+        in ACCEPTED
+    folder = actor(players)  # the small blind: it has a chip in
+    record = h.store.load(table_id)
+    seat = record.seat_of(folder.player_id)
+    assert seat is not None and record.state.hand is not None
+    owed = record.state.hand.committed[seat]
+    assert owed > 0
+    assert folder.send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
+    assert folder.send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    balance = h.accounts.balance(folder.player_id)
+    total = chips_everywhere(h, table_id, players)
+    stayed = [p for p in players if p is not folder]
+    _cancel(h, table_id, stayed, how)
+    assert h.accounts.balance(folder.player_id) == balance + owed
+    assert chips_everywhere(h, table_id, players) == total
+    assert h.store.audit().holds

@@ -6,7 +6,7 @@ come in between the button and the small blind. Positions and amounts worked by 
 from __future__ import annotations
 
 import pytest
-from naiko.commands import ChooseEntry, SitDown, SitIn, SitOut
+from naiko.commands import ChooseEntry, SitDown, SitIn, SitOut, StandUp
 from naiko.engine import apply
 from naiko.errors import EngineError
 from naiko.events import BlindPosted, CarouselDrawn
@@ -244,3 +244,53 @@ def test_r2_6_the_big_blind_never_skips_a_seat_dealt_in_with_newcomers_waiting()
         assert before != after
         passed = [(before + step) % 6 for step in range(1, (after - before) % 6)]
         assert not passed, (before, after)  # everyone is present: the big blind never skips
+
+
+def _newcomer_on_the_last_big_blinds_seat(entry: EntryChoice,
+                                          sit_out: bool) -> tuple[TableState, list[object]]:
+    """Seats 0-3. Hand 1 (button 0): blinds 1 and 2; hand 2: blinds 2 and 3. The big blind of
+    hand 2 (seat 3) leaves and a newcomer takes seat 3 (sitting out at once with *sit_out*).
+    Hand 3 (dead button): the big blind moves to 0, the small blind falls on seat 3, the
+    button on 2."""
+    state = cash_table([0, 1, 2, 3])
+    state, _ = start(state, button=0)
+    state = fold_out(state)
+    state, _ = start(state)
+    assert (state.hand.small_blind_seat, state.hand.big_blind_seat) == (2, 3)  # type: ignore
+    state = fold_out(state)
+    state, _ = apply(state, StandUp(seat_index=3))
+    state, _ = apply(state, SitDown(seat_index=3, player_id="new", stack=100, entry=entry))
+    if sit_out:
+        state, _ = apply(state, SitOut(seat_index=3))
+    state, events = start(state)
+    hand = state.hand
+    assert hand is not None and hand.big_blind_seat == 0 and hand.small_blind_position == 3
+    return state, events
+
+
+def test_r7_8_r7_9_a_newcomer_sitting_out_on_a_dead_small_blind_owes_both_blinds() -> None:
+    state, events = _newcomer_on_the_last_big_blinds_seat(POST, sit_out=True)
+    hand = state.hand
+    assert hand is not None and hand.small_blind_seat is None  # dead: nobody there to post
+    assert dealt(state) == [0, 1, 2] and posts(events) == [(0, "big", 2)]
+    seat = state.seats[3]
+    assert seat is not None
+    # They still owe the big blind they sat down owing, and now the small blind they missed.
+    assert (seat.owes_big, seat.owes_small) == (True, True)
+    state = fold_out(state)
+    state, _ = apply(state, SitIn(seat_index=3, entry=POST))
+    state, events = start(state)  # hand 4: button 3, blinds 0 (small) and 1 (big)
+    assert 3 in dealt(state)  # the button has passed: they come in posting both
+    assert sorted(p for p in posts(events) if p[0] == 3) == [(3, "dead", 1), (3, "post", 2)]
+
+
+def test_r7_8_a_newcomer_waiting_on_the_small_blinds_seat_posts_nothing() -> None:
+    # Present, but on the small blind's seat: not dealt in until the button passes (R7.8), so
+    # the small blind is dead: no chip of theirs goes into a pot they cannot win.
+    state, events = _newcomer_on_the_last_big_blinds_seat(POST, sit_out=False)
+    hand = state.hand
+    assert hand is not None and hand.small_blind_seat is None
+    assert dealt(state) == [0, 1, 2] and posts(events) == [(0, "big", 2)]
+    assert state.stack(3) == 100 and hand.committed[3] == 0
+    seat = state.seats[3]
+    assert seat is not None and (seat.owes_big, seat.owes_small) == (True, False)

@@ -38,7 +38,7 @@ from naiko.errors import EngineError, NotYourTurn
 from naiko.events import Event
 from naiko.state import AnteMode, TableConfig, TableState, Variant
 from naiko.views import events_for, view_for
-from naiko_testing import cards_in, hidden_from, shown_to_everyone
+from naiko_testing import cards_in, hidden_from, player_at, shown_to_everyone
 
 MAX_ACTIONS_PER_HAND = 400
 
@@ -103,8 +103,8 @@ def check_views(state: TableState, events: list[Event]) -> None:
     hand = state.hand
     assert hand is not None
     for viewer in [None, *range(state.config.seat_count)]:
-        view = view_for(state, viewer)
-        hidden = hidden_from(hand, viewer)
+        view = view_for(state, viewer, proofs=True)
+        hidden = hidden_from(hand, player_at(state, viewer))
         seen = cards_in(view) | cards_in(events_for(events, viewer))
         assert not seen & hidden, (viewer, hand.complete, sorted(seen & hidden))
         for seat, entry in enumerate(view["seats"]):
@@ -125,7 +125,8 @@ def test_random_play_keeps_every_invariant(state: TableState, data: st.DataObjec
         if len(active) < 2:
             break
         button = rng.choice(active) if state.last_big_blind_seat is None else None
-        state, events = apply(state, StartHand(deck=tuple(shuffled_deck(rng)), button=button))
+        state, events = apply(state, StartHand(deck=tuple(shuffled_deck(rng)), button=button,
+                                               deck_seed=rng.randbytes(32).hex()))
         for _ in range(MAX_ACTIONS_PER_HAND):
             hand = state.hand
             assert hand is not None
@@ -162,6 +163,16 @@ def test_random_play_keeps_every_invariant(state: TableState, data: st.DataObjec
                 pass
             command = data.draw(st.sampled_from(accepted))
             state, events = apply(state, command)
+            if isinstance(command, Fold) and data.draw(st.booleans()):
+                # The folded player leaves at once and a newcomer takes the seat with as many
+                # chips, during the hand: the seat's secrets stay the folded player's.
+                seat = command.seat_index
+                stack = state.stack(seat)
+                state, left = apply(state, StandUp(seat_index=seat))
+                if stack:
+                    state, joined = apply(state, SitDown(seat_index=seat, stack=stack,
+                                                         player_id=f"new{seat}.{hand.number}"))
+                    events = [*events, *left, *joined]
         else:
             raise AssertionError("the hand did not terminate")
         assert state.total_chips() == total
@@ -238,7 +249,7 @@ def check_private_information(state: TableState, events: list[Event]) -> None:
     assert hand is not None and hand.powers is not None
     for viewer in [None, *range(state.config.seat_count)]:
         seen = cards_in(view_for(state, viewer)) | cards_in(events_for(events, viewer))
-        forbidden = hidden_from(hand, viewer)
+        forbidden = hidden_from(hand, player_at(state, viewer))
         assert not seen & forbidden, (viewer, hand.complete, seen & forbidden)
 
 

@@ -122,9 +122,9 @@ def test_r6_8_the_secrecy_oracle_lets_a_peeker_know_the_card_a_swap_took_and_nob
     state, _ = play(state, "0 peek", "0 c", "1 swap 1")  # seat 1 now holds the peeked Qs
     hand = state.hand
     assert hand is not None and "Qs" in cards_in(view_for(state, 1))
-    assert "Qs" not in hidden_from(hand, 0)  # the peeker saw it before it moved
-    assert "Qs" in hidden_from(hand, 2) and "Qs" in hidden_from(hand, None)
-    assert "7c" in hidden_from(hand, 0)  # the swapper's other card stays hidden from the peeker
+    assert "Qs" not in hidden_from(hand, "p0")  # the peeker saw it before it moved
+    assert "Qs" in hidden_from(hand, "p2") and "Qs" in hidden_from(hand, None)
+    assert "7c" in hidden_from(hand, "p0")  # the swapper's other card stays hidden from the peeker
 
 
 # -- R8.6: a cancelled hand returns the table to exactly its state before the hand ------------
@@ -172,3 +172,49 @@ def test_r8_6_no_prompt_after_a_cancel() -> None:
     state, _ = start(state, button=0)
     state, _ = apply(state, CancelHand(reason="server_error"))
     assert legal_actions(state) is None
+
+
+def test_r8_6_a_cancelled_hand_gives_back_the_blind_debts_its_deal_settled_or_added() -> None:
+    from naiko.commands import SitOut
+    from naiko.state import EntryChoice, TableConfig
+
+    state = TableState.new(TableConfig(seat_count=6, small_blind=1, big_blind=2,
+                                       entry_rules=True))
+    for seat in range(5):
+        state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}", stack=100))
+    state, _ = start(state, button=0)  # hand 1, starting: everybody in for free; blinds 1, 2
+    state, _ = play(state, "3 f", "4 f", "0 f", "1 f")
+    # Seat 3 sits out (the big blind will pass it) and a newcomer at seat 5 posts to enter.
+    state, _ = apply(state, SitOut(seat_index=3))
+    state, _ = apply(state, SitDown(seat_index=5, player_id="new", stack=100,
+                                    entry=EntryChoice.POST))
+    state, events = start(state)  # hand 2: button 1, small blind 2, big blind 4 (past 3)
+    hand = state.hand
+    assert hand is not None and hand.big_blind_seat == 4
+    assert hand.dealt[5] and hand.committed[5] == 2  # the post
+    seats = state.seats
+    assert seats[5] is not None and not seats[5].owes
+    assert seats[3] is not None and seats[3].owes_big  # missed in this hand
+    state, _ = apply(state, CancelHand(reason="server_error"))
+    new, away = state.seats[5], state.seats[3]
+    assert new is not None and away is not None
+    assert (new.owes_big, new.owes_small, new.stack) == (True, False, 100)  # owed again
+    assert (away.owes_big, away.owes_small) == (False, False)  # that hand never happened
+    assert state.last_dealt == 5  # hand 1's: the table is not starting again
+
+
+def test_r8_6_a_cancelled_first_hand_leaves_the_table_starting() -> None:
+    from naiko.state import TableConfig
+
+    state = TableState.new(TableConfig(seat_count=6, small_blind=1, big_blind=2,
+                                       entry_rules=True))
+    for seat in (0, 1, 2):
+        state, _ = apply(state, SitDown(seat_index=seat, player_id=f"p{seat}", stack=100))
+    state, _ = start(state, button=0)
+    state, _ = apply(state, SitDown(seat_index=3, player_id="new", stack=100))
+    state, _ = apply(state, CancelHand(reason="server_error"))
+    assert state.last_dealt is None
+    state, _ = start(state, button=0)  # still the table's start: the newcomer is dealt in
+    # free (R7.8), and the button is placed again (R2.6: the first hand's never moved)
+    hand = state.hand
+    assert hand is not None and hand.dealt[3] and hand.number == 2

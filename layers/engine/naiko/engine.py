@@ -332,9 +332,9 @@ class _EntryPlan:
 
 def _starting(state: TableState) -> bool:
     """R7.8: a table is starting at its first hand, or when fewer than 3 players were dealt in
-    the hand before: everybody seated is then dealt in without posting."""
-    last = state.hand
-    return last is None or sum(last.dealt) < 3
+    the hand before (a cancelled hand does not count, R8.6): everybody seated is then dealt in
+    without posting."""
+    return state.last_dealt is None or state.last_dealt < 3
 
 
 def _entry_plan(state: TableState, present: set[int], first_button: int | None) -> _EntryPlan:
@@ -372,6 +372,10 @@ def _entry_plan(state: TableState, present: set[int], first_button: int | None) 
         return _EntryPlan(positions, set(present), missed=_missed(state, present, positions))
     if len(dealt) == 2 and len(present) > 2:
         positions = _positions(state, dealt, first_button)  # heads-up (R2.2) among the two
+    elif positions[1] is not None and positions[1] not in dealt:
+        # The small blind fell on a player who waits for the button to pass: they post
+        # nothing and are not dealt in; the small blind is dead (R2.6, R7.8).
+        positions = (button, None, small_blind_position, big_blind)
     return _EntryPlan(positions, dealt, frozenset(live_big), frozenset(dead_small),
                       _missed(state, present, positions))
 
@@ -461,6 +465,9 @@ def _start_hand(state: TableState, c: StartHand, events: list[Event]) -> None:
         shown=[False] * n, mucked=[i in c.mucked for i in range(n)],
         current_bet=config.big_blind, min_raise=config.big_blind)
     hand.starting_destellos = [s.destellos if s else 0 for s in seats]
+    hand.starting_owes = [(s.owes_big, s.owes_small) if s else (False, False) for s in seats]
+    hand.previous_last_dealt = state.last_dealt
+    state.last_dealt = len(active)
     hand.previous_big_blind_seat = state.last_big_blind_seat
     hand.previous_small_blind_position = state.last_small_blind_position
     if commitment is not None:
@@ -911,8 +918,12 @@ def _cancel_hand(state: TableState, c: CancelHand, events: list[Event]) -> None:
         if here and hand.dealt[seat] and hand.starting_destellos:
             assert player is not None
             player.destellos = hand.starting_destellos[seat]
+        if here and hand.starting_owes:  # R7.8: blinds posted to enter are owed again, and
+            assert player is not None  # blinds missed in this hand were never missed
+            player.owes_big, player.owes_small = hand.starting_owes[seat]
     state.last_big_blind_seat = hand.previous_big_blind_seat
     state.last_small_blind_position = hand.previous_small_blind_position
+    state.last_dealt = hand.previous_last_dealt
     hand.pot = 0
     hand.bets = [0] * state.config.seat_count
     hand.complete = True

@@ -342,6 +342,11 @@ class HandState:
     """R10.2: the secret seed of the deck's salts (64 hex digits). Hidden information."""
     commitment: str | None = None
     """R10.2: the published Merkle root of the deck, or ``None``."""
+    starting_owes: list[tuple[bool, bool]] = field(default_factory=list)
+    """Each seat's blind debts before the hand, ``(owes_big, owes_small)`` (R8.6: a cancelled
+    hand gives back what its deal settled or added, R7.8)."""
+    previous_last_dealt: int | None = None
+    """The table's ``last_dealt`` before this hand (R8.6)."""
 
     def copy(self) -> HandState:
         return HandState(
@@ -355,7 +360,7 @@ class HandState:
             self.previous_small_blind_position, self.cancelled,
             self.shown[:], self.mucked[:], self.log[:], [dict(a) for a in self.awards],
             self.powers.copy() if self.powers else None, self.shuffled[:], self.deck_seed,
-            self.commitment)
+            self.commitment, self.starting_owes[:], self.previous_last_dealt)
 
     @property
     def betting_actions(self) -> int:
@@ -388,6 +393,10 @@ class HandState:
             "powers": self.powers.to_dict() if self.powers else None,
             **({"shuffled": self.shuffled[:], "deck_seed": self.deck_seed,
                 "commitment": self.commitment} if self.commitment is not None else {}),
+            **({"starting_owes": [list(o) for o in self.starting_owes]}
+               if self.starting_owes else {}),
+            **({"previous_last_dealt": self.previous_last_dealt}
+               if self.previous_last_dealt is not None else {}),
         }
 
     @classmethod
@@ -423,7 +432,10 @@ class HandState:
             powers=PowersState.from_dict(d["powers"]) if d.get("powers") else None,
             shuffled=[int(c) for c in d.get("shuffled", ())],
             deck_seed=None if d.get("deck_seed") is None else str(d["deck_seed"]),
-            commitment=None if d.get("commitment") is None else str(d["commitment"]))
+            commitment=None if d.get("commitment") is None else str(d["commitment"]),
+            starting_owes=[(bool(big), bool(small))
+                           for big, small in d.get("starting_owes", ())],
+            previous_last_dealt=_opt_int(d.get("previous_last_dealt")))
 
 
 @dataclass(slots=True)
@@ -439,6 +451,9 @@ class TableState:
     """Who posted the big blind last hand; the next big blind is the next active seat (R2.6)."""
     last_small_blind_position: int | None = None
     """Where last hand's small blind fell: this hand's button (R2.6)."""
+    last_dealt: int | None = None
+    """Players dealt into the last hand that counts (a cancelled hand does not, R8.6), or
+    ``None`` before the first: fewer than 3 and the table is starting again (R7.8)."""
 
     @classmethod
     def new(cls, config: TableConfig) -> TableState:
@@ -449,7 +464,8 @@ class TableState:
     def copy(self) -> TableState:
         return TableState(self.config, [s.copy() if s else None for s in self.seats],
                           self.hand.copy() if self.hand else None, self.hand_count,
-                          self.last_big_blind_seat, self.last_small_blind_position)
+                          self.last_big_blind_seat, self.last_small_blind_position,
+                          self.last_dealt)
 
     @property
     def hand_in_progress(self) -> bool:
@@ -476,6 +492,7 @@ class TableState:
             "hand_count": self.hand_count,
             "last_big_blind_seat": self.last_big_blind_seat,
             "last_small_blind_position": self.last_small_blind_position,
+            "last_dealt": self.last_dealt,
         }
 
     @classmethod
@@ -489,13 +506,19 @@ class TableState:
             raise MalformedCommand(f"unknown table state schema_version {version!r}")
         bb = data["last_big_blind_seat"]
         sbp = data["last_small_blind_position"]
+        hand = HandState.from_dict(data["hand"]) if data["hand"] else None
+        if "last_dealt" in data:
+            last_dealt = _opt_int(data["last_dealt"])
+        else:  # written before the field: the last hand's, as the engine then counted
+            last_dealt = None if hand is None else sum(hand.dealt)
         return cls(
             config=TableConfig.from_dict(data["config"]),
             seats=[Seat.from_dict(s) if s else None for s in data["seats"]],
-            hand=HandState.from_dict(data["hand"]) if data["hand"] else None,
+            hand=hand,
             hand_count=int(data["hand_count"]),
             last_big_blind_seat=None if bb is None else int(bb),
             last_small_blind_position=None if sbp is None else int(sbp),
+            last_dealt=last_dealt,
         )
 
 

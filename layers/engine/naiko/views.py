@@ -41,6 +41,7 @@ def view_for(state: TableState, seat_index: int | None, *,
     """
     config = state.config
     hand = state.hand
+    own = viewer_seat(state, seat_index)  # a newcomer sees nothing of the seat's earlier player
     seats: list[dict[str, Any] | None] = []
     for index, seat in enumerate(state.seats):
         if seat is None:
@@ -61,7 +62,7 @@ def view_for(state: TableState, seat_index: int | None, *,
             entry["folded"] = hand.folded[index]
             entry["all_in"] = not hand.folded[index] and seat.stack == 0
             entry["bet"] = hand.bets[index]
-            if index == seat_index or hand.shown[index]:
+            if index == own or hand.shown[index]:
                 entry["cards"] = format_cards(hand.hole[index])
             else:
                 entry["cards"] = None
@@ -94,13 +95,35 @@ def view_for(state: TableState, seat_index: int | None, *,
             "commitment": hand.commitment,
         }
         if proofs and hand.commitment is not None:
-            view["hand"]["proofs"] = proofs_for(hand, seen_cards(state, seat_index))
+            view["hand"]["proofs"] = proofs_for(hand, seen_cards(state, own))
         if hand.powers is not None:
-            view["hand"]["powers"] = _powers_view(state, seat_index)
+            view["hand"]["powers"] = _powers_view(state, own)
         prompt = legal_actions(state)
-        if prompt is not None and prompt.seat_index == seat_index:
+        if prompt is not None and own is not None and prompt.seat_index == own:
             view["prompt"] = prompt.to_dict()
     return view
+
+
+def viewer_seat(state: TableState, seat_index: int | None) -> int | None:
+    """*seat_index* when the player sitting there now sat there when the current hand was dealt
+    (or no hand was dealt yet), else ``None``: a player who takes a seat during a hand (its
+    earlier player folded and left) is, for that hand, a spectator. What is private to a seat
+    (hole cards, a Peek, a Sleeve Swap, their proofs, R10.2) belongs to the player dealt there,
+    never to the seat's next occupant.
+
+    >>> from naiko.state import TableConfig
+    >>> viewer_seat(TableState.new(TableConfig(seat_count=2)), 1) is None  # an empty seat
+    True
+    """
+    if seat_index is None:
+        return None
+    seat = state.seats[seat_index]
+    if seat is None:
+        return None
+    hand = state.hand
+    if hand is not None and hand.player_ids[seat_index] != seat.player_id:
+        return None
+    return seat_index
 
 
 def _powers_view(state: TableState, seat_index: int | None) -> dict[str, Any]:
@@ -159,10 +182,13 @@ def cards_in(events: Iterable[Event]) -> list[Card]:
 
 def seen_cards(state: TableState, seat_index: int | None,
                player_id: str | None = None) -> list[Card]:
-    """Every card *seat_index* has seen in the current hand (from the hand's record)."""
+    """Every card *seat_index* has seen in the current hand (from the hand's record): the
+    seat's private events only while its occupant is the player dealt there
+    (:func:`viewer_seat`)."""
     hand = state.hand
     if hand is None:
         return []
+    seat_index = viewer_seat(state, seat_index)
     visible = [e for e in hand.log if e.visible_to(seat_index, player_id)]
     # As the view's peek (R6.8): a peeked card a Sleeve Swap took is someone's hole card now,
     # so a snapshot no longer names it (its proof came with the peek) unless the viewer was

@@ -43,7 +43,7 @@ from typing import Any
 from naiko.commitment import DeckCommitment
 from naiko.errors import EngineError
 from naiko.events import Event, event_from_dict
-from naiko.views import cards_in, commitment_of, proofs_for_events, view_for
+from naiko.views import cards_in, commitment_of, proofs_for_events, view_for, viewer_seat
 
 from .. import hand_records
 from ..ports import (
@@ -543,8 +543,9 @@ class Updates:
         record = self.record
         seat_index = record.seat_of(player_id)
         view = self.public if seat_index is None else table_view(record, seat_index)
+        own = viewer_seat(record.state, seat_index)  # never an earlier occupant's private events
         visible = [i for i, (event, _) in enumerate(self.events)
-                   if event.visible_to(seat_index, player_id)]
+                   if event.visible_to(own, player_id)]
         message: dict[str, Any] = {"type": "update", "table_id": record.table_id,
                                    "version": record.seq,
                                    "events": [self.events[i][1] for i in visible],
