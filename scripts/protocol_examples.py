@@ -563,15 +563,14 @@ def _home_game(s: Session) -> None:
 def _quick_seat(s: Session) -> None:
     """R7.10, R7.11: frank asks for a seat at NLHE 1/2; no public table of those stakes has
     one, so a table is opened for him (he waits there until 3 players are in). He leaves with
-    100 big blinds and comes straight back: he must buy in for what he left with, and his
-    ratholing counter for the day shows 1."""
+    100 big blinds and comes straight back: an ordinary table only counts it (a deep-stack
+    table would hold him to what he left with), and his ratholing counter for the day shows 1."""
     frank = s.clients["frank"]
     ack = frank.send(action="quick_seat", variant="NLHE", small_blind=1, big_blind=2,
                      buy_in=200)
     quick = ack["table_id"]
     frank.send(action="leave_table", table_id=quick)
-    frank.send(action="join_table", table_id=quick, buy_in=100)  # bad_buy_in (R7.11)
-    frank.send(action="join_table", table_id=quick, buy_in=200)
+    frank.send(action="join_table", table_id=quick, buy_in=100)  # counted (R7.11)
     account = frank.send(action="get_account")
     if account["ratholes_today"] == 1:
         s.done.add("rathole")

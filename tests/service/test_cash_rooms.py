@@ -201,10 +201,10 @@ def test_r7_10_quick_seat_opens_a_table_when_none_has_a_seat() -> None:
 
 # -- R7.11 ----------------------------------------------------------------------------------------
 
-def test_r7_11_a_rathole_return_buys_in_for_what_was_left_and_counts_the_day() -> None:
+def test_r7_11_a_deep_stack_return_buys_in_for_what_was_left_and_counts_the_day() -> None:
     h = harness()
     players = [h.player(n) for n in ("a", "b", "c")]
-    table_id = table_of(h, players[0])
+    table_id = table_of(h, players[0], deep_stack=True)
     sit(table_id, *players)
     fold_out(h, table_id, players)
     leaver = players[0]
@@ -215,7 +215,7 @@ def test_r7_11_a_rathole_return_buys_in_for_what_was_left_and_counts_the_day() -
     h.clock.advance(29 * 60_000)
     refused = leaver.send(action="join_table", table_id=table_id, buy_in=left_with - 1)
     assert (refused["type"], refused["code"]) == ("error", "bad_buy_in")
-    assert str(left_with) in refused["message"]
+    assert str(left_with) in refused["message"] and "deep-stack" in refused["message"]
     sit(table_id, leaver, buy_in=left_with)
     account = leaver.send(action="get_account")
     assert account["type"] == "account" and account["ratholes_today"] == 1
@@ -224,10 +224,63 @@ def test_r7_11_a_rathole_return_buys_in_for_what_was_left_and_counts_the_day() -
     assert leaver.send(action="get_account")["ratholes_today"] == 0
 
 
-def test_r7_11_after_30_minutes_the_usual_buy_in_range_applies() -> None:
+def test_r7_11_at_an_ordinary_table_a_return_only_counts() -> None:
     h = harness()
     players = [h.player(n) for n in ("a", "b", "c")]
     table_id = table_of(h, players[0])
+    assert h.store.load(table_id).settings.deep_stack is False  # the default
+    sit(table_id, *players)
+    fold_out(h, table_id, players)
+    leaver = players[0]
+    record = h.store.load(table_id)
+    left_with = record.state.seats[record.seat_of("a")].stack  # type: ignore[index,union-attr]
+    assert left_with >= 100 * 2
+    assert leaver.send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    h.clock.advance(5 * 60_000)
+    sit(table_id, leaver, buy_in=40)  # the table's usual range: no buy-in rule (R7.11's "-")
+    assert leaver.send(action="get_account")["ratholes_today"] == 1  # but it counts
+    # A return after leaving with less than 100 big blinds does not count.
+    fold_out(h, table_id, players)
+    assert leaver.send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    h.clock.advance(60_000)
+    sit(table_id, leaver, buy_in=40)
+    assert leaver.send(action="get_account")["ratholes_today"] == 1
+
+
+def test_r7_11_a_deep_stack_rule_above_the_table_maximum_says_so_in_words() -> None:
+    h = harness(seed=3)
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0], deep_stack=True)
+    sit(table_id, *players, buy_in=400)  # the maximum
+    # Everybody all-in until one stack is over the table's 400 maximum.
+    while max(s or 0 for s in stacks(h, table_id)) <= 400:
+        while h.store.load(table_id).state.hand_in_progress:
+            assert actor(players).send(action="act", table_id=table_id,
+                                       move="all_in")["type"] in ACCEPTED
+        next_hand(h, table_id)
+    fold_out(h, table_id, players)
+    record = h.store.load(table_id)
+    big = max(players, key=lambda p: record.state.stack(record.seat_of(p.player_id) or 0))
+    left_with = record.state.stack(record.seat_of(big.player_id))  # type: ignore[arg-type]
+    assert left_with > 400
+    assert big.send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    h.clock.advance(10 * 60_000)
+    refused = big.send(action="join_table", table_id=table_id, buy_in=400)
+    assert (refused["type"], refused["code"]) == ("error", "bad_buy_in")
+    assert refused["message"] == (
+        f"this is a deep-stack table: you left it 10 minutes ago with {left_with} chips, so "
+        f"until 30 minutes have passed you buy in for exactly {left_with}, above the table's "
+        f"400 maximum (R7.11: no ratholing)")
+    sit(table_id, big, buy_in=left_with)
+    assert h.store.load(table_id).state.stack(
+        h.store.load(table_id).seat_of(big.player_id)) == left_with  # type: ignore[arg-type]
+    assert h.store.audit().holds
+
+
+def test_r7_11_after_30_minutes_the_usual_buy_in_range_applies() -> None:
+    h = harness()
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0], deep_stack=True)
     sit(table_id, *players)
     fold_out(h, table_id, players)
     assert players[0].send(action="leave_table", table_id=table_id)["type"] in ("ack", "update")
@@ -379,3 +432,67 @@ def test_r7_10_a_quick_seat_the_account_cannot_cover_opens_no_table() -> None:
                       buy_in=1_000)
     assert reply["code"] == "insufficient_funds"
     assert h.store.list_open() == [] and not h.store.find_open("NLHE:5/10")
+
+
+def test_r7_10_quick_seat_passes_over_a_table_whose_buy_in_rule_the_player_cannot_meet() -> None:
+    h = harness(seed=5)
+    hosts = [h.player(f"host{i}") for i in range(3)]
+    deep = table_of(h, hosts[0], deep_stack=True)
+    sit(deep, *hosts)
+    fold_out(h, deep, hosts)
+    record = h.store.load(deep)
+    leaver = max(hosts, key=lambda p: record.state.stack(record.seat_of(p.player_id) or 0))
+    assert record.state.stack(record.seat_of(leaver.player_id)) >= 200  # type: ignore[arg-type]
+    assert leaver.send(action="leave_table", table_id=deep)["type"] in ACCEPTED
+    other = h.player("other")
+    ack = other.send(action="create_table", name="narrow", small_blind=1, big_blind=2,
+                     min_buy_in=100, max_buy_in=150)
+    narrow = ack["table_id"]  # 1/2, buy-ins 100 to 150
+    wide = table_of(h, h.player("third"))
+    # The deep-stack table (played before: preferred) wants what was left with; the narrow
+    # table's range does not take 60: both are passed over, never an error (R7.10, R7.11).
+    reply = leaver.send(action="quick_seat", small_blind=1, big_blind=2, buy_in=60)
+    assert reply["type"] in ACCEPTED and reply["table_id"] == wide, reply
+    assert h.store.load(narrow).seat_of(leaver.player_id) is None
+    assert h.store.audit().holds
+
+
+def test_r7_10_quick_seat_draws_at_random_among_equal_tables() -> None:
+    chosen = set()
+    for seed in range(8):
+        h = harness(seed=seed)
+        tables = [table_of(h, h.player(f"host{i}")) for i in range(3)]  # all empty, unplayed
+        reply = h.player("quick").send(action="quick_seat", small_blind=1, big_blind=2,
+                                       buy_in=200)
+        chosen.add(tables.index(reply["table_id"]))
+    assert len(chosen) > 1  # not always the oldest (or the newest) table
+
+
+# -- R7.7 (continued) -------------------------------------------------------------------------
+
+def test_r7_7_a_table_that_keeps_dealing_goes_on_heads_up_one_that_stopped_waits_for_3() -> None:
+    h = harness(seed=9)
+    a, b, c = h.player("a"), h.player("b"), h.player("c")
+    table_id = table_of(h, a)
+    sit(table_id, a, b, c)
+    fold_out(h, table_id, [a, b, c])
+    assert c.send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    next_hand(h, table_id)  # the hand before had 3: two players go on (the seed's exception)
+    hand = h.store.load(table_id).state.hand
+    assert hand is not None and hand.number == 2 and hand.dealt.count(True) == 2
+    fold_out(h, table_id, [a, b])
+    next_hand(h, table_id)  # and a table that keeps dealing heads-up goes on doing so
+    hand = h.store.load(table_id).state.hand
+    assert hand is not None and hand.number == 3 and not hand.complete
+    fold_out(h, table_id, [a, b])
+    assert b.send(action="sit_out", table_id=table_id)["type"] in ACCEPTED
+    next_hand(h, table_id)  # one player left: the table stops
+    record = h.store.load(table_id)
+    assert record.room.stopped and not record.state.hand_in_progress
+    assert b.send(action="sit_in", table_id=table_id)["type"] in ACCEPTED
+    next_hand(h, table_id)
+    assert not h.store.load(table_id).state.hand_in_progress  # two are not enough: it waits
+    sit(table_id, c)
+    record = h.store.load(table_id)
+    assert record.state.hand_in_progress and not record.room.stopped  # three: it starts again
+    assert record.state.hand is not None and record.state.hand.dealt.count(True) == 3

@@ -481,10 +481,10 @@ def test_r7_1_busted_player_may_reload_between_hands() -> None:
     assert chips_everywhere(h, table_id, players) == total
 
 
-def test_r7_7_returning_within_30_minutes_buys_in_for_at_least_what_was_left_with() -> None:
+def test_r7_11_returning_within_30_minutes_buys_in_for_at_least_what_was_left_with() -> None:
     h = harness()
     players = [h.player(f"p{i}") for i in range(3)]
-    table_id = new_table(h, players[0])
+    table_id = new_table(h, players[0], deep_stack=True)
     for player, buy_in in zip(players, (400, 200, 200), strict=True):
         player.send(action="join_table", table_id=table_id, buy_in=buy_in)
     leaver = players[0]  # 400 chips: 200 big blinds

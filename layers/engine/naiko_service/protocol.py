@@ -103,6 +103,10 @@ class CreateTable(Request):
     min_players: Annotated[StrictInt, Field(ge=2, le=10)] | None = None
     """Players seated for the first hand: 3 at a public table; a private table's host may say
     2 or more (R7.7)."""
+    deep_stack: StrictBool = False
+    """A deep-stack table allows no ratholing: a player who left it and returns within 30
+    minutes buys in for at least what they left with (R7.11); at other tables such a return only
+    counts on the player's daily ratholing counter."""
 
 
 class ListTables(Request):

@@ -110,6 +110,10 @@ class TableSettings:
     min_players: int = 3
     """R7.7: players seated for a new table to deal its first hand (3 at a public cash table; a
     private table's host sets it, 2 or more)."""
+    deep_stack: bool = False
+    """R7.11: a deep-stack table allows no ratholing: a player who left it and returns within 30
+    minutes buys in for at least what they left with (or all they have, if less). At other
+    tables such a return only counts on the day's ratholing counter."""
 
     @property
     def private(self) -> bool:
@@ -239,17 +243,22 @@ class Room:
     funding: dict[str, str] = field(default_factory=dict)
     """Seated player -> the account their chips come from and go back to, when it is not their
     own (a BOT's: the house's bot account)."""
+    stopped: bool = False
+    """R7.7: the table stopped dealing (when a hand was due, fewer than two players could play):
+    like a new table, it waits for its minimum to start (3 at a public table) before dealing
+    again; a table that keeps dealing goes on with 2."""
 
     def copy(self) -> Room:
         return Room(list(self.waitlist), dict(self.offers), self.invite_code, self.paused,
                     self.closing, dict(self.pending), dict(self.seated_since),
-                    dict(self.funding))
+                    dict(self.funding), self.stopped)
 
     def to_dict(self) -> dict[str, Any]:
         return {"waitlist": list(self.waitlist), "offers": dict(self.offers),
                 "invite_code": self.invite_code, "paused": self.paused,
                 "closing": self.closing, "pending": dict(self.pending),
-                "seated_since": dict(self.seated_since), "funding": dict(self.funding)}
+                "seated_since": dict(self.seated_since), "funding": dict(self.funding),
+                **({"stopped": True} if self.stopped else {})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Room:
@@ -259,7 +268,8 @@ class Room:
                    bool(data.get("closing", False)),
                    {str(k): int(v) for k, v in data.get("pending", {}).items()},
                    {str(k): int(v) for k, v in data.get("seated_since", {}).items()},
-                   {str(k): str(v) for k, v in data.get("funding", {}).items()})
+                   {str(k): str(v) for k, v in data.get("funding", {}).items()},
+                   bool(data.get("stopped", False)))
 
     def account_of(self, player_id: str) -> str:
         """The account *player_id*'s chips at this table belong to."""
@@ -289,7 +299,10 @@ class TableRecord:
     timers: list[Timer] = field(default_factory=list)
     """Pending timers; a fired timer acts only while its token is listed here."""
     left_stacks: dict[str, dict[str, int]] = field(default_factory=dict)
-    """R7.11: player_id -> {"stack", "left_ms"} of players who left with 100 big blinds or more."""
+    """R7.11: player_id -> {"stack", "left_ms", "counts"} of players who left within the last 30
+    minutes with 100 big blinds or more (``counts``: 1, a return counts on the day's ratholing
+    counter) or, at a deep-stack table, with any stack (``counts``: 0 below 100 big blinds);
+    older entries are dropped whenever one is added (:func:`.usecases.room.note_leaving`)."""
     hands_closed: int = 0
     """The last hand whose end-of-hand chores ran."""
     seq: int = 0
@@ -405,7 +418,8 @@ class TableRecord:
             table_id=self.table_id, name=self.settings.name, variant=config.variant.value,
             small_blind=config.small_blind, big_blind=config.big_blind,
             seat_count=config.seat_count, seated=seated, min_buy_in=self.settings.min_buy_in,
-            max_buy_in=self.settings.max_buy_in, created_ms=self.created_ms)
+            max_buy_in=self.settings.max_buy_in, created_ms=self.created_ms,
+            deep_stack=self.settings.deep_stack)
 
     @property
     def stakes(self) -> str:
@@ -483,13 +497,14 @@ class TableSummary:
     min_buy_in: int
     max_buy_in: int
     created_ms: int
+    deep_stack: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableSummary:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 
 def seal_fallback(sealer: Sealer, record: TableRecord) -> bytes | None:

@@ -14,12 +14,9 @@ from ..ports import AccountMove, LedgerReason
 from ..records import TableRecord
 from . import path
 from .base import Caller, Change, Deps, Outcome, ServiceError, engine_step, seat_of
-from .room import may_sit, utc_day
+from .room import Return, may_sit, returning, utc_day
 from .seats import remove_player, sit_out
 from .tournament_tables import refuse_at_tournament
-
-REBUY_PROTECTION_MS = 30 * 60_000
-"""R7.11: leaving with 100 big blinds or more and returning within 30 minutes."""
 
 
 def join_table(deps: Deps, caller: Caller, request: p.JoinTable) -> None:
@@ -37,9 +34,10 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
       whoever brings its current invite code (R7.2, R7.12);
     - a seat held for a player of the waiting list counts as taken for everybody else; the
       player it is held for takes it (R7.10);
-    - a player who left with 100 big blinds or more within 30 minutes buys in for at least
-      what they left with, or all they have if less, and the day's ratholing counter on their
-      account grows by one in the same transaction (R7.11);
+    - a player who left this table with 100 big blinds or more and returns within 30 minutes
+      counts on the day's ratholing counter, grown in the same transaction; at a deep-stack
+      table, a player who returns within 30 minutes buys in for at least what they left with,
+      or all they have if less (R7.11);
     - a new player at a table already playing waits for the big blind or posts (R7.8).
     """
     def change(record: TableRecord, now: int) -> Outcome:
@@ -65,12 +63,16 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         profile = deps.accounts.profile(player_id)
         minimum, maximum = record.settings.min_buy_in, record.settings.max_buy_in
         rathole = None
-        left = record.left_stacks.get(player_id)
-        if left is not None and now - left["left_ms"] < REBUY_PROTECTION_MS:  # R7.11
-            minimum = max(minimum, min(left["stack"], profile.balance))
-            maximum = max(maximum, minimum)
+        back = returning(record, player_id, now)  # R7.11
+        if back is not None and back.counts:
             today = utc_day(now)
             rathole = (today, profile.ratholes_on(today) + 1, profile.rathole_day)
+        if back is not None and back.deep_stack:
+            minimum = max(minimum, back.minimum(profile.balance))
+            maximum = max(maximum, minimum)
+            if not minimum <= buy_in <= maximum:
+                raise ServiceError("bad_buy_in", _deep_stack_refusal(record, back, minimum,
+                                                                     now))
         if not minimum <= buy_in <= maximum:
             raise ServiceError("bad_buy_in", f"the buy-in must be between {minimum} and "
                                f"{maximum}")
@@ -98,6 +100,17 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         return outcome
 
     return change
+
+
+def _deep_stack_refusal(record: TableRecord, back: Return, minimum: int, now: int) -> str:
+    """Why a return to a deep-stack table is refused, in words (R7.11)."""
+    minutes = max(1, -(-(now - back.left_ms) // 60_000))
+    ago = f"{minutes} minute{'s' if minutes != 1 else ''} ago"
+    table_max = record.settings.max_buy_in
+    amount = (f"exactly {minimum}, above the table's {table_max} maximum"
+              if minimum > table_max else f"{minimum} to {table_max}")
+    return (f"this is a deep-stack table: you left it {ago} with {back.left_with} chips, so "
+            f"until 30 minutes have passed you buy in for {amount} (R7.11: no ratholing)")
 
 
 def leave_table(deps: Deps, caller: Caller, request: p.LeaveTable) -> None:

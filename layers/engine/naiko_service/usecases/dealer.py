@@ -84,9 +84,14 @@ def may_start(record: TableRecord, now: int) -> bool:
             record.tournament.multi or tournament_tables.may_deal(record))
     active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
     # R7.7: a new table needs 3 players (2 at a heads-up table; a private table's host may
-    # say 2); a hand continues with 2.
-    needed = 2 if state.hand_count else min(record.settings.min_players, state.config.seat_count)
-    return len(active) >= needed
+    # say 2); a table that keeps dealing goes on with 2; one that stopped (fewer than 2 could
+    # play when a hand was due) waits for its minimum again.
+    if state.hand_count and not record.room.stopped:
+        if len(active) < 2:
+            record.room.stopped = True
+            return False
+        return True
+    return len(active) >= min(record.settings.min_players, state.config.seat_count)
 
 
 def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> None:
@@ -119,6 +124,7 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
     carousel = draw_carousel(rng) if state.config.rules.powers else ()
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
     record.hand_started_ms = now
+    record.room.stopped = False
     outcome.add(engine_step(deps, record, cmd.StartHand(
         deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel, wait=wait,
         deck_seed=deps.secret_bytes(SEED_SIZE).hex())))  # R10.2: the secret of its salts

@@ -374,7 +374,8 @@ def table_view(record: TableRecord, seat_index: int | None, *,
     view["settings"] = {"name": settings.name, "min_buy_in": settings.min_buy_in,
                         "max_buy_in": settings.max_buy_in, "decision_ms": settings.decision_ms,
                         "kind": settings.kind.value, "host": settings.host,
-                        "bots": settings.bots, "min_players": settings.min_players}
+                        "bots": settings.bots, "min_players": settings.min_players,
+                        "deep_stack": settings.deep_stack}
     view["disconnected"] = sorted(record.disconnected)
     view["room"] = {"waitlist": list(room.waitlist), "held_seats": len(room.offers),
                     "paused": room.paused, "closing": room.closing, "closed": record.closed,

@@ -10,6 +10,7 @@ takes it with an ordinary ``join_table``."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from naiko.state import TableConfig, TableState, Variant
@@ -27,6 +28,57 @@ QUICK_SEAT_BUY_INS = (40, 200)
 
 QUICK_SEAT_CANDIDATES = 20
 """Tables of the stakes quick seat reads from the index before choosing."""
+
+QUICK_SEAT_PASSES_OVER = frozenset({"table_full", "table_closed", "busy", "not_invited",
+                                    "bad_buy_in", "already_seated"})
+"""Refusals for which quick seat tries the next table (R7.10: a table the player may not join,
+its buy-in rule included, is passed over, never an error while another table can take them)."""
+
+RATHOLE_WINDOW_MS = 30 * 60_000
+"""R7.11: leaving a cash table and sitting at the same table again within 30 minutes."""
+
+RATHOLE_BIG_BLINDS = 100
+"""R7.11: the counter counts returns of players who left with this many big blinds or more."""
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """R7.11: a player sitting again at a cash table they left less than 30 minutes ago."""
+
+    left_with: int
+    left_ms: int
+    counts: bool
+    """Whether it counts on the day's ratholing counter (they left with 100 big blinds or
+    more)."""
+    deep_stack: bool
+    """Whether the table's buy-in rule applies (a deep-stack table: at least what they left
+    with, or all they have if less)."""
+
+    def minimum(self, balance: int) -> int:
+        """The least buy-in of a deep-stack table's return (R7.11)."""
+        return min(self.left_with, balance)
+
+
+def note_leaving(record: TableRecord, player_id: str, stack: int, is_bot: bool,
+                 now: int) -> None:
+    """R7.11: remember a player who leaves with *stack*, as long as a return could count or be
+    held to the deep-stack rule; entries older than 30 minutes go (the list stays small)."""
+    record.left_stacks = {player: left for player, left in record.left_stacks.items()
+                          if now - left["left_ms"] < RATHOLE_WINDOW_MS}
+    if is_bot or record.tournament is not None:
+        return
+    counts = stack >= RATHOLE_BIG_BLINDS * record.state.config.big_blind
+    if counts or (record.settings.deep_stack and stack > 0):
+        record.left_stacks[player_id] = {"stack": stack, "left_ms": now, "counts": int(counts)}
+
+
+def returning(record: TableRecord, player_id: str, now: int) -> Return | None:
+    """R7.11: *player_id* sitting at *record* again within 30 minutes of leaving it."""
+    left = record.left_stacks.get(player_id)
+    if left is None or now - left["left_ms"] >= RATHOLE_WINDOW_MS:
+        return None
+    return Return(left["stack"], left["left_ms"], bool(left.get("counts", 1)),
+                  record.settings.deep_stack)
 
 
 def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
@@ -109,10 +161,12 @@ def on_offer_expired(record: TableRecord, timer: Timer) -> Outcome:
 # -- quick seat ----------------------------------------------------------------------------------
 
 def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
-    """R7.10: a seat at a table of this variant and these stakes: a table the player played at
-    before, else the one with the fewest players (a query of the stakes index, never a scan);
-    when none has a free seat, a new public table is opened and the player waits in it until
-    3 are there (R7.7). The ``ack`` names the table."""
+    """R7.10: a seat at a table of this variant and these stakes (a query of the stakes index,
+    never a scan), at random among the tables the player may join: a table they played at
+    before first, then the fewest players, ties drawn at random. A table the player may not
+    join (full, closed, private, or whose buy-in rule they cannot meet, R7.11) is passed over;
+    when none can take them, a new public table is opened and the player waits in it until 3
+    are there (R7.7). The ``ack`` names the table."""
     from .cash import seat_player
 
     if request.small_blind > request.big_blind:
@@ -120,8 +174,9 @@ def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
     profile = deps.accounts.profile(caller.player_id)
     stakes = stakes_key(request.variant, request.small_blind, request.big_blind)
     candidates = deps.tables.find_open(stakes, limit=QUICK_SEAT_CANDIDATES)
+    draw = {s.table_id: deps.rng.randrange(1 << 30) for s in candidates}  # "aleatoriu"
     ordered = sorted(candidates, key=lambda s: (s.table_id not in profile.visited, s.seated,
-                                                s.created_ms))
+                                                draw[s.table_id]))
     for summary in ordered:
         try:
             path.mutate(deps, summary.table_id,
@@ -129,7 +184,7 @@ def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
                         caller=caller)
             return
         except ServiceError as error:
-            if error.code not in ("table_full", "table_closed", "busy", "not_invited"):
+            if error.code not in QUICK_SEAT_PASSES_OVER:
                 raise
         except TableNotFound:
             continue

@@ -11,6 +11,7 @@ from naiko import commands as cmd
 from ..notices import HostChanged, LeavingAfterHand, LeftTable
 from ..ports import AccountMove
 from ..records import TableRecord
+from . import room
 from .base import Deps, Outcome, engine_step, seat_of
 
 LEAVE_PREFIX = "leave:"
@@ -55,8 +56,7 @@ def remove_player(deps: Deps, record: TableRecord, now: int, player_id: str,
     record.sitting_out_since.pop(player_id, None)
     record.disconnected.pop(player_id, None)
     record.room.seated_since.pop(player_id, None)
-    if stack >= 100 * record.state.config.big_blind and not seat.is_bot:
-        record.left_stacks[player_id] = {"stack": stack, "left_ms": now}  # R7.11
+    room.note_leaving(record, player_id, stack, seat.is_bot, now)  # R7.11
     if stack:
         outcome.moves.append(AccountMove(record.room.account_of(player_id), -stack,
                                          record.table_id))
