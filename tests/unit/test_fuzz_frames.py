@@ -17,8 +17,10 @@ import json
 import pytest
 from fuzz_testing import (
     FUZZERS,
+    MODEL_FIELDS,
     NAIKO_TABLE,
     NLHE_TABLE,
+    PLAUSIBLE,
     PROTOCOL_CODES,
     STRATEGIES,
     VALID_FRAMES,
@@ -79,6 +81,15 @@ def test_the_valid_frames_cover_every_route_and_reach_the_use_cases() -> None:
                 outcome = stack.send(Frame(body, fuzzer))
                 assert outcome.ok, (action, fuzzer, outcome.violations, outcome.crash)
                 assert outcome.replies[0].get("code") not in PROTOCOL_CODES, outcome.replies
+
+
+def test_every_field_of_every_route_has_plausible_values() -> None:
+    """The mutating strategy draws a field of the route's model and a value near the valid
+    ones: a new field without its entry in PLAUSIBLE made it fail at random (a KeyError in one
+    run of several), so the table is checked against the models here, every run."""
+    missing = {(action, name) for action in ROUTES for name in MODEL_FIELDS[action]
+               if name != "action" and name not in PLAUSIBLE}
+    assert not missing, f"add these fields to fuzz_testing.PLAUSIBLE: {sorted(missing)}"
 
 
 def test_a_replayed_request_is_one_reply_and_the_fuzzer_can_be_seated() -> None:
