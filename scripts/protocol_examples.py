@@ -26,7 +26,7 @@ unregisters and registers again, grace fills it with a BOT, which starts it; eri
 the first hand (dealt in and folded at once, R9.4) and comes back; everybody shoves until one
 player is left, who is paid the prize; dave lists a Sit & Go, two register, and he cancels it.
 At the end (R10.1, :func:`_histories`) carol reads her hands, two at a time, and one in full;
-dave, who only watched, may not.
+dave, who only watched, may not, and stops watching it (``unwatch``).
 ``tests/unit/test_protocol.py`` validates every message the session sent against the message
 models.
 """
@@ -523,6 +523,8 @@ def _home_game(s: Session) -> None:
     alice.send(action="revoke_invite_code", table_id=home)
     frank.send(action="join_table", table_id=home, buy_in=200, invite_code=code)  # revoked
     alice.send(action="invite", table_id=home, player_id="erin")
+    alice.send(action="invite", table_id=home, player_id="grace")
+    alice.send(action="uninvite", table_id=home, player_id="grace")  # she may not come after all
     alice.send(action="host_settings", table_id=home, small_blind=2, big_blind=4)
     alice.send(action="host_add_bot", table_id=home, buy_in=100)
     dave.send(action="host_pause", table_id=home, paused=False)  # not_host
@@ -724,6 +726,7 @@ def _histories(s: Session) -> None:
     s.messages["hands"] = first
     dave.send(action="get_hand", table_id=s.table_id, hand_number=number)  # not_in_hand
     carol.send(action="get_hand", table_id=s.table_id, hand_number=999)  # unknown_hand
+    dave.send(action="unwatch", table_id=s.table_id)  # dave stops watching the Naiko table
 
 
 def _events(s: Session, hand_number: int) -> list[dict[str, Any]]:

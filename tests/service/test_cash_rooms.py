@@ -195,7 +195,9 @@ def test_r7_10_quick_seat_opens_a_table_when_none_has_a_seat() -> None:
     table_ids = {r["table_id"] for r in replies}
     assert len(table_ids) == 1  # the first opened it, the next two found it in the index
     record = h.store.load(table_ids.pop())
-    assert record.state.config.variant.value == "PLO" and record.opened_by is None
+    assert record.state.config.variant.value == "PLO" and record.settings.quick
+    assert record.opened_by == "q0"  # it counts among q0's open tables while q0 sits there
+    assert h.accounts.profile("q0").open_tables == 1
     assert record.state.hand_in_progress  # the third player started it (R7.7)
 
 

@@ -438,7 +438,8 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
                     "TOURNAMENTS_TABLE", "HISTORY_TABLE",
-                    "DUE_INDEX_SHARDS", "DUE_INDEX_PREVIOUS_SHARDS", "SWEEP_WORKERS"}
+                    "DUE_INDEX_SHARDS", "DUE_INDEX_PREVIOUS_SHARDS", "SWEEP_WORKERS",
+                    "QUICK_SEAT_STAKES"}
     # STATE_KEY is for local/dev only; STATE_KEY_SECRET_ARN is the service functions' own
     # (test_the_service_functions_read_the_state_key), never $connect's.
     assert read - {"STATE_KEY", "STATE_KEY_SECRET_ARN"} <= set(variables)

@@ -48,6 +48,9 @@ Environment (set by ``template.yaml``):
 ``RATE_LIMIT_PLAYER_PER_SECOND``, ``RATE_LIMIT_PLAYER_BURST``, ``RATE_LIMIT_CLOSE_AFTER``
     The game frames' rate limits (:class:`naiko_service.ratelimit.RateLimits`; its defaults
     when unset).
+``QUICK_SEAT_STAKES``
+    The stakes quick seat serves, ``VARIANT:SMALL/BIG`` comma-separated (R7.10;
+    :data:`naiko_service.limits.DEFAULT_QUICK_SEAT_STAKES` when unset).
 ``DUE_INDEX_SHARDS``, ``DUE_INDEX_PREVIOUS_SHARDS``, ``SWEEP_WORKERS``
     Shards of the tables' ``due-index`` (and the count before a change, still read), and how
     many tables the sweep wakes at once (``docs/storage.md``, ``docs/timers.md``).
@@ -71,6 +74,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
+from .limits import DEFAULT_QUICK_SEAT_STAKES, Stakes, parse_stakes_list
 from .ratelimit import RateLimits
 
 if TYPE_CHECKING:
@@ -149,6 +153,8 @@ class Config:
     """The shard count before a change, still read by the sweep (0: none)."""
     sweep_workers: int = 32
     """Tables the sweep wakes at once (threads)."""
+    quick_seat_stakes: tuple[Stakes, ...] = DEFAULT_QUICK_SEAT_STAKES
+    """R7.10: the stakes quick seat serves (``QUICK_SEAT_STAKES``: ``NLHE:1/2, PLO:5/10``)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -206,6 +212,11 @@ class Config:
                 raise ConfigurationError(f"{name} must be at least {least}")
             return value
 
+        try:
+            stakes = parse_stakes_list(optional("QUICK_SEAT_STAKES") or "") \
+                if optional("QUICK_SEAT_STAKES") else DEFAULT_QUICK_SEAT_STAKES
+        except ValueError as exc:
+            raise ConfigurationError(f"QUICK_SEAT_STAKES: {exc}") from exc
         transport = optional("TIMER_TRANSPORT") or "queue"
         if transport not in ("queue", "express"):
             raise ConfigurationError("TIMER_TRANSPORT must be queue or express")
@@ -230,6 +241,7 @@ class Config:
             due_index_shards=count("DUE_INDEX_SHARDS", 16, least=1),
             due_index_previous_shards=count("DUE_INDEX_PREVIOUS_SHARDS", 0),
             sweep_workers=count("SWEEP_WORKERS", 32, least=1),
+            quick_seat_stakes=stakes,
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -447,6 +459,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         default_pause_ms=config.default_pause_seconds * 1000,
         offer_ms=config.seat_offer_seconds * 1000,
         sweep_workers=config.sweep_workers,
+        quick_seat_stakes=config.quick_seat_stakes,
     )
     logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
                                                 "timers": type(scheduler).__name__})

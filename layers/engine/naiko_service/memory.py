@@ -15,10 +15,12 @@ from typing import Any
 from . import hand_records
 from .hand_records import HandRecord, Page, PlayerHand
 from .ledger import Audit, audit
+from .limits import MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
 from .ports import (
-    MAX_OPEN_TABLES,
+    ACCOUNT_SET_CAPS,
     AccountMove,
     AccountProfile,
+    AccountSet,
     ConcurrentUpdate,
     ConnectionGone,
     DeleteItem,
@@ -31,10 +33,19 @@ from .ports import (
     PutTournament,
     TableNotFound,
     TooManyTables,
+    TooManyWatched,
     TournamentNotFound,
     Write,
 )
-from .records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
+from .records import (
+    LOBBY_WINDOW,
+    Sealer,
+    TableRecord,
+    TableSummary,
+    lobby_order,
+    open_record,
+    seal_fallback,
+)
 from .tournament_records import TournamentRecord
 
 
@@ -154,7 +165,8 @@ class MemoryTableStore:
     def list_open(self, limit: int = 50) -> list[TableSummary]:
         with self._lock:
             summaries = [item.summary for item in self._items.values() if item.summary]
-        return sorted(summaries, key=lambda s: -s.created_ms)[:limit]
+        newest = sorted(summaries, key=lambda s: -s.created_ms)[:LOBBY_WINDOW]
+        return lobby_order(newest)[:limit]
 
     def find_open(self, stakes: str, limit: int = 20) -> list[TableSummary]:
         with self._lock:
@@ -306,7 +318,10 @@ class MemoryAccounts:
     def __init__(self, max_open_tables: int = MAX_OPEN_TABLES) -> None:
         self.balances: dict[str, int] = defaultdict(int)
         self.open_tables: dict[str, int] = defaultdict(int)
-        self.visited: dict[str, set[str]] = defaultdict(set)
+        self.visited: dict[str, tuple[str, ...]] = defaultdict(tuple)
+        self.sets: dict[AccountSet, dict[str, set[str]]] = {
+            which: defaultdict(set) for which in AccountSet}
+        self.waiting = self.sets[AccountSet.WAITING]
         self.ratholes: dict[str, tuple[str, int]] = {}
         self.ledger: list[LedgerEntry] = []
         self.max_open_tables = max_open_tables
@@ -319,7 +334,17 @@ class MemoryAccounts:
         with self._lock:
             day, count = self.ratholes.get(player_id, (None, 0))
             return AccountProfile(self.balances[player_id], self.open_tables[player_id], day,
-                                  count, frozenset(self.visited[player_id]))
+                                  count, self.visited[player_id],
+                                  frozenset(self.waiting[player_id]),
+                                  frozenset(self.sets[AccountSet.REGISTERED][player_id]),
+                                  frozenset(self.sets[AccountSet.CREATED][player_id]))
+
+    def forget_waiting(self, player_id: str, table_id: str) -> None:
+        self.forget(player_id, AccountSet.WAITING, frozenset((table_id,)))
+
+    def forget(self, player_id: str, which: AccountSet, ids: frozenset[str]) -> None:
+        with self._lock:
+            self.sets[which][player_id] -= ids
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         with self._lock:
@@ -332,6 +357,8 @@ class MemoryAccounts:
 
         :raises InsufficientFunds: If a player's net move takes more than the balance.
         :raises TooManyTables: If a player's open tables would pass the limit.
+        :raises TooManyWaitlists: If a player would be on too many waiting lists (and the
+            other refusals of :data:`~naiko_service.ports.ACCOUNT_SET_CAPS`).
         """
         chips: dict[str, int] = defaultdict(int)
         opened: dict[str, int] = defaultdict(int)
@@ -349,13 +376,23 @@ class MemoryAccounts:
                 if move.rathole is not None and \
                         self.ratholes.get(move.player_id, (None, 0))[0] != move.rathole[2]:
                     raise ConcurrentUpdate(move.player_id)  # the counter changed since read
+                for which, added in move.set_changes():
+                    members = self.sets[which][move.player_id]
+                    cap, refusal = ACCOUNT_SET_CAPS[which]
+                    if added and move.table_id not in members and len(members) >= cap:
+                        raise refusal(move.player_id)
             for player_id, amount in chips.items():
                 self.balances[player_id] -= amount
             for player_id, count in opened.items():
                 self.open_tables[player_id] += count
             for move in moves:
                 if move.visited is not None:
-                    self.visited[move.player_id].add(move.visited)
+                    self.visited[move.player_id] = move.visited
+                for which, added in move.set_changes():
+                    if added:
+                        self.sets[which][move.player_id].add(move.table_id)
+                    else:
+                        self.sets[which][move.player_id].discard(move.table_id)
                 if move.rathole is not None:
                     self.ratholes[move.player_id] = move.rathole[:2]
             self.ledger += [LedgerEntry(m.player_id, -m.amount, m.ledger_reason, m.table_id,
@@ -377,8 +414,16 @@ class MemoryConnections:
         return list(self.tables.get(connection_id, []))
 
     def add_table(self, connection_id: str, table_id: str) -> None:
-        if table_id not in self.tables[connection_id]:
-            self.tables[connection_id].append(table_id)
+        """:raises TooManyWatched: If the connection watches as many tables as it may."""
+        tables = self.tables[connection_id]
+        if table_id not in tables:
+            if len(tables) >= MAX_TABLES_PER_CONNECTION:
+                raise TooManyWatched(connection_id)
+            tables.append(table_id)
+
+    def remove_table(self, connection_id: str, table_id: str) -> None:
+        if table_id in self.tables.get(connection_id, []):
+            self.tables[connection_id].remove(table_id)
 
     def unbind(self, connection_id: str) -> None:
         self.players.pop(connection_id, None)

@@ -12,6 +12,12 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from .hand_records import HandRecord, Page
+from .limits import (
+    MAX_OPEN_TOURNAMENTS,
+    MAX_REGISTRATIONS_PER_PLAYER,
+    MAX_VISITED,
+    MAX_WAITLISTS_PER_PLAYER,
+)
 from .records import Fallback, TableRecord, TableSummary, TimerKind
 from .tournament_records import TournamentRecord
 
@@ -68,9 +74,45 @@ class TooManyTables(PortError):
     """The player already has the most open tables one player may have."""
 
 
-MAX_OPEN_TABLES = 3
-"""Tables one player may have open at once (a table closes when it stays empty, or when its
-host closes it): the lobby cannot be flooded by one player."""
+class TooManyWaitlists(PortError):
+    """The player is on as many waiting lists as one player may be
+    (:data:`~naiko_service.limits.MAX_WAITLISTS_PER_PLAYER`)."""
+
+
+class TooManyWatched(PortError):
+    """The connection watches as many tables as one connection may
+    (:data:`~naiko_service.limits.MAX_TABLES_PER_CONNECTION`)."""
+
+
+class TooManyRegistrations(PortError):
+    """The player is registered for as many tournaments waiting to start as one player may be
+    (:data:`~naiko_service.limits.MAX_REGISTRATIONS_PER_PLAYER`)."""
+
+
+class TooManyTournaments(PortError):
+    """The player has created as many tournaments not yet over as one player may
+    (:data:`~naiko_service.limits.MAX_OPEN_TOURNAMENTS`)."""
+
+
+class AccountSet(StrEnum):
+    """The capped sets of ids an account item keeps (attribute name = value): each grows by
+    one id per move at most, refused beyond its cap (:data:`ACCOUNT_SET_CAPS`)."""
+
+    WAITING = "waiting"
+    """Tables whose waiting list the player is on (R7.10)."""
+    REGISTERED = "registered"
+    """Tournaments the player registered for (entries are removed when the entry goes back;
+    entries of tournaments that started or ended are forgotten when the set is full)."""
+    CREATED = "created"
+    """Sit & Gos and Spins the player created (forgotten once over, when the set is full)."""
+
+
+ACCOUNT_SET_CAPS: dict[AccountSet, tuple[int, type[PortError]]] = {
+    AccountSet.WAITING: (MAX_WAITLISTS_PER_PLAYER, TooManyWaitlists),
+    AccountSet.REGISTERED: (MAX_REGISTRATIONS_PER_PLAYER, TooManyRegistrations),
+    AccountSet.CREATED: (MAX_OPEN_TOURNAMENTS, TooManyTournaments),
+}
+"""Each set's cap and the refusal raised by a move that would pass it."""
 
 
 class LedgerReason(StrEnum):
@@ -108,12 +150,31 @@ class AccountMove:
     at_ms: int = 0
     """When it happened (stamped by the write that carries it)."""
     open_tables: int = 0
-    visited: str | None = None
-    """A table the player sits down at: remembered on the account (quick seat prefers tables a
-    player played at before, R7.10)."""
+    visited: tuple[str, ...] | None = None
+    """The account's tables played at once this write is done, most recent last (quick seat
+    prefers them, R7.10): the player's profile as read plus the table they sit down at, at most
+    :data:`~naiko_service.limits.MAX_VISITED` (:func:`visited_after`). It replaces the stored
+    list (a lost race only forgets a preference)."""
+    waitlist: bool | None = None
+    """R7.10: ``True``, the player joins the waiting list of ``table_id`` (the account's
+    ``waiting`` set, at most :data:`~naiko_service.limits.MAX_WAITLISTS_PER_PLAYER`);
+    ``False``, they are off it (idempotent)."""
     rathole: tuple[str, int, str | None] | None = None
     """R7.11: ``(day, count, day read)``: the day's ratholing counter becomes *count* (the
     counter read was of *day read*; it resets every day at 00:00 UTC)."""
+    registered: bool | None = None
+    """``True``: ``table_id`` (a tournament) joins the account's ``registered`` set (at most
+    :data:`~naiko_service.limits.MAX_REGISTRATIONS_PER_PLAYER`); ``False``: it leaves it."""
+    created: bool | None = None
+    """``True``: ``table_id`` (a tournament) joins the account's ``created`` set (at most
+    :data:`~naiko_service.limits.MAX_OPEN_TOURNAMENTS`); ``False``: it leaves it."""
+
+    def set_changes(self) -> tuple[tuple[AccountSet, bool], ...]:
+        """The capped sets this move changes: ``(set, True)`` adds ``table_id``, ``False``
+        removes it."""
+        return tuple((which, flag) for which, flag in (
+            (AccountSet.WAITING, self.waitlist), (AccountSet.REGISTERED, self.registered),
+            (AccountSet.CREATED, self.created)) if flag is not None)
 
     @property
     def ledger_reason(self) -> LedgerReason:
@@ -131,12 +192,34 @@ class AccountProfile:
     rathole_day: str | None = None
     """The UTC day (``YYYY-MM-DD``) the ratholing counter counts (R7.11)."""
     rathole_count: int = 0
-    visited: frozenset[str] = frozenset()
-    """Tables the player sat down at (R7.10 quick seat)."""
+    visited: tuple[str, ...] = ()
+    """Tables the player sat down at, most recent last (R7.10 quick seat; at most
+    :data:`~naiko_service.limits.MAX_VISITED`)."""
+    waiting: frozenset[str] = frozenset()
+    """Tables whose waiting list the player is on (R7.10)."""
+    registered: frozenset[str] = frozenset()
+    """Tournaments the player registered for (:attr:`AccountSet.REGISTERED`)."""
+    created: frozenset[str] = frozenset()
+    """Tournaments the player created (:attr:`AccountSet.CREATED`)."""
+
+    def members(self, which: AccountSet) -> frozenset[str]:
+        return {AccountSet.WAITING: self.waiting, AccountSet.REGISTERED: self.registered,
+                AccountSet.CREATED: self.created}[which]
 
     def ratholes_on(self, day: str) -> int:
         """The ratholing counter of *day* (0 on a new day: it resets at 00:00 UTC)."""
         return self.rathole_count if self.rathole_day == day else 0
+
+
+def visited_after(profile: AccountProfile, table_id: str) -> tuple[str, ...]:
+    """The tables played at once *table_id* is added (most recent last, the oldest forgotten
+    beyond :data:`~naiko_service.limits.MAX_VISITED`).
+
+    >>> visited_after(AccountProfile(visited=("a", "b")), "a")
+    ('b', 'a')
+    """
+    kept = [t for t in profile.visited if t != table_id] + [table_id]
+    return tuple(kept[-MAX_VISITED:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +393,14 @@ class Accounts(Protocol):
         """Balance, open tables, ratholing counter and tables visited: one consistent read."""
         ...
 
+    def forget_waiting(self, player_id: str, table_id: str) -> None:
+        """Drop *table_id* from the player's ``waiting`` set (an entry whose table no longer
+        holds the player: closed, or gone)."""
+
+    def forget(self, player_id: str, which: AccountSet, ids: frozenset[str]) -> None:
+        """Drop *ids* from the player's set *which* (entries that no longer count against
+        its cap: a tournament that started or ended). Idempotent."""
+
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         """Add virtual chips (ops only) with their ledger entry, in one transaction; returns
         the new balance."""
@@ -325,7 +416,14 @@ class Connections(Protocol):
 
     def tables_of(self, connection_id: str) -> list[str]: ...
 
-    def add_table(self, connection_id: str, table_id: str) -> None: ...
+    def add_table(self, connection_id: str, table_id: str) -> None:
+        """Watch *table_id* (idempotent).
+
+        :raises TooManyWatched: If the connection watches as many tables as it may.
+        """
+
+    def remove_table(self, connection_id: str, table_id: str) -> None:
+        """Stop watching *table_id* (idempotent)."""
 
     def unbind(self, connection_id: str) -> None: ...
 

@@ -181,6 +181,14 @@ class Snapshot(Request):
     invite_code: InviteCode | None = None
 
 
+class Unwatch(Request):
+    """Stop watching a table you have no seat at: its updates stop coming to this connection
+    (a connection watches at most 20 tables)."""
+
+    action: Literal["unwatch"]
+    table_id: TableId
+
+
 class Act(Request):
     """A poker action for the requester's own seat. ``amount`` is the total "to" amount of a
     bet or raise (``raise_to``), required for ``bet``/``raise_to`` only."""
@@ -244,6 +252,15 @@ class Invite(Request):
     """The host invites a player by id (R7.12)."""
 
     action: Literal["invite"]
+    table_id: TableId
+    player_id: PlayerId
+
+
+class Uninvite(Request):
+    """The host takes a player off the private table's invited players (R7.12): they may no
+    longer sit down or watch; a seat they have is kept until they leave."""
+
+    action: Literal["uninvite"]
     table_id: TableId
     player_id: PlayerId
 
@@ -417,9 +434,10 @@ class Heartbeat(Request):
 
 ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | SitIn
                  | ChooseEntry | AddChips | Snapshot | Act | UsePower | Shield | PassWindow
-                 | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite
-                 | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings | HostAddBot
-                 | HostRemove | HostPause | HostClose | CreateTournament | ListTournaments
+                 | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite | Uninvite
+                 | Unwatch | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings
+                 | HostAddBot | HostRemove | HostPause | HostClose | CreateTournament
+                 | ListTournaments
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
                  | HandHistory | GetHand | Heartbeat)
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
@@ -636,9 +654,13 @@ class Update(Message):
 
 
 class Tables(Message):
+    """The lobby: public tables with a free seat, tables with players first (then the newest),
+    and the stakes quick seat serves (R7.10)."""
+
     type: Literal["tables"]
     request_id: str
     tables: list[dict[str, Any]]
+    quick_seat_stakes: list[dict[str, Any]] = []
 
 
 class AccountMessage(Message):

@@ -110,6 +110,9 @@ class TableSettings:
     min_players: int = 3
     """R7.7: players seated for a new table to deal its first hand (3 at a public cash table; a
     private table's host sets it, 2 or more)."""
+    quick: bool = False
+    """Opened by quick seat (R7.10): the room's table, counted among its opener's open tables
+    only while they sit there."""
     deep_stack: bool = False
     """R7.11: a deep-stack table allows no ratholing: a player who left it and returns within 30
     minutes buys in for at least what they left with (or all they have, if less). At other
@@ -481,6 +484,16 @@ be opened as (or swapped with) the state itself."""
 def stakes_key(variant: str, small_blind: int, big_blind: int) -> str:
     """How quick seat finds tables of a game (R7.10): ``"NLHE:1/2"``."""
     return f"{variant}:{small_blind}/{big_blind}"
+
+
+LOBBY_WINDOW = 200
+"""The newest listed tables the lobby reads before ordering them (:func:`lobby_order`)."""
+
+
+def lobby_order(summaries: list[TableSummary]) -> list[TableSummary]:
+    """The lobby's order: tables with players first, then empty ones (a flood of one player's
+    empty tables never hides the tables people play at), each group newest first."""
+    return sorted(summaries, key=lambda s: (s.seated == 0, -s.created_ms))
 
 
 @dataclass(frozen=True, slots=True)

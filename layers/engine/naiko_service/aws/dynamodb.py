@@ -20,18 +20,33 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ..ports import (
+from ..limits import (
     MAX_OPEN_TABLES,
+    MAX_TABLES_PER_CONNECTION,
+    MAX_VISITED,
+)
+from ..ports import (
+    ACCOUNT_SET_CAPS,
     AccountMove,
     AccountProfile,
+    AccountSet,
     ConcurrentUpdate,
     HistoryStored,
     InsufficientFunds,
     LedgerReason,
     TableNotFound,
     TooManyTables,
+    TooManyWatched,
 )
-from ..records import Sealer, TableRecord, TableSummary, open_record, seal_fallback
+from ..records import (
+    LOBBY_WINDOW,
+    Sealer,
+    TableRecord,
+    TableSummary,
+    lobby_order,
+    open_record,
+    seal_fallback,
+)
 from .histories import history_puts
 
 LOBBY_INDEX = "lobby-index"
@@ -336,10 +351,28 @@ class DynamoTableStore:
             if net.opened > 0:
                 conditions.append("(attribute_not_exists(#open) OR #open <= :room)")
                 values[":room"] = {"N": str(self.max_open_tables - net.opened)}
-        if net.visited:
-            adds.append("#visited :visited")
-            names["#visited"] = "visited"
-            values[":visited"] = {"SS": sorted(net.visited)}
+        removes: list[str] = []
+        if net.visited is not None:  # the bounded list replaces the legacy string set
+            sets.append("#recent = :recent")
+            removes.append("#visited")
+            names.update({"#recent": "recent_tables", "#visited": "visited"})
+            values[":recent"] = {"L": [{"S": t} for t in net.visited]}
+        deletes: list[str] = []
+        for n, (which, (added, dropped)) in enumerate(sorted(net.sets.items())):
+            # a capped string set (AccountSet): ADD one id, only below its cap (or if there)
+            attr, name = f"#set{n}", str(which)
+            names[attr] = name
+            if added:
+                adds.append(f"{attr} :add{n}")
+                values[f":add{n}"] = {"SS": sorted(added)}
+                (member,) = added  # one write adds one id to a set
+                conditions.append(f"(attribute_not_exists({attr}) OR size({attr}) < :cap{n} "
+                                  f"OR contains({attr}, :member{n}))")
+                values[f":cap{n}"] = {"N": str(ACCOUNT_SET_CAPS[which][0])}
+                values[f":member{n}"] = {"S": member}
+            elif dropped:
+                deletes.append(f"{attr} :del{n}")
+                values[f":del{n}"] = {"SS": sorted(dropped)}
         if net.rathole is not None:
             day, count, read = net.rathole
             sets.append("#rday = :rday, #rcount = :rcount")
@@ -352,7 +385,9 @@ class DynamoTableStore:
                 values[":rread"] = {"S": read}
         expression = " ".join(part for part in (
             ("ADD " + ", ".join(adds)) if adds else "",
-            ("SET " + ", ".join(sets)) if sets else "") if part)
+            ("SET " + ", ".join(sets)) if sets else "",
+            ("REMOVE " + ", ".join(removes)) if removes else "",
+            ("DELETE " + ", ".join(deletes)) if deletes else "") if part)
         update: dict[str, Any] = {
             "TableName": self.accounts_table,
             "Key": {"player_id": {"S": player_id}},
@@ -374,6 +409,11 @@ class DynamoTableStore:
             return InsufficientFunds(player_id)
         if net.opened > 0 and opened + net.opened > self.max_open_tables:
             return TooManyTables(player_id)
+        for which, (added, _) in net.sets.items():
+            members = old.get(str(which), {}).get("SS", []) if old else []
+            cap, refusal = ACCOUNT_SET_CAPS[which]
+            if added and not added <= set(members) and len(members) >= cap:
+                return refusal(player_id)
         if old is None and net.chips > 0:
             return InsufficientFunds(player_id)
         return ConcurrentUpdate(player_id)  # the ratholing counter moved: read again
@@ -389,7 +429,10 @@ class DynamoTableStore:
                 "ExpressionAttributeNames": {"#entry": "entry"}}
 
     def list_open(self, limit: int = 50) -> list[TableSummary]:
-        """Listed tables, newest first: a Query on ``lobby-index`` (never a Scan)."""
+        """Listed tables, tables with players first, each group newest first
+        (:func:`~naiko_service.records.lobby_order`) among the newest
+        :data:`~naiko_service.records.LOBBY_WINDOW`: a Query on ``lobby-index`` (never a
+        Scan)."""
         summaries: list[TableSummary] = []
         if limit <= 0:
             return summaries
@@ -398,11 +441,11 @@ class DynamoTableStore:
                 KeyConditionExpression="#lobby = :open",
                 ExpressionAttributeNames={"#lobby": "lobby"},
                 ExpressionAttributeValues={":open": {"S": LOBBY_OPEN}},
-                ScanIndexForward=False, Limit=limit):
+                ScanIndexForward=False, Limit=LOBBY_WINDOW):
             summaries.append(TableSummary.from_dict(json.loads(item["summary"]["S"])))
-            if len(summaries) >= limit:
+            if len(summaries) >= LOBBY_WINDOW:
                 break
-        return summaries
+        return lobby_order(summaries)[:limit]
 
     def find_open(self, stakes: str, limit: int = 20) -> list[TableSummary]:
         """Listed tables at *stakes*, fewest players first: a Query on ``stakes-index``."""
@@ -495,12 +538,19 @@ class _Net:
 
     chips: int = 0
     opened: int = 0
-    visited: set[str] = field(default_factory=set)
+    visited: tuple[str, ...] | None = None
+    sets: dict[AccountSet, tuple[set[str], set[str]]] = field(default_factory=dict)
+    """Per capped set: the ids added and the ids removed."""
     rathole: tuple[str, int, str | None] | None = None
 
     @property
     def empty(self) -> bool:
-        return not (self.chips or self.opened or self.visited or self.rathole)
+        return not (self.chips or self.opened or self.visited is not None or self.rathole
+                    or any(added or dropped for added, dropped in self.sets.values()))
+
+
+def _members(item: Item, which: AccountSet) -> frozenset[str]:
+    return frozenset(item[str(which)]["SS"]) if str(which) in item else frozenset()
 
 
 def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, _Net]:
@@ -512,7 +562,11 @@ def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, _Net]:
         change.chips += move.amount
         change.opened += move.open_tables
         if move.visited is not None:
-            change.visited.add(move.visited)
+            change.visited = move.visited
+        for which, added in move.set_changes():
+            adds, drops = change.sets.setdefault(which, (set(), set()))
+            (adds if added else drops).add(move.table_id)
+            (drops if added else adds).discard(move.table_id)
         if move.rathole is not None:
             change.rathole = move.rathole
     return {player: change for player, change in net.items() if not change.empty}
@@ -568,6 +622,15 @@ def _number_size(text: str) -> int:
     return (max(len(digits), 1) + 1) // 2 + 1
 
 
+def _visited(item: Item) -> tuple[str, ...]:
+    """The account's tables played at, most recent last: the bounded list ``recent_tables``
+    (an account written before it has the unordered string set ``visited``, read first)."""
+    legacy = sorted(item["visited"]["SS"]) if "visited" in item else []
+    recent = [str(v["S"]) for v in item["recent_tables"]["L"]] if "recent_tables" in item \
+        else []
+    return tuple(([t for t in legacy if t not in recent] + recent)[-MAX_VISITED:])
+
+
 class DynamoAccounts:
     """:class:`~naiko_service.ports.Accounts` on DynamoDB: ``player_id`` -> ``balance`` (N).
 
@@ -595,7 +658,10 @@ class DynamoAccounts:
             balance=number("balance"), open_tables=number("open_tables"),
             rathole_day=item["rathole_day"]["S"] if "rathole_day" in item else None,
             rathole_count=number("rathole_count"),
-            visited=frozenset(item["visited"]["SS"]) if "visited" in item else frozenset())
+            visited=_visited(item),
+            waiting=_members(item, AccountSet.WAITING),
+            registered=_members(item, AccountSet.REGISTERED),
+            created=_members(item, AccountSet.CREATED))
 
     def balance(self, player_id: str) -> int:
         """The balance (0 for a player without an account item): one consistent GetItem."""
@@ -606,6 +672,25 @@ class DynamoAccounts:
                                         ExpressionAttributeNames={"#balance": "balance"})
         balance = response.get("Item", {}).get("balance")
         return int(balance["N"]) if balance else 0
+
+    def forget_waiting(self, player_id: str, table_id: str) -> None:
+        """``DELETE`` *table_id* from the account's ``waiting`` set (idempotent)."""
+        self.forget(player_id, AccountSet.WAITING, frozenset((table_id,)))
+
+    def forget(self, player_id: str, which: AccountSet, ids: frozenset[str]) -> None:
+        """``DELETE`` *ids* from the account's set *which* (idempotent)."""
+        if not ids:
+            return
+        try:
+            self.client.update_item(
+                TableName=self.accounts_table, Key={"player_id": {"S": player_id}},
+                UpdateExpression="DELETE #set :ids",
+                ConditionExpression="attribute_exists(#id)",
+                ExpressionAttributeNames={"#set": str(which), "#id": "player_id"},
+                ExpressionAttributeValues={":ids": {"SS": sorted(ids)}})
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         """Add *amount* virtual chips (ops only), creating the account, with its ledger entry
@@ -670,16 +755,42 @@ class DynamoConnections:
         return sorted(str(t) for t in tables["SS"]) if tables else []
 
     def add_table(self, connection_id: str, table_id: str) -> None:
-        """``ADD`` *table_id* to the ``tables`` set (idempotent). An item created here (the
-        connection was never bound, or was unbound meanwhile) still gets an expiry."""
-        self.client.update_item(
-            TableName=self.connections_table, Key=self._key(connection_id),
-            UpdateExpression="ADD #tables :table SET #expires = if_not_exists(#expires, :exp)",
-            ExpressionAttributeNames={"#tables": "tables", "#expires": "expires_at"},
-            ExpressionAttributeValues={
-                ":table": {"SS": [table_id]},
-                ":exp": {"N": str(int(self.clock()) + self.ttl_seconds)},
-            })
+        """``ADD`` *table_id* to the ``tables`` set (idempotent), only while the set holds fewer
+        than :data:`~naiko_service.limits.MAX_TABLES_PER_CONNECTION` tables (or holds it
+        already). An item created here (the connection was never bound, or was unbound
+        meanwhile) still gets an expiry.
+
+        :raises TooManyWatched: If the connection watches as many tables as it may.
+        """
+        try:
+            self.client.update_item(
+                TableName=self.connections_table, Key=self._key(connection_id),
+                UpdateExpression="ADD #tables :table SET #expires = if_not_exists(#expires, :exp)",
+                ConditionExpression="attribute_not_exists(#tables) OR size(#tables) < :cap "
+                                    "OR contains(#tables, :id)",
+                ExpressionAttributeNames={"#tables": "tables", "#expires": "expires_at"},
+                ExpressionAttributeValues={
+                    ":table": {"SS": [table_id]}, ":id": {"S": table_id},
+                    ":cap": {"N": str(MAX_TABLES_PER_CONNECTION)},
+                    ":exp": {"N": str(int(self.clock()) + self.ttl_seconds)},
+                })
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            raise TooManyWatched(connection_id) from exc
+
+    def remove_table(self, connection_id: str, table_id: str) -> None:
+        """``DELETE`` *table_id* from the ``tables`` set (idempotent), on an existing item."""
+        try:
+            self.client.update_item(
+                TableName=self.connections_table, Key=self._key(connection_id),
+                UpdateExpression="DELETE #tables :table",
+                ConditionExpression="attribute_exists(#id)",
+                ExpressionAttributeNames={"#tables": "tables", "#id": "connection_id"},
+                ExpressionAttributeValues={":table": {"SS": [table_id]}})
+        except ClientError as exc:
+            if _error_code(exc) != "ConditionalCheckFailedException":
+                raise
 
     def unbind(self, connection_id: str) -> None:
         self.client.delete_item(TableName=self.connections_table, Key=self._key(connection_id))

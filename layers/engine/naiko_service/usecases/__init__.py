@@ -82,6 +82,8 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             lobby.list_tables(deps, caller, request)
         case p.Snapshot():
             connections.snapshot(deps, caller, request)
+        case p.Unwatch():
+            connections.unwatch(deps, caller, request)
         case p.JoinTable():
             cash.join_table(deps, caller, request)
         case p.LeaveTable():
@@ -112,6 +114,8 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             room.get_account(deps, caller, request)
         case p.Invite():
             private.invite(deps, caller, request)
+        case p.Uninvite():
+            private.uninvite(deps, caller, request)
         case p.CreateInviteCode():
             private.create_invite_code(deps, caller, request)
         case p.RevokeInviteCode():

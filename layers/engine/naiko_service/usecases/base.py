@@ -17,6 +17,7 @@ from naiko import commands as cmd
 from naiko.engine import apply_in_place
 from naiko.events import Event
 
+from ..limits import DEFAULT_QUICK_SEAT_STAKES, Stakes
 from ..ports import (
     AccountMove,
     Accounts,
@@ -103,6 +104,9 @@ class Deps:
     sweep_workers: int = 1
     """Tables the sweep wakes at once (threads; ``SWEEP_WORKERS`` in a deployment, where the
     adapters are thread-safe). 1: one after another (the in-memory adapters)."""
+    quick_seat_stakes: tuple[Stakes, ...] = DEFAULT_QUICK_SEAT_STAKES
+    """R7.10: the stakes quick seat serves (the deployment's ``QUICK_SEAT_STAKES``); others are
+    refused (``unknown_stakes``): one player cannot open tables at stakes of their own."""
     parallel_fan_out: bool = True
     """Post a fan-out's messages concurrently (``usecases.path.FAN_OUT_WORKERS`` at once);
     ``False``: one after another, in the order of ``record.connections`` (deterministic: the

@@ -4,17 +4,15 @@ R7.2, R7.9, R7.11)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from naiko import commands as cmd
 from naiko.state import EntryChoice
 
 from .. import protocol as p
-from ..ports import AccountMove, LedgerReason
+from ..ports import AccountMove, LedgerReason, visited_after
 from ..records import TableRecord
 from . import path
 from .base import Caller, Change, Deps, Outcome, ServiceError, engine_step, seat_of
-from .room import Return, may_sit, returning, utc_day
+from .room import Return, invite, may_sit, returning, utc_day
 from .seats import remove_player, sit_out
 from .tournament_tables import refuse_at_tournament
 
@@ -53,8 +51,7 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         if invite_code is not None and settings.private:
             if invite_code != room.invite_code:
                 raise ServiceError("bad_invite_code", "that invite code is not this table's")
-            if player_id not in settings.invited:
-                record.settings = replace(settings, invited=(*settings.invited, player_id))
+            invite(record, player_id)
         if not may_sit(record, player_id):
             raise ServiceError("not_invited", "this private table is for invited players (R7.2)")
         held = player_id in room.offers
@@ -87,6 +84,7 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
             raise ServiceError("insufficient_funds", "your account cannot cover that buy-in")
         outcome = engine_step(deps, record, cmd.SitDown(
             seat_index=index, player_id=player_id, stack=buy_in, entry=EntryChoice(entry)))
+        was_waiting = player_id in room.offers or player_id in room.waitlist
         room.offers.pop(player_id, None)
         if player_id in room.waitlist:
             room.waitlist.remove(player_id)
@@ -94,9 +92,11 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         record.connections[player_id] = caller.connection_id
         record.disconnected.pop(player_id, None)
         record.left_stacks.pop(player_id, None)
-        deps.connections.add_table(caller.connection_id, record.table_id)
+        path.watch(deps, caller.connection_id, record.table_id)
         outcome.moves.append(AccountMove(player_id, buy_in, record.table_id,
-                                         visited=record.table_id, rathole=rathole))
+                                         visited=visited_after(profile, record.table_id),
+                                         rathole=rathole,
+                                         waitlist=False if was_waiting else None))
         return outcome
 
     return change

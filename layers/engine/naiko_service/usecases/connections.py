@@ -5,14 +5,13 @@ returns its confirmed state (R8.3), and the ``heartbeat`` that keeps it open."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import protocol as p
+from ..limits import MAX_SPECTATORS
 from ..records import TableRecord
 from . import path
-from .base import Caller, Deps, Outcome, ServiceError
-from .room import may_sit
-from .subscriptions import drop_connection, subscribe
+from .base import Caller, Deps, NoOp, Outcome, ServiceError
+from .room import invite, may_sit
+from .subscriptions import drop_connection, spectators, subscribe
 
 
 def connect(deps: Deps, connection_id: str, player_id: str) -> None:
@@ -64,17 +63,51 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
             if code is not None and rec.settings.private and not may_sit(rec, player_id):
                 if code != rec.room.invite_code:
                     raise ServiceError("bad_invite_code", "that invite code is not this table's")
-                rec.settings = replace(rec.settings, invited=(*rec.settings.invited, player_id))
+                invite(rec, player_id)
+            if rec.seat_of(player_id) is None and player_id not in rec.connections \
+                    and spectators(rec) >= MAX_SPECTATORS:
+                raise ServiceError("too_many_spectators", f"{MAX_SPECTATORS} spectators watch "
+                                   "this table already, the most it takes: try again later")
             return subscribe(rec, player_id, caller.connection_id)
 
-        written = path.mutate_until_written(deps, request.table_id, change)
-        deps.connections.add_table(caller.connection_id, request.table_id)
+        watched = record.connections.get(player_id) == caller.connection_id
+        path.watch(deps, caller.connection_id, request.table_id)  # refused at the cap
+        try:
+            written = path.mutate_until_written(deps, request.table_id, change)
+        except ServiceError:
+            if not watched:  # refused: the connection does not watch it after all
+                deps.connections.remove_table(caller.connection_id, request.table_id)
+            raise
         if written is not None:
             # Its fan-out may have written again (connections found gone): answer with the
             # table as stored now, never an older version.
             record = path.load(deps, request.table_id)
     path.send(deps, caller.connection_id,
               path.snapshot_message(record, player_id, caller.request_id))
+
+
+def unwatch(deps: Deps, caller: Caller, request: p.Unwatch) -> None:
+    """Stop watching a table without a seat there: the table forgets the connection (a quiet
+    write) and so does the connection's item. A seated player, or one on the waiting list,
+    must leave first (their updates are how seat offers and turns reach them)."""
+    player_id = caller.player_id
+
+    def change(record: TableRecord, now: int) -> Outcome:
+        if record.seat_of(player_id) is not None:
+            raise ServiceError("seated", "you have a seat at this table: leave_table first")
+        if player_id in record.room.waitlist or player_id in record.room.offers:
+            raise ServiceError("waiting", "you are on this table's waiting list: "
+                               "leave_waitlist first")
+        if record.connections.get(player_id) != caller.connection_id:
+            raise NoOp()
+        del record.connections[player_id]
+        return Outcome(quiet=True)
+
+    try:
+        path.mutate(deps, request.table_id, change, caller=caller)
+    except NoOp:
+        path.send(deps, caller.connection_id, path.ack(caller, request.table_id, None))
+    deps.connections.remove_table(caller.connection_id, request.table_id)
 
 
 def heartbeat(deps: Deps, connection_id: str, request: p.Heartbeat) -> None:

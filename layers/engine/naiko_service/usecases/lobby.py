@@ -68,5 +68,6 @@ def _min_players(request: p.CreateTable) -> int:
 def list_tables(deps: Deps, caller: Caller, request: p.ListTables) -> None:
     """Public tables with a free seat, newest first."""
     tables = [s.to_dict() for s in deps.tables.list_open()]
-    path.send(deps, caller.connection_id, {"type": "tables", "request_id": request.request_id,
-                                           "tables": tables})
+    path.send(deps, caller.connection_id, {
+        "type": "tables", "request_id": request.request_id, "tables": tables,
+        "quick_seat_stakes": [s.to_dict() for s in deps.quick_seat_stakes]})

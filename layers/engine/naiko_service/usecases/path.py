@@ -46,6 +46,7 @@ from naiko.events import Event, event_from_dict
 from naiko.views import cards_in, commitment_of, proofs_for_events, view_for, viewer_seat
 
 from .. import hand_records
+from ..limits import MAX_TABLES_PER_CONNECTION, MAX_WAITLISTS_PER_PLAYER
 from ..ports import (
     AccountMove,
     ConcurrentUpdate,
@@ -57,6 +58,8 @@ from ..ports import (
     PutTable,
     TableNotFound,
     TooManyTables,
+    TooManyWaitlists,
+    TooManyWatched,
     UnreadableTable,
     Write,
 )
@@ -163,6 +166,10 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
                                "your account cannot cover that buy-in") from exc
         except TooManyTables as exc:
             raise ServiceError("too_many_tables", too_many_tables_message()) from exc
+        except TooManyWaitlists as exc:
+            raise ServiceError("too_many_waitlists", f"you are on {MAX_WAITLISTS_PER_PLAYER} "
+                               "waiting lists already: leave one first (leave_waitlist)") \
+                from exc
         if attempt:
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
@@ -285,7 +292,8 @@ def internal(deps: Deps, table_id: str, change: Change, *, announce: bool = True
         pass
 
 
-def ack(caller: Caller, table_id: str, version: int, replayed: bool = False) -> dict[str, Any]:
+def ack(caller: Caller, table_id: str, version: int | None,
+        replayed: bool = False) -> dict[str, Any]:
     """The ``ack`` message of an applied (or replayed) request."""
     return {"type": "ack", "request_id": caller.request_id, "table_id": table_id,
             "version": version, "replayed": replayed}
@@ -650,8 +658,22 @@ def arm(deps: Deps, table_id: str, record: TableRecord, now: int) -> None:
                                   earliest.due_ms)]
 
 
+def watch(deps: Deps, connection_id: str, table_id: str) -> None:
+    """Record that *connection_id* watches *table_id* (its fan-out reaches it).
+
+    :raises ServiceError: ``too_many_tables_watched`` when the connection watches as many
+        tables as one may (:data:`~naiko_service.limits.MAX_TABLES_PER_CONNECTION`).
+    """
+    try:
+        deps.connections.add_table(connection_id, table_id)
+    except TooManyWatched as exc:
+        raise ServiceError("too_many_tables_watched", f"this connection watches "
+                           f"{MAX_TABLES_PER_CONNECTION} tables already: stop watching one "
+                           "first (unwatch)") from exc
+
+
 def too_many_tables_message() -> str:
-    from ..ports import MAX_OPEN_TABLES
+    from ..limits import MAX_OPEN_TABLES
 
     return (f"you already have {MAX_OPEN_TABLES} open tables; an empty table closes after "
             f"{dealer.IDLE_CLOSE_MS // 60_000} minutes")

@@ -15,7 +15,7 @@ from ..ledger import HOUSE_PREFIX
 from ..notices import SettingsChanged, TableClosed, TablePaused
 from ..ports import AccountMove
 from ..records import TableRecord
-from . import path
+from . import path, room
 from .base import Caller, Deps, Outcome, ServiceError, engine_step
 from .seats import remove_player
 from .tournament_tables import refuse_at_tournament
@@ -47,10 +47,25 @@ def invite(deps: Deps, caller: Caller, request: p.Invite) -> None:
     """Invite a player by id: they may sit (and watch) at the private table."""
     def change(record: TableRecord, now: int) -> Outcome:
         host_of(record, caller.player_id)
-        if request.player_id not in record.settings.invited:
-            record.settings = replace(record.settings,
-                                      invited=(*record.settings.invited, request.player_id))
+        room.invite(record, request.player_id)
         return Outcome(quiet=True)
+
+    path.mutate(deps, request.table_id, change, caller=caller)
+
+
+def uninvite(deps: Deps, caller: Caller, request: p.Uninvite) -> None:
+    """Take a player off the invited players: they may no longer sit or watch (a seat they
+    have is kept until they leave; a place on the waiting list goes)."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        host_of(record, caller.player_id)
+        settings = record.settings
+        if request.player_id not in settings.invited:
+            raise ServiceError("not_invited", f"{request.player_id} is not invited here")
+        record.settings = replace(settings, invited=tuple(
+            player for player in settings.invited if player != request.player_id))
+        outcome = Outcome(quiet=True)
+        room.off_the_waitlist(record, request.player_id, outcome)
+        return outcome
 
     path.mutate(deps, request.table_id, change, caller=caller)
 
@@ -220,8 +235,8 @@ def close_table(deps: Deps, record: TableRecord, now: int, reason: str) -> Outco
             outcome.add(remove_player(deps, record, now, seat.player_id, reason="table_closed"))
     record.closed = True
     record.room.closing = False
-    record.room.waitlist.clear()
-    record.room.offers.clear()
+    for player_id in [*record.room.waitlist, *record.room.offers]:
+        room.off_the_waitlist(record, player_id, outcome)
     record.room.invite_code = None
     outcome.events.append(TableClosed(reason=reason))
     if record.opened_by is not None:

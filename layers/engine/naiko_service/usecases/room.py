@@ -10,14 +10,15 @@ takes it with an ordinary ``join_table``."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from naiko.state import TableConfig, TableState, Variant
 
 from .. import protocol as p
+from ..limits import MAX_INVITED, MAX_LEFT_STACKS, MAX_WAITLIST
 from ..notices import OfferExpired, SeatOffered, WaitlistChanged
-from ..ports import TableNotFound
+from ..ports import AccountMove, TableNotFound
 from ..records import TableKind, TableRecord, TableSettings, Timer, TimerKind, stakes_key
 from . import path
 from .base import Caller, Deps, Outcome, ServiceError
@@ -69,7 +70,10 @@ def note_leaving(record: TableRecord, player_id: str, stack: int, is_bot: bool,
         return
     counts = stack >= RATHOLE_BIG_BLINDS * record.state.config.big_blind
     if counts or (record.settings.deep_stack and stack > 0):
+        record.left_stacks.pop(player_id, None)
         record.left_stacks[player_id] = {"stack": stack, "left_ms": now, "counts": int(counts)}
+        while len(record.left_stacks) > MAX_LEFT_STACKS:  # the oldest is forgotten
+            del record.left_stacks[next(iter(record.left_stacks))]
 
 
 def returning(record: TableRecord, player_id: str, now: int) -> Return | None:
@@ -82,8 +86,9 @@ def returning(record: TableRecord, player_id: str, now: int) -> Return | None:
 
 
 def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
-    """Join a full table's waiting list (R7.10); the connection is subscribed, so the seat
-    offer reaches it."""
+    """Join a full table's waiting list (R7.10): at most :data:`MAX_WAITLIST` players per table
+    and :data:`MAX_WAITLISTS_PER_PLAYER` lists per player (the account's ``waiting`` set, in
+    the same transaction); the connection is subscribed, so the seat offer reaches it."""
     def change(record: TableRecord, now: int) -> Outcome:
         player_id = caller.player_id
         refuse_at_tournament(record, "a waiting list")
@@ -98,27 +103,68 @@ def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
             return Outcome(quiet=True)  # already in line
         if record.free_seats:
             raise ServiceError("seat_available", "a seat is free: join the table")
+        if len(record.room.waitlist) >= MAX_WAITLIST:
+            raise ServiceError("waitlist_full", f"{MAX_WAITLIST} players are waiting for this "
+                               "table already, the most a list may hold: try another table")
         record.room.waitlist.append(player_id)
         record.connections[player_id] = caller.connection_id
-        deps.connections.add_table(caller.connection_id, record.table_id)
-        return Outcome([WaitlistChanged(waitlist=tuple(record.room.waitlist))])
+        path.watch(deps, caller.connection_id, record.table_id)
+        return Outcome([WaitlistChanged(waitlist=tuple(record.room.waitlist))],
+                       moves=[AccountMove(player_id, 0, record.table_id, waitlist=True)])
 
     path.mutate(deps, request.table_id, change, caller=caller)
 
 
 def leave_waitlist(deps: Deps, caller: Caller, request: p.LeaveWaitlist) -> None:
-    """Leave the waiting list (an offer held for the player goes to the next in line)."""
+    """Leave the waiting list (an offer held for the player goes to the next in line). Also
+    answered when the table no longer holds the player (closed, gone): the account forgets it
+    either way."""
     def change(record: TableRecord, now: int) -> Outcome:
         player_id = caller.player_id
-        room = record.room
-        if player_id not in room.waitlist and player_id not in room.offers:
+        outcome = Outcome()
+        if not off_the_waitlist(record, player_id, outcome):
             raise ServiceError("not_waiting", "you are not on this table's waiting list")
-        if player_id in room.waitlist:
-            room.waitlist.remove(player_id)
-        room.offers.pop(player_id, None)
-        return Outcome([WaitlistChanged(waitlist=tuple(room.waitlist))])
+        return outcome
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    try:
+        path.mutate(deps, request.table_id, change, caller=caller)
+    except (ServiceError, TableNotFound) as error:
+        if isinstance(error, ServiceError) and error.code != "not_waiting":
+            raise
+        if request.table_id not in deps.accounts.profile(caller.player_id).waiting:
+            raise ServiceError("not_waiting", "you are not on this table's waiting list") \
+                from None
+        deps.accounts.forget_waiting(caller.player_id, request.table_id)  # a stale entry
+        path.send(deps, caller.connection_id, path.ack(caller, request.table_id, None))
+
+
+def off_the_waitlist(record: TableRecord, player_id: str, outcome: Outcome) -> bool:
+    """Take *player_id* off the table's waiting list (and any seat held for them), with the
+    account's ``waiting`` set in the same write; whether they were on it."""
+    room = record.room
+    if player_id not in room.waitlist and player_id not in room.offers:
+        return False
+    if player_id in room.waitlist:
+        room.waitlist.remove(player_id)
+    room.offers.pop(player_id, None)
+    outcome.events.append(WaitlistChanged(waitlist=tuple(room.waitlist)))
+    outcome.moves.append(AccountMove(player_id, 0, record.table_id, waitlist=False))
+    return True
+
+
+def invite(record: TableRecord, player_id: str) -> None:
+    """Add *player_id* to a private table's invited players (R7.12), at most
+    :data:`MAX_INVITED`.
+
+    :raises ServiceError: ``too_many_invites`` at the cap (the host may ``uninvite``).
+    """
+    settings = record.settings
+    if player_id == settings.host or player_id in settings.invited:
+        return
+    if len(settings.invited) >= MAX_INVITED:
+        raise ServiceError("too_many_invites", f"this private table has invited {MAX_INVITED} "
+                           "players, the most a table may: its host can uninvite some")
+    record.settings = replace(settings, invited=(*settings.invited, player_id))
 
 
 def may_sit(record: TableRecord, player_id: str) -> bool:
@@ -137,6 +183,7 @@ def offer_seats(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> 
     while room.waitlist and record.free_seats > 0:
         player_id = room.waitlist.pop(0)
         if record.seat_of(player_id) is not None:
+            outcome.moves.append(AccountMove(player_id, 0, record.table_id, waitlist=False))
             continue
         room.offers[player_id] = now + deps.offer_ms
         outcome.events.append(SeatOffered(player_id=player_id, until_ms=now + deps.offer_ms))
@@ -155,7 +202,8 @@ def on_offer_expired(record: TableRecord, timer: Timer) -> Outcome:
     if record.room.offers.get(player_id) != int(until):
         return Outcome()
     del record.room.offers[player_id]
-    return Outcome([OfferExpired(player_id=player_id)])
+    return Outcome([OfferExpired(player_id=player_id)],
+                   moves=[AccountMove(player_id, 0, record.table_id, waitlist=False)])
 
 
 # -- quick seat ----------------------------------------------------------------------------------
@@ -171,8 +219,12 @@ def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
 
     if request.small_blind > request.big_blind:
         raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
-    profile = deps.accounts.profile(caller.player_id)
     stakes = stakes_key(request.variant, request.small_blind, request.big_blind)
+    published = [s.key for s in deps.quick_seat_stakes]
+    if stakes not in published:
+        raise ServiceError("unknown_stakes", "quick seat serves the published stakes only: "
+                           + ", ".join(k.replace(":", " ") for k in published))
+    profile = deps.accounts.profile(caller.player_id)
     candidates = deps.tables.find_open(stakes, limit=QUICK_SEAT_CANDIDATES)
     draw = {s.table_id: deps.rng.randrange(1 << 30) for s in candidates}  # "aleatoriu"
     ordered = sorted(candidates, key=lambda s: (s.table_id not in profile.visited, s.seated,
@@ -196,9 +248,12 @@ def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
 
 
 def _open_quick_table(deps: Deps, caller: Caller, request: p.QuickSeat) -> str:
-    """A public table of the requested game, opened by the room (no player's open-table count:
-    quick seat never refuses for that). Replaying the request finds the same table."""
-    from ..ports import ConcurrentUpdate
+    """A public table of the requested game, opened by the room for the caller: it counts
+    among the caller's open tables while they sit there (``settings.quick``; released when they
+    leave, :func:`release_quick_table`), so one player cannot open more than
+    :data:`~naiko_service.limits.MAX_OPEN_TABLES` empty tables. Replaying the request finds the
+    same table."""
+    from ..ports import ConcurrentUpdate, TooManyTables
     from . import dealer
 
     table_id = "q" + hashlib.sha256(
@@ -210,20 +265,31 @@ def _open_quick_table(deps: Deps, caller: Caller, request: p.QuickSeat) -> str:
     settings = TableSettings(
         name=f"{request.variant} {request.small_blind}/{big}", host=caller.player_id,
         min_buy_in=low * big, max_buy_in=high * big, decision_ms=deps.default_decision_ms,
-        pause_ms=deps.default_pause_ms, kind=TableKind.CASH)
+        pause_ms=deps.default_pause_ms, kind=TableKind.CASH, quick=True)
     if not settings.min_buy_in <= request.buy_in <= settings.max_buy_in:
         raise ServiceError("bad_buy_in", f"a quick-seat table takes {settings.min_buy_in} to "
                            f"{settings.max_buy_in} ({low} to {high} big blinds)")
     now = deps.clock.now_ms()
     record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
-                         seq=1, empty_since=now)
+                         seq=1, empty_since=now, opened_by=caller.player_id)
     dealer.sync_timers(deps, record, now)
     path.arm(deps, table_id, record, now)
     try:
-        deps.tables.create(record)
+        deps.tables.create(record, (AccountMove(caller.player_id, 0, table_id, at_ms=now,
+                                                open_tables=1),))
     except ConcurrentUpdate:
         pass  # a replay: the table exists
+    except TooManyTables as exc:
+        raise ServiceError("too_many_tables", path.too_many_tables_message()) from exc
     return table_id
+
+
+def release_quick_table(record: TableRecord, player_id: str, outcome: Outcome) -> None:
+    """A quick-seat table stops counting among its opener's open tables when they leave it
+    (it is the room's table; it closes when it stays empty)."""
+    if record.settings.quick and record.opened_by == player_id:
+        record.opened_by = None
+        outcome.moves.append(AccountMove(player_id, 0, record.table_id, open_tables=-1))
 
 
 # -- the account ---------------------------------------------------------------------------------

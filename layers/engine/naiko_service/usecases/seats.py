@@ -60,6 +60,7 @@ def remove_player(deps: Deps, record: TableRecord, now: int, player_id: str,
     if stack:
         outcome.moves.append(AccountMove(record.room.account_of(player_id), -stack,
                                          record.table_id))
+    room.release_quick_table(record, player_id, outcome)
     if player_id == record.settings.host:
         outcome.add(pass_the_host(record))
     return outcome

@@ -11,6 +11,13 @@ from ..records import TableRecord
 from .base import Change, NoOp, Outcome
 
 
+def spectators(record: TableRecord) -> int:
+    """Connections watching the table without a seat (or a place on its waiting list)."""
+    waiting = set(record.room.waitlist) | set(record.room.offers)
+    return sum(1 for player in record.connections
+               if record.seat_of(player) is None and player not in waiting)
+
+
 def subscribe(record: TableRecord, player_id: str, connection_id: str) -> Outcome:
     """Send *player_id*'s updates to *connection_id*; a disconnected player is back (R8.3)."""
     record.connections[player_id] = connection_id

@@ -119,7 +119,7 @@ def pay_prizes(deps: Deps, tournament_id: str) -> int:
 def refund_moves(record: TournamentRecord, account: str, reason: LedgerReason,
                   now: int) -> tuple[AccountMove, ...]:
     entry = record.terms.entry
-    move = AccountMove(account, -entry, record.tournament_id, reason, now)
+    move = AccountMove(account, -entry, record.tournament_id, reason, now, registered=False)
     if record.is_spin:
         return move, AccountMove(HOUSE_PRIZES, entry, record.tournament_id, reason, now)
     record.pool_held -= entry

@@ -26,9 +26,11 @@ from naiko.tournaments.seating import initial_seating
 from naiko.tournaments.structures import InvalidTerms, TournamentKind, from_preset, level_at
 
 from .. import protocol as p
+from ..limits import MAX_OPEN_TOURNAMENTS, MAX_REGISTRATIONS_PER_PLAYER
 from ..notices import TournamentStarted
 from ..ports import (
     AccountMove,
+    AccountSet,
     ConcurrentUpdate,
     DeleteItem,
     InsufficientFunds,
@@ -36,6 +38,8 @@ from ..ports import (
     PutItem,
     PutTable,
     PutTournament,
+    TooManyRegistrations,
+    TooManyTournaments,
     TournamentNotFound,
     TournamentStore,
     Write,
@@ -111,12 +115,49 @@ def create_tournament(deps: Deps, caller: Caller, request: p.CreateTournament) -
     record = TournamentRecord(tournament_id_for(caller.player_id, caller.request_id), 1,
                               request.name or request.preset, terms, deps.clock.now_ms(),
                               caller.player_id)
-    try:
-        tournaments.commit((PutTournament(record, None),))
-        replayed = False
-    except ConcurrentUpdate:
-        replayed = True
+    # the creator's ``created`` set, in the same transaction: at most MAX_OPEN_TOURNAMENTS
+    created = AccountMove(caller.player_id, 0, record.tournament_id, created=True)
+    for attempt in range(2):
+        try:
+            tournaments.commit((PutTournament(record, None),), (created,))
+            replayed = False
+        except ConcurrentUpdate:
+            replayed = True
+        except TooManyTournaments:
+            if attempt == 0 and forget_finished(deps, caller.player_id, AccountSet.CREATED):
+                continue
+            raise ServiceError("too_many_tournaments", f"you have {MAX_OPEN_TOURNAMENTS} "
+                               "tournaments open already: one must start and finish, or be "
+                               "cancelled, before you create another") from None
+        break
     _ack(deps, caller, record.tournament_id, 1, replayed)
+
+
+def forget_finished(deps: Deps, player_id: str, which: AccountSet) -> bool:
+    """A full ``registered`` or ``created`` set (issue 29 caps): forget the tournaments in it
+    that no longer count (a registration counts until its tournament starts; a creation until
+    it is over or cancelled; a tournament that is gone counts for nothing). Returns whether any
+    was forgotten: the refused request may then be tried again. Runs only when a set is full,
+    so starting a 10,000-player tournament never writes 10,000 accounts."""
+    tournaments = store(deps)
+    members = deps.accounts.profile(player_id).members(which)
+    done = set()
+    for tournament_id in members:
+        try:
+            status = tournaments.load(tournament_id).status
+        except TournamentNotFound:
+            done.add(tournament_id)
+            continue
+        if which is AccountSet.REGISTERED:
+            still = status is TournamentStatus.REGISTERING and has_item(
+                tournaments, tournament_id, REG_PREFIX + player_id)
+        else:
+            still = status in (TournamentStatus.REGISTERING, TournamentStatus.RUNNING)
+        if not still:
+            done.add(tournament_id)
+    if done:
+        deps.accounts.forget(player_id, which, frozenset(done))
+    return bool(done)
 
 
 def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: str,
@@ -256,6 +297,7 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         ``already_registered``, ``tournament_full``, ``insufficient_funds``, ``busy``.
     """
     tournaments = store(deps)
+    pruned = False
     for _ in range(MAX_ATTEMPTS):
         record = _load(tournaments, tournament_id)
         if _replayed(deps, caller, record):
@@ -283,7 +325,7 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         writes: list[Write] = [PutTournament(new, record.version)]
         registered: dict[str, dict[str, Any]] = {}
         for entrant in entrants:
-            moves += _entry_moves(new, entrant.account, now)
+            moves += _entry_moves(new, entrant.account, now, track=not entrant.bot)
             registered[entrant.player_id] = {
                 "player_id": entrant.player_id, "account": entrant.account,
                 "bot": entrant.bot, "at_ms": now, "connection_id": entrant.connection_id}
@@ -294,6 +336,13 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         seated_late = scheduled.seat_late(deps, new, registered, now, writes) if late else []
         if _fills(new):
             registrations = {**dict(_registrations(tournaments, tournament_id)), **registered}
+            if len(registrations) != new.entrants:
+                # The registrations changed after the tournament item was read (an unregister,
+                # or other entries, committed in between): this commit would fail on the
+                # version anyway, so read again instead of starting with the wrong field
+                # (issue 29: the race answered ``invalid_terms: 1 entrants outside 2..2``).
+                deps.count("Conflicts", 1)
+                continue
             tables = start(deps, new, registrations, now, writes)
         try:
             tournaments.commit(tuple(writes), moves)
@@ -304,6 +353,13 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
             whose = ("the house's bot account cannot" if all(e.bot for e in entrants)
                      else "your account cannot")
             raise ServiceError("insufficient_funds", f"{whose} cover the entry") from None
+        except TooManyRegistrations as refused:
+            if not pruned and forget_finished(deps, str(refused), AccountSet.REGISTERED):
+                pruned = True
+                continue
+            raise ServiceError("too_many_registrations", "you are registered for "
+                               f"{MAX_REGISTRATIONS_PER_PLAYER} tournaments that have not "
+                               "started: unregister from one first") from None
         deps.count("Registrations", len(entrants))
         if caller is not None:
             _ack(deps, caller, tournament_id, new.version)
@@ -321,11 +377,14 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     raise ServiceError("busy", "the tournament is busy; please retry")
 
 
-def _entry_moves(record: TournamentRecord, account: str, now: int) -> tuple[AccountMove, ...]:
+def _entry_moves(record: TournamentRecord, account: str, now: int,
+                 track: bool = True) -> tuple[AccountMove, ...]:
     """The entry from *account* to the tournament; a Spin's on to the house's prize account
-    (R9.10), which pays its prizes."""
+    (R9.10), which pays its prizes. *track*: the tournament joins the account's ``registered``
+    set (a player's; not the house's bot account)."""
     entry = record.terms.entry
-    move = AccountMove(account, entry, record.tournament_id, LedgerReason.ENTRY, now)
+    move = AccountMove(account, entry, record.tournament_id, LedgerReason.ENTRY, now,
+                       registered=True if track else None)
     if record.is_spin:
         return move, AccountMove(HOUSE_PRIZES, -entry, record.tournament_id,
                                  LedgerReason.ENTRY, now)
