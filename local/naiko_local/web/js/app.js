@@ -265,7 +265,10 @@ export class App {
     const [tables, tournaments, account] = await Promise.all([
       this.conn.request("list_tables"), this.conn.request("list_tournaments"), this.conn.request("get_account"),
     ]);
-    if (tables.type === "tables") this.lobby.tables = tables.tables;
+    if (tables.type === "tables") {
+      this.lobby.tables = tables.tables;
+      this.lobby.quickSeatStakes = tables.quick_seat_stakes || [];
+    }
     if (tournaments.type === "tournaments") this.lobby.tournaments = tournaments.tournaments;
     if (account.type === "account") this.lobby.account = account;
     // Who registered is in each tournament's detail (get_tournament).

@@ -25,7 +25,7 @@ export function renderLobby(root, state, ctx) {
       h("button", { class: "ghost", dataset: { action: "refresh" }, onclick: () => ctx.refresh() }, "Refresh")),
     h("div", { class: "lobby-grid" },
       h("section", { class: "panel" }, h("h2", {}, "Cash tables"), cashTables(state, ctx),
-        privateTable(ctx), quickSeat(ctx), createTable(ctx)),
+        privateTable(ctx), quickSeat(state, ctx), createTable(ctx)),
       h("section", { class: "panel" }, h("h2", {}, "Tournaments"), tournaments(state, ctx))),
   );
 }
@@ -56,14 +56,19 @@ function privateTable(ctx) {
     h("h3", {}, "Private table"), input, h("button", { type: "submit", dataset: { action: "find" } }, "Open"));
 }
 
-function quickSeat(ctx) {
-  const variant = h("select", {}, ["NLHE", "PLO", "NAIKO"].map((v) => h("option", { value: v }, v)));
-  const blinds = h("input", { type: "text", value: "1/2", size: 5 });
+/** quick_seat at one of the stakes the deployment publishes (list_tables' quick_seat_stakes):
+ * others are refused (unknown_stakes), so the form offers only those. */
+function quickSeat(state, ctx) {
+  const published = state.quickSeatStakes || [];
+  if (!published.length) return null;
+  const stakes = h("select", { dataset: { quickStakes: "1" } }, published.map((s, i) =>
+    h("option", { value: i }, `${s.variant} ${s.small_blind}/${s.big_blind}`)));
   return h("form", { class: "inline", onsubmit: (e) => {
     e.preventDefault();
-    const [small, big] = blinds.value.split("/").map(Number);
-    ctx.quickSeat({ variant: variant.value, small_blind: small, big_blind: big, buy_in: 100 * big });
-  } }, h("h3", {}, "Quick seat"), variant, blinds, h("button", { type: "submit" }, "Seat me"));
+    const s = published[Number(stakes.value)];
+    ctx.quickSeat({ variant: s.variant, small_blind: s.small_blind, big_blind: s.big_blind,
+      buy_in: 100 * s.big_blind });
+  } }, h("h3", {}, "Quick seat"), stakes, h("button", { type: "submit" }, "Seat me"));
 }
 
 /** create_table: a public or a private table you host (R7.12); buy-ins 20 to 200 big blinds. */
