@@ -727,6 +727,10 @@ def window_aimed_at_me(view: Mapping[str, Any] | None) -> bool:
     return any(w.get("target") == view["seat_index"] for w in powers.get("windows", []))
 
 
+BUSY_RETRIES = 5
+"""How often a bot sends a request answered ``busy`` again (protocol.md: retry)."""
+
+
 class BotClient:
     """A seat played over a real WebSocket connection with :func:`naiko.bots.decide` /
     :func:`naiko.bots.respond` (the seat's own view only), after a short think.
@@ -753,6 +757,9 @@ class BotClient:
         self.errors: list[dict[str, Any]] = []
         self._ws: Any = None
         self._ids = 0
+        self._pending: dict[str, dict[str, Any]] = {}
+        """Frames sent recently, by ``request_id`` (to send again when answered ``busy``)."""
+        self._busy_tries: dict[str, int] = {}
         self._acting_on: int | None = None
         self._joined_at: int | None = None
         self._reloaded_at: int | None = None
@@ -766,11 +773,31 @@ class BotClient:
         self._ids += 1
         return f"{self.player_id}-{self._ids}-{secrets.token_hex(3)}"
 
-    async def send(self, frame: dict[str, Any]) -> str:
-        request_id = self._request_id()
+    async def send(self, frame: dict[str, Any], request_id: str | None = None) -> str:
+        request_id = request_id or self._request_id()
+        self._pending[request_id] = frame
+        while len(self._pending) > 32:  # only the recent ones can still be answered busy
+            self._pending.pop(next(iter(self._pending)))
         await self._ws.send(json.dumps({**frame, "request_id": request_id}))
         self.last_sent = time.monotonic()
         return request_id
+
+    async def _retry_busy(self, request_id: str) -> None:
+        """``busy`` (protocol.md: the table's write lost its retries to other writers;
+        nothing was applied): send the same request again, with the same ``request_id`` so
+        that it can never apply twice, after a growing random pause. A join lost to
+        ``busy`` and never retried left the seat empty for good (issue 21: an e2e table
+        that waited forever for its third player)."""
+        frame = self._pending.get(request_id)
+        tries = self._busy_tries.get(request_id, 0) + 1
+        if frame is None or tries > BUSY_RETRIES:
+            return
+        self._busy_tries[request_id] = tries
+        await asyncio.sleep(self.rng.uniform(0.05, 0.25) * tries)
+        try:
+            await self.send(frame, request_id)
+        except Exception as error:  # the connection went: the reconnect resumes the seat
+            log.debug("bot %s: retry of %s: %s", self.player_id, request_id, error)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Play until *stop* is set, reconnecting (and re-subscribing) when dropped."""
@@ -825,6 +852,9 @@ class BotClient:
         kind = message.get("type")
         if kind == "error":
             self.errors.append(message)
+            if message.get("code") == "busy" and message.get("request_id"):
+                asyncio.get_running_loop().create_task(
+                    self._retry_busy(str(message["request_id"])))
             return
         view = message.get("view")
         version = message.get("version")
