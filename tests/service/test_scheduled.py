@@ -199,3 +199,54 @@ def test_r9_11_late_entrants_are_seated_and_prizes_are_fixed_when_late_registrat
     assert len(finished["places"]) == 15 and min(finished["places"].values()) == 1
     assert max(finished["places"].values()) <= 15
     assert sum(finished["prizes"].values()) == 15 * ENTRY
+
+
+@pytest.mark.parametrize("players", [3, 8])
+def test_r9_11_a_field_that_falls_to_one_during_late_registration_finishes_at_once(
+        players: int) -> None:
+    """Late registration to the end of level 8 (40 minutes), a starting stack of one big
+    blind: the field is all-in from the first hands and falls to one player long before
+    registration closes. Registration closes then (``prizes_final`` for the field, a later
+    entry refused), every player gets a place (those out earlier from the bottom, in the order
+    they went out), the winner is paid, and the tournament finishes: nobody waits at an empty
+    table for entrants. With 8 players the field starts at two 6-seat tables."""
+    sim = simulation(players, starting_stack=100, late_registration_level=8)
+    tid = listed(sim)
+    deps = sim.service.deps
+    sim.accounts.grant(HOUSE_BOTS, ENTRY * players, ref="test")
+    tournaments.enter(deps, None, tid, [tournaments.Entrant(f"bot-{n}", HOUSE_BOTS, True)
+                                        for n in range(players)])
+    record = sim.tournaments.load(tid)
+    assert record.starts_ms is not None
+    run_until(sim, record.starts_ms + 1_000)
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.RUNNING and record.payouts == []
+    assert len(record.seating.counts) == ceil(players / 6)  # type: ignore[union-attr]
+    ends = record.terms.late_registration_ends_ms(record.started_ms)  # type: ignore[arg-type]
+    assert ends is not None
+    for _ in range(20_000):  # bounded: a tournament that never ends must fail, not hang
+        if sim.finished() or sim.clock.now >= ends:
+            break
+        assert sim.step()
+    assert sim.finished() and sim.clock.now < ends, "the last player waited for entrants"
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.FINISHED and record.players_left == 1
+    assert record.late == [] and record.pool_held == 0 and sim.store.audit().holds
+    assert not any(t.kind.value == "late_close" for t in record.timers)
+    log = tournaments.export_log(deps, tid)
+    kinds = [e["type"] for e in log]
+    assert kinds.count("prizes_final") == 1 and kinds[-1] == "finished"
+    (final,) = [e for e in log if e["type"] == "prizes_final"]
+    assert final["entrants"] == players and final["prize_pool"] == players * ENTRY
+    out = [e for e in log if e["type"] == "eliminated"]
+    assert len(out) == players - 1
+    finished = log[-1]
+    places = sorted(finished["places"].values())
+    assert len(places) == players and places[0] == 1 and places[1] > 1
+    assert sum(finished["prizes"].values()) == players * ENTRY == sum(record.payouts)
+    paid = sim.tournaments.items(tid, "paid#")
+    assert sorted((d["player_id"], d["prize"]) for _, d in paid) == sorted(
+        finished["prizes"].items())
+    with pytest.raises(ServiceError) as refused:
+        tournaments.enter(deps, None, tid, [tournaments.Entrant("too-late", HOUSE_BOTS, True)])
+    assert refused.value.code in ("registration_closed", "tournament_finished")

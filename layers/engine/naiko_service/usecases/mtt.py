@@ -149,10 +149,18 @@ def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: lis
     assert seating is not None and record.tournament is not None
     seating.counts[record.tournament.number] -= len(outs)
     if new.terms.late_registration_level is not None and new.payouts == []:
-        # R9.11: places wait for the field to be known (when late registration closes)
-        new.players_left -= len(outs)
-        new.late += [{**o.to_dict(), "at_ms": now} for o in outs]
-        return
+        if new.players_left - len(outs) > 1:
+            # R9.11: places wait for the field to be known (when late registration closes)
+            new.players_left -= len(outs)
+            new.late += [{**o.to_dict(), "at_ms": now} for o in outs]
+            return
+        # R9.11: the field falls to one while late registration is open: it closes now (the
+        # prizes fixed for the field, the earlier players out placed), and this hand's
+        # players out and the winner get their places below, as at any finish.
+        from . import scheduled
+
+        new.timers = [t for t in new.timers if t.kind is not TimerKind.LATE_CLOSE]
+        scheduled.close_late(deps, new, now, outcome.writes)
 
     def remaining() -> str:
         return next(s.player_id for s in record.state.seats if s is not None)

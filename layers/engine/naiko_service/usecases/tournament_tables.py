@@ -258,6 +258,11 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
         new.timers = [t for t in new.timers if t.kind is not TimerKind.LEVEL]
         earlier = [Result.from_dict(data) for _, data in store(deps).items(
             new.tournament_id, "result#")]
+        # and those given in this very transaction (late registration closing with the
+        # field at one, R9.11), not stored yet
+        earlier += [Result.from_dict(w.data) for w in outcome.writes
+                    if isinstance(w, PutItem) and w.key.startswith("result#")
+                    and w.data["player_id"] not in by_player]
         places = {r.player_id: r.place for r in earlier}
         paid_out = {r.player_id: r.prize for r in earlier if r.prize}
         places.update({pid: g.place for g in groups for pid in g.player_ids})
