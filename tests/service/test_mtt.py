@@ -207,6 +207,121 @@ def test_r9_7_a_move_waits_for_the_hand_in_progress_at_the_destination() -> None
     assert seating is not None and not seating.pending
 
 
+def test_r9_7_seven_against_three_is_five_and_five_before_the_next_hand() -> None:
+    """Table 1 (9 seats) holds a..g on seats 0-6, last big blind on seat 2; table 2 holds three.
+    Seven against three: table 1's next big blind (d, seat 3) moves, then the next one (e,
+    seat 4), until table 1 is within one of table 2 (5 and 5), both before table 1 deals: it
+    deals with five, not six. Each move is logged when decided (``move_planned``, reason
+    ``balance``) and when done (``moved``); the ``hand`` entry says when the hand was dealt."""
+    simulation = started(players=18, seats=9)  # two tables of nine
+    names = arrange(simulation, {1: dict(enumerate("abcdefg")), 2: {0: "h", 3: "i", 6: "j"}},
+                    {1: (2, 1), 2: (3, 0)})
+    chips = total_chips(simulation)
+    deal(simulation, 1)
+    seating = tournament(simulation).seating
+    assert seating is not None and seating.counts == {1: 5, 2: 5} and not seating.pending
+    for name in "de":
+        assert len(where(simulation, names[name])) == 1
+        assert where(simulation, names[name])[0][0] == 2
+    one = table(simulation, 1)
+    assert one.state.hand is not None and sum(one.state.hand.dealt) == 5
+    assert total_chips(simulation) == chips
+    one_id, two_id = one.table_id, table(simulation, 2).table_id
+    planned = log(simulation, "move_planned")
+    assert [(e["player"], e["from_table"], e["to_table"], e["reason"]) for e in planned] == [
+        (names["d"], one_id, two_id, "balance"), (names["e"], one_id, two_id, "balance")]
+    moved = log(simulation, "moved")
+    assert [e["player"] for e in moved] == [names["d"], names["e"]]
+    assert all(p["at_ms"] <= m["at_ms"] for p, m in zip(planned, moved, strict=True))
+    # The hand's log entry: dealt at started_ms, ended at at_ms.
+    while table(simulation, 1).state.hand_in_progress:
+        assert simulation.step()
+    (hand,) = [e for e in log(simulation, "hand") if e["table"] == one_id]
+    assert hand["started_ms"] == table(simulation, 1).hand_started_ms <= hand["at_ms"]
+    assert len(hand["stacks_before"]) == 5
+
+
+def test_r9_7_moves_waiting_for_the_destinations_hand_are_all_decided_at_once() -> None:
+    """As above, with table 2 playing a hand: both moves are decided (counted at both tables:
+    5 and 5) and table 1 holds; when table 2's hand ends it takes both players, which releases
+    table 1, and table 1 then deals with five."""
+    simulation = started(players=18, seats=9)
+    names = arrange(simulation, {1: dict(enumerate("abcdefg")), 2: {0: "h", 3: "i", 6: "j"}},
+                    {1: (2, 1), 2: (3, 0)})
+    deal(simulation, 2)
+    deal(simulation, 1)
+    seating = tournament(simulation).seating
+    assert seating is not None and seating.counts == {1: 5, 2: 5}
+    assert [(m.player_id, m.to_table) for m in seating.pending] == [(names["d"], 2),
+                                                                    (names["e"], 2)]
+    held = table(simulation, 1)
+    assert held.tournament is not None and held.tournament.hold == "move"
+    assert not held.state.hand_in_progress
+    while not table(simulation, 1).state.hand_in_progress:
+        assert simulation.step()
+    hand = table(simulation, 1).state.hand
+    assert hand is not None and sum(hand.dealt) == 5
+    assert {where(simulation, names[n])[0][0] for n in "de"} == {2}
+    seating = tournament(simulation).seating
+    assert seating is not None and not seating.pending
+
+
+def test_r9_7_no_balancing_move_to_the_table_next_to_break_while_another_can_take() -> None:
+    """Three 9-seat tables, 19 players (three needed): table 1 has eight, table 2 six, table 3
+    (the highest number: next to break) five. Table 1 is two over both: its next big blind goes
+    to table 2, though table 3 is shorter; then seven against five, and no other table two
+    under table 1: table 3 takes the next one (6, 7, 6)."""
+    simulation = started(players=27, seats=9)  # three tables of nine
+    names = arrange(simulation, {1: dict(enumerate("abcdefgh")),
+                                 2: {0: "i", 2: "j", 3: "k", 5: "l", 6: "m", 8: "n"},
+                                 3: {0: "o", 1: "p", 3: "q", 4: "r", 6: "s"}},
+                    {1: (2, 1), 2: (3, 2), 3: (1, 0)})
+    deal(simulation, 1)
+    seating = tournament(simulation).seating
+    assert seating is not None and seating.counts == {1: 6, 2: 7, 3: 6}
+    assert where(simulation, names["d"])[0][0] == 2 and where(simulation, names["e"])[0][0] == 3
+    planned = log(simulation, "move_planned")
+    assert [e["to_table"][-1] for e in planned] == ["2", "3"]
+
+
+def test_r9_7_a_move_to_a_table_that_starts_breaking_goes_to_the_shortest_instead() -> None:
+    """Moves decided to table 3 (a balancing move from table 1, a late entrant's seat) wait for
+    its hand; then the field falls to 18, which fits at two 9-seat tables: table 3 (the highest
+    number) breaks, and the moves not done yet go to the then shortest table instead
+    (``move_cancelled`` and a new ``move_planned`` in the log), so nobody sits down at a table
+    being broken only to move again."""
+    simulation = started(players=27, seats=9)
+    arrange(simulation, {1: dict(enumerate("abcdefg")), 2: dict(enumerate("hijkl")),
+                         3: dict(enumerate("mnop"))}, {1: (2, 1), 2: (3, 2), 3: (1, 0)})
+    record = tournament(simulation)
+    new = record.copy()
+    new.version += 1
+    seating = new.seating
+    assert seating is not None
+    from naiko_service.tournament_records import PendingMove
+
+    writes: list[Any] = []
+    mtt._plan(new, PendingMove("a-player", 1, 3, "balance", 0), 0, writes)
+    mtt._plan(new, PendingMove("late-one", 0, 3, "late", 0), 0, writes)
+    assert seating.counts == {1: 6, 2: 5, 3: 6}
+    new.players_left = 17  # one out somewhere: 17 fit at two tables
+    seating.counts[2] -= 1
+    mtt._mark_breaking(new, 1, writes)
+    assert seating.breaking == [3]
+    assert sorted((m.player_id, m.from_table, m.to_table) for m in seating.pending) == [
+        ("a-player", 1, 2), ("late-one", 0, 2)]
+    assert seating.counts == {1: 6, 2: 6, 3: 4}
+    kinds = [w.data["type"] for w in writes]
+    assert kinds == ["move_planned"] * 2 + ["move_cancelled", "move_planned"] * 2
+    # A balancing move no longer needed once its destination breaks is dropped: 6 against 6.
+    new.seating.pending = []
+    seating.breaking = []
+    seating.counts = {1: 6, 2: 6, 3: 5}
+    mtt._plan(new, PendingMove("a-player", 1, 3, "balance", 0), 0, writes)
+    mtt._mark_breaking(new, 2, writes)
+    assert not seating.pending and seating.counts == {1: 6, 2: 6, 3: 5}
+
+
 # -- R9.7: breaking ------------------------------------------------------------------------------
 
 def test_r9_7_a_broken_tables_players_spread_at_random_to_empty_seats() -> None:
@@ -398,9 +513,13 @@ def test_r9_8_hand_for_hand_starts_at_the_bubble_and_tables_wait_for_each_round(
 def test_r9_8_r9_7_tables_are_balanced_between_hand_for_hand_rounds() -> None:
     """Ten players at two 9-seat tables on the bubble (nine paid): seven at table 1 (last big
     blind on seat 4), three at table 2. Hand-for-hand starts; when round 0 closes, the close
-    plans one move for the next round: table 1's next big blind (seat 5) to table 2. Released,
-    the tables make the move before either deals round 1 (6 and 4 players dealt), and the
-    next close plans the next one (5 and 5)."""
+    plans the moves for the next round until the tables are within one (R9.7): table 1's next
+    big blind (seat 5, f), then the next one (seat 6, g), to table 2. Released, the tables
+    make both moves before either deals round 1 (5 and 5 players dealt).
+
+    (Until issue 21 the close planned one move per table a round, and this test asserted 6
+    and 4 for round 1: a round dealt two players over the shortest table, which R9.7 does not
+    allow.)"""
     simulation = started(players=60, seats=9)
     assert bubble_field(simulation) == 10
     names = arrange(simulation, {1: dict(enumerate("abcdefg")), 2: {0: "h", 3: "i", 6: "j"}},
@@ -417,10 +536,15 @@ def test_r9_8_r9_7_tables_are_balanced_between_hand_for_hand_rounds() -> None:
             sizes = [sum(1 for d in t.state.hand.dealt if d) for t in playing]  # type: ignore[union-attr]
             break
         assert simulation.step()
-    assert sizes == [6, 4]
-    assert where(simulation, names["f"]) and where(simulation, names["f"])[0][0] == 2
+    assert sizes == [5, 5]
+    for name in "fg":
+        assert where(simulation, names[name]) and where(simulation, names[name])[0][0] == 2
     moved = log(simulation, "moved")
-    assert [(e["player"], e["to_table"][-1]) for e in moved] == [(names["f"], "2")]
+    assert [(e["player"], e["to_table"][-1]) for e in moved] == [(names["f"], "2"),
+                                                                 (names["g"], "2")]
+    planned = log(simulation, "move_planned")
+    assert [(e["player"], e["reason"]) for e in planned] == [(names["f"], "balance"),
+                                                             (names["g"], "balance")]
 
 
 def out(player: str, stack: int, table_id: str, hand: int = 3) -> dict[str, Any]:

@@ -10,8 +10,11 @@ timers in virtual time, with these checked after every transaction:
   table forms);
 
 and, at each deal, the table dealing is within one player of the shortest table; at the end:
-one winner, places 1..N (ties aside), prizes equal to the pool, each paid once.
-``scripts/bench_tournament.py`` plays 1,000 and 10,000."""
+one winner, places 1..N (ties aside), prizes equal to the pool, each paid once; and the log alone
+(:mod:`naiko_local.balance_audit`) shows every move planned before it was done and no hand dealt
+at a table two or more players over the shortest (R9.7).
+``scripts/bench_tournament.py`` plays 1,000 and 10,000; ``scripts/mtt_balance.py`` audits 150
+and 400."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naiko.state import Variant
 from naiko.tournaments.seating import tables_needed
+from naiko_local.balance_audit import audit
 from naiko_local.tournament import Simulation, terms_for
 from naiko_service.ports import PutTournament
 from naiko_service.tournament_records import TournamentStatus
@@ -110,6 +114,9 @@ def test_r9_7_r9_8_random_scheduled_tournaments_keep_every_invariant(
         log = simulation.run()
     assert not broken, broken[:3]
     assert dealt and all(seated <= shortest + 1 for seated, shortest in dealt), dealt
+    found = audit(log, seats)  # R9.7 from the log alone
+    assert found.hands > 0 and found.over == 0, found.over_examples
+    assert found.unplanned == 0 and found.planned >= sum(found.moves.values())
     record = simulation.tournaments.load(simulation.tournament_id)
     assert record.status is TournamentStatus.FINISHED and record.players_left == 1
     finished = next(e for e in log if e["type"] == "finished")

@@ -26,7 +26,9 @@ from naiko.tournaments.seating import (
     SeatingError,
     TableSeats,
     apply_moves,
+    balance_destinations,
     balance_move,
+    big_blind_order,
     break_table,
     bubble,
     final_table,
@@ -35,7 +37,9 @@ from naiko.tournaments.seating import (
     next_big_blind_seat,
     next_deal,
     next_positions,
+    next_to_break,
     seat_late_entrant,
+    shortest_table,
     tables_needed,
 )
 from naiko_testing import prompt
@@ -232,6 +236,41 @@ def test_r9_7_tie_on_shortest_goes_to_the_lowest_table_number() -> None:
     four_2 = TableSeats(2, 6, seats("K L M N - -"), 1, 0)
     move = balance_move([four_2, big3, four_1], 3)
     assert move is not None and (move.player, move.from_seat, move.to_table) == ("A", 0, 1)
+
+
+def test_r9_7_balancing_moves_until_within_one_counting_the_moves_decided() -> None:
+    """Seven against three is two moves (five and five), not one a hand; moves decided earlier
+    are in the counts, so a table already promised a player takes fewer; a breaking table
+    neither gives nor takes; the players are the next big blinds in the order the big blind
+    reaches them."""
+    assert balance_destinations({1: 7, 2: 3}, 1) == [2, 2]
+    assert balance_destinations({1: 9, 2: 4, 3: 5}, 1) == [2, 2, 3]  # 6, 6, 6
+    assert balance_destinations({1: 7, 2: 5}, 1) == [2]
+    assert balance_destinations({1: 6, 2: 5}, 1) == [] == balance_destinations({1: 3, 2: 7}, 1)
+    assert balance_destinations({1: 8, 2: 3, 3: 8}, 1, breaking={2}) == []
+    assert balance_destinations({1: 8, 2: 3}, 2) == []
+    with pytest.raises(SeatingError):
+        balance_destinations({1: 8}, 2)
+    table = TableSeats(1, 9, seats("A B C - D E F G H"), 4, 3)
+    assert big_blind_order(table)[:2] == [5, 6]  # E, then F
+    assert big_blind_order(TableSeats(1, 6, seats("A B - - - -"))) == []
+
+
+def test_r9_7_no_balancing_move_to_the_table_next_to_break_while_another_can_take() -> None:
+    """Tables 1-3, table 3 next to break (the highest number). Table 1 (8) is two over table 3
+    (5) and table 2 (6): the player goes to table 2, though table 3 is shorter; then 7 against
+    5 and no other table two under: table 3 takes the next one. When table 3 is the only short
+    table it takes the player; breaking tables do not count in the order."""
+    assert balance_destinations({1: 8, 2: 6, 3: 5}, 1) == [2, 3]
+    assert balance_destinations({1: 8, 2: 7, 3: 5}, 1) == [3]
+    assert balance_destinations({1: 8, 2: 6, 3: 5, 4: 1}, 1, breaking={4}) == [2, 3]
+    assert next_to_break({1: 8, 2: 6, 3: 5, 4: 1}, {4}) == 3
+    assert shortest_table({1: 8, 2: 5, 3: 5}) == 2 and shortest_table({}) is None
+    big = TableSeats(1, 6, seats("A B C D E F"), 2, 1)
+    four = TableSeats(2, 6, seats("G H I J - -"), 1, 0)
+    three = TableSeats(3, 6, seats("K L M - - -"), 1, 0)
+    move = balance_move([big, four, three], 1)
+    assert move is not None and (move.player, move.to_table) == ("D", 2)
 
 
 def test_r9_7_no_move_within_one_player_or_from_the_short_table() -> None:
@@ -469,6 +508,8 @@ class Tournament:
         self.arrived: set[str] = set()  # moved players not yet dealt in at their new table
         self.moves = 0
         self.waits = 0
+        self.spared = 0
+        """Balancing moves sent past the shortest table because it is next to break."""
         self.check()
 
     def table(self, number: int) -> TableSeats | None:
@@ -556,10 +597,17 @@ class Tournament:
         source = self.table(finished)
         while source is not None and (balance := balance_move(self.tables, finished)):
             # R9.7: the player who would be big blind next moves, into the empty seat the big
-            # blind of the shortest table reaches soonest.
+            # blind of the shortest table reaches soonest; the table next to break (the
+            # highest number) only when no other table has two fewer than the source.
             assert balance.from_seat == next_big_blind_seat(source)
-            shortest = min((t for t in self.tables if t.number != finished),
-                           key=lambda t: (t.player_count, t.number))
+            others = [t for t in self.tables if t.number != finished]
+            shortest = min(others, key=lambda t: (t.player_count, t.number))
+            last = max(t.number for t in self.tables)
+            takers = [t for t in others if t.number != last
+                      and source.player_count - t.player_count >= 2]
+            if shortest.number == last and takers:
+                shortest = min(takers, key=lambda t: (t.player_count, t.number))
+                self.spared += 1
             assert balance.to_table == shortest.number
             assert balance.wait_for_big_blind == must_wait(shortest, balance.to_seat)
             last_bb = shortest.last_big_blind_seat
@@ -602,12 +650,14 @@ def test_r9_7_random_tournaments_keep_seating_consistent(players: int, seats_per
 
 
 def test_r9_7_random_tournaments_exercise_moves_and_waits() -> None:
-    """The property above is not vacuous: its tournaments move players and some of them wait."""
-    moves = waits = 0
+    """The property above is not vacuous: its tournaments move players, some of them wait, and
+    some balancing moves pass over the table next to break."""
+    moves = waits = spared = 0
     for seed in range(40):
         tournament = Tournament(45, 9, seed)
         while len(tournament.left) > 1:
             tournament.round(0.5)
         moves += tournament.moves
         waits += tournament.waits
-    assert moves > 200 and waits > 5
+        spared += tournament.spared
+    assert moves > 200 and waits > 5 and spared > 0, (moves, waits, spared)

@@ -12,7 +12,9 @@ After a table finishes a hand, the service (between hands of every table concern
    replace every table by :func:`final_table`, otherwise apply :func:`break_table` (it breaks the
    highest-numbered table: tables break in the published order 'highest number first');
 3. while :func:`balance_move` for the finished table returns a move, apply it (each call moves one
-   player; the tables are within one player of each other once every table has finished a hand);
+   player; the table deals only once it is within one player of the shortest). With moves that
+   wait for a destination's hand, :func:`balance_destinations` on the counts (moves decided
+   included) plans them all at once, for the players :func:`big_blind_order` lists first;
 4. before each hand of a table, :func:`next_deal` says which seats are dealt in (players who
    arrived on the small blind or between the button and the small blind wait for the big blind,
    R9.7); store :meth:`TableSeats.after_deal` once the hand has started. Hand-for-hand play
@@ -25,7 +27,7 @@ values; the service does the same on its items (each player keeps their stack, R
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -41,7 +43,9 @@ __all__ = [
     "SeatingError",
     "TableSeats",
     "apply_moves",
+    "balance_destinations",
     "balance_move",
+    "big_blind_order",
     "break_table",
     "bubble",
     "final_table",
@@ -50,8 +54,10 @@ __all__ = [
     "next_big_blind_seat",
     "next_deal",
     "next_positions",
+    "next_to_break",
     "seat_late_entrant",
     "seat_reached_soonest",
+    "shortest_table",
     "tables_needed",
 ]
 
@@ -541,18 +547,110 @@ def seat_reached_soonest(table: TableSeats) -> int:
     return min(empty, key=lambda s: (s - last_bb - 1) % n)
 
 
+def shortest_table(counts: Mapping[int, int], exclude: Collection[int] = ()) -> int | None:
+    """The table with the fewest players among *counts* (table number -> players, counting the
+    moves decided: a player waiting to move counts at the destination), ties: the lowest
+    number (R9.7); ``None`` when every table is excluded.
+
+    >>> shortest_table({1: 6, 2: 5, 3: 5}), shortest_table({1: 6, 2: 5}, exclude={2})
+    (2, 1)
+    """
+    candidates = [(count, number) for number, count in counts.items() if number not in exclude]
+    return min(candidates)[1] if candidates else None
+
+
+def next_to_break(counts: Mapping[int, int], breaking: Collection[int] = ()) -> int | None:
+    """The table next in the published breaking order (the highest number first, R9.7) among
+    the tables not breaking yet; ``None`` when there is none."""
+    live = [number for number in counts if number not in breaking]
+    return max(live) if live else None
+
+
+def balance_destinations(counts: Mapping[int, int], source: int,
+                         breaking: Collection[int] = ()) -> list[int]:
+    """Where the balancing moves from table *source* go (R9.7), in order: while *source* has
+    two or more players more than the shortest other table, one more player moves, to the
+    shortest table (ties: the lowest number), except that the table next in the breaking order
+    (:func:`next_to_break`) gets no move while another table can take the player (it has two
+    or more fewer than *source*: the move leaves it no bigger than *source*). Each move counts
+    at both tables before the next is decided; *counts* already count the moves decided
+    earlier. Tables in *breaking* neither give nor take.
+
+    :param counts: Table number -> players, moves decided included.
+    :param source: The table that finished a hand.
+    :param breaking: Tables being broken.
+    :return: One destination per move (possibly repeated); empty when *source* is within one
+        player of the shortest table.
+    :raises SeatingError: If *source* is not in *counts*.
+
+    Seven against three: two moves, five and five. Table 3 is next to break; table 2 can
+    take the first player (6 against 8), so table 3 gets only the second:
+
+    >>> balance_destinations({1: 7, 2: 3}, 1)
+    [2, 2]
+    >>> balance_destinations({1: 8, 2: 6, 3: 5}, 1)
+    [2, 3]
+    """
+    if source not in counts:
+        raise SeatingError(f"no table numbered {source}")
+    if source in breaking:
+        return []
+    work = dict(counts)
+    last = next_to_break(work, breaking)
+    others = {n for n in work if n != source and n not in breaking}
+    destinations: list[int] = []
+    while others:
+        shortest = shortest_table({n: work[n] for n in others})
+        assert shortest is not None
+        if work[source] - work[shortest] < 2:
+            break
+        target = shortest
+        if target == last:
+            takers = {n: work[n] for n in others
+                      if n != last and work[source] - work[n] >= 2}
+            target = shortest_table(takers) or shortest
+        work[source] -= 1
+        work[target] += 1
+        destinations.append(target)
+    return destinations
+
+
+def big_blind_order(table: TableSeats) -> list[int]:
+    """The occupied seats in the order the table's big blind reaches them: the next big blind
+    first (:func:`next_big_blind_seat`), then clockwise. Balancing moves "the player who would
+    be big blind next, then the next such player" (R9.7): the first seats of this list, as
+    many as :func:`balance_destinations` returns.
+
+    :return: The seats; empty before the table's first hand.
+
+    >>> big_blind_order(TableSeats(1, 6, ("a", "b", None, "c", None, "d"), 3, 1))
+    [5, 0, 1, 3]
+    """
+    last_bb = table.last_big_blind_seat
+    if last_bb is None:
+        return []
+    n = table.seat_count
+    return [s for s in ((last_bb + step) % n for step in range(1, n + 1))
+            if table.seats[s] is not None]
+
+
 def balance_move(tables: Sequence[TableSeats], finished_table: int) -> Move | None:
     """The balancing move after table *finished_table* finished a hand (R9.7, R9.6).
 
     When that table has two or more players more than the shortest other table (ties: the
     lowest table number), the player who would be its big blind next (the next occupied seat
     clockwise after its last big blind, :func:`next_big_blind_seat`) moves to the shortest
-    table, into the empty seat that table's big blind reaches soonest: the first empty seat
-    clockwise after its last big blind (at a table that has not dealt yet, the lowest empty
-    seat). The move's ``wait_for_big_blind`` is :func:`must_wait` for that seat.
+    table (the highest-numbered table, next to break, only when no other table has two fewer:
+    :func:`balance_destinations`), into the empty seat that table's big blind reaches soonest:
+    the first empty seat clockwise after its last big blind (at a table that has not dealt
+    yet, the lowest empty seat). The move's ``wait_for_big_blind`` is :func:`must_wait` for
+    that seat.
 
-    One move per call: apply it (:func:`apply_moves`) and call again until ``None``. The move
-    happens only between hands of both tables (the caller's job, R9.7).
+    One move per call, on the seats as they are: apply it (:func:`apply_moves`) and call again
+    until ``None``, all before the table deals. The move happens only between hands of both
+    tables (the caller's job, R9.7). The service, whose moves may wait for a destination's
+    hand, plans them all at once on counts instead (:func:`balance_destinations`,
+    :func:`big_blind_order`).
 
     :param tables: Every table of the tournament.
     :param finished_table: The number of the table that just finished a hand.
@@ -573,12 +671,11 @@ def balance_move(tables: Sequence[TableSeats], finished_table: int) -> Move | No
     source = by_number.get(finished_table)
     if source is None:
         raise SeatingError(f"no table numbered {finished_table}")
-    others = [t for n, t in by_number.items() if n != finished_table]
-    if not others:
+    destinations = balance_destinations({n: t.player_count for n, t in by_number.items()},
+                                        finished_table)
+    if not destinations:
         return None
-    target = _shortest(others)
-    if source.player_count - target.player_count < 2:
-        return None
+    target = by_number[destinations[0]]
     from_seat = next_big_blind_seat(source)
     if from_seat is None:
         raise SeatingError(f"table {finished_table} has not dealt a hand: it has no big blind "

@@ -107,7 +107,7 @@ def _between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, 
     deferred = hand_ended and info.dealt_round is not None and info.dealt_round >= 1
     if outs and not deferred:  # R9.5: places now
         _eliminate(deps, record, new, outs, now, outcome)
-        _plan_tables(new)
+        _plan_tables(new, now, outcome.writes)
     if new.status is not TournamentStatus.RUNNING:
         record.closed = True
         may_deal = False
@@ -255,17 +255,20 @@ def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: Tou
     from_seat = source.seat_of(move.player_id)
     if from_seat is None:  # gone meanwhile (eliminated): nothing to move
         seating.counts[move.to_table] -= 1
+        outcome.writes.append(_move_entry(new, now, "move_cancelled", move))
         _release(source, seating, now)
         _touch(outcome, source, [])
         return
     to_seats = seats_of(destination)
     if move.reason == "balance":
-        # Decided on the counts (which include moves waiting at either table, so the seats
-        # there may not tell); no longer needed if players went out at the source meanwhile.
-        before = (seating.counts[move.from_table] + 1, seating.counts[move.to_table] - 1)
-        if before[0] - before[1] < 2:
+        # Decided on the counts (which include every move waiting at either table, so the
+        # seats there may not tell). Several moves from one table are decided together, so a
+        # move may leave its destination one over the source; it is dropped only when it would
+        # leave it two over (players arrived there meanwhile, or went out at the source).
+        if seating.counts[move.to_table] - seating.counts[move.from_table] >= 2:
             seating.counts[move.from_table] += 1
             seating.counts[move.to_table] -= 1
+            outcome.writes.append(_move_entry(new, now, "move_cancelled", move))
             _release(source, seating, now)
             _touch(outcome, source, [])
             return
@@ -384,31 +387,55 @@ def _pending_out(deps: Deps, record: TableRecord, new: TournamentRecord, now: in
 
 def _balance(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
              outcome: Outcome) -> bool:
-    """R9.7: with two players or more than the shortest other table, the player who would be
-    big blind next here moves there (ties: the lowest number). Returns whether this table
-    holds for it."""
+    """R9.7: while this table has two players or more than the shortest table, the player who
+    would be big blind next here moves there, then the next such player, until it is within
+    one (:func:`naiko.tournaments.seating.balance_destinations`: counts include the moves
+    decided, and the table next to break takes a player only when no other can). The moves
+    whose destination is between hands are done at once; the table holds for the others.
+    Returns whether it holds."""
     seating = new.seating
     info = record.tournament
     assert seating is not None and info is not None
     me = info.number
-    others = {n for n in seating.counts if n != me and n not in seating.breaking}
-    if not others or record.state.last_big_blind_seat is None:
+    if record.state.last_big_blind_seat is None:
         return False
-    target = seating.shortest(exclude={me})
-    if seating.counts[me] - seating.counts[target] < 2:
+    destinations = rules.balance_destinations(seating.counts, me, seating.breaking)
+    if not destinations:
         return False
-    player_seat = rules.next_big_blind_seat(seats_of(record))
-    if player_seat is None:
-        return False
-    seat = record.state.seats[player_seat]
-    assert seat is not None
-    move = PendingMove(seat.player_id, me, target, "balance", now)
-    seating.counts[me] -= 1
-    seating.counts[target] += 1
-    seating.pending.append(move)
+    moving = {m.player_id for m in seating.pending}
+    movers = [seat.player_id for seat in (record.state.seats[i] for i in
+                                          rules.big_blind_order(seats_of(record)))
+              if seat is not None and seat.player_id not in moving]
+    planned = [PendingMove(player, me, target, "balance", now)
+               for player, target in zip(movers, destinations, strict=False)]
+    for move in planned:
+        _plan(new, move, now, outcome.writes)
     record.tournament = replace(info, hold="move")
-    _push(deps, record, new, move, now, outcome)
+    for move in planned:
+        _push(deps, record, new, move, now, outcome)
     return record.tournament.hold == "move"
+
+
+def _plan(new: TournamentRecord, move: PendingMove, now: int, writes: list[Any]) -> None:
+    """A move decided (R9.7, R9.11): waiting in ``pending`` until both tables are between
+    hands, counted at both tables from now on, and logged (``move_planned``)."""
+    seating = new.seating
+    assert seating is not None
+    seating.pending.append(move)
+    if move.from_table:
+        seating.counts[move.from_table] -= 1
+    seating.counts[move.to_table] += 1
+    writes.append(_move_entry(new, now, "move_planned", move))
+
+
+def _move_entry(new: TournamentRecord, now: int, kind: str, move: PendingMove) -> PutItem:
+    """A ``move_planned`` or ``move_cancelled`` log entry: player, tables (ids; ``None`` for a
+    late entrant's origin), reason."""
+    seating = new.seating
+    assert seating is not None
+    return log_entry(new, now, kind, player=move.player_id,
+                     from_table=seating.table_ids.get(move.from_table),
+                     to_table=seating.table_ids.get(move.to_table), reason=move.reason)
 
 
 def _push(deps: Deps, record: TableRecord, new: TournamentRecord, move: PendingMove, now: int,
@@ -431,23 +458,23 @@ def _break(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
     info = record.tournament
     assert seating is not None and info is not None
     me = info.number
-    needed = rules.tables_needed(new.players_left, new.terms.seat_count)
-    while len(seating.counts) - len(seating.breaking) > max(needed, 1):
-        # the published order: the highest number breaks first
-        seating.breaking.append(max(n for n in seating.counts if n not in seating.breaking))
+    _mark_breaking(new, now, outcome.writes)
     if me not in seating.breaking:
         return False
-    _plan_break(deps, seating, record, now)
+    _plan_break(deps, new, record, now, outcome.writes)
     record.tournament = replace(info, hold="break")
     for move in [m for m in seating.pending if m.from_table == me]:
         _push(deps, record, new, move, now, outcome)
     return True
 
 
-def _plan_break(deps: Deps, seating: Seating, table: TableRecord, now: int) -> None:
+def _plan_break(deps: Deps, new: TournamentRecord, table: TableRecord, now: int,
+                writes: list[Any]) -> None:
     """R9.7: the players of breaking *table* not moving yet go, one by one in random order,
-    each to the then shortest other table (counted at both at once)."""
-    assert table.tournament is not None
+    each to the then shortest other table (counted at both at once, after the moves already
+    decided)."""
+    seating = new.seating
+    assert table.tournament is not None and seating is not None
     number = table.tournament.number
     moving = {m.player_id for m in seating.pending}
     players = [s.player_id for s in table.state.seats
@@ -455,9 +482,37 @@ def _plan_break(deps: Deps, seating: Seating, table: TableRecord, now: int) -> N
     rules._shuffle(players, deps.rng)
     for player in players:
         target = seating.shortest(exclude={number})
-        seating.counts[target] += 1
-        seating.counts[number] -= 1
-        seating.pending.append(PendingMove(player, number, target, "break", now))
+        _plan(new, PendingMove(player, number, target, "break", now), now, writes)
+
+
+def _mark_breaking(new: TournamentRecord, now: int, writes: list[Any]) -> None:
+    """While the players fit at fewer tables, the highest-numbered table not breaking yet
+    breaks (the published order, R9.7). A move decided to a table that now breaks and not done
+    yet goes to the then shortest table instead (a balancing move only if still needed),
+    rather than sitting the player down at a table about to break."""
+    seating = new.seating
+    assert seating is not None
+    needed = rules.tables_needed(new.players_left, new.terms.seat_count)
+    added: list[int] = []
+    while len(seating.counts) - len(seating.breaking) > max(needed, 1):
+        number = max(n for n in seating.counts if n not in seating.breaking)
+        seating.breaking.append(number)
+        added.append(number)
+    for move in [m for m in seating.pending if m.to_table in added]:
+        seating.pending.remove(move)
+        seating.counts[move.to_table] -= 1
+        if move.from_table:
+            seating.counts[move.from_table] += 1
+        writes.append(_move_entry(new, now, "move_cancelled", move))
+        if move.reason == "balance":
+            again = [] if move.from_table in seating.breaking else rules.balance_destinations(
+                seating.counts, move.from_table, seating.breaking)
+            if not again:
+                continue  # no longer needed: the source deals again when it looks (its poll)
+            target = again[0]
+        else:
+            target = seating.shortest(exclude={move.from_table})
+        _plan(new, replace(move, to_table=target), now, writes)
 
 
 # -- the final table (R9.7) ----------------------------------------------------------------------
@@ -474,7 +529,7 @@ def _final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
         if len(seating.counts) < 2 or rules.tables_needed(new.players_left,
                                                           new.terms.seat_count) > 1:
             return False
-        _start_final(seating)
+        _start_final(new, now, outcome.writes)
     if info.number not in seating.final_held:
         seating.final_held.append(info.number)
     record.tournament = replace(info, hold="final")
@@ -483,15 +538,18 @@ def _final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
     return True
 
 
-def _start_final(seating: Seating) -> None:
+def _start_final(new: TournamentRecord, now: int, writes: list[Any]) -> None:
     """The final table is to form: moves between tables do not matter any more (everyone is
-    reseated), so those waiting are dropped (their counts go back); late entrants waiting for
-    a seat stay (R9.11)."""
+    reseated), so those waiting are dropped (their counts go back; ``move_cancelled`` in the
+    log); late entrants waiting for a seat stay (R9.11)."""
+    seating = new.seating
+    assert seating is not None
     seating.final = True
     for move in [m for m in seating.pending if m.from_table != 0]:
         seating.pending.remove(move)
         seating.counts[move.from_table] += 1
         seating.counts[move.to_table] -= 1
+        writes.append(_move_entry(new, now, "move_cancelled", move))
     seating.breaking = []
 
 
@@ -703,7 +761,7 @@ def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
                 new.seating.counts[numbers[table_id]] -= count
             give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
         if outs:
-            _plan_tables(new)
+            _plan_tables(new, now, outcome.writes)
         if (round_ >= 1 and outs) or new.seating.final \
                 or not rules.bubble(new.players_left, paid_places(new)):
             new.seating.hfh = None
@@ -711,7 +769,7 @@ def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
             outcome.writes.append(log_entry(new, now, "hand_for_hand", on=False))
         else:
             new.seating.hfh = round_ + 1
-            _plan_moves(deps, new, now)
+            _plan_moves(deps, new, now, outcome.writes)
         try:
             tournaments.commit((PutTournament(new, stored.version), *outcome.writes))
         except ConcurrentUpdate:
@@ -724,13 +782,13 @@ def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
     return False
 
 
-def _plan_moves(deps: Deps, new: TournamentRecord, now: int) -> None:
+def _plan_moves(deps: Deps, new: TournamentRecord, now: int, writes: list[Any]) -> None:
     """Hand-for-hand goes on: the moves R9.7 needs before the next round, decided now that
     every table is between hands (each table does its own when released, before it deals):
     the players of a table to break, one by one in random order, each to the then shortest
     table; then, while a table has two or more players more than the shortest, its next big
-    blind moves there (one move per table a round; the rest after the next round). Reads only
-    the tables that give players."""
+    blinds move (as many as it takes, :func:`_balance`'s rule), the largest table first. Reads
+    only the tables that give players."""
     seating = new.seating
     assert seating is not None
     for number in list(seating.breaking):
@@ -740,15 +798,15 @@ def _plan_moves(deps: Deps, new: TournamentRecord, now: int) -> None:
             table = deps.tables.load(seating.table_ids[number])
         except TableNotFound:
             continue
-        _plan_break(deps, seating, table, now)
+        _plan_break(deps, new, table, now, writes)
     given: set[int] = set()
     while True:
         live = [n for n in seating.counts if n not in seating.breaking and n not in given]
-        if len(live) < 2:
+        if not live:
             return
         largest = max(live, key=lambda n: (seating.counts[n], -n))
-        target = seating.shortest(exclude={largest})
-        if seating.counts[largest] - seating.counts[target] < 2:
+        destinations = rules.balance_destinations(seating.counts, largest, seating.breaking)
+        if not destinations:
             return
         given.add(largest)
         try:
@@ -756,29 +814,23 @@ def _plan_moves(deps: Deps, new: TournamentRecord, now: int) -> None:
         except TableNotFound:
             continue
         moving = {m.player_id for m in seating.pending}
-        seat = rules.next_big_blind_seat(seats_of(table))
-        if seat is None:
-            continue
-        occupant = table.state.seats[seat]
-        if occupant is None or occupant.player_id in moving:
-            continue
-        seating.counts[largest] -= 1
-        seating.counts[target] += 1
-        seating.pending.append(PendingMove(occupant.player_id, largest, target, "balance", now))
+        movers = [seat.player_id for seat in (table.state.seats[i] for i in
+                                              rules.big_blind_order(seats_of(table)))
+                  if seat is not None and seat.player_id not in moving]
+        for player, target in zip(movers, destinations, strict=False):
+            _plan(new, PendingMove(player, largest, target, "balance", now), now, writes)
 
 
-def _plan_tables(new: TournamentRecord) -> None:
-    """After places changed the field outside a table's write (a round closed): the tables it
-    no longer needs are marked to break, or the final table to form; each table acts on it when
-    it is next between hands."""
+def _plan_tables(new: TournamentRecord, now: int, writes: list[Any]) -> None:
+    """After places changed the field: the tables it no longer needs are marked to break, or
+    the final table to form; each table acts on it when it is next between hands."""
     seating = new.seating
     assert seating is not None
     needed = rules.tables_needed(new.players_left, new.terms.seat_count)
     if needed <= 1 and len(seating.counts) > 1:
-        _start_final(seating)
+        _start_final(new, now, writes)
         return
-    while len(seating.counts) - len(seating.breaking) > max(needed, 1):
-        seating.breaking.append(max(n for n in seating.counts if n not in seating.breaking))
+    _mark_breaking(new, now, writes)
 
 
 def _last_player(deps: Deps, new: TournamentRecord) -> str:

@@ -181,9 +181,8 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
                                     to_table=table.table_id, seat=0,
                                     stack=new.terms.starting_stack))
             continue
-        seating.counts[target] += 1
         move = PendingMove(player_id, 0, target, "late", now)
-        seating.pending.append(move)
+        mtt._plan(new, move, now, writes)
         if target in created:  # opened by this transaction: between hands, written with it
             outcome = Outcome()
             table = created[target]

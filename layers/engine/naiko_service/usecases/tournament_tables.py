@@ -109,8 +109,8 @@ def after_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> N
 
 def hand_log(record: TableRecord, now: int) -> PutItem:
     """The ``hand`` entry of the tournament log: level and blinds, button and blind seats,
-    every dealt player's stack before and after (``cancelled`` for a hand cancelled by R8.6,
-    whose stacks went back)."""
+    when it was dealt (``started_ms``; ``at_ms`` is its end), every dealt player's stack
+    before and after (``cancelled`` for a hand cancelled by R8.6, whose stacks went back)."""
     info = record.tournament
     hand = record.state.hand
     assert info is not None and hand is not None
@@ -121,8 +121,8 @@ def hand_log(record: TableRecord, now: int) -> PutItem:
         "hand": hand.number, "level": info.announced_level, "small_blind": config.small_blind,
         "big_blind": config.big_blind, "ante": config.ante, "ante_mode": config.ante_mode.value,
         "button": hand.button, "small_blind_seat": hand.small_blind_seat,
-        "big_blind_seat": hand.big_blind_seat, "at_ms": now,
-        "stacks_before": {pid: hand.starting_stacks[i] for i, pid in players},
+        "big_blind_seat": hand.big_blind_seat, "started_ms": record.hand_started_ms,
+        "at_ms": now, "stacks_before": {pid: hand.starting_stacks[i] for i, pid in players},
         "stacks_after": {pid: record.state.stack(i) for i, pid in players}}
     if hand.cancelled:
         fields["cancelled"] = True
@@ -145,7 +145,8 @@ def cancelled_hand_log(record: TableRecord, cancelled: dict[str, Any], now: int)
         "hand": number, "level": info.announced_level, "small_blind": config.small_blind,
         "big_blind": config.big_blind, "ante": config.ante,
         "ante_mode": config.ante_mode.value, "button": None, "small_blind_seat": None,
-        "big_blind_seat": None, "at_ms": now, "stacks_before": stacks,
+        "big_blind_seat": None, "started_ms": record.hand_started_ms, "at_ms": now,
+        "stacks_before": stacks,
         "stacks_after": dict(stacks), "cancelled": True}, new=True)
 
 
