@@ -658,3 +658,30 @@ def test_r9_9_the_tournament_names_its_tables_and_which_prizes_are_paid(
     shown = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]
     assert [(r["place"], r["paid"]) for r in shown["results"]] == [(1, True), (2, True),
                                                                     (2, True)]
+
+
+def test_r8_4_a_bot_that_wins_a_sit_and_go_pays_its_prize_to_the_house() -> None:
+    """A BOT's entry came from the house's bot account; its prize goes back there, the
+    winner's as well as those knocked out (the winner's once went to an account named after
+    the BOT)."""
+    h = harness()
+    tid = new_tournament(h, replace(sng_terms(2), bots_allowed=True))
+    creator, ann = h.player("ops"), h.player("ann")
+    register(tid, ann)
+    h.accounts.grant(HOUSE_BOTS, 100)
+    assert creator.send(action="tournament_add_bots", tournament_id=tid)["type"] == "ack"
+    deal(h, tid)
+    assert ann.send(action="sit_out", table_id=f"{tid}-1")["type"] in ("ack", "update")
+    assert h.tournaments is not None
+    for _ in range(2_000):  # ann is blinded away (R9.4); the BOT plays its own seat
+        if h.tournaments.load(tid).status is TournamentStatus.FINISHED:
+            break
+        h.clock.advance(5_000)
+        h.fire_due_timers()
+    assert h.tournaments.load(tid).status is TournamentStatus.FINISHED
+    (bot,) = (pid for pid, (place, _) in results(h, tid).items() if place == 1)
+    prize = results(h, tid)[bot][1]
+    assert prize == 200 and bot != "ann"
+    assert h.accounts.balance(HOUSE_BOTS) == prize and h.accounts.balance(bot) == 0
+    assert ledger(h, LedgerReason.PRIZE) == [(HOUSE_BOTS, prize)]
+    assert h.store.audit().holds

@@ -162,8 +162,9 @@ def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: lis
         new.timers = [t for t in new.timers if t.kind is not TimerKind.LATE_CLOSE]
         scheduled.close_late(deps, new, now, outcome.writes)
 
-    def remaining() -> str:
-        return next(s.player_id for s in record.state.seats if s is not None)
+    def remaining() -> tuple[str, str]:
+        winner = next(s.player_id for s in record.state.seats if s is not None)
+        return winner, record.room.account_of(winner)
 
     give_places(deps, new, outs, now, outcome, remaining)
 
@@ -833,13 +834,13 @@ def _plan_tables(new: TournamentRecord, now: int, writes: list[Any]) -> None:
     _mark_breaking(new, now, writes)
 
 
-def _last_player(deps: Deps, new: TournamentRecord) -> str:
-    """The one player left (a round that leaves one: they won)."""
+def _last_player(deps: Deps, new: TournamentRecord) -> tuple[str, str]:
+    """The one player left (a round that leaves one: they won) and their prize's account."""
     assert new.seating is not None
     for table_id in new.seating.table_ids.values():
         table = deps.tables.load(table_id)
         if table is not None:
             for seat in table.state.seats:
                 if seat is not None and seat.stack > 0:
-                    return seat.player_id
+                    return seat.player_id, table.room.account_of(seat.player_id)
     raise RuntimeError("no player left")

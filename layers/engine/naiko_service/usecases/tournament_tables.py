@@ -212,8 +212,9 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
     new = stored.copy()
     new.version += 1
 
-    def remaining() -> str:
-        return next(s.player_id for s in record.state.seats if s is not None)
+    def remaining() -> tuple[str, str]:
+        winner = next(s.player_id for s in record.state.seats if s is not None)
+        return winner, record.room.account_of(winner)
 
     give_places(deps, new, outs, now, outcome, remaining)
     if new.status is TournamentStatus.FINISHED:
@@ -223,12 +224,13 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
 
 
 def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
-                outcome: Outcome, remaining: Callable[[], str]) -> None:
+                outcome: Outcome, remaining: Callable[[], tuple[str, str]]) -> None:
     """R9.5: players eliminated together (one hand; or, hand-for-hand, one round, R9.8) get the
     next places, last place first: the larger stack at the start of the hand finishes higher,
     equal stacks tie and share their places' prizes (the odd chip from the better place down,
-    to the first clockwise from the button). When one player is left (*remaining* names them)
-    they win. Edits *new* (the tournament, written by the caller) and adds the results, log
+    to the first clockwise from the button). When one player is left they win (*remaining*
+    gives the winner and the account their prize goes to: a BOT's is the house's, R8.4).
+    Edits *new* (the tournament, written by the caller) and adds the results, log
     entries and events to *outcome*; the prizes are paid after the write, each in a
     transaction of its own (:func:`~.tournament_payments.pay_prizes`), backed up by the
     tournament's ``payout`` timer."""
@@ -236,8 +238,10 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
                                            new.players_left)
     new.players_left -= len(outs)
     finished = new.players_left == 1
+    winner_account = ""
     if finished:
-        groups = [prize_rules.TieGroup(1, (remaining(),)), *groups]
+        winner, winner_account = remaining()
+        groups = [prize_rules.TieGroup(1, (winner,)), *groups]
     prizes = prize_rules.prizes_for(groups, new.payouts)
     by_player = {o.player_id: o for o in outs}
     for group in reversed(groups):  # last place first
@@ -245,7 +249,7 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
             out = by_player.get(player_id)
             result = Result(player_id, group.place, prizes[player_id], False,
                             out.hand if out else 0, out.table if out else "",
-                            out.account if out else player_id)
+                            out.account if out else winner_account or player_id)
             outcome.writes.append(PutItem(new.tournament_id, f"result#{player_id}",
                                           result.to_dict(), new=True))
             if out is not None:
