@@ -66,8 +66,18 @@ from naiko.commands import (
 )
 from naiko.engine import apply, legal_actions
 from naiko.errors import EngineError
-from naiko.events import ActionTaken, Move
+from naiko.events import (
+    ActionTaken,
+    AnchorApplied,
+    BoardDealt,
+    CarouselDrawn,
+    Move,
+    PotAwarded,
+    Power,
+    PowerUsed,
+)
 from naiko.hand_formats import (
+    POWER_NAMES,
     HandExportError,
     Tournament,
     TournamentType,
@@ -81,6 +91,7 @@ from naiko.powers import draw_carousel
 from naiko.state import AnteMode, EntryChoice, TableConfig, TableState, Variant
 from naiko_testing import play, start
 from pokerkit import PokerStarsParser, parse_value
+from pokerstars_readers import GrammarError, StarsHand, read_strict, read_with_poker
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "hand_formats"
@@ -119,10 +130,13 @@ def random_table(rng: random.Random, variant: Variant) -> TableState:
     return state
 
 
-def random_action(state: TableState, rng: random.Random) -> Command:
+def random_action(state: TableState, rng: random.Random, passive: bool = False) -> Command:
+    """A random legal action; *passive* mostly checks and calls, so hands see later streets."""
     prompt = legal_actions(state)
     assert prompt is not None
     action = rng.choice(prompt.actions)
+    if passive and rng.random() < 0.85:
+        action = next((a for a in ("check", "call") if a in prompt.actions), action)
     seat = prompt.seat_index
     if action in ("bet", "raise_to"):
         assert prompt.min_raise_to is not None and prompt.max_raise_to is not None
@@ -147,7 +161,8 @@ def random_power(state: TableState, rng: random.Random) -> Command:
                     at_ms=0)
 
 
-def random_hands(seed: int, variant: Variant, hands: int = 3) -> Iterator[TableState]:
+def random_hands(seed: int, variant: Variant, hands: int = 3, passive: bool = False
+                 ) -> Iterator[TableState]:
     """Finished hands of one random table (the dead-button rule moves the blinds)."""
     rng = random.Random(seed)
     state = random_table(rng, variant)
@@ -166,7 +181,7 @@ def random_hands(seed: int, variant: Variant, hands: int = 3) -> Iterator[TableS
                     continue
                 except EngineError:
                     pass
-            state, _ = apply(state, random_action(state, rng))
+            state, _ = apply(state, random_action(state, rng, passive))
         yield state
 
 
@@ -569,13 +584,13 @@ def test_r10_1_a_sleeve_swap_shows_the_final_cards_and_names_the_dead_card_only_
     state = fixed_naiko_hand()
     own, doc = export_both_fixed(state, "p0")
     assert "Dealt to Ana [Ah 2s]" in own
-    assert "Ana uses Sleeve Swap and swaps [Kd] for [2s]" in own
+    assert 'Ana said, "[Naiko] uses Sleeve Swap and swaps [Kd] for [2s]"' in own
     assert "Ana: shows [Ah 2s]" in own
     swap = [p for p in doc["ohh"]["naiko"]["powers"] if p.get("power") == "sleeve_swap"]
     assert swap[0]["discarded"] == ["Kd"] and swap[0]["received"] == ["2s"]
     other, other_doc = export_both_fixed(state, "p1")
     assert "Kd" not in other and "Kd" not in json.dumps(other_doc)
-    assert "Ana uses Sleeve Swap\n" in other
+    assert 'Ana said, "[Naiko] uses Sleeve Swap"\n' in other
 
 
 def test_r10_1_a_peeked_card_swapped_into_an_unshown_hand_is_not_named() -> None:
@@ -588,7 +603,8 @@ def test_r10_1_a_peeked_card_swapped_into_an_unshown_hand_is_not_named() -> None
     assert state.hand is not None and state.hand.hole[2][0] == parse_cards("3s")[0]
     state, _ = play(state, "2 x", "1 x", "2 b 10", "0 f", "1 f")
     text, doc = export_both_fixed(state, "p1")
-    assert "Bea uses Peek\n" in text and "3s" not in text and "3s" not in json.dumps(doc)
+    assert 'Bea said, "[Naiko] uses Peek"\n' in text
+    assert "3s" not in text and "3s" not in json.dumps(doc)
     # When the card reaches the board instead, the peeker's export names it.
     state = naiko_table()
     state, _ = start(state, {0: "AhKd", 1: "7c2d", 2: "QsQd"}, board="3s4s5c6c2c", button=0,
@@ -597,7 +613,7 @@ def test_r10_1_a_peeked_card_swapped_into_an_unshown_hand_is_not_named() -> None
     while state.hand is not None and not state.hand.complete:
         state, _ = play(state, f"{state.hand.actor} x")
     text, _ = export_both_fixed(state, "p1")
-    assert "Bea uses Peek and sees [3s]" in text
+    assert 'Bea said, "[Naiko] uses Peek and sees [3s]"' in text
 
 
 # -- (d) fixed hands and golden files -------------------------------------------------------
@@ -948,3 +964,232 @@ def test_r10_1_what_cannot_be_exported_is_refused() -> None:
             assert error.value.code == code, kwargs
     with pytest.raises(HandExportError):
         Tournament(number=1, level=0)
+
+
+# -- (e) two independent PokerStars parsers: the whole text, Naiko powers included ----------
+
+PLAIN_NAMES = ["Ana_Lima", "bigstack88", "Chen.Wei", "d.kowalski", "Eve", "fold2win",
+               "Gus(GG)", "Hana", "Ines-9"]
+"""Screen names without spaces: the ``poker`` package reads a ``collected`` line's name only up
+to its first space (see ``tests/pokerstars_readers.py``)."""
+STARS_MOVES = {Move.FOLD: "folds", Move.CHECK: "checks", Move.CALL: "calls", Move.BET: "bets",
+               Move.RAISE_TO: "raises"}
+POKER_MOVES = {"folds": "fold", "checks": "check", "calls": "call", "bets": "bet",
+               "raises": "raise"}
+
+
+def plain_export(state: TableState, hero: str | None, hand_id: int) -> str:
+    return to_pokerstars(state, hand_id=hand_id, table_name="Aludra II", started=WHEN,
+                         hero=hero, names={f"p{s}": PLAIN_NAMES[s]
+                                           for s in range(len(state.seats))})
+
+
+def engine_record(state: TableState) -> dict[str, Any]:
+    """What the hand record says, by screen name: actions (street, name, verb, chips added
+    for a call, bet or raised to), Naiko lines (street, speaker, start of the text), pot,
+    winners and the stacks before and after."""
+    hand = state.hand
+    assert hand is not None
+    name = {s: PLAIN_NAMES[s] for s in range(len(state.seats))}
+    street = "preflop"
+    actions, notices = [], []
+    awards: dict[str, int] = {}
+    for event in hand.log:
+        if isinstance(event, BoardDealt):
+            street = event.street
+        elif isinstance(event, ActionTaken):
+            verb = STARS_MOVES[event.action]
+            amount = event.amount if verb == "calls" else event.to
+            actions.append((street, name[event.seat_index], verb, amount))
+        elif isinstance(event, CarouselDrawn):
+            offers = [POWER_NAMES[p] for p in event.powers]
+            notices.append((street, "Naiko", f"The Carousel offers {offers[0]}, {offers[1]} "
+                                             f"and {offers[2]}"))
+        elif isinstance(event, PowerUsed):
+            words = f"uses {POWER_NAMES[event.power]}"
+            if event.power is Power.SHORT_ANCHOR and event.target_seat is not None:
+                words += f" on {name[event.target_seat]}"
+            notices.append((street, name[event.seat_index], words))
+        elif isinstance(event, AnchorApplied):
+            notices.append((street, name[event.target], "is anchored"))
+        elif isinstance(event, PotAwarded):
+            for seat, chips in event.winners.items():
+                awards[name[int(seat)]] = awards.get(name[int(seat)], 0) + chips
+    seats = dealt(state)
+    final = {}
+    for seat in seats:
+        player = state.seats[seat]
+        assert player is not None
+        final[name[seat]] = player.stack
+    return {"actions": actions, "notices": notices, "awards": awards,
+            "pot": sum(awards.values()), "starting": {name[s]: hand.starting_stacks[s]
+                                                      for s in seats},
+            "seats": {name[s]: s + 1 for s in seats}, "final": final,
+            "board": format_cards(hand.board, " ").split()}
+
+
+def assert_strict_read(text: str, state: TableState, hero: int | None) -> StarsHand:
+    """The strict grammar reads *text* as the hand that was played."""
+    record = engine_record(state)
+    hand = state.hand
+    assert hand is not None
+    read = read_strict(text)
+    assert read.seats == record["seats"] and read.starting == record["starting"]
+    assert read.actions == record["actions"]
+    assert [(n.street, n.speaker, n.text[:len(words)]) for n, (_, _, words) in zip(
+        read.notices, record["notices"], strict=True)] == record["notices"]
+    for notice in read.notices:  # what a power showed is written for its user alone
+        if " and sees [" in notice.text or " and swaps [" in notice.text:
+            assert hero is not None and notice.speaker == PLAIN_NAMES[hero]
+    assert read.total_pot == record["pot"] and read.collected == record["awards"]
+    assert read.stacks == record["final"]
+    assert read.board == record["board"]
+    if hero is None:
+        assert read.hero is None and read.hero_cards is None
+    else:
+        assert read.hero == PLAIN_NAMES[hero]
+        assert read.hero_cards == format_cards(hand.hole[hero])
+    return read
+
+
+def assert_poker_read(text: str, state: TableState, hero: int | None) -> None:
+    """The ``poker`` package reads *text* as the hand that was played: seats, stacks, button,
+    hero, pot, winners, the flop and each action on it."""
+    record = engine_record(state)
+    hand = state.hand
+    assert hand is not None
+    history = read_with_poker(text)
+    players = {p.name: (p.seat, p.stack) for p in history.players if p.stack}
+    assert players == {n: (record["seats"][n], record["starting"][n]) for n in record["seats"]}
+    assert history.button.seat == hand.button + 1  # a dead button's seat may be empty
+    assert history.total_pot == record["pot"]
+    untagged = {re.sub(r"( \((button|small blind|big blind)\))+$", "", w)
+                for w in history.winners}
+    winners = set(record["awards"])
+    if not record["board"]:  # 0.30.0 reads the summary from the line after a Board line
+        lines = text.splitlines()
+        first = lines[lines.index("*** SUMMARY ***") + 2]
+        winners.discard(next(n for n in record["seats"] if first.startswith(
+            f"Seat {record['seats'][n]}: {n} ")))
+    assert untagged == winners
+    if hero is not None and state.config.variant is not Variant.PLO:
+        assert history.hero.name == PLAIN_NAMES[hero]
+        assert str(history.hero.combo).replace("♠", "s").replace("♥", "h").replace(
+            "♦", "d").replace("♣", "c") in {format_cards(hand.hole[hero]),
+                                           format_cards(hand.hole[hero][::-1])}
+    else:
+        assert history.hero is None
+    if history.flop is None:
+        assert len(record["board"]) < 3
+        return
+    assert [str(c) for c in history.flop.cards] == [
+        format_cards((c,)).replace("s", "♠").replace("h", "♥").replace("d", "♦").replace(
+            "c", "♣") for c in hand.board[:3]]
+    theirs = [(a.name, a.action.value[0], a.amount) for a in history.flop.actions or ()
+              if a.action.value[0] in POKER_MOVES.values()]
+    ours = []
+    current = 0
+    bets: dict[str, int] = {}
+    for street, name, verb, amount in record["actions"]:
+        if street != "flop":
+            continue
+        chips: Decimal | None = None
+        if verb in ("calls", "bets"):
+            chips = Decimal(amount)
+        elif verb == "raises":
+            chips = Decimal(amount - current)  # "raises X to Y": X over the bet to match
+        if verb in ("bets", "raises"):
+            current = amount
+        if verb == "calls":
+            bets[name] = bets.get(name, 0) + amount
+        ours.append((name, POKER_MOVES[verb], chips))
+    assert theirs == ours
+
+
+def test_r10_1_every_variant_and_power_reads_in_two_independent_pokerstars_parsers() -> None:
+    """Random NLHE, PLO and Naiko hands (every power: Peek, Sleeve Swap, Short Anchor and Seal
+    Shield), exported for every player dealt in and for an observer, read by the strict
+    grammar of ``tests/pokerstars_readers.py`` and by the ``poker`` package 0.30.0: each reads
+    the hand that was played (seats, stacks, actions, board, pot, winners, final stacks)."""
+    powers: dict[str, int] = {}
+    flop_notices = hands = 0
+    for seed in range(40):
+        variant = (Variant.NAIKO, Variant.NLHE, Variant.NAIKO, Variant.PLO)[seed % 4]
+        for number, state in enumerate(random_hands(seed, variant, passive=seed % 2 == 0)):
+            hand = state.hand
+            assert hand is not None
+            for hero in [None, *dealt(state)]:
+                text = plain_export(state, None if hero is None else f"p{hero}",
+                                    1 + seed * 10 + number)
+                read = assert_strict_read(text, state, hero)
+                assert_poker_read(text, state, hero)
+                hands += 1
+            for notice in read.notices:
+                if m := re.match(r"uses (Peek|Sleeve Swap|Short Anchor|Seal Shield)",
+                                 notice.text):
+                    powers[m[1]] = powers.get(m[1], 0) + 1
+                    flop_notices += notice.street == "flop"
+    assert hands > 150 and flop_notices >= 10, (hands, flop_notices)
+    assert set(powers) == {"Peek", "Sleeve Swap", "Short Anchor", "Seal Shield"}, powers
+
+
+def fixed_shield_hand() -> TableState:
+    """Naiko mode: Bea peeks on the flop, Chen Wei anchors Ana, who answers with Seal Shield;
+    Chen Wei anchors nobody else; the hand is checked down."""
+    state = naiko_table()
+    state, _ = start(state, {0: "AhKd", 1: "7c2d", 2: "QsQd"}, board="2s3s4s5c6c", button=0,
+                     carousel=("peek", "short_anchor", "seal_shield"))
+    state, _ = play(state, "0 c", "1 c", "2 x", "1 peek", "1 x", "2 anchor 0", "0 shield")
+    while state.hand is not None and not state.hand.complete:
+        state, _ = play(state, f"{state.hand.actor} x")
+    return state
+
+
+@pytest.mark.parametrize("hero", [None, 0, 1, 2])
+def test_r10_1_fixed_naiko_hands_with_every_power_read_in_both_parsers(hero: int | None
+                                                                         ) -> None:
+    for state in (fixed_naiko_hand(), fixed_shield_hand()):
+        text = plain_export(state, None if hero is None else f"p{hero}", 9)
+        read = assert_strict_read(text, state, hero)
+        assert_poker_read(text, state, hero)
+        assert all(notice.street in ("preflop", "flop") for notice in read.notices)
+    texts = [n.text for state in (fixed_naiko_hand(), fixed_shield_hand())
+             for n in read_strict(plain_export(state, "p1", 9)).notices]
+    assert texts == ["The Carousel offers Peek, Sleeve Swap and Short Anchor",
+                     "uses Sleeve Swap", "uses Peek and sees [6c]", "uses Short Anchor on "
+                     "Ana_Lima", "is anchored",
+                     "The Carousel offers Peek, Short Anchor and Seal Shield",
+                     "uses Peek and sees [5c]", "uses Short Anchor on Ana_Lima",
+                     "uses Seal Shield"]
+
+
+def test_r10_1_an_observers_pokerstars_export_has_hole_cards_but_no_dealt_to() -> None:
+    """An observer (a reader who was not dealt in) gets the ``*** HOLE CARDS ***`` section
+    without any ``Dealt to`` line (PokerStars writes it for the hero alone) and no hidden
+    card; both parsers read it with no hero."""
+    for state in (fixed_naiko_hand(), fixed_plo_hand(), fixed_shield_hand()):
+        text = plain_export(state, None, 11)
+        lines = text.splitlines()
+        hole = lines.index("*** HOLE CARDS ***")
+        assert lines[hole - 1].endswith("posts big blind 2") and "Dealt to" not in text
+        assert set(CARD.findall(text)) <= allowed_cards(state, None)
+        assert_strict_read(text, state, None)
+        assert_poker_read(text, state, None)
+
+
+def test_r10_1_lines_the_parsers_do_not_know_fail_both_readers() -> None:
+    """The readers have teeth: the power line of the earlier format (``Bea uses Peek``), an
+    unknown Naiko notice and a missing ``*** HOLE CARDS ***`` are refused."""
+    text = plain_export(fixed_naiko_hand(), "p0", 12)
+    old = text.replace('bigstack88 said, "[Naiko] uses Peek"', "bigstack88 uses Peek")
+    assert old != text
+    with pytest.raises(GrammarError, match="uses Peek"):
+        read_strict(old)
+    with pytest.raises(RuntimeError, match="bad action line: bigstack88 uses Peek"):
+        read_with_poker(old)
+    with pytest.raises(GrammarError, match="not a Naiko notice"):
+        read_strict(text.replace("[Naiko] uses Peek", "[Naiko] uses Teleport"))
+    with pytest.raises(GrammarError, match="HOLE CARDS"):
+        read_strict(text.replace("*** HOLE CARDS ***\n", ""))
+    with pytest.raises(GrammarError, match="not a line"):
+        read_strict(text.replace("*** SUMMARY ***", "Ana_Lima is disconnected\n*** SUMMARY ***"))

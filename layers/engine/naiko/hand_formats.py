@@ -46,13 +46,17 @@ Decisions where the formats are silent (sources: real PokerStars files in the te
   ``doesn't show hand``. OHH: one pot object per pot, a ``Showdown`` round of ``Shows Cards``.
   A hand thrown away unseen at the showdown (only in replays of online logs,
   :func:`naiko.phh.replay`) is ``mucks hand`` and ``mucked`` (OHH ``Mucks Cards``).
-* **Naiko powers** (R1.4) have no place in either format. PokerStars text gets one info line
-  per power, shaped like PokerStars' own notices that trackers skip (``X is disconnected``):
-  ``Alice uses Peek``, ``Bob uses Short Anchor on Alice``, ``Alice uses Seal Shield``,
-  ``Alice is anchored``, and after the hole cards ``The Carousel offers Peek, Sleeve Swap and
-  Short Anchor``; no line has a ``name:`` prefix, so no tracker takes it for an action
+* **Naiko powers** (R1.4) have no place in either format. PokerStars text gets one chat line
+  per power, the one kind of line PokerStars writes that every reader skips by design (a
+  parser that does not know a line, e.g. ``Alice uses Peek``, stops on it:
+  pokerregion/poker raises ``bad action line``): the player concerned "says" it, its text
+  starts with ``[Naiko]`` (:data:`NOTICE_TAG`): ``Alice said, "[Naiko] uses Peek"``,
+  ``Bob said, "[Naiko] uses Short Anchor on Alice"``, ``Alice said, "[Naiko] uses Seal
+  Shield"``, ``Alice said, "[Naiko] is anchored"``, and after the hole cards the site's
+  ``Naiko said, "[Naiko] The Carousel offers Peek, Sleeve Swap and Short Anchor"``
   (``powers=False`` leaves them out). The hero's own lines add what the hero saw:
-  ``Hero uses Peek and sees [Kd]`` and ``Hero uses Sleeve Swap and swaps [7c] for [Qs]``.
+  ``"[Naiko] uses Peek and sees [Kd]"`` and ``"[Naiko] uses Sleeve Swap and swaps [7c] for
+  [Qs]"``.
   A peeked card that a later Sleeve Swap put into another player's hand (the peeker knew it
   during play, R6.8) is not named when that hand was never shown: the history follows R10.1,
   as :func:`naiko.views.view_for` hides such a peek once the card has left the deck. OHH gets a
@@ -63,6 +67,8 @@ Decisions where the formats are silent (sources: real PokerStars files in the te
   ``Dealt Cards``, the showdown) is the card the hand ended with, so the hero's cards, the
   shown hands and the board never contradict each other for a tracker; the card thrown away is
   named only in the swapper's own ``swaps`` line (R6.8) and is never shown to anyone else.
+* **Observers.** ``*** HOLE CARDS ***`` is written for every reader; ``Dealt to`` only for
+  the hero, so an observer's hand has the section without any card in it.
 * Hands cancelled by R8.6 are not exported (nothing was played to its end).
 
 >>> from datetime import UTC, datetime
@@ -144,7 +150,7 @@ from .state import HandState, TableState, Variant
 __all__ = [
     "HandExportError", "Tournament", "TournamentType", "to_pokerstars", "to_ohh", "dumps_ohh",
     "pokerstars_hand_name", "eastern_time", "parse_cards_list", "OHH_SPEC_VERSION",
-    "SITE_NAME",
+    "SITE_NAME", "NOTICE_TAG", "POWER_NAMES",
 ]
 
 OHH_SPEC_VERSION = "1.4.6"
@@ -161,6 +167,9 @@ CURRENCY_SYMBOLS = {"USD": "$", "EUR": "\N{EURO SIGN}", "GBP": "\N{POUND SIGN}"}
 
 PLAY_MONEY = "XPM"
 """OHH's currency code for play money and chips without value (OHH 1.4.6)."""
+
+NOTICE_TAG = "[Naiko]"
+"""What starts the text of every Naiko chat line of the PokerStars export."""
 
 POWER_NAMES = {Power.PEEK: "Peek", Power.SLEEVE_SWAP: "Sleeve Swap",
                Power.SHORT_ANCHOR: "Short Anchor", Power.SEAL_SHIELD: "Seal Shield"}
@@ -618,23 +627,25 @@ class _StarsWriter:
 
     def _play(self) -> None:
         r = self.r
-        holes_written = False
-        for event in r.events:
+        visible = {id(e) for e in r.events}
+        first_hole = next((e for e in r.hand.log if isinstance(e, HoleCardsDealt)), None)
+        for event in r.hand.log:
+            if event is first_hole:  # for an observer too, who sees no hole cards (R10.1)
+                self.lines.append("*** HOLE CARDS ***")
+            if id(event) not in visible:
+                continue
             match event:
                 case HoleCardsDealt(seat_index=seat):
-                    if not holes_written:
-                        self.lines.append("*** HOLE CARDS ***")
-                        holes_written = True
                     if seat == r.hero and r.final_hole is not None:
                         self.lines.append(f"Dealt to {r.names[seat]} [{_spaced(r.final_hole)}]")
                 case CarouselDrawn(powers=carousel) if self.powers:
                     names = [POWER_NAMES[p] for p in carousel]
-                    self.lines.append(f"The Carousel offers {', '.join(names[:-1])} and "
-                                      f"{names[-1]}")
+                    self._notice(SITE_NAME, f"The Carousel offers {', '.join(names[:-1])} and "
+                                            f"{names[-1]}")
                 case PowerUsed() if self.powers:
-                    self.lines.append(self._power_line(event))
+                    self._notice(r.names[event.seat_index], self._power_words(event))
                 case AnchorApplied(target=target) if self.powers:
-                    self.lines.append(f"{r.names[target]} is anchored")
+                    self._notice(r.names[target], "is anchored")
                 case ActionTaken():
                     self._action(event)
                 case UncalledBetReturned(seat_index=seat, amount=amount):
@@ -650,13 +661,18 @@ class _StarsWriter:
                 case _:
                     pass
 
-    def _power_line(self, event: PowerUsed) -> str:
+    def _notice(self, speaker: str, words: str) -> None:
+        """A Naiko line as a PokerStars chat line (``Bea said, "[Naiko] uses Peek"``), which
+        every PokerStars reader skips."""
+        self.lines.append(f'{speaker} said, "{NOTICE_TAG} {words}"')
+
+    def _power_words(self, event: PowerUsed) -> str:
         r = self.r
-        line = f"{r.names[event.seat_index]} uses {POWER_NAMES[event.power]}"
+        words = f"uses {POWER_NAMES[event.power]}"
         if event.power is Power.SHORT_ANCHOR and event.target_seat is not None:
-            return f"{line} on {r.names[event.target_seat]}"
+            return f"{words} on {r.names[event.target_seat]}"
         seen = r.seen_result(event)
-        return f"{line} and {seen}" if seen else line
+        return f"{words} and {seen}" if seen else words
 
     def _action(self, event: ActionTaken) -> None:
         name = self.r.names[event.seat_index]
