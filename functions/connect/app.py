@@ -14,6 +14,7 @@ from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from naiko_service import bootstrap
+from naiko_service.auth import is_bot_id
 
 logger = bootstrap.logger
 
@@ -23,8 +24,9 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     connection_id = bootstrap.connection_of(event)
     player_id = (event["requestContext"].get("authorizer") or {}).get("player_id")
     logger.thread_safe_append_keys(player_id=player_id)
-    if not isinstance(player_id, str) or not player_id:
-        # Only reachable if the route lost its authorizer: refuse the connection.
+    if not isinstance(player_id, str) or not player_id or is_bot_id(player_id):
+        # Only reachable if the route lost its authorizer (which admits no BOT's id, R8.4):
+        # refuse the connection.
         logger.error("no verified player on $connect; is the authorizer attached?")
         bootstrap.count("ConnectsRefused")
         return {"statusCode": 403}

@@ -1039,12 +1039,13 @@ def seat_server_bots(stack: LocalStack, table_id: str, count: int, *, buy_in: in
     the house's bot account (granted here, on the ledger) and act through the timer mechanism,
     deciding from their own view."""
     from naiko_service import bootstrap
+    from naiko_service.auth import bot_id
     from naiko_service.usecases.private import HOUSE_BOTS
 
     service = bootstrap.get_service()
     stack.grant(HOUSE_BOTS, 100 * buy_in * count)
     for i in range(count):
-        service.add_bot(table_id, f"bot-{i + 1}", buy_in)
+        service.add_bot(table_id, bot_id(i + 1), buy_in)
 
 
 def _parse_blinds(text: str) -> tuple[int, int]:
@@ -1147,7 +1148,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.bots and args.client_bots:
                 runner = BotRunner()
                 for i in range(args.bots):
-                    player = f"bot-{i + 1}"
+                    # ordinary players with tokens: outside the BOT namespace (R8.4)
+                    player = f"robot-{i + 1}"
                     runner.add(BotClient(stack.url, stack.token(player), player, table.table_id,
                                          buy_in=100 * big))
         listed = [] if args.no_table else open_demo_tournaments(stack, args.player,

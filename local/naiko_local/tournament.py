@@ -28,6 +28,7 @@ from typing import Any
 from naiko.cards import seeded_random
 from naiko.state import Variant
 from naiko.tournaments.structures import TournamentKind, TournamentTerms, from_preset
+from naiko_service.auth import bot_id
 from naiko_service.ledger import Audit
 from naiko_service.memory import (
     ManualClock,
@@ -165,7 +166,7 @@ class Simulation:
         tournaments.create(deps, self.tournament_id, "simulation",
                            replace(self.terms, bots_allowed=True), "simulation",
                            starts_ms=self.clock.now + START_AFTER_MS if scheduled else None)
-        names = [f"bot-{n}" for n in range(1, self.players + 1)]
+        names = [bot_id(n) for n in range(1, self.players + 1)]
         for first in range(0, len(names), REGISTRATIONS_PER_TRANSACTION):
             tournaments.enter(deps, None, self.tournament_id, [
                 tournaments.Entrant(name, HOUSE_BOTS, True)

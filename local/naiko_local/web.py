@@ -39,6 +39,8 @@ from importlib.resources.abc import Traversable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from naiko_service.auth import is_bot_id
+
 log = logging.getLogger("naiko_local.web")
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
@@ -62,10 +64,12 @@ def dev_player_ok(player_id: str) -> bool:
 
     >>> dev_player_ok("alice"), dev_player_ok("bot-1"), dev_player_ok("house:bots")
     (True, False, False)
+    >>> dev_player_ok("BOT-2"), dev_player_ok("robot-1")
+    (False, True)
     >>> dev_player_ok(""), dev_player_ok("a b")
     (False, False)
     """
-    return bool(PLAYER_ID.fullmatch(player_id)) and not player_id.startswith("bot-")
+    return bool(PLAYER_ID.fullmatch(player_id)) and not is_bot_id(player_id)
 
 
 class WebServer:

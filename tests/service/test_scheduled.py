@@ -159,7 +159,7 @@ def test_r9_11_late_entrants_are_seated_and_prizes_are_fixed_when_late_registrat
     run_until(sim, record.starts_ms + MINUTE)
     record = sim.tournaments.load(tid)
     assert record.status is TournamentStatus.RUNNING and record.payouts == []
-    late = [tournaments.Entrant(f"late-{n}", HOUSE_BOTS, True) for n in range(3)]
+    late = [tournaments.Entrant(f"bot-late-{n}", HOUSE_BOTS, True) for n in range(3)]
     tournaments.enter(deps, None, tid, late)
     record = sim.tournaments.load(tid)
     assert record.entrants == 15
@@ -184,7 +184,7 @@ def test_r9_11_late_entrants_are_seated_and_prizes_are_fixed_when_late_registrat
     assert ends is not None
     run_until(sim, ends + 1_000)
     with pytest.raises(ServiceError) as refused:
-        tournaments.enter(deps, None, tid, [tournaments.Entrant("too-late", HOUSE_BOTS, True)])
+        tournaments.enter(deps, None, tid, [tournaments.Entrant("bot-too-late", HOUSE_BOTS, True)])
     assert refused.value.code == "registration_closed"
     log = tournaments.export_log(deps, tid)
     (final,) = [e for e in log if e["type"] == "prizes_final"]

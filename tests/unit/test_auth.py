@@ -214,6 +214,24 @@ def test_wrong_audience(key: Ed25519PrivateKey, verifier: Ed25519TokenVerifier) 
     assert code_of(verifier, mint(key, audience="naiko-admin")) == "wrong_audience"
     assert code_of(verifier, mint(key, audience=None)) == "wrong_audience"
     assert code_of(verifier, sign_claims(key, aud=["other"])) == "wrong_audience"
+    assert code_of(verifier, sign_claims(key, aud=[])) == "wrong_audience"
+    assert code_of(verifier, sign_claims(key, aud={AUDIENCE: 1})) == "wrong_audience"
+
+
+def test_an_aud_list_holding_the_audience_is_accepted(key: Ed25519PrivateKey,
+                                                      verifier: Ed25519TokenVerifier) -> None:
+    """RFC 7519 §4.1.3: ``aud`` is a string or a list of strings (docs/auth.md)."""
+    assert verifier.verify(sign_claims(key, aud=[AUDIENCE]), NOW) == "alice"
+    assert verifier.verify(sign_claims(key, aud=["other", AUDIENCE]), NOW) == "alice"
+
+
+@pytest.mark.parametrize("subject", ["bot-1", "bot-42", "BOT-1", "Bot-x", "bot-"])
+def test_r8_4_a_bot_subject_is_reserved(key: Ed25519PrivateKey, verifier: Ed25519TokenVerifier,
+                                        subject: str) -> None:
+    """R8.4: BOT seats are the server's; no token speaks for one (nor can one be minted)."""
+    assert code_of(verifier, sign_claims(key, sub=subject)) == "reserved_subject"
+    with pytest.raises(ValueError, match="BOT"):
+        sign_token(key, subject, issued_at=NOW, expires_at=NOW + 60)
 
 
 @pytest.mark.parametrize("subject", [
@@ -225,7 +243,8 @@ def test_bad_subject(key: Ed25519PrivateKey, verifier: Ed25519TokenVerifier,
     assert code_of(verifier, sign_claims(key, sub=subject)) == "bad_subject"
 
 
-@pytest.mark.parametrize("subject", ["a", "x" * 64, "alice.smith@example.com", "A-9_z"])
+@pytest.mark.parametrize("subject", ["a", "x" * 64, "alice.smith@example.com", "A-9_z",
+                                     "robot-1", "bot1", "bot_1", "abot-1"])
 def test_good_subjects(key: Ed25519PrivateKey, verifier: Ed25519TokenVerifier,
                        subject: str) -> None:
     assert verifier.verify(sign_claims(key, sub=subject), NOW) == subject
@@ -248,7 +267,7 @@ def test_invalid_token_exception() -> None:
     assert (error.code, error.message, str(error)) == ("bad_subject", "no", "bad_subject: no")
     assert ERROR_CODES == {"missing_token", "malformed_token", "bad_signature", "expired_token",
                            "not_yet_valid", "wrong_issuer", "wrong_audience", "bad_subject",
-                           "lifetime_too_long"}
+                           "lifetime_too_long", "reserved_subject"}
 
 
 # -- tokens bound to the stage (issue 15 item 9) ---------------------------------------------

@@ -143,6 +143,29 @@ def test_allows_a_valid_token(configured: ModuleType, key: Ed25519PrivateKey,
     assert token not in logs.getvalue()
 
 
+def test_r8_4_a_token_for_a_bot_seat_is_denied_with_401(
+        configured: ModuleType, key: Ed25519PrivateKey, logs: io.StringIO) -> None:
+    """R8.4: a BOT's seat is the server's alone. A token whose subject is in the BOT namespace
+    (``bot-…``, any case), even one signed with the stage's own key, opens no connection;
+    ids that merely contain "bot" are ordinary players (the local stack's client bots)."""
+    for subject in ("bot-1", "bot-99", "Bot-3", "BOT-x"):
+        with pytest.raises(Exception, match="^Unauthorized$"):
+            configured.lambda_handler(event_with(signed_claims(key, sub=subject)),
+                                      FakeLambdaContext())
+    assert [r["reason"] for r in log_records(logs)] == ["reserved_subject"] * 4
+    for subject in ("robot-1", "bot1", "abot-1", "clientbot-2"):
+        assert configured.lambda_handler(event_with(token_for(key, subject)),
+                                         FakeLambdaContext())["principalId"] == subject
+
+
+def test_an_aud_list_holding_the_stage_is_accepted(configured: ModuleType,
+                                                   key: Ed25519PrivateKey) -> None:
+    """RFC 7519 §4.1.3: ``aud`` may be a list; it is accepted when it holds the audience."""
+    token = signed_claims(key, aud=["another-service", AUDIENCE])
+    assert configured.lambda_handler(event_with(token),
+                                     FakeLambdaContext())["principalId"] == "alice"
+
+
 def test_identity_comes_only_from_the_token(configured: ModuleType, key: Ed25519PrivateKey,
                                            logs: io.StringIO) -> None:
     event = event_with(token_for(key, "alice"))
@@ -152,6 +175,17 @@ def test_identity_comes_only_from_the_token(configured: ModuleType, key: Ed25519
     response = configured.lambda_handler(event, FakeLambdaContext())
     assert response["principalId"] == "alice"
     assert response["context"] == {"player_id": "alice"}
+
+
+def signed_claims(key: Ed25519PrivateKey, **claims: Any) -> str:
+    """A v1 token over *claims* (over the defaults: alice, now, 10 minutes, the issuer and the
+    audience), signed straight from the documented format: what :func:`sign_token` refuses to
+    mint (a BOT's subject, an ``aud`` list) can still be forged by whoever holds a key."""
+    now = int(time.time())
+    payload = {"sub": "alice", "iat": now, "exp": now + 600, "iss": ISSUER, "aud": AUDIENCE,
+               **claims}
+    signing_input = "v1." + b64url_encode(json.dumps(payload, separators=(",", ":")).encode())
+    return f"{signing_input}.{b64url_encode(key.sign(signing_input.encode()))}"
 
 
 def _bad_tokens(key: Ed25519PrivateKey) -> dict[str, str | None]:
@@ -171,12 +205,16 @@ def _bad_tokens(key: Ed25519PrivateKey) -> dict[str, str | None]:
         "not_yet_valid": token_for(key, issued=now + 3600),
         "wrong_issuer": token_for(key, issuer="evil"),
         "wrong_audience": token_for(key, audience="naiko-admin"),
+        "wrong_audience/list": signed_claims(key, aud=["naiko-admin", "other"]),
+        "reserved_subject": signed_claims(key, sub="bot-1"),
+        "reserved_subject/upper": signed_claims(key, sub="BOT-12"),
     }
 
 
 @pytest.mark.parametrize("case", [
     "missing_token", "malformed_token", "bad_signature", "bad_signature/tampered",
-    "expired_token", "not_yet_valid", "wrong_issuer", "wrong_audience",
+    "expired_token", "not_yet_valid", "wrong_issuer", "wrong_audience", "wrong_audience/list",
+    "reserved_subject", "reserved_subject/upper",
 ])
 def test_denies_bad_tokens_with_401(configured: ModuleType, key: Ed25519PrivateKey,
                                     logs: io.StringIO, case: str) -> None:

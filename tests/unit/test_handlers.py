@@ -335,7 +335,8 @@ def test_connect_takes_the_player_from_the_authorizer_only(stack: Stack) -> None
     assert stack.connections.player_of(CONNECTION_ID) == PLAYER
 
 
-@pytest.mark.parametrize("authorizer", [None, {}, {"principalId": "alice"}, {"player_id": ""}])
+@pytest.mark.parametrize("authorizer", [None, {}, {"principalId": "alice"}, {"player_id": ""},
+                                        {"player_id": "bot-1"}, {"player_id": "BOT-2"}])
 def test_connect_without_a_verified_player_is_refused(stack: Stack, authorizer: Any) -> None:
     event = copy.deepcopy(CONNECT)
     if authorizer is None:

@@ -45,6 +45,13 @@ MAX_SUBJECT_CHARS = 64
 SUBJECT_PATTERN = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 """A player id: 1 to 64 of ``A-Z a-z 0-9 _ . @ -`` (matched in full)."""
 
+BOT_ID_PREFIX = "bot-"
+"""The reserved namespace of the server's BOT seats (R8.4): every BOT the service seats, at a
+cash or private table or in a tournament, is ``bot-<n>`` (:func:`bot_id`), and no token may
+carry a subject that begins with it, in any letter case (``reserved_subject``): a BOT's seat is
+the server's alone, never a client's. (The house's accounts, ``house:…``, are out of every
+token's reach already: ``:`` is not a subject character.)"""
+
 _B64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 # Stable failure codes (InvalidToken.code).
@@ -57,10 +64,29 @@ WRONG_ISSUER = "wrong_issuer"
 WRONG_AUDIENCE = "wrong_audience"
 BAD_SUBJECT = "bad_subject"
 LIFETIME_TOO_LONG = "lifetime_too_long"
+RESERVED_SUBJECT = "reserved_subject"
 ERROR_CODES = frozenset({
     MISSING_TOKEN, MALFORMED_TOKEN, BAD_SIGNATURE, EXPIRED_TOKEN, NOT_YET_VALID,
-    WRONG_ISSUER, WRONG_AUDIENCE, BAD_SUBJECT, LIFETIME_TOO_LONG,
+    WRONG_ISSUER, WRONG_AUDIENCE, BAD_SUBJECT, LIFETIME_TOO_LONG, RESERVED_SUBJECT,
 })
+
+
+def is_bot_id(player_id: str) -> bool:
+    """Whether *player_id* is in the BOT namespace (:data:`BOT_ID_PREFIX`, any letter case).
+
+    >>> is_bot_id("bot-1"), is_bot_id("BOT-7"), is_bot_id("robot-1"), is_bot_id("bot1")
+    (True, True, False, False)
+    """
+    return player_id[:len(BOT_ID_PREFIX)].lower() == BOT_ID_PREFIX
+
+
+def bot_id(number: int) -> str:
+    """The id of the server's BOT number *number*.
+
+    >>> bot_id(3)
+    'bot-3'
+    """
+    return f"{BOT_ID_PREFIX}{number}"
 
 
 def stage_claim(stage: str) -> str:
@@ -134,10 +160,17 @@ def _int_claim(claims: Mapping[str, Any], name: str) -> int:
 
 
 def check_subject(subject: object) -> str:
-    """:returns: *subject* if it is a valid player id. :raises InvalidToken: ``bad_subject``."""
+    """:returns: *subject* if it is a valid player id that is not a BOT's.
+
+    :raises InvalidToken: ``bad_subject``; ``reserved_subject`` for an id in the BOT namespace
+        (:data:`BOT_ID_PREFIX`): a BOT's seat is the server's alone (R8.4).
+    """
     if not isinstance(subject, str) or not SUBJECT_PATTERN.fullmatch(subject):
         raise InvalidToken(BAD_SUBJECT, "the subject is not a valid player id "
                            f"(1-{MAX_SUBJECT_CHARS} of A-Z a-z 0-9 _ . @ -)")
+    if is_bot_id(subject):
+        raise InvalidToken(RESERVED_SUBJECT, f"player ids beginning {BOT_ID_PREFIX!r} are the "
+                           "server's BOT seats (R8.4)")
     return subject
 
 
@@ -168,7 +201,8 @@ def _check_audience(claims: Mapping[str, Any], audience: str | None, claim: str 
     if audience is None:
         return
     value = claims.get(claim)
-    # A JWT "aud" may be a list (RFC 7519 §4.1.3); Naiko tokens always carry a string.
+    # "aud" may be a string or a list of strings that must hold the audience (RFC 7519
+    # §4.1.3); Naiko's minter writes a string.
     if not (value == audience or (isinstance(value, list) and audience in value)):
         raise InvalidToken(WRONG_AUDIENCE, "the token is meant for another audience")
 
@@ -258,7 +292,8 @@ def sign_token(private_key: Ed25519PrivateKey, subject: str, *, issued_at: int, 
     """A v1 token for *subject*. Claims appear in the order ``sub, iat, exp, iss, aud``;
     ``iss``/``aud`` only when given.
 
-    :raises ValueError: If *subject* is not a valid player id or ``expires_at <= issued_at``.
+    :raises ValueError: If *subject* is not a valid player id (a BOT's neither) or
+        ``expires_at <= issued_at``.
     """
     try:
         check_subject(subject)
@@ -285,7 +320,7 @@ class Ed25519TokenVerifier:
     authenticated), the claims' types (``malformed_token``), ``exp - iat`` against
     *max_lifetime* when set (``lifetime_too_long``), ``exp``/``iat`` with *leeway*
     (``expired_token``, ``not_yet_valid``), ``iss``/``aud`` when configured (``wrong_issuer``,
-    ``wrong_audience``), and the subject (``bad_subject``).
+    ``wrong_audience``), and the subject (``bad_subject``, ``reserved_subject``).
     """
 
     def __init__(self, public_key: Ed25519PublicKey | bytes, *, issuer: str | None = None,

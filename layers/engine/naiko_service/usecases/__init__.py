@@ -49,7 +49,7 @@ from . import (
     timers,
     tournaments,
 )
-from .base import Caller, Deps, ServiceError
+from .base import Caller, Deps, ServiceError, refuse_bot
 
 __all__ = ["Deps", "ServiceError", "TableService", "handle"]
 
@@ -62,6 +62,7 @@ def handle(deps: Deps, connection_id: str, player_id: str, request: p.ClientRequ
         return
     caller = Caller(connection_id, player_id, request.request_id)
     try:
+        refuse_bot(player_id)  # R8.4: the authorizer lets no such token in; nor does this
         dispatch(deps, caller, request)
     except (ServiceError, EngineError) as error:
         deps.count("Errors", 1)

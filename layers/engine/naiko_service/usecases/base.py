@@ -17,6 +17,7 @@ from naiko import commands as cmd
 from naiko.engine import apply_in_place
 from naiko.events import Event
 
+from ..auth import is_bot_id
 from ..limits import DEFAULT_QUICK_SEAT_STAKES, Stakes
 from ..ports import (
     AccountMove,
@@ -54,6 +55,28 @@ class ServiceError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+BOT_SEAT = "bot_seat"
+"""The refusal of any client request that would act for, or read as, a BOT seat (R8.4)."""
+
+
+def refuse_bot(player_id: str) -> None:
+    """:raises ServiceError: ``bot_seat`` when *player_id* is in the BOT namespace
+    (:data:`naiko_service.auth.BOT_ID_PREFIX`): the authorizer admits no such token, and the
+    service answers none either (defence in depth, R8.4)."""
+    if is_bot_id(player_id):
+        raise ServiceError(BOT_SEAT, "BOT seats are the server's (R8.4): no client acts or "
+                           "reads for one")
+
+
+def refuse_bot_seat(record: TableRecord, player_id: str) -> None:
+    """:raises ServiceError: ``bot_seat`` when *player_id*'s seat at *record* is marked BOT,
+    whatever the id: a BOT acts only on its own timer, from its own view (R8.4)."""
+    index = record.seat_of(player_id)
+    seat = None if index is None else record.state.seats[index]
+    if seat is not None and seat.is_bot:
+        raise ServiceError(BOT_SEAT, "that seat is a BOT's, the server's alone (R8.4)")
 
 
 class NoOp(Exception):

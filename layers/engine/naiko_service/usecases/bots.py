@@ -5,6 +5,7 @@ its own view only."""
 
 from __future__ import annotations
 
+from ..auth import BOT_ID_PREFIX, is_bot_id
 from ..records import TableRecord
 from . import path, private
 from .base import Deps, NoOp, Outcome
@@ -12,7 +13,14 @@ from .base import Deps, NoOp, Outcome
 
 def add_bot(deps: Deps, table_id: str, bot_id: str, buy_in: int) -> None:
     """Seat the BOT *bot_id* with *buy_in* chips from :data:`.private.HOUSE_BOTS` (a table
-    created with ``bots: true``); a bot already seated is left as it is."""
+    created with ``bots: true``); a bot already seated is left as it is.
+
+    :raises ValueError: If *bot_id* is not in the BOT namespace
+        (:func:`naiko_service.auth.bot_id`, R8.4).
+    """
+    if not is_bot_id(bot_id):
+        raise ValueError(f"a BOT's id is {BOT_ID_PREFIX}<n> (R8.4), not {bot_id!r}")
+
     def change(record: TableRecord, now: int) -> Outcome:
         if record.seat_of(bot_id) is not None:
             raise NoOp()

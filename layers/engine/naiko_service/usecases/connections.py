@@ -9,7 +9,7 @@ from .. import protocol as p
 from ..limits import MAX_SPECTATORS
 from ..records import TableRecord
 from . import path
-from .base import Caller, Deps, NoOp, Outcome, ServiceError
+from .base import Caller, Deps, NoOp, Outcome, ServiceError, refuse_bot_seat
 from .room import invite, may_sit
 from .subscriptions import drop_connection, spectators, subscribe
 
@@ -51,6 +51,7 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
     the connection already subscribed is a read only."""
     record = path.load(deps, request.table_id)
     player_id = caller.player_id
+    refuse_bot_seat(record, player_id)  # R8.4: a BOT's view (its cards) is nobody's
     code = request.invite_code
     if record.settings.private and not may_sit(record, player_id) \
             and (code is None or code != record.room.invite_code):

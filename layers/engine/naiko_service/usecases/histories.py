@@ -18,7 +18,7 @@ from .. import hand_records
 from .. import protocol as p
 from ..ports import HandHistories
 from . import path
-from .base import Caller, Deps, ServiceError
+from .base import BOT_SEAT, Caller, Deps, ServiceError
 
 
 def store(deps: Deps) -> HandHistories:
@@ -43,11 +43,14 @@ def get_hand(deps: Deps, caller: Caller, request: p.GetHand) -> None:
     """One hand, as the requester saw it.
 
     :raises ServiceError: ``unknown_hand`` (no such hand stored), ``not_in_hand`` (the
-        requester was not dealt in).
+        requester was not dealt in), ``bot_seat`` (the requester's seat in it was a BOT's).
     """
     record = store(deps).hand(request.table_id, request.hand_number)
     if record is None:
         raise ServiceError("unknown_hand", "no hand of that table has that number")
+    if any(seat.is_bot and seat.player_id == caller.player_id for seat in record.seats):
+        raise ServiceError(BOT_SEAT, "that hand's seat was a BOT's: a BOT's cards are its "
+                           "own (R8.4)")
     try:
         hand = hand_records.for_reader(record, caller.player_id)
     except hand_records.NotInHand as exc:

@@ -65,7 +65,7 @@ from ..ports import (
 )
 from ..records import TableRecord, Timer, TimerKind
 from . import cancel, deadlines, dealer, tournament_tables
-from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError
+from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, refuse_bot_seat
 from .subscriptions import drop_connections
 
 MAX_ATTEMPTS = 4
@@ -120,9 +120,11 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         except UnreadableTable as unreadable:
             recover(deps, unreadable)
             continue
-        if caller is not None and key in record.recent_requests:
-            replay(deps, caller, record)
-            return record
+        if caller is not None:
+            refuse_bot_seat(record, caller.player_id)  # R8.4: before anything is written
+            if key in record.recent_requests:
+                replay(deps, caller, record)
+                return record
         now = deps.clock.now_ms()
         new = record.copy()
         new.version = record.version + 1

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from naiko import commands as cmd
 
+from .. import auth
 from .. import protocol as p
 from ..ledger import HOUSE_PREFIX
 from ..notices import SettingsChanged, TableClosed, TablePaused
@@ -173,9 +174,9 @@ def seat_bot(deps: Deps, record: TableRecord, now: int, bot_id: str | None,
         raise ServiceError("table_full", "every seat is taken")
     if bot_id is None:
         number = 1
-        while record.seat_of(f"bot-{number}") is not None:
+        while record.seat_of(auth.bot_id(number)) is not None:
             number += 1
-        bot_id = f"bot-{number}"
+        bot_id = auth.bot_id(number)
     amount = buy_in or (record.settings.min_buy_in + record.settings.max_buy_in) // 2
     if not record.settings.min_buy_in <= amount <= record.settings.max_buy_in:
         raise ServiceError("bad_buy_in", f"the buy-in must be between "

@@ -26,6 +26,7 @@ from naiko.tournaments.seating import initial_seating
 from naiko.tournaments.structures import InvalidTerms, TournamentKind, from_preset, level_at
 
 from .. import protocol as p
+from ..auth import BOT_ID_PREFIX, bot_id, is_bot_id
 from ..limits import MAX_OPEN_TOURNAMENTS, MAX_REGISTRATIONS_PER_PLAYER
 from ..notices import TournamentStarted
 from ..ports import (
@@ -53,7 +54,7 @@ from ..tournament_records import (
     TournamentStatus,
 )
 from . import path, scheduled
-from .base import Caller, Deps, ServiceError
+from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
 from .tournament_payments import (
     MAX_ATTEMPTS,
@@ -252,7 +253,7 @@ def add_bots(deps: Deps, caller: Caller, request: p.TournamentAddBots) -> None:
         raise ServiceError("tournament_full", f"{free} seat{'s' * (free != 1)} free")
     taken = {key.removeprefix(REG_PREFIX)
              for key, _ in tournaments.items(request.tournament_id, REG_PREFIX)}
-    names = (f"bot-{n}" for n in range(1, len(taken) + count + 2) if f"bot-{n}" not in taken)
+    names = (bot_id(n) for n in range(1, len(taken) + count + 2) if bot_id(n) not in taken)
     enter(deps, caller, request.tournament_id,
           [Entrant(next(names), HOUSE_BOTS, True) for _ in range(count)])
 
@@ -266,8 +267,8 @@ def register_bot(deps: Deps, tournament_id: str) -> int:
         raise ServiceError("bots_off", "this tournament was created without bots")
     taken = {key.removeprefix(REG_PREFIX)
              for key, _ in tournaments.items(tournament_id, REG_PREFIX)}
-    number = next(n for n in range(1, len(taken) + 2) if f"bot-{n}" not in taken)
-    return enter(deps, None, tournament_id, [Entrant(f"bot-{number}", HOUSE_BOTS, True)])
+    number = next(n for n in range(1, len(taken) + 2) if bot_id(n) not in taken)
+    return enter(deps, None, tournament_id, [Entrant(bot_id(number), HOUSE_BOTS, True)])
 
 
 def _request_key(caller: Caller) -> str:
@@ -296,6 +297,10 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     :raises ServiceError: ``registration_closed``, ``registration_not_open``,
         ``already_registered``, ``tournament_full``, ``insufficient_funds``, ``busy``.
     """
+    for entrant in entrants:  # R8.4: BOTs, and only BOTs, are in the BOT namespace
+        if entrant.bot != is_bot_id(entrant.player_id):
+            raise ValueError(f"{entrant.player_id!r}: a BOT's id is {BOT_ID_PREFIX}<n>, and "
+                             "only a BOT's")
     tournaments = store(deps)
     pruned = False
     for _ in range(MAX_ATTEMPTS):
@@ -407,6 +412,8 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
         registration = dict(tournaments.items(record.tournament_id, key)).get(key)
         if registration is None:
             raise ServiceError("not_registered", "you are not registered")
+        if registration.get("bot"):
+            raise ServiceError(BOT_SEAT, "that entry is a BOT's, the server's alone (R8.4)")
         now = deps.clock.now_ms()
         new = record.copy()
         new.version += 1
