@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import importlib.util
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -268,6 +270,27 @@ def test_invalid_token_exception() -> None:
     assert ERROR_CODES == {"missing_token", "malformed_token", "bad_signature", "expired_token",
                            "not_yet_valid", "wrong_issuer", "wrong_audience", "bad_subject",
                            "lifetime_too_long", "reserved_subject"}
+
+
+def test_docs_auth_lists_every_code_the_verifiers_raise() -> None:
+    """Issue 21 item 13, for the authorizer: every ``InvalidToken`` code the verifiers raise
+    (an AST scan of auth.py: literal or named first arguments) is in :data:`ERROR_CODES` and
+    in docs/auth.md's verification table, and both list no other. (These codes are logged and
+    counted; the client only ever sees the 401.)"""
+    source = ROOT / "layers" / "engine" / "naiko_service" / "auth.py"
+    tree = ast.parse(source.read_text("utf-8"))
+    raised = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "InvalidToken":
+            argument = node.args[0]
+            assert isinstance(argument, ast.Name), ast.unparse(argument)
+            raised.add(getattr(auth, argument.id))
+    table = (ROOT / "docs" / "auth.md").read_text("utf-8").split("## Verification", 1)[1]
+    rows = [line for line in table.split("\n## ", 1)[0].splitlines() if line.startswith("| ")]
+    documented = {code for row in rows  # the last column: the check's code
+                  for code in re.findall(r"`([a-z_]+)`", row.rstrip(" |").split("|")[-1])}
+    assert raised == set(ERROR_CODES)
+    assert documented == set(ERROR_CODES), (sorted(documented ^ set(ERROR_CODES)))
 
 
 # -- tokens bound to the stage (issue 15 item 9) ---------------------------------------------

@@ -4,6 +4,7 @@ session sends (``scripts/protocol_examples.py``) matches the message models and 
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import re
@@ -14,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import yaml
 from naiko_service import protocol
 from naiko_service.protocol import MAX_FRAME_BYTES, ROUTES, ProtocolError, parse_request
 from pydantic import TypeAdapter
@@ -299,23 +301,127 @@ def _doc() -> str:
     return DOC.read_text(encoding="utf-8")
 
 
-def _error_codes_in_source() -> set[str]:
-    """Every error code a client can be sent, as written in the code that sends it."""
+FORWARDED = frozenset({"error.code", "code"})
+"""The only non-literal codes a sender may pass: a caught error's own ``code`` (the service's
+``handle``, the handler's ``reply``), itself made by one of the senders scanned."""
+
+
+def _error_code_senders() -> tuple[dict[str, list[str]], list[str]]:
+    """Every error code the code can send a client, found in the syntax trees of the engine,
+    the service and the Lambda handlers: the first argument of ``ServiceError(...)``,
+    ``ProtocolError(...)`` and ``error_message(...)``, the third of the game handler's
+    ``reply(...)``, the ``code=`` of a call to any ``EngineError`` subclass (``InvalidTerms``,
+    ``PowerRejected``...) and the ``code = ...`` of each such class body. A name is resolved
+    through the module-level string constants (``BOT_SEAT``). Returns the codes (each with
+    where it is made) and the arguments it could not resolve (which must be none)."""
     engine = ROOT / "layers" / "engine"
-    sources = [engine / p for p in ("naiko/errors.py", "naiko/engine.py", "naiko/powers.py")]
-    sources += sorted((engine / "naiko_service").rglob("*.py"))
-    sources.append(ROOT / "functions" / "game" / "app.py")
-    pattern = re.compile(r'(?:\bcode\s*=\s*|ServiceError\(|ProtocolError\(|error_message\(\s*'
-                         r'|reply\([^()"]*?,\s*)"([a-z_]+)"')
-    return {code for path in sources if path.is_file()
-            for code in pattern.findall(path.read_text("utf-8"))}
+    files = [*sorted((engine / "naiko").rglob("*.py")),
+             *sorted((engine / "naiko_service").rglob("*.py")),
+             *sorted((ROOT / "functions").glob("*/app.py"))]
+    trees = {path: ast.parse(path.read_text("utf-8")) for path in files}
+    constants: dict[str, str] = {}
+    bases: dict[str, list[str]] = {}
+    for tree in trees.values():
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str):
+                constants.update((t.id, node.value.value) for t in node.targets
+                                 if isinstance(t, ast.Name))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases[node.name] = [ast.unparse(b).split(".")[-1] for b in node.bases]
+
+    def engine_error(name: str | None) -> bool:
+        return name == "EngineError" or any(engine_error(b) for b in bases.get(name or "", []))
+
+    def resolved(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        name = node.id if isinstance(node, ast.Name) else \
+            node.attr if isinstance(node, ast.Attribute) else None
+        return constants.get(name or "")
+
+    codes: dict[str, list[str]] = {}
+    unresolved: list[str] = []
+    for path, tree in trees.items():
+        where = path.relative_to(ROOT)
+        for node in ast.walk(tree):
+            made: list[ast.expr] = []
+            if isinstance(node, ast.ClassDef) and engine_error(node.name):
+                made = [st.value for st in node.body if isinstance(st, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == "code" for t in st.targets)]
+            elif isinstance(node, ast.Call):
+                called = ast.unparse(node.func).split(".")[-1]
+                if called in ("ServiceError", "ProtocolError", "error_message") and node.args:
+                    made = [node.args[0]]
+                elif called == "reply" and path.parent.name == "game" and len(node.args) >= 3:
+                    made = [node.args[2]]
+                elif engine_error(called):
+                    made = [k.value for k in node.keywords if k.arg == "code"]
+            for argument in made:
+                code = resolved(argument)
+                if code is not None:
+                    codes.setdefault(code, []).append(f"{where}:{argument.lineno}")
+                elif ast.unparse(argument) not in FORWARDED:
+                    unresolved.append(f"{where}:{argument.lineno}: {ast.unparse(argument)}")
+    return codes, unresolved
+
+
+def _error_codes_in_source() -> set[str]:
+    codes, unresolved = _error_code_senders()
+    assert not unresolved, f"error codes the scan cannot read: {unresolved}"
+    return set(codes)
+
+
+def _error_codes_in_doc() -> set[str]:
+    """The codes of the doc's error-code tables (section 7): the first column of each row."""
+    section = _doc().split("## 7. Error codes", 1)[1].split("\n## 8.", 1)[0]
+    return {code for line in section.splitlines() if line.startswith("| `")
+            for code in re.findall(r"`([a-z_]+)`", line.split("|")[1])}
 
 
 def test_the_doc_lists_every_error_code_of_the_code() -> None:
+    """Issue 21 item 13: every code the code can send is in docs/protocol.md's error-code
+    table, and the table lists no code the code cannot send."""
     codes = _error_codes_in_source()
-    assert {"not_your_turn", "frame_too_large", "busy", "no_open_window"} <= codes
-    missing = sorted(c for c in codes if f"`{c}`" not in _doc())
-    assert not missing
+    assert {"not_your_turn", "frame_too_large", "busy", "no_open_window", "bot_seat",
+            "too_many_tournaments", "too_many_registrations", "invalid_terms",
+            "rate_limited", "not_connected", "internal_error", "unknown_table",
+            "malformed_json"} <= codes
+    documented = _error_codes_in_doc()
+    assert sorted(codes - documented) == [], "sent but not documented"
+    assert sorted(documented - codes) == [], "documented but never sent"
+
+
+def test_the_error_model_enumerates_every_error_code_of_the_code() -> None:
+    """The ``error`` message's ``code`` is an enum (``protocol.ErrorCode``) of exactly the
+    codes the code sends, and so are the published schema and the AsyncAPI document."""
+    codes = _error_codes_in_source()
+    assert set(protocol.ERROR_CODES) == codes
+    assert len(protocol.ERROR_CODES) == len(codes)
+    published = json.loads((SCHEMAS / "messages.schema.json").read_text("utf-8"))
+    assert set(published["$defs"]["Error"]["properties"]["code"]["enum"]) == codes
+    asyncapi = yaml.safe_load((ROOT / "docs" / "asyncapi.yaml").read_text("utf-8"))
+    error = asyncapi["components"]["schemas"]["Error"]["properties"]["code"]
+    assert set(error["enum"]) == codes
+    assert asyncapi["components"]["messages"]["Error"]["payload"] == {
+        "$ref": "#/components/schemas/Error"}
+
+
+def test_the_error_code_scan_finds_what_it_must() -> None:
+    """The scan itself: codes made every way it reads (a ServiceError's literal and named
+    first argument, a ProtocolError, an EngineError subclass's ``code=`` and class body, the
+    handler's ``reply``) are found where they are made."""
+    codes, _ = _error_code_senders()
+    where = {code: {w.split(":")[0] for w in places} for code, places in codes.items()}
+    assert "layers/engine/naiko_service/usecases/base.py" in where["bot_seat"]  # BOT_SEAT
+    assert "layers/engine/naiko_service/protocol.py" in where["frame_too_large"]
+    assert "layers/engine/naiko/engine.py" in where["cannot_check"]
+    assert "layers/engine/naiko/tournaments/structures.py" in where["invalid_terms"]
+    assert "layers/engine/naiko/tournaments/structures.py" in where["unknown_preset"]
+    assert "layers/engine/naiko/errors.py" in where["not_your_turn"]
+    assert "functions/game/app.py" in where["rate_limited"]
+    assert "hand_not_complete" not in codes  # HandExportError is not an EngineError
 
 
 def test_the_doc_covers_every_route_message_and_event_of_the_session(session: Any) -> None:

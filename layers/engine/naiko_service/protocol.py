@@ -603,12 +603,43 @@ class Ack(Message):
     replayed: bool = False
 
 
+ErrorCode = Literal[
+    "all_in_not_allowed", "already_acted", "already_anchored", "already_registered",
+    "already_seated", "already_used", "amount_above_maximum", "amount_below_minimum", "bad_amount",
+    "bad_buy_in", "bad_invite_code", "bet_not_allowed", "bot_seat", "bots_off", "busy",
+    "button_required", "cannot_check", "cannot_pay", "engine_error", "frame_too_large",
+    "hand_in_progress", "illegal_action", "in_hand", "insufficient_funds", "internal_error",
+    "invalid_card", "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms",
+    "malformed_command", "malformed_json", "no_hand_in_progress", "no_histories", "no_open_window",
+    "no_tournaments", "not_connected", "not_enough_players", "not_host", "not_in_carousel",
+    "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
+    "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
+    "powers_not_available", "raise_not_allowed", "rate_limited", "registration_closed",
+    "registration_not_open", "seat_available", "seat_taken", "seated", "seating_error",
+    "table_closed", "table_error", "table_full", "table_limit_reached", "too_many_invites",
+    "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
+    "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",
+    "unknown_action", "unknown_hand", "unknown_preset", "unknown_seat", "unknown_stakes",
+    "unknown_table", "unknown_tournament", "waiting", "waitlist_full", "window_closed",
+    "wrong_street"
+]
+"""Every ``code`` an ``error`` message may carry: the frame's (:func:`parse_request`), the
+message handler's (``functions/game/app.py``), the service's (``ServiceError``) and the
+engine's (``EngineError`` and its subclasses). ``docs/protocol.md`` explains each one and the
+published schemas enumerate them; ``tests/unit/test_protocol.py`` finds every code the code can
+send (an AST scan) and compares the three both ways."""
+
+ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
+"""The codes of :data:`ErrorCode`, in order."""
+
+
 class Error(Message):
     """The request was refused; nothing changed."""
 
     type: Literal["error"]
     request_id: str | None
-    code: str
+    code: ErrorCode
+    """Stable: switch on it (docs/protocol.md, "Error codes")."""
     message: str
     retry_after_ms: int | None = None
     """``rate_limited`` only: when the frame would be accepted again."""
