@@ -100,7 +100,7 @@ def run(players: int, actions: int, warm_up: int, seed: int) -> str:
     from aws_testing import capture_posts, create_tables_from_template
     from moto import mock_aws
     from naiko_local.stack import LambdaContext
-    from naiko_local.template import load_handler
+    from naiko_local.template import load_handler, load_template, table_environment
     from naiko_service import bootstrap
 
     env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
@@ -112,9 +112,8 @@ def run(players: int, actions: int, warm_up: int, seed: int) -> str:
             os.environ.pop(name, None)
         dynamodb = boto3.client("dynamodb", region_name=REGION)
         names = create_tables_from_template(dynamodb, stage="bench")
-        os.environ.update({"TABLES_TABLE": names["TablesTable"],
-                           "ACCOUNTS_TABLE": names["AccountsTable"],
-                           "CONNECTIONS_TABLE": names["ConnectionsTable"]})
+        # Every table the handlers read, from template.yaml (a hand-kept list missed the ledger)
+        os.environ.update(table_environment(load_template(), names))
         bootstrap.reset()
         handlers = {n: load_handler(n) for n in ("connect", "game", "timer")}
         session = Session(handlers, posts, lambda: LambdaContext("naiko-bench"))
@@ -221,11 +220,15 @@ def run(players: int, actions: int, warm_up: int, seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--players", type=int, default=6, help="3 to 6 (default 6)")
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2)
     args = parser.parse_args(argv)
+    if not 3 <= args.players <= 6:  # R7.7: a new public table deals at 3 players; 6 seats
+        parser.error("--players must be 3 to 6 (a public 6-max table deals its first hand at 3)")
+    if args.actions < 1 or args.warm_up < 0:
+        parser.error("--actions must be at least 1 and --warm-up at least 0")
     with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
         report = run(args.players, args.actions, args.warm_up, args.seed)  # handlers log a lot
     print(report)

@@ -151,6 +151,23 @@ def create_tables(dynamodb_client: Any, template: Mapping[str, Any] | None = Non
     return names
 
 
+def table_environment(template: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, str]:
+    """The ``Globals`` function environment variables that name a table (``LEDGER_TABLE:
+    !Ref LedgerTable``), with *names* (``logical id -> table name``, what :func:`create_tables`
+    returns) substituted: every table a handler reads, as the deployed functions see them, so a
+    script or the local stack never keeps its own list that a new table would leave behind.
+
+    >>> template = {"Globals": {"Function": {"Environment": {"Variables": {
+    ...     "LEDGER_TABLE": "LedgerTable", "LOG_LEVEL": "INFO"}}}}}
+    >>> table_environment(template, {"LedgerTable": "naiko-test-ledger"})
+    {'LEDGER_TABLE': 'naiko-test-ledger'}
+    """
+    variables = (((template.get("Globals") or {}).get("Function") or {})
+                 .get("Environment") or {}).get("Variables") or {}
+    return {variable: names[value] for variable, value in variables.items()
+            if isinstance(value, str) and value in names}
+
+
 # -- functions and the WebSocket API ---------------------------------------------------------
 
 def load_module(path: Path, module_name: str | None = None) -> ModuleType:
