@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import contextvars
 import functools
 import io
@@ -33,6 +34,7 @@ import random
 import secrets
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -1096,7 +1098,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep-seconds", type=float, default=None,
                         help="sweep period (default: template.yaml's, 60)")
     parser.add_argument("--state-dir", type=Path, default=None,
-                        help="where the key and the Lambda log go (default: a temp dir)")
+                        help="where the key and the Lambda log go, kept after a stop (default: "
+                             "a temporary folder, removed when the stack stops)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="log gateway and timer activity to the console")
     args = parser.parse_args(argv)
@@ -1109,35 +1112,93 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s",
                         stream=sys.stderr)
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    state_dir = args.state_dir or Path(tempfile.mkdtemp(prefix="naiko-local-"))
+    # Without --state-dir: a temporary folder that goes with the stack, even after a failed
+    # start (the key and the log of a stack whose state was all in memory are of no later use).
+    created = args.state_dir is None
+    state_dir = Path(tempfile.mkdtemp(prefix="naiko-local-")) if created else args.state_dir
+    try:
+        return _run(args, state_dir)
+    finally:
+        if created:
+            shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def port_options(host: str, port: int, management_port: int, web_port: int,
+                 moto_port: int) -> list[tuple[str, str, int]]:
+    """``(what, the option that moves it, port)`` for each fixed port the stack will listen on
+    (0, any free port, and -1, none, are left out)."""
+    ports = [("WebSocket API", "--port", port),
+             ("Management API", "--management-port", management_port),
+             ("web client", "--web-port", web_port), ("DynamoDB (moto)", "--moto-port", moto_port)]
+    return [(what, option, number) for what, option, number in ports if number > 0]
+
+
+def busy_port(host: str, ports: list[tuple[str, str, int]]) -> tuple[str, str, int] | None:
+    """The first of *ports* that another process already listens on at *host*, if any."""
+    for what, option, number in ports:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers do
+            try:
+                probe.bind((host, number))
+            except OSError:
+                return what, option, number
+    return None
+
+
+def busy_port_message(host: str, busy: tuple[str, str, int]) -> str:
+    """What to say when *busy* is taken: the port, and the option that moves it.
+
+    >>> message = busy_port_message("127.0.0.1", ("web client", "--web-port", 8767))
+    >>> "the web client port 8767 on 127.0.0.1 is in use" in message, message[-39:]
+    (True, 'with --web-port PORT (0: any free port)')
+    """
+    what, option, number = busy
+    return (f"naiko-local: cannot start: the {what} port {number} on {host} is in use "
+            f"(another naiko-local?); choose another with {option} PORT (0: any free port)")
+
+
+def _run(args: argparse.Namespace, state_dir: Path) -> int:
     state_dir.mkdir(parents=True, exist_ok=True)
     management_port = (args.management_port if args.management_port is not None
                        else args.port + 1 if args.port else 0)
     web_port = (args.web_port if args.web_port is not None
                 else args.port + 2 if args.port else 0)
+    ports = port_options(args.host, args.port, management_port, web_port, args.moto_port)
+    busy = busy_port(args.host, ports)
+    if busy is not None:
+        print(busy_port_message(args.host, busy), file=sys.stderr)
+        return 1
     stack = LocalStack(StackConfig(
         host=args.host, port=args.port, management_port=management_port,
         web_port=None if web_port < 0 else web_port,
         moto_port=args.moto_port, sweep_seconds=args.sweep_seconds,
         pause_seconds=args.pause_seconds, lambda_log=state_dir / "lambda.log"))
     print("Starting the Naiko local stack...", flush=True)
-    try:
-        stack.start()
-    except OSError as error:
-        print(f"naiko-local: cannot start: {error} (is the port in use? try --port)",
-              file=sys.stderr)
-        return 1
-    runner: BotRunner | None = None
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:
         stopping.set()
 
+    # Both stop the stack cleanly, whatever the parent left them at: a shell started with
+    # nohup, or a CI runner, hands its children SIGINT ignored (then Ctrl-C would do nothing).
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        stack.start()
+    except OSError as error:
+        busy = busy_port(args.host, ports)  # taken between the check and the start
+        with contextlib.suppress(Exception):
+            stack.stop()
+        print(busy_port_message(args.host, busy) if busy is not None else
+              f"naiko-local: cannot start: {error} (a port option: "
+              f"{', '.join(option for _, option, _ in ports) or '--port'})", file=sys.stderr)
+        return 1
+    runner: BotRunner | None = None
     try:
         key_path = stack.write_private_key(state_dir / "auth.pem")
         table = None
-        if not args.no_table:
+        if not args.no_table and not stopping.is_set():
             small, big = args.blinds
             table = open_demo_table(stack, variant=args.variant, seats=args.seats,
                                     small_blind=small, big_blind=big,
@@ -1169,23 +1230,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _python() -> str:
-    """This interpreter, relative to the working directory when inside it."""
-    path = Path(sys.executable)
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    """This interpreter, as an absolute path: the banner's commands work from any folder."""
+    return str(Path(sys.executable).absolute())
 
 
 def _client_command() -> str:
-    """How to start the terminal client from here: ``naiko-client`` when it is on ``PATH``, the
-    venv's script, or the module."""
+    """How to start the terminal client from any folder: this venv's ``naiko-client`` (an
+    absolute path), else the one on ``PATH``, else the module."""
+    script = Path(sys.executable).absolute().parent / "naiko-client"
+    if script.exists():
+        return str(script)
     if shutil.which("naiko-client"):
         return "naiko-client"
-    script = Path(sys.executable).parent / "naiko-client"
-    if script.exists():
-        return str(Path(_python()).parent / "naiko-client")
     return f"{_python()} -m naiko_client.app"
+
+
+def _mint_command(key_path: Path, stage: str) -> str:
+    """The command that mints a token for another player, from any folder."""
+    return (f"{_python()} {tpl.ROOT / 'scripts' / 'mint_token.py'} --key "
+            f"{key_path.absolute()} --stage {stage} --player alice")
 
 
 def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace, token: str,
@@ -1228,10 +1291,10 @@ def _banner(stack: LocalStack, table: DemoTable | None, args: argparse.Namespace
         ]
     lines += [
         "Tokens for more players:",
-        f"  {_python()} scripts/mint_token.py --key {key_path} --stage {stack.config.stage} "
-        "--player alice",
+        f"  {_mint_command(key_path, stack.config.stage)}",
         "",
-        "Ctrl-C stops everything; all state is in memory.",
+        "Ctrl-C stops everything; all state is in memory (the key and the log go too, unless "
+        "--state-dir named their folder).",
     ]
     return "\n".join(lines)
 
