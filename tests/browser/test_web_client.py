@@ -235,6 +235,26 @@ def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page:
                            f"{prompt['max_raise_to']}')")
 
 
+def test_a_public_new_table_offers_no_bots_box_and_asks_for_none(
+        stack: LocalStack, open_page: Any) -> None:
+    """Issue 28 item 5: BOTs come from a host's bar, so only a private table offers the box; a
+    public table (for people, no host) is created with ``bots: false``."""
+    from naiko_service import bootstrap
+
+    page = open_page()
+    page.goto(f"{stack.web_url}?player=pub")
+    page.wait_for_selector("[data-balance]")
+    assert page.locator("[data-table-bots]").is_visible()
+    page.locator("[data-table-private]").uncheck()
+    assert not page.locator("[data-table-bots]").is_visible()
+    page.locator("[data-table-name]").fill("Open game")
+    page.locator("[data-action=create_table]").click()
+    page.wait_for_selector(".table-name:has-text('Open game')")
+    table_id = page.evaluate("new URLSearchParams(location.hash.slice(1)).get('table')")
+    record = bootstrap.get_service().deps.tables.load(table_id)
+    assert not record.settings.private and record.settings.bots is False
+
+
 def test_a_private_table_hosted_from_the_page_and_opened_by_invite_code(
         stack: LocalStack, open_page: Any, shots: Shots) -> None:
     """alice opens a private table from the lobby's form, makes an invite code, seats a BOT and

@@ -78,18 +78,22 @@ function createTable(ctx) {
   const seats = h("select", { dataset: { tableSeats: "1" } },
     [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("option", { value: n, selected: n === 6 }, `${n} seats`)));
   const blinds = h("input", { type: "text", value: "1/2", size: 5 });
-  const isPrivate = h("input", { type: "checkbox", checked: true, dataset: { tablePrivate: "1" } });
+  // BOTs are for the tables you host (R7.12): you add them from the host's bar. A public table
+  // has no host and is for people, as at a real card room: the box is not offered there.
   const bots = h("input", { type: "checkbox", checked: true, dataset: { tableBots: "1" } });
+  const botsLabel = h("label", { class: "small", title: "add BOTs from the host's bar" }, bots, " BOTs");
+  const isPrivate = h("input", { type: "checkbox", checked: true, dataset: { tablePrivate: "1" },
+    onchange: () => { botsLabel.hidden = !isPrivate.checked; } });
   return h("form", { class: "inline", onsubmit: (e) => {
     e.preventDefault();
     const [small, big] = blinds.value.split("/").map(Number);
     const fields = { name: name.value.trim(), variant: variant.value, seat_count: Number(seats.value),
       small_blind: small, big_blind: big, min_buy_in: 20 * big, max_buy_in: 200 * big,
-      private: isPrivate.checked, bots: bots.checked };
+      private: isPrivate.checked, bots: isPrivate.checked && bots.checked };
     if (isPrivate.checked) fields.min_players = 2;
     ctx.createTable(fields);
   } }, h("h3", {}, "New table"), name, variant, seats, blinds,
-  h("label", { class: "small" }, isPrivate, " private"), h("label", { class: "small" }, bots, " BOTs"),
+  h("label", { class: "small" }, isPrivate, " private"), botsLabel,
   h("button", { type: "submit", dataset: { action: "create_table" } }, "Open"));
 }
 
