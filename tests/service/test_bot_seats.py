@@ -230,3 +230,40 @@ def test_r8_4_a_bots_tournament_entry_is_the_servers() -> None:
                           [tournaments.Entrant("bot-9", "bot-9", False)])
     with pytest.raises(ValueError, match="BOT"):  # nor does ops seat a BOT outside it
         h.service.add_bot("any-table", "robot-1", 200)
+
+
+def test_r8_4_a_house_bot_that_goes_broke_reloads_and_the_table_keeps_playing() -> None:
+    """Issue 28 item 4: the demo table wore out (broke BOTs sat at 0, were removed after 10
+    minutes and never replaced). A house-funded BOT reloads to the middle buy-in from
+    ``house:bots`` the moment it is broke; chips stay conserved and on the ledger."""
+    h = harness(seed=5)
+    human = h.player("human")
+    table_id = human.send(action="create_table", name="bots", small_blind=1, big_blind=2,
+                          min_buy_in=40, max_buy_in=400, bots=True)["table_id"]
+    h.accounts.grant(HOUSE_BOTS, 10_000)
+    for i in range(2):
+        h.service.add_bot(table_id, f"bot-{i}", 40)
+    assert human.send(action="join_table", table_id=table_id, buy_in=400)["type"] in ACCEPTED
+    reloads: list[int] = []
+    for _ in range(3_000):
+        record = h.store.load(table_id)
+        hand = record.state.hand
+        reloads = [e["amount"] for m in human.messages if m["type"] == "update"
+                   for e in m["events"] if e["kind"] == "chips_added"]
+        if reloads and hand is not None and hand.number > 1 + len(reloads) and not hand.complete:
+            break
+        prompt = human.last_view()["prompt"]
+        if hand is not None and not hand.complete and prompt is not None:
+            assert human.send(action="act", table_id=table_id, move="all_in")["type"] in ACCEPTED
+            continue
+        h.clock.advance(1_000)
+        h.fire_due_timers()
+    assert reloads and set(reloads) == {220}, "no broke BOT reloaded"
+    record = h.store.load(table_id)
+    bots = [s for s in record.state.seats if s is not None and s.is_bot]
+    assert len(bots) == 2 and not any(s.sitting_out for s in bots)
+    assert record.state.hand is not None and not record.state.hand.complete  # still dealing
+    total = record.state.total_chips() + sum(h.accounts.balance(p) for p in
+                                             ("human", HOUSE_BOTS))
+    assert total == 10_000 + 10_000
+    assert h.store.audit().holds

@@ -16,6 +16,7 @@ from naiko.powers import draw_carousel
 from naiko.tournaments.seating import next_deal
 
 from .. import hand_records
+from ..ports import AccountMove, LedgerReason
 from ..records import TableRecord, Timer, TimerKind
 from . import mtt, private, room, seats, tournament_tables
 from .base import Deps, Outcome, engine_step
@@ -155,9 +156,29 @@ def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> N
         outcome.add(private.close_table(deps, record, now, reason="host"))
         return
     if state.config.entry_rules:  # R7.9: no chips left: sat out until a reload (or leaving)
-        for seat in state.seats:
+        for index, seat in enumerate(state.seats):
             if seat is not None and seat.stack == 0 and not seat.sitting_out:
-                outcome.add(seats.sit_out(deps, record, now, seat.player_id))
+                reloaded = reload_house_bot(deps, record, index)
+                outcome.add(reloaded if reloaded is not None
+                            else seats.sit_out(deps, record, now, seat.player_id))
+
+
+def reload_house_bot(deps: Deps, record: TableRecord, seat_index: int) -> Outcome | None:
+    """A BOT seat the house funds (:data:`.private.HOUSE_BOTS`) that went broke reloads at once,
+    as a person may between hands (R7.1), to the table's middle buy-in, so a table of BOTs (the
+    local demo table) keeps playing instead of emptying one broke BOT after another. ``None``
+    for a person's seat, or when the house's bot account cannot pay (then it sits out, R7.9)."""
+    seat = record.state.seats[seat_index]
+    if seat is None or not seat.is_bot \
+            or record.room.funding.get(seat.player_id) != private.HOUSE_BOTS:
+        return None
+    amount = (record.settings.min_buy_in + record.settings.max_buy_in) // 2
+    if deps.accounts.balance(private.HOUSE_BOTS) < amount:
+        return None
+    outcome = engine_step(deps, record, cmd.AddChips(seat_index=seat_index, amount=amount))
+    outcome.moves.append(AccountMove(private.HOUSE_BOTS, amount, record.table_id,
+                                     LedgerReason.RELOAD))
+    return outcome
 
 
 def turn_key(record: TableRecord) -> str:
