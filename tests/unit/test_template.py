@@ -545,3 +545,109 @@ def test_parameters_have_what_sam_deploy_guided_asks(template: dict[str, Any]) -
             "LogLevel"} <= set(parameters)
     pattern = re.compile(parameters["AuthPublicKey"]["AllowedPattern"])
     assert pattern.fullmatch("A" * 43 + "=") and not pattern.fullmatch("A" * 44)
+
+
+# -- conditions: the template as CloudFormation creates it for some parameter values ----------
+
+_DROP = object()
+"""What ``Fn::If`` leaves for ``AWS::NoValue``: the key or list item goes."""
+
+
+def _truth(template: dict[str, Any], value: Any, parameters: dict[str, str]) -> Any:
+    """*value* of a ``Conditions`` entry, evaluated (Fn::Equals, Fn::Not, Fn::And, Fn::Or,
+    Condition, Ref to a parameter)."""
+    if isinstance(value, dict):
+        (key, inner), = value.items()
+        if key == "Ref":
+            return parameters[inner]
+        if key == "Condition":
+            return _truth(template, template["Conditions"][inner], parameters)
+        if key == "Fn::Equals":
+            left, right = (_truth(template, v, parameters) for v in inner)
+            return str(left) == str(right)
+        if key == "Fn::Not":
+            return not _truth(template, inner[0], parameters)
+        if key == "Fn::And":
+            return all(_truth(template, v, parameters) for v in inner)
+        if key == "Fn::Or":
+            return any(_truth(template, v, parameters) for v in inner)
+        raise AssertionError(f"condition function {key} is not rendered by this test")
+    return value
+
+
+def _choose(value: Any, holds: dict[str, bool]) -> Any:
+    """*value* with every ``Fn::If`` replaced by the branch its condition takes."""
+    if isinstance(value, dict):
+        if set(value) == {"Fn::If"}:
+            condition, then, otherwise = value["Fn::If"]
+            chosen = then if holds[condition] else otherwise
+            return _DROP if chosen == {"Ref": "AWS::NoValue"} else _choose(chosen, holds)
+        pairs = ((k, _choose(v, holds)) for k, v in value.items())
+        return {k: v for k, v in pairs if v is not _DROP}
+    if isinstance(value, list):
+        items = (_choose(v, holds) for v in value)
+        return [v for v in items if v is not _DROP]
+    return value
+
+
+def render(template: dict[str, Any], **values: str) -> dict[str, Any]:
+    """*template* as CloudFormation would create it with these parameter *values* (the others
+    at their defaults): resources and outputs whose condition is false removed, every
+    ``Fn::If`` resolved."""
+    parameters = {name: str(p.get("Default", "")) for name, p in template["Parameters"].items()}
+    assert set(values) <= set(parameters), set(values) - set(parameters)
+    parameters.update(values)
+    holds = {name: bool(_truth(template, value, parameters))
+             for name, value in template.get("Conditions", {}).items()}
+    rendered = {key: value for key, value in template.items()
+                if key not in ("Resources", "Outputs", "Conditions")}
+    for section in ("Resources", "Outputs"):
+        rendered[section] = {name: _choose(body, holds)
+                             for name, body in template.get(section, {}).items()
+                             if holds.get(body.get("Condition", ""), True)}
+    return rendered
+
+
+def dangling(rendered: dict[str, Any]) -> set[str]:
+    """The names a rendered template's resources and outputs refer to (Ref, GetAtt, ${...},
+    DependsOn) that are neither one of its resources nor a parameter nor a pseudo parameter:
+    CloudFormation refuses such a template."""
+    known = set(rendered["Resources"]) | set(rendered["Parameters"])
+    named: set[str] = set()
+    for body in (*rendered["Resources"].values(), *rendered["Outputs"].values()):
+        depends = body.get("DependsOn", [])
+        named |= references(body) | set([depends] if isinstance(depends, str) else depends)
+    return {name for name in named if name not in known and not name.startswith("AWS::")}
+
+
+def test_every_condition_renders_to_a_template_without_dangling_references(
+        template: dict[str, Any]) -> None:
+    for values in ({}, {"SetApiGatewayLoggingRole": "false"}, {"AlarmEmail": "ops@example.com"},
+                   {"GameConcurrencyCap": "0", "TimerReservedConcurrency": "0",
+                    "SweepReservedConcurrency": "0", "Tracing": "Active"}):
+        assert dangling(render(template, **values)) == set(), values
+
+
+def test_the_account_wide_logging_role_is_optional(template: dict[str, Any]) -> None:
+    """``SetApiGatewayLoggingRole`` (default ``true``: a first deployment in a new account
+    works) sets API Gateway's CloudWatch role for the whole account and region; ``false``
+    creates neither the setting nor its role, and the stage keeps its access log (it then
+    logs through the role the account already has)."""
+    assert template["Parameters"]["SetApiGatewayLoggingRole"]["Default"] == "true"
+    on, off = render(template), render(template, SetApiGatewayLoggingRole="false")
+    assert set(resources(on, "AWS::ApiGateway::Account")) == {"ApiGatewayAccount"}
+    assert on["Resources"]["ApiGatewayAccount"]["Properties"]["CloudWatchRoleArn"] == {
+        "Fn::GetAtt": ["ApiGatewayLogsRole", "Arn"]}
+    assert resources(off, "AWS::ApiGateway::Account") == {}
+    assert set(on["Resources"]) - set(off["Resources"]) == {"ApiGatewayAccount",
+                                                           "ApiGatewayLogsRole"}
+    assert set(off["Resources"]) - set(on["Resources"]) == set()
+    for role in resources(off, "AWS::IAM::Role").values():  # no role for API Gateway itself
+        trusted = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+        assert all(s["Principal"].get("Service") != "apigateway.amazonaws.com" for s in trusted)
+    # The stage waits for the account's role when the stack sets it, and only then.
+    assert "ApiGatewayAccount" in references(on["Resources"]["WebSocketStage"])
+    assert "ApiGatewayAccount" not in references(off["Resources"]["WebSocketStage"])
+    assert "ApiGatewayAccount" not in template["Resources"]["WebSocketStage"].get("DependsOn", [])
+    for rendered in (on, off):
+        assert "AccessLogSettings" in rendered["Resources"]["WebSocketStage"]["Properties"]
