@@ -15,12 +15,13 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from naiko.state import Seat, Variant
 from naiko_local.tournament import Simulation, VirtualScheduler, terms_for
 from naiko_service.ports import PutItem, PutTournament, TournamentNotFound
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentRecord, TournamentStatus
-from naiko_service.usecases import mtt
+from naiko_service.usecases import mtt, path
 from naiko_service.usecases.tournament_tables import Out
 
 PLAYERS = 13
@@ -165,6 +166,27 @@ def test_r9_7_the_next_big_blind_moves_to_the_short_tables_worst_position() -> N
     deal(simulation, 2)
     hand = table(simulation, 2).state.hand
     assert hand is not None and hand.big_blind_seat == 5 and hand.dealt[5]
+
+
+def test_r9_7_a_balancing_move_writes_both_tables_in_the_moves_transaction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The position of the test above; the process dies right after table 1's write (none of
+    its follow-ups run). The move is in that one transaction: d already sits at table 2, with
+    the same stack, and no chip is lost. (Writing table 2 after the commit would leave d at
+    no table; the random property test then waits forever for a table that never fills.)"""
+    simulation = started(players=10)
+    names = arrange(simulation, {1: dict(enumerate("abcdef")),
+                                 2: {0: "g", 1: "h", 3: "i", 4: "j"}},
+                    {1: (2, 1), 2: (4, 3)})
+    chips = total_chips(simulation)
+    stack = table(simulation, 1).state.seats[3].stack  # type: ignore[union-attr]
+    monkeypatch.setattr(path, "run_after", lambda deps, table_id, outcome: None)
+    deal(simulation, 1)
+    assert where(simulation, names["d"]) == [(2, 5)]
+    assert table(simulation, 2).state.seats[5].stack == stack  # type: ignore[union-attr]
+    assert total_chips(simulation) == chips
+    seating = tournament(simulation).seating
+    assert seating is not None and seating.counts == {1: 5, 2: 5} and not seating.pending
 
 
 def test_r9_7_no_move_within_one_player_of_the_shortest_table() -> None:

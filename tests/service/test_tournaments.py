@@ -195,6 +195,25 @@ def test_r9_1_registering_moves_the_entry_and_unregistering_brings_it_back() -> 
     assert h.store.audit().holds
 
 
+def test_r9_1_unregistering_from_a_spin_takes_the_entry_back_from_the_house() -> None:
+    # A Spin's entry goes on to the house's prize account (the house pays its prizes, R9.10):
+    # the refund takes it back from there, nothing is created.
+    h = harness()
+    h.accounts.grant(HOUSE_PRIZES, 100_000)
+    tid = new_tournament(h, spin_terms(100))
+    ann, bob = h.player("ann"), h.player("bob")
+    register(tid, ann, bob)
+    assert h.accounts.balance(HOUSE_PRIZES) == 100_200
+    assert h.store.audit().holds
+    assert ann.send(action="unregister", tournament_id=tid)["type"] == "ack"
+    assert h.accounts.balance("ann") == 10_000 and h.accounts.balance("bob") == 9_900
+    assert h.accounts.balance(HOUSE_PRIZES) == 100_100  # bob's entry only
+    assert h.tournaments is not None and h.tournaments.load(tid).entrants == 1
+    assert h.tournaments.load(tid).pool_held == 0  # a Spin holds no pool of its own
+    assert sorted(ledger(h, LedgerReason.UNREGISTER)) == [("ann", 100), (HOUSE_PRIZES, -100)]
+    assert h.store.audit().holds
+
+
 def test_r9_1_refusals_change_nothing() -> None:
     h = harness()
     tid = new_tournament(h, sng_terms(2, entry=250))
@@ -470,6 +489,31 @@ def test_r9_5_a_tie_shares_two_prizes_and_the_odd_chip_goes_to_the_better_place(
     assert [e["place"] for e in log(h, tid, "eliminated")] == [2, 2]
     assert sum(amount for _, amount in ledger(h, LedgerReason.PRIZE)
                if _ != HOUSE_PRIZES) == 2_525
+
+
+@pytest.mark.parametrize("seed", [2, 1, 0])  # the seat draw puts the first button on 0, 1, 2
+def test_r9_5_the_odd_chip_of_a_tie_goes_clockwise_from_the_button_wherever_it_is(
+        monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    # With the button on seat 1 the small blind sits on seat 2 and the big blind on seat 0:
+    # taking the busted players in seat order (not from the button) would hand the odd chip
+    # to the big blind.
+    h = harness()
+    h.service.deps.rng = Scripted(WEIGHT_OF_25X, seed=seed)
+    tid, players = spin(h, entry=101)  # pool 2,525: 2,020 / 303 / 202
+    table = table_of(h, tid)
+    assert table.tournament is not None
+    b = table.tournament.first_button
+    assert b == {2: 0, 1: 1, 0: 2}[seed]
+    button, small, big = (at(h, tid, (b + k) % 3, players) for k in range(3))
+    rig(monkeypatch, h, tid, [(button, "AsAh"), (small, "KsKh"), (big, "QsQh")], "Ad9c5h3s2c")
+    deal(h, tid)
+    for _ in range(3):
+        act(h, tid, players, "all_in")
+    assert results(h, tid) == {button.player_id: (1, 2_020), small.player_id: (2, 253),
+                               big.player_id: (2, 252)}
+    assert h.accounts.balance(small.player_id) == 10_000 - 101 + 253
+    assert h.accounts.balance(big.player_id) == 10_000 - 101 + 252
+    assert h.store.audit().holds
 
 
 def test_r9_9_a_prize_is_paid_once_although_its_timer_fires_twice(
