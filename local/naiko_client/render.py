@@ -985,6 +985,15 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
         more = f" ... ({len(levels)} levels)" if len(levels) > 6 else ""
         lines.append((f"  levels {length}: {shown}{more}", ""))
     prizes = f"  prizes: {prizes_text(t.get('payouts') or [])}"
+    split = t.get("payout_split")
+    if not t.get("payouts") and split:  # R9.9: the current field's split, before the start
+        prizes = (f"  prizes ({split.get('entrants')} players): "
+                  f"{prizes_text(split.get('prizes') or [])}")
+    if t.get("payout_table"):
+        prizes += "   split by field: " + ", ".join(
+            f"{r['min_entrants']}" + (f"-{r['max_entrants']}"
+                                      if r["max_entrants"] != r["min_entrants"] else "")
+            + ": " + "/".join(str(x) for x in r["percent"]) for r in t["payout_table"])
     if t.get("multiplier"):
         prizes += f"   Spin x{t['multiplier']}"
     elif t.get("kind") == "spin":

@@ -379,6 +379,10 @@ def test_registers_for_a_sit_and_go_and_plays_its_table(stack: LocalStack, open_
     assert page.locator("[data-tournament=demo-mtt][data-kind=scheduled]").count() == 1
     page.locator("article[data-tournament=demo-mtt] summary").click()  # the published terms
     assert "Late registration" in page.locator("article[data-tournament=demo-mtt]").inner_text()
+    # R9.9: the split by field size, and the prizes of the field that starts it (2 x 100).
+    split = page.locator("article[data-tournament=demo-mtt] [data-payout-table]").inner_text()
+    assert "2–5" in split and "6–8" in split and "65 / 35" in split and "50 / 30 / 20" in split
+    assert "Prizes (2 players)" in page.locator("article[data-tournament=demo-mtt]").inner_text()
     shots(page, "registered")
     card.locator("[data-action=add_bots]").click()  # the creator fills it: it starts
     page.wait_for_selector(".tournament-bar")

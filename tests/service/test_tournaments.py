@@ -729,3 +729,33 @@ def test_r8_4_a_bot_that_wins_a_sit_and_go_pays_its_prize_to_the_house() -> None
     assert h.accounts.balance(HOUSE_BOTS) == prize and h.accounts.balance(bot) == 0
     assert ledger(h, LedgerReason.PRIZE) == [(HOUSE_BOTS, prize)]
     assert h.store.audit().holds
+
+
+def test_r9_9_the_split_by_field_size_and_the_current_split_are_shown_before_the_start() -> None:
+    h = harness()
+    tid = new_tournament(h, sng_terms(6, entry=250))
+    ann, bob = h.player("ann"), h.player("bob")
+    register(tid, ann, bob)
+    (listed,) = [t for t in ann.send(action="list_tournaments")["tournaments"]
+                 if t["tournament_id"] == tid]
+    shown = ann.send(action="get_tournament", tournament_id=tid)["tournament"]
+    for summary in (listed, shown):
+        assert summary["payouts"] == []  # fixed only at the start
+        assert summary["payout_table"] == [
+            {"min_entrants": 6, "max_entrants": 6, "percent": [65, 35]}]
+        # Two registered: the split of the field that starts it (6 x 250 = 1,500, 65/35).
+        assert summary["payout_split"] == {"entrants": 6, "prizes": [975, 525]}
+    cy, dee, eve, fay = (h.player(n) for n in ("cy", "dee", "eve", "fay"))
+    register(tid, cy, dee, eve, fay)
+    shown = ann.send(action="get_tournament", tournament_id=tid)["tournament"]
+    assert shown["payouts"] == [975, 525]
+    assert shown["payout_split"] == {"entrants": 6, "prizes": [975, 525]}
+
+
+def test_r9_9_a_spin_publishes_its_multiplier_table_not_a_split_by_field_size() -> None:
+    h = harness()
+    tid = new_tournament(h, spin_terms(100))
+    ann = h.player("ann")
+    shown = ann.send(action="get_tournament", tournament_id=tid)["tournament"]
+    assert shown["payout_table"] is None and shown["payout_split"] is None
+    assert shown["terms"]["spin_table"] == SPIN_TABLE.to_dict()

@@ -1103,3 +1103,13 @@ def test_r9_2_a_tournament_that_starts_while_you_play_elsewhere(bob: Any) -> Non
         assert client.table_id == "t1" and client.version == 5  # not a start: ignored
 
     run_client(steps, table_id="t1")
+
+
+def test_r9_9_the_terminal_shows_the_split_by_field_and_the_current_fields_prizes() -> None:
+    sng = {"tournament_id": "u2", "name": "Six-max", "kind": "sit_and_go", "variant": "NLHE",
+           "status": "registering", "entry": 100, "entrants": 2, "max_players": 6,
+           "payouts": [], "payout_split": {"entrants": 6, "prizes": [390, 210]},
+           "payout_table": [{"min_entrants": 2, "max_entrants": 5, "percent": [100]},
+                            {"min_entrants": 6, "max_entrants": 6, "percent": [65, 35]}]}
+    text = "\n".join(line for line, _ in tournament_detail_lines(sng))
+    assert "  prizes (6 players): 1st 390, 2nd 210   split by field: 2-5: 100, 6: 65/35" in text

@@ -326,3 +326,18 @@ def test_unknown_preset_has_its_own_code() -> None:
     assert info.value.code == "unknown_preset"
     with pytest.raises(InvalidTerms):
         from_preset("mtt_deep", 0)
+
+
+def test_r9_9_the_split_by_field_size_covers_every_field_up_to_ten() -> None:
+    terms = from_preset("mtt_turbo", 100)
+    assert terms.payout_table() == [
+        {"min_entrants": 2, "max_entrants": 5, "percent": [100]},
+        {"min_entrants": 6, "max_entrants": 8, "percent": [65, 35]},
+        {"min_entrants": 9, "max_entrants": 10, "percent": [50, 30, 20]}]
+    assert terms.payout_split(0) == {"entrants": 2, "prizes": [200]}
+    assert terms.payout_split(7) == {"entrants": 7, "prizes": [455, 245]}
+    big = terms.payout_split(100)
+    assert big is not None and sum(big["prizes"]) == 10_000 and len(big["prizes"]) == 15
+    wta = dataclasses.replace(terms, payout=PayoutRule.WINNER_TAKES_ALL)
+    assert wta.payout_table() == [{"min_entrants": 2, "max_entrants": 10, "percent": [100]}]
+    assert from_preset("spin_3max_hyper", 100).payout_table() is None

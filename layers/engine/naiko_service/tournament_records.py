@@ -225,6 +225,9 @@ class TournamentRecord:
                 "opens_ms": self.opens_ms, "starts_ms": self.starts_ms,
                 "started_ms": self.started_ms, "level": self.level, "payouts": list(self.payouts),
                 "multiplier": self.spin.multiplier if self.spin else None,
+                "payout_table": terms.payout_table(),
+                "payout_split": ({"entrants": self.entrants, "prizes": list(self.payouts)}
+                                 if self.payouts else terms.payout_split(self.entrants)),
                 "terms": terms.to_dict()}
 
     def next_due_ms(self) -> int | None:

@@ -33,6 +33,7 @@ from .prizes import (
     PrizeError,
     SpinPrize,
     SpinTable,
+    payout_shape,
     payouts,
     prize_pool,
     spin_payouts,
@@ -45,6 +46,9 @@ MIN_DECISION_MS, MAX_DECISION_MS = 5_000, 120_000
 
 MAX_LEVEL_MINUTES = 240
 """The longest level a structure may publish."""
+
+TABLE_FIELDS = SIT_AND_GO_TABLE[-1][1]
+"""The largest field :meth:`TournamentTerms.payout_table` lists: the Sit & Go table's (R9.9)."""
 
 
 class InvalidTerms(EngineError):
@@ -391,6 +395,39 @@ class TournamentTerms:
         pool = self.prize_pool(entrants, spin)  # checks that a Spin, and only a Spin, has a row
         return (payouts(pool, entrants, self.payout) if spin is None
                 else spin_payouts(self.entry, spin))
+
+    def payout_table(self) -> list[dict[str, Any]] | None:
+        """R9.9: the published split by field size, for the fields these terms allow up to 10
+        (the Sit & Go table): rows ``{min_entrants, max_entrants, percent}``, ``percent`` the
+        share of the pool for place 1, 2, ... Larger fields of a scheduled tournament follow
+        the scheduled curve (:func:`~naiko.tournaments.prizes.payout_shape`). ``None`` for a
+        Spin, whose split comes with its multiplier (its ``spin_table``).
+
+        >>> PRESETS["sng_6max_turbo"](100, Variant.NLHE).payout_table()
+        [{'min_entrants': 6, 'max_entrants': 6, 'percent': [65, 35]}]
+        """
+        if self.payout is PayoutRule.SPIN:
+            return None
+        rows: list[dict[str, Any]] = []
+        for field_size in range(self.min_players, min(self.max_players, TABLE_FIELDS) + 1):
+            shape = list(payout_shape(field_size, self.payout))
+            percent = [100] if self.payout is PayoutRule.WINNER_TAKES_ALL else shape
+            if rows and rows[-1]["percent"] == percent:
+                rows[-1]["max_entrants"] = field_size
+            else:
+                rows.append({"min_entrants": field_size, "max_entrants": field_size,
+                             "percent": percent})
+        return rows
+
+    def payout_split(self, entrants: int) -> dict[str, Any] | None:
+        """R9.9: the split for the current field, shown in the lobby: *entrants* brought into
+        ``min_players..max_players`` (before enough have registered: the split of the smallest
+        field that starts), ``{entrants, prizes}`` with the prizes of place 1, 2, ... in
+        account chips for that field's pool. ``None`` for a Spin (its pool is drawn)."""
+        if self.payout is PayoutRule.SPIN:
+            return None
+        field_size = max(self.min_players, min(self.max_players, entrants))
+        return {"entrants": field_size, "prizes": self.prizes(field_size)}
 
     # -- storage -----------------------------------------------------------------------------------
 

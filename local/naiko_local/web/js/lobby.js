@@ -6,7 +6,7 @@ import { chips, fill, h, ordinal } from "./dom.js";
 
 const KINDS = { sit_and_go: "Sit & Go", spin: "Spin", scheduled: "Scheduled" };
 const PAYOUTS = {
-  sit_and_go: "Sit & Go split (by field size)", winner_takes_all: "winner takes all",
+  sit_and_go: "Sit & Go split (table below)", winner_takes_all: "winner takes all",
   scheduled: "scheduled split (top ~15 %)", spin: "Spin: multiplier table",
 };
 
@@ -123,7 +123,9 @@ function tournamentCard(t, state, ctx) {
     ["Late registration", terms.late_registration_level ? `until level ${terms.late_registration_level}` : "no"],
     ["BOTs", terms.bots_allowed ? "allowed" : "no"],
   ];
-  if (t.payouts?.length) facts.push(["Prizes", t.payouts.map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(", ")]);
+  const placesOf = (prizes) => prizes.map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(", ");
+  if (t.payouts?.length) facts.push(["Prizes", placesOf(t.payouts)]);
+  else if (t.payout_split) facts.push([`Prizes (${chips(t.payout_split.entrants)} players)`, placesOf(t.payout_split.prizes)]);
   if (t.multiplier) facts.push(["Multiplier", `×${t.multiplier}`]);
   const spin = terms.spin_table?.prizes;
   return h("article", { class: "tournament", dataset: { tournament: t.tournament_id, kind: t.kind, status: t.status } },
@@ -140,6 +142,11 @@ function tournamentCard(t, state, ctx) {
         h("tbody", {}, levels.slice(0, 12).map((l) => h("tr", {}, h("td", {}, l.number),
           h("td", {}, `${l.small_blind}/${l.big_blind}`), h("td", {}, l.ante ? `${l.ante}${l.ante_mode === "big_blind" ? " (BB)" : ""}` : "—"),
           h("td", {}, l.minutes))))) : null,
+      t.payout_table?.length ? h("table", { class: "levels", dataset: { payoutTable: "1" } },
+        h("thead", {}, h("tr", {}, ["Players", "Split %"].map((x) => h("th", {}, x)))),
+        h("tbody", {}, t.payout_table.map((r) => h("tr", {},
+          h("td", {}, r.min_entrants === r.max_entrants ? `${r.min_entrants}` : `${r.min_entrants}–${r.max_entrants}`),
+          h("td", {}, r.percent.join(" / ")))))) : null,
       spin ? h("table", { class: "levels" },
         h("thead", {}, h("tr", {}, ["Multiplier", "Chance", "Split %"].map((x) => h("th", {}, x)))),
         h("tbody", {}, spin.map((p) => h("tr", {}, h("td", {}, `×${p.multiplier}`),
