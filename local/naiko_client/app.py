@@ -860,7 +860,8 @@ class Client:
             self.notice("This is a tournament's table: its seats are the tournament's.",
                         error=True)
             return
-        buy_in = amount or self.buy_in or default_buy_in(
+        required = view.get("required_buy_in")  # R7.11: what a deep-stack table requires
+        buy_in = amount or (required and int(required["min"])) or self.buy_in or default_buy_in(
             view.get("settings") or {}, (view.get("config") or {}).get("big_blind"))
         request: dict[str, Any] = {"action": "join_table", "buy_in": buy_in}
         if entry:

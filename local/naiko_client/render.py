@@ -574,7 +574,17 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     if me is None and tournament:
         lines.append(("You are watching this tournament's table (no seat).", ""))
     elif me is None:
-        lines.append(("You are watching (no seat): type `join` to sit down.", ""))
+        required = view.get("required_buy_in")
+        if required:  # R7.11: a deep-stack table this player left less than 30 minutes ago
+            exactly = (f"exactly {required['min']}" if required["min"] == required["max"]
+                       else f"{required['min']} to {required['max']}")
+            minutes = max(0, -(-(int(required["until_ms"]) - now_ms) // 60_000))
+            lines.append((f"Deep-stack table (R7.11): you left with {required['left_with']} "
+                          f"chips, so you buy in for {exactly}", ""))
+            lines.append((f"for {minutes} more minute{'s' if minutes != 1 else ''}: type `join` "
+                          f"to sit down with {required['min']}.", ""))
+        else:
+            lines.append(("You are watching (no seat): type `join` to sit down.", ""))
     else:
         cards = cards_text(me.get("cards")) if me.get("in_hand") else ""
         mine = f"Your cards: {cards}" if cards else "Your cards: (not in this hand)"

@@ -249,8 +249,8 @@ def test_r7_11_at_an_ordinary_table_a_return_only_counts() -> None:
     assert leaver.send(action="get_account")["ratholes_today"] == 1
 
 
-def test_r7_11_a_deep_stack_rule_above_the_table_maximum_says_so_in_words() -> None:
-    h = harness(seed=3)
+def left_over_the_maximum(h: Harness) -> tuple[str, list[Player], Player, int]:
+    """A deep-stack table (buy-ins 40-400) that a player has just left with more than 400."""
     players = [h.player(n) for n in ("a", "b", "c")]
     table_id = table_of(h, players[0], deep_stack=True)
     sit(table_id, *players, buy_in=400)  # the maximum
@@ -266,6 +266,12 @@ def test_r7_11_a_deep_stack_rule_above_the_table_maximum_says_so_in_words() -> N
     left_with = record.state.stack(record.seat_of(big.player_id))  # type: ignore[arg-type]
     assert left_with > 400
     assert big.send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    return table_id, players, big, left_with
+
+
+def test_r7_11_a_deep_stack_rule_above_the_table_maximum_says_so_in_words() -> None:
+    h = harness(seed=3)
+    table_id, _, big, left_with = left_over_the_maximum(h)
     h.clock.advance(10 * 60_000)
     refused = big.send(action="join_table", table_id=table_id, buy_in=400)
     assert (refused["type"], refused["code"]) == ("error", "bad_buy_in")
@@ -277,6 +283,45 @@ def test_r7_11_a_deep_stack_rule_above_the_table_maximum_says_so_in_words() -> N
     assert h.store.load(table_id).state.stack(
         h.store.load(table_id).seat_of(big.player_id)) == left_with  # type: ignore[arg-type]
     assert h.store.audit().holds
+
+
+def test_r7_11_the_view_tells_a_returning_player_the_buy_in_a_deep_stack_table_requires(
+        ) -> None:
+    """The leaver's own view (not the others', not the spectators') carries
+    ``required_buy_in`` while the rule applies: the form proposes it instead of the table's
+    range, which the join would refuse."""
+    h = harness(seed=3)
+    table_id, players, big, left_with = left_over_the_maximum(h)
+    left_ms = h.clock.now_ms()
+    required = {"min": left_with, "max": left_with, "left_with": left_with,
+                "until_ms": left_ms + 30 * 60_000}
+    assert big.messages[-1]["view"]["seat_index"] is None
+    assert big.messages[-1]["view"]["required_buy_in"] == required  # the leave's answer
+    others = [p for p in players if p is not big]
+    assert all("required_buy_in" not in m["view"] for p in others for m in p.messages
+               if m["type"] in ("update", "snapshot"))
+    watcher = h.player("watcher")
+    assert "required_buy_in" not in watcher.send(action="snapshot", table_id=table_id)["view"]
+    h.clock.advance(29 * 60_000)
+    assert big.send(action="snapshot", table_id=table_id)["view"]["required_buy_in"] == required
+    refused = big.send(action="join_table", table_id=table_id, buy_in=400)
+    assert refused["code"] == "bad_buy_in" and "between" not in refused["message"]
+    h.clock.advance(60_000)  # 30 minutes: the usual range again
+    assert "required_buy_in" not in big.send(action="snapshot", table_id=table_id)["view"]
+    sit(table_id, big, buy_in=400)
+    assert h.store.audit().holds
+
+
+def test_r7_11_at_an_ordinary_table_the_view_requires_no_buy_in() -> None:
+    h = harness()
+    players = [h.player(n) for n in ("a", "b", "c")]
+    table_id = table_of(h, players[0])
+    sit(table_id, *players)
+    fold_out(h, table_id, players)
+    assert players[0].send(action="leave_table", table_id=table_id)["type"] in ACCEPTED
+    assert "required_buy_in" not in players[0].messages[-1]["view"]
+    assert "required_buy_in" not in players[0].send(action="snapshot",
+                                                    table_id=table_id)["view"]
 
 
 def test_r7_11_after_30_minutes_the_usual_buy_in_range_applies() -> None:

@@ -480,6 +480,36 @@ def test_lobby_then_watch_then_join_with_the_default_buy_in(bob: Any) -> None:
     assert len({m["request_id"] for m in seen[0]}) == 3  # a fresh id per request
 
 
+def test_r7_11_a_deep_stack_return_joins_with_the_required_buy_in(bob: Any) -> None:
+    """The view's ``required_buy_in`` (a deep-stack table left 10 minutes ago with 1811, above
+    its 1000 maximum) is what `join` proposes, not the lobby's default, and the screen says
+    why."""
+    required = {"min": 1811, "max": 1811, "left_with": 1811, "until_ms": NOW + 20 * 60_000}
+    spectator = dict(bob, seat_index=None, prompt=None, table_id="t1", required_buy_in=required)
+    text = screen(spectator)
+    assert ("Deep-stack table (R7.11): you left with 1811 chips, so you buy in for exactly "
+            "1811\nfor 20 more minutes: type `join` to sit down with 1811.") in text
+
+    async def steps(client: Client) -> None:
+        ws = client.ws
+        client._on_open()
+        await settle()
+        client.on_message({"type": "tables", "request_id": ws.sent[-1]["request_id"],
+                           "tables": [{"table_id": "t1", "name": "Demo", "seat_count": 4,
+                                       "seated": 2, "min_buy_in": 200, "max_buy_in": 1000,
+                                       "big_blind": 5}]})
+        await settle()
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 4,
+                           "view": spectator, "request_id": ws.sent[-1]["request_id"]})
+        await settle()
+        join = ws.sent[-1]
+        assert (join["action"], join["buy_in"]) == ("join_table", 1811)
+
+    run_client(steps)
+    del spectator["required_buy_in"]
+    assert "You are watching (no seat): type `join` to sit down." in screen(spectator)
+
+
 def test_several_tables_let_the_person_pick() -> None:
     tables = [{"table_id": f"t{i}", "name": f"T{i}", "seat_count": 4, "seated": 1,
                "min_buy_in": 200, "max_buy_in": 1000, "big_blind": 10} for i in (1, 2)]

@@ -84,7 +84,8 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
             # table as stored now, never an older version.
             record = path.load(deps, request.table_id)
     path.send(deps, caller.connection_id,
-              path.snapshot_message(record, player_id, caller.request_id))
+              path.snapshot_message(record, player_id, caller.request_id,
+                                    deps.clock.now_ms()))
 
 
 def unwatch(deps: Deps, caller: Caller, request: p.Unwatch) -> None:

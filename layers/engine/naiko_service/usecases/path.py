@@ -309,7 +309,8 @@ def replay(deps: Deps, caller: Caller, record: TableRecord) -> None:
     send(deps, caller.connection_id,
          ack(caller, record.table_id, record.recent_requests[
              f"{caller.player_id}/{caller.request_id}"], replayed=True))
-    send(deps, caller.connection_id, snapshot_message(record, caller.player_id, None))
+    send(deps, caller.connection_id,
+         snapshot_message(record, caller.player_id, None, deps.clock.now_ms()))
 
 
 # -- R8.6: what cannot be read or applied cancels the hand -----------------------------------
@@ -423,12 +424,27 @@ def tournament_view(record: TableRecord) -> dict[str, Any]:
             "first_hand_ms": info.started_ms}
 
 
-def snapshot_message(record: TableRecord, player_id: str,
-                     request_id: str | None) -> dict[str, Any]:
-    """A ``snapshot``: the whole table as *player_id* may see it."""
+def snapshot_message(record: TableRecord, player_id: str, request_id: str | None,
+                     now: int | None = None) -> dict[str, Any]:
+    """A ``snapshot``: the whole table as *player_id* may see it (at *now*: with the buy-in
+    a deep-stack table requires of them, :func:`with_required_buy_in`)."""
+    view = table_view(record, record.seat_of(player_id), proofs=True)
     return {"type": "snapshot", "table_id": record.table_id, "version": record.seq,
-            "view": table_view(record, record.seat_of(player_id), proofs=True),
+            "view": with_required_buy_in(view, record, player_id, now),
             "request_id": request_id}
+
+
+def with_required_buy_in(view: dict[str, Any], record: TableRecord, player_id: str,
+                         now: int | None) -> dict[str, Any]:
+    """*view* with ``required_buy_in`` when *player_id*, not seated, left this deep-stack
+    table less than 30 minutes before *now* (R7.11, :func:`.room.required_buy_in`); a copy
+    then, *view* itself otherwise (the spectators' shared view is never changed)."""
+    from . import room
+
+    if now is None or view.get("seat_index") is not None:
+        return view
+    required = room.required_buy_in(record, player_id, now)
+    return view if required is None else {**view, "required_buy_in": required}
 
 
 FAN_OUT_WORKERS = 10
@@ -472,7 +488,7 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event],
     Connections that are gone are forgotten in ONE more write: quiet when only spectators
     left (a crowd of dead spectators costs one write), announced with ``disconnected`` events
     when a seated player is now away (everyone sees it: a new version)."""
-    updates = Updates(record, events)
+    updates = Updates(record, events, deps.clock.now_ms())
     jobs = [(player_id, connection_id, updates.message(
         player_id, answer.request_id
         if answer is not None and connection_id == answer.connection_id else None))
@@ -539,8 +555,9 @@ class Updates:
     Each message is an :class:`~naiko_service.ports.Encoded`: the dict, and the exact bytes
     :func:`naiko_service.aws.gateway.encode_message` would make of it."""
 
-    def __init__(self, record: TableRecord, events: list[Event]):
+    def __init__(self, record: TableRecord, events: list[Event], now: int | None = None):
         self.record = record
+        self.now = now
         self.public = table_view(record, None)
         self.events = [(event, event.to_dict()) for event in events]
         self._event_json: dict[int, str] = {}
@@ -553,7 +570,8 @@ class Updates:
         """The update *player_id* gets (with *request_id*: the answer to its request)."""
         record = self.record
         seat_index = record.seat_of(player_id)
-        view = self.public if seat_index is None else table_view(record, seat_index)
+        view = (with_required_buy_in(self.public, record, player_id, self.now)
+                if seat_index is None else table_view(record, seat_index))
         own = viewer_seat(record.state, seat_index)  # never an earlier occupant's private events
         visible = [i for i, (event, _) in enumerate(self.events)
                    if event.visible_to(own, player_id)]

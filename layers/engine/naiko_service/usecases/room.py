@@ -85,6 +85,21 @@ def returning(record: TableRecord, player_id: str, now: int) -> Return | None:
                   record.settings.deep_stack)
 
 
+def required_buy_in(record: TableRecord, player_id: str, now: int) -> dict[str, int] | None:
+    """R7.11: the buy-in a deep-stack table requires of *player_id*, who left it less than 30
+    minutes ago (``None`` when no such rule applies): ``min`` is what they left with (never
+    below the table's minimum), ``max`` the table's maximum or ``min`` when that is more;
+    ``until_ms`` when the rule ends. What the view shows that player (the web form and the
+    terminal client propose ``min``); a player whose account holds less than ``min`` may buy
+    in for all of it (the join decides, with the balance)."""
+    back = returning(record, player_id, now)
+    if back is None or not back.deep_stack:
+        return None
+    low = max(record.settings.min_buy_in, back.left_with)
+    return {"min": low, "max": max(record.settings.max_buy_in, low),
+            "left_with": back.left_with, "until_ms": back.left_ms + RATHOLE_WINDOW_MS}
+
+
 def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
     """Join a full table's waiting list (R7.10): at most :data:`MAX_WAITLIST` players per table
     and :data:`MAX_WAITLISTS_PER_PLAYER` lists per player (the account's ``waiting`` set, in

@@ -18,7 +18,7 @@ import { renderHistory } from "./history.js";
 import { renderLobby } from "./lobby.js";
 import { narrate } from "./narrate.js";
 import { ProofTracker, verifyStoredHand } from "./proofs.js";
-import { renderTable } from "./table.js";
+import { buyInRange, renderTable } from "./table.js";
 
 const LOG_LINES = 200;
 
@@ -244,9 +244,9 @@ export class App {
     if (applied(reply)) this.toast("You sit down.");
   }
 
-  defaultBuyIn(settings = this.view?.settings, big = this.view?.config?.big_blind) {
-    if (!settings) return 0;
-    return Math.min(settings.max_buy_in, Math.max(settings.min_buy_in, 100 * (big || 1)));
+  /** What the form proposes for `view` (buyInRange: the buy-in R7.11 requires, if any). */
+  defaultBuyIn(view = this.view) {
+    return view ? buyInRange(view).proposal : 0;
   }
 
   toLobby() {
@@ -288,7 +288,7 @@ export class App {
         this.inviteCode = null;
         const reply = await this.watch(table.table_id);
         if (sit && reply.type === "snapshot" && reply.view.seat_index === null) {
-          this.ui.buyIn = this.defaultBuyIn(reply.view.settings, reply.view.config?.big_blind);
+          this.ui.buyIn = this.defaultBuyIn(reply.view);
           await this.join();
         }
       },

@@ -42,6 +42,20 @@ export function windowForMe(view) {
  * @param {object} ctx        {nowMs, send(action, fields), ui (controls' state), showdown,
  *                             offerUntil, inviteCode, version, tableId, log: string[]}
  */
+/** The buy-in the form offers the viewer (not seated): the range the server would accept and
+ *  the amount proposed. The table's range and 100 big blinds inside it, unless the view carries
+ *  `required_buy_in` (R7.11: a deep-stack table the viewer left less than 30 minutes ago), whose
+ *  `min`, what they left with, is proposed. */
+export function buyInRange(view) {
+  const settings = view?.settings || {};
+  const required = view?.required_buy_in || null;
+  if (required) return { min: required.min, max: required.max, proposal: required.min, required };
+  const big = view?.config?.big_blind || 1;
+  const min = settings.min_buy_in || 0;
+  const max = settings.max_buy_in || 0;
+  return { min, max, proposal: Math.min(max, Math.max(min, 100 * big)), required };
+}
+
 export function renderTable(root, view, ctx) {
   fill(root,
     header(view, ctx),
@@ -458,15 +472,25 @@ function seatBar(view, ctx) {
     return bar;
   }
   if (!me) {
-    const settings = view.settings || {};
-    const big = view.config?.big_blind || 1;
-    if (ctx.ui.buyIn === undefined || ctx.ui.buyInTable !== view.table_id) {
-      ctx.ui.buyIn = Math.min(settings.max_buy_in, Math.max(settings.min_buy_in, 100 * big));
+    const range = buyInRange(view);
+    const rule = range.required ? `${range.min}-${range.max}` : "";
+    // A new table, or the rule of R7.11 starting or ending: propose again (an amount kept
+    // from before, outside what the server now accepts, would only be refused).
+    if (ctx.ui.buyIn === undefined || ctx.ui.buyInTable !== view.table_id || ctx.ui.buyInRule !== rule) {
+      ctx.ui.buyIn = range.proposal;
       ctx.ui.buyInTable = view.table_id;
+      ctx.ui.buyInRule = rule;
     }
-    const input = h("input", { type: "number", class: "buy-in", min: settings.min_buy_in,
-      max: settings.max_buy_in, value: ctx.ui.buyIn, dataset: { buyIn: "1" },
+    const input = h("input", { type: "number", class: "buy-in", min: range.min,
+      max: range.max, value: ctx.ui.buyIn, dataset: { buyIn: "1" },
       onchange: (e) => { ctx.ui.buyIn = Number(e.target.value); } });
+    if (range.required && !room.closed) {
+      const exactly = range.min === range.max ? `exactly ${chips(range.min)}` : `at least ${chips(range.min)}`;
+      bar.append(h("span", { class: "flag", dataset: { requiredBuyIn: String(range.min) } },
+        `Deep-stack table: you left with ${chips(range.required.left_with)}, so you buy in for ${exactly} ` +
+        `(R7.11) for another `,
+        h("span", { class: "countdown", dataset: { countdownMs: range.required.until_ms, format: "clock" } }, "")));
+    }
     const free = view.seats.some((s) => !s) && !(room.held_seats >= view.seats.filter((s) => !s).length);
     if (ctx.offerUntil) {
       bar.append(h("span", { class: "flag" }, "A seat is held for you ",
