@@ -525,8 +525,11 @@ def _betting_command(word: str, arg: str | None, view: dict[str, Any],
 def _power_command(word: str, arg: str | None, view: dict[str, Any],
                    prompt: dict[str, Any]) -> Parsed:
     power = {"peek": "peek", "swap": "sleeve_swap", "anchor": "short_anchor"}[word]
-    if power not in (prompt.get("powers") or []):
-        return Parsed(error=f"{power_name(power)} is not available: {_why_not(view, power)}.")
+    listed = power in (prompt.get("powers") or [])
+    if not listed:
+        why = _why_not(view, power)
+        if why is not None:
+            return Parsed(error=f"{power_name(power)} is not available: {why}.")
     request: dict[str, Any] = {"action": "use_power", "power": power}
     label = power_name(power)
     if power == "peek" and arg is not None:
@@ -539,7 +542,11 @@ def _power_command(word: str, arg: str | None, view: dict[str, Any],
     if power == "short_anchor":
         targets = [int(t) for t in prompt.get("anchor_targets") or []]
         target = _seat_of(view, arg)
-        if target is None or target not in targets:
+        if target is not None and target not in targets \
+                and (listed or _target_shown(view, target)):
+            return Parsed(error=f"Seat {target} cannot be anchored now: "
+                                f"{_why_not_target(view, target)}.")
+        if target is None:
             return Parsed(error="Type `anchor S` with S one of the seats "
                                 f"{', '.join(map(str, targets)) or '(none)'}.")
         request["target_seat"] = target
@@ -558,8 +565,10 @@ def _seat_of(view: dict[str, Any], text: str | None) -> int | None:
     return None
 
 
-def _why_not(view: dict[str, Any], power: str) -> str:
-    """A best guess of why the prompt does not list *power* (the server has the last word)."""
+def _why_not(view: dict[str, Any], power: str) -> str | None:
+    """Why the prompt does not list *power*, when the view shows it; ``None`` when it does not
+    (a power already used this turn, R5.5, or every target having acted, R6.3): the request
+    then goes to the server, whose refusal names the cause."""
     hand = view.get("hand") or {}
     powers = hand.get("powers")
     if (view.get("config") or {}).get("variant") != "NAIKO" or powers is None:
@@ -577,7 +586,31 @@ def _why_not(view: dict[str, Any], power: str) -> str:
         return "there is no card left to peek at"
     if power == "sleeve_swap" and hand.get("street") != "preflop":
         return "Sleeve Swap is preflop only"
-    return "not now (one power per turn, before your action)"
+    if power == "sleeve_swap" and int(me.get("bet") or 0) > 0 and not me.get("owes_big"):
+        return "Sleeve Swap comes before your first betting action (R6.2)"
+    return None  # the view cannot tell (one power per turn, a target who acted): ask
+
+
+def _target_shown(view: dict[str, Any], target: int) -> bool:
+    """Whether the view itself shows why *target* cannot be anchored (not "has acted")."""
+    return "has already acted" not in _why_not_target(view, target)
+
+
+def _why_not_target(view: dict[str, Any], target: int) -> str:
+    """Why *target* is not among the prompt's ``anchor_targets`` (R6.3), as the view shows it:
+    the server's own refusal names the cause too."""
+    seats = view.get("seats") or []
+    seat = seats[target] if 0 <= target < len(seats) else None
+    anchors = (((view.get("hand") or {}).get("powers") or {}).get("anchors") or {})
+    if seat is None or not seat.get("in_hand") or seat.get("folded"):
+        return "that seat is not in the hand"
+    if target == view.get("seat_index"):
+        return "you cannot anchor yourself"
+    if seat.get("all_in") or not seat.get("stack"):
+        return f"{seat.get('player_id')} is all-in"
+    if str(target) in anchors:
+        return f"{seat.get('player_id')} already received a Short Anchor this round (R6.3)"
+    return f"{seat.get('player_id')} has already acted this betting round (R6.3)"
 
 
 def _window_command(word: str, view: dict[str, Any]) -> Parsed:

@@ -391,7 +391,27 @@ def test_powers_follow_the_prompt(bob: Any) -> None:
     assert request("anchor 3", bob) == {"action": "use_power", "power": "short_anchor",
                                         "target_seat": 3}
     assert request("anchor carol", bob)["target_seat"] == 3
-    assert error("anchor 1", bob) == "Type `anchor S` with S one of the seats 0, 3."
+    assert error("anchor 1", bob) == "Seat 1 cannot be anchored now: you cannot anchor yourself."
+    assert error("anchor", bob) == "Type `anchor S` with S one of the seats 0, 3."
+    # R6.3: a target outside anchor_targets is refused with its own cause, never "one power
+    # per turn"; when the view cannot tell (a target who acted), the server is asked.
+    bob["prompt"]["anchor_targets"] = [0]
+    assert error("anchor 3", bob) == ("Seat 3 cannot be anchored now: carol has already acted "
+                                      "this betting round (R6.3).")
+    bob["hand"]["powers"]["anchors"] = {"3": {"state": "applied", "by": 0}}
+    assert "carol already received a Short Anchor this round (R6.3)" in error("anchor 3", bob)
+    bob["hand"]["powers"]["anchors"] = {}
+    bob["prompt"].update(powers=["peek"], anchor_targets=[])
+    bob["seats"][1]["destellos"] = 2
+    assert request("anchor 3", bob) == {"action": "use_power", "power": "short_anchor",
+                                        "target_seat": 3}
+    bob["seats"][3]["folded"] = True
+    assert error("anchor 3", bob) == ("Seat 3 cannot be anchored now: that seat is not in the "
+                                      "hand.")
+    bob["seats"][3]["folded"] = False
+    bob["prompt"]["powers"] = []  # a power used this turn: the view cannot tell, ask
+    assert request("swap 1", bob)["power"] == "sleeve_swap"
+    bob["seats"][1]["destellos"] = 1
     bob["prompt"]["powers"] = []
     bob["hand"]["powers"]["carousel"] = ["peek", "short_anchor", "seal_shield"]
     assert "not in this hand's Carousel" in error("swap 1", bob)

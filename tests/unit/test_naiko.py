@@ -469,3 +469,63 @@ def test_naiko_power_commands_are_validated() -> None:
         apply(state, UsePower(seat_index=1, power="peek"))
     with pytest.raises(EngineError):
         apply(state, PassWindow(seat_index=1))
+
+
+def _refusal_scenarios() -> dict[str, tuple[TableState, str]]:
+    """One table per power refusal, and the move it refuses."""
+    def fresh(carousel: tuple[str, ...] = ALL_BUT_SHIELD, chips: int = 2,
+              seats: int = 4) -> TableState:
+        state = table([100] * seats, variant=NAIKO, destellos=[chips] * seats)
+        return start(state, button=0, carousel=carousel)[0]  # seat 3 first preflop
+
+    acted = play(fresh(), "3 c")[0]
+    peeked = play(fresh(), "3 peek")[0]
+    anchored = play(fresh(WITH_SHIELD), "3 anchor 2", "2 shield", "3 c")[0]
+    limit = play(fresh(), "3 peek", "3 c", "0 peek", "0 c", "1 peek", "1 c")[0]
+    river = play(fresh(seats=3), "0 c", "1 c", "2 x", "1 x", "2 x", "0 x", "1 x", "2 x",
+                 "0 x")[0]
+    swap_acted = play(fresh(), "3 c", "0 c", "1 c", "2 x", "1 x", "2 x", "3 x", "0 x")[0]
+    return {
+        "peek_river": (river, "1 peek"),
+        "sleeve_swap_after_preflop": (swap_acted, "1 swap 0"),
+        "one_power_per_turn": (peeked, "3 anchor 2"),
+        "anchor_target_acted": (play(acted, "0 c")[0], "1 anchor 3"),
+        "anchor_target_folded": (play(fresh(), "3 f")[0], "0 anchor 3"),
+        "anchor_target_anchored": (anchored, "0 anchor 2"),
+        "anchor_cannot_pay": (fresh(chips=0), "3 anchor 2"),
+        "table_limit": (limit, "2 peek"),
+        "not_in_carousel": (fresh(SWAP_ANCHOR_SHIELD), "3 peek"),
+        "shield_no_window": (fresh(WITH_SHIELD), "2 shield"),
+    }
+
+
+POWER_REFUSALS = [
+    ("peek_river", "wrong_street", "river"),
+    ("sleeve_swap_after_preflop", "wrong_street", "preflop only"),
+    ("one_power_per_turn", "one_power_per_turn", "already used one this turn"),
+    ("anchor_target_acted", "invalid_target", "seat 3 has already acted in this betting round"),
+    ("anchor_target_folded", "invalid_target", "still in the hand"),
+    ("anchor_target_anchored", "already_anchored", "already received a Short Anchor"),
+    ("anchor_cannot_pay", "cannot_pay", "costs 2 destellos; you have 1"),
+    ("table_limit", "table_limit_reached", "3 powers this betting round"),
+    ("not_in_carousel", "not_in_carousel", "not in this hand's Carousel"),
+    ("shield_no_window", "no_open_window", "open Short Anchor window aimed at you"),
+]
+
+
+@pytest.mark.parametrize(("scenario", "code", "cause"), POWER_REFUSALS,
+                         ids=[s for s, _, _ in POWER_REFUSALS])
+def test_r6_every_power_refusal_names_its_own_cause(scenario: str, code: str,
+                                                    cause: str) -> None:
+    """R5.5-R5.7, R6.1-R6.4: the code and the message of each refusal say why (a Short Anchor
+    at a seat that has acted says so, not "one power per turn")."""
+    state, move = _refusal_scenarios()[scenario]
+    try:
+        apply(state, command(move))
+    except EngineError as error:
+        assert error.code == code, (error.code, str(error))
+        assert cause in str(error), str(error)
+        if code != "one_power_per_turn":
+            assert "one power per turn" not in str(error)
+        return
+    raise AssertionError(f"{move} was accepted")

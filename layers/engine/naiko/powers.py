@@ -254,7 +254,8 @@ def _verify_anchor_target(state: TableState, hand: HandState, powers: PowersStat
         raise PowerRejected(f"seat {target} already received a Short Anchor this round",
                             code="already_anchored", rule_id="R6.3")
     if hand.acted[target]:
-        raise PowerRejected(f"seat {target} already acted this round",
+        raise PowerRejected(f"seat {target} has already acted in this betting round: a Short "
+                            f"Anchor aims at an opponent who has not acted yet",
                             code="invalid_target", rule_id="R6.3")
 
 
