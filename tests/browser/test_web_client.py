@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -558,3 +559,43 @@ def test_tolerates_protocol_additions(open_page: Any) -> None:
             assert [f["action"] for f in fake.received].count("join_table") == 1
         finally:
             web.stop()
+
+
+def test_the_history_panel_shows_signed_nets_and_never_covers_the_action_bar(
+        stack: LocalStack, open_page: Any, shots: Shots) -> None:
+    """Issue 28 item 9: at 1280x800 the open history panel and the action bar (Raise
+    included) do not overlap, and each hand reads `name #N · ±0` (a net of 0 no longer runs
+    into the hand number: `#140` for hand #14)."""
+    table = demo_table(stack, "NLHE", 3, (1, 2), bots=True)
+    seat_server_bots(stack, table.table_id, 2, buy_in=200)
+    page = open_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    sit_from_lobby(page, stack, table.table_id)
+
+    def hands_played() -> bool:
+        click_if_visible(page, "[data-action=fold]:enabled")  # folding: nets of 0 or less
+        return stack.service.deps.tables.load(table.table_id).state.hand_count >= 3
+
+    wait_until(hands_played, timeout=60, what="two finished hands")
+    page.locator("[data-action=history]").click()
+    page.wait_for_selector("#history button[data-hand]")
+    entries = page.locator("#history ul.hands li").all_inner_texts()
+    assert entries and all(re.search(r"#\d+ · (\+[\d,]+|−[\d,]+|±0)\b", e) for e in entries), \
+        entries
+    for item in page.locator("#history ul.hands li").all():
+        net = int(item.locator(".net").get_attribute("data-net"))
+        number = item.locator("button[data-hand]").get_attribute("data-hand")
+        sign = f"+{net}" if net > 0 else f"−{-net}" if net < 0 else "±0"
+        assert item.inner_text().endswith(f"#{number} · {sign}"), item.inner_text()
+    wait_until(lambda: page.locator(".actions [data-action]").count() > 0, timeout=60,
+               what="the person's turn with the panel open")
+    panel = page.locator("#history").bounding_box()
+    shots(page, "history-beside-actions")
+    for box in [page.locator(".actions").bounding_box()] + [
+            b.bounding_box() for b in page.locator(".actions button").all()]:
+        if box is None:
+            continue
+        apart = (box["x"] + box["width"] <= panel["x"] or panel["x"] + panel["width"] <= box["x"]
+                 or box["y"] + box["height"] <= panel["y"]
+                 or panel["y"] + panel["height"] <= box["y"])
+        assert apart, (box, panel)

@@ -336,6 +336,7 @@ export class App {
   renderHistory() {
     const panel = this.elements.history;
     panel.hidden = this.history === null;
+    document.body.dataset.history = this.history === null ? "closed" : "open";  // the layout makes room
     if (this.history === null) return;
     renderHistory(panel, this.history, {
       close: () => { this.history = null; this.renderHistory(); },

@@ -22,6 +22,12 @@ export function renderHistory(root, state, ctx) {
     state.error ? h("p", { class: "error" }, state.error) : null, body);
 }
 
+/** A hand's net as the list shows it, always signed: +12, −5, ±0 (never run into the hand
+ *  number before it: `#14 · ±0`, not `#140`). */
+export function netText(net) {
+  return net > 0 ? `+${chips(net)}` : net < 0 ? `−${chips(-net)}` : "±0";
+}
+
 function handList(state, ctx) {
   if (state.hands === null) return h("p", { class: "muted" }, "Loading…");
   if (!state.hands.length) return h("p", { class: "muted" }, "No hands yet: play one!");
@@ -30,8 +36,8 @@ function handList(state, ctx) {
       h("button", { class: "link", dataset: { hand: hand.hand_number, table: hand.table_id },
         onclick: () => ctx.open(hand.table_id, hand.hand_number) },
       `${hand.table_name} #${hand.hand_number}`),
-      h("span", { class: `net ${hand.net > 0 ? "up" : hand.net < 0 ? "down" : ""}` },
-        `${hand.net > 0 ? "+" : ""}${chips(hand.net)}`),
+      h("span", { class: `net ${hand.net > 0 ? "up" : hand.net < 0 ? "down" : "even"}`, dataset: { net: hand.net } },
+        ` · ${netText(hand.net)}`),
       hand.cancelled ? h("span", { class: "muted small" }, ` cancelled (${hand.cancelled})`) : null))),
     state.next ? h("button", { class: "ghost small", onclick: () => ctx.more() }, "Older hands") : null);
 }
