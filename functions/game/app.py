@@ -43,7 +43,9 @@ def internal_error(event: dict[str, Any]) -> None:
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     connection_id = bootstrap.connection_of(event)
     service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
-    serve(service, connection_id, event.get("body"), authorized_player(event["requestContext"]))
+    context = event["requestContext"]
+    serve(service, connection_id, event.get("body"), authorized_player(context),
+          context.get("messageId"))
     return OK
 
 
@@ -56,9 +58,11 @@ def authorized_player(request_context: dict[str, Any]) -> str | None:
 
 
 def serve(service: TableService, connection_id: str, body: str | None,
-          player_id: str | None = None) -> None:
+          player_id: str | None = None, frame_id: str | None = None) -> None:
     """Answer one frame: through the service, or with an ``error`` frame. Without the
-    authorizer's context (older events, tests) the player is looked up by connection."""
+    authorizer's context (older events, tests) the player is looked up by connection.
+    *frame_id* is the event's ``messageId`` (a frame :func:`screen` admitted takes no second
+    token)."""
     from naiko_service.protocol import ProtocolError, parse_request
 
     if player_id is None:
@@ -69,7 +73,7 @@ def serve(service: TableService, connection_id: str, body: str | None,
               "this connection has no verified player; reconnect", None)
         return
     logger.thread_safe_append_keys(player_id=player_id)
-    admission = service.admit(connection_id, player_id)
+    admission = service.admit(connection_id, player_id, frame_id)
     try:
         request = parse_request(body)
     except ProtocolError as error:
@@ -96,9 +100,8 @@ def refuse(service: TableService, connection_id: str, admission: Admission,
     the connection when its refusals persisted."""
     logger.thread_safe_append_keys(request_id=request_id)
     bootstrap.count("RateLimited")
-    reply(service, connection_id, "rate_limited",
-          f"too many frames on this {admission.by or 'connection'}; retry in "
-          f"{admission.retry_after_ms} ms", request_id, admission.retry_after_ms)
+    reply(service, connection_id, "rate_limited", rate_limited_text(admission), request_id,
+          admission.retry_after_ms)
     if admission.close:
         logger.warning("connection closed: its frames kept exceeding the rate limit",
                        extra={"refusals": admission.refusals, "limited_by": admission.by})
@@ -106,6 +109,38 @@ def refuse(service: TableService, connection_id: str, admission: Admission,
         close = getattr(service.deps.gateway, "close", None)
         if close is not None:
             close(connection_id)
+
+
+def rate_limited_text(admission: Admission) -> str:
+    return (f"too many frames on this {admission.by or 'connection'}; retry in "
+            f"{admission.retry_after_ms} ms")
+
+
+def screen(service: TableService, body: str | None,
+           request_context: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+    """The rate limit alone, before any other work: for a frame over it, the ``error`` frame
+    :func:`serve` would answer and whether to close the connection now; ``None`` for any
+    other frame, whose tokens are then taken (:func:`serve` of the same ``messageId`` takes
+    none). Lambda never calls this; the local gateway does, on its event loop, before it
+    queues a frame, so that a refused frame takes no invocation (docs/local.md, "Fairness").
+    It does no I/O and logs nothing: the refusal is counted in this container only
+    (``RateLimiter.screen``), and the gateway logs the close."""
+    from naiko_service.protocol import ProtocolError, error_message, parse_request
+
+    player_id = authorized_player(request_context)
+    connection_id = request_context.get("connectionId")
+    frame_id = request_context.get("messageId")
+    if player_id is None or not isinstance(connection_id, str) or not isinstance(frame_id, str):
+        return None
+    admission = service.screen(connection_id, player_id, frame_id)
+    if admission is None:
+        return None
+    try:  # the request id serve() would echo
+        request_id = parse_request(body).request_id
+    except ProtocolError as error:
+        request_id = error.request_id
+    return (error_message("rate_limited", rate_limited_text(admission), request_id,
+                          admission.retry_after_ms), admission.close)
 
 
 def reply(service: TableService, connection_id: str, code: str, message: str,

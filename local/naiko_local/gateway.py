@@ -16,9 +16,19 @@ messages
     Each data frame is routed by ``$request.body.action`` (a JSON body whose ``action`` names a
     route) or to ``$default``, and delivered to its integration as a ``MESSAGE`` event carrying
     the same ``requestContext.authorizer``. Invocations run on a thread pool (handlers are
-    synchronous; the event loop never blocks) and, as in API Gateway, frames of one connection
-    are not serialised: each is its own invocation. A failed invocation answers the client with
+    synchronous; the event loop never blocks). A failed invocation answers the client with
     API Gateway's own ``{"message": "Internal server error", ...}`` frame.
+fairness
+    In API Gateway each frame is its own Lambda invocation, so one connection's flood never
+    waits in front of another connection's frame. Here invocations share a few threads, so
+    the gateway keeps them fair itself: an optional *screen* (the local stack passes the game
+    handler's rate limit) refuses a frame on the event loop before it is queued, taking no
+    thread; each connection has its own bounded queue (``queued_frames``; when it is full the
+    gateway stops reading that socket) with at most ``connection_concurrency`` frames running
+    (1: a connection's frames run in the order they came); and the connections with frames
+    waiting take turns, round-robin, for ``message_concurrency`` invocations at a time (fewer
+    than the pool's threads, which the timers and ``$disconnect`` share). A flooder's backlog
+    so delays only its own frames.
 ``$disconnect``
     Called once the socket is closed (by either side, or by ``DELETE @connections``), with
     ``disconnectStatusCode`` and ``disconnectReason``; the connection is already gone for the
@@ -47,6 +57,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -171,6 +182,34 @@ class Connection:
     messages_in: int = 0
     messages_out: int = 0
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    queue: deque[tuple[str | None, dict[str, Any]]] = field(default_factory=deque)
+    """Frames waiting for an invocation: ``(function, event)``; ``(None, {})`` closes the
+    connection once the frames before it ran."""
+    running: int = 0
+    """Its frames being invoked now."""
+    waiting_turn: bool = False
+    """In the gateway's round-robin line."""
+    space: asyncio.Event = field(default_factory=asyncio.Event)
+    closing: bool = False
+    """A screen refused it for good: its later frames are read and dropped, and it closes
+    once its queued frames ran."""
+    """Set when a frame left its queue (the reader waits on it while the queue is full)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A *screen*'s verdict on a frame: it goes to no function; the gateway sends *reply* (if
+    any) to the connection. With *close*, the frames that follow are dropped unread, and the
+    connection is closed (1000, as ``DELETE @connections`` does) once the frames queued
+    before this one ran."""
+
+    reply: bytes | None = None
+    close: bool = False
+
+
+Screen = Callable[[str, dict[str, Any]], Refusal | None]
+"""``screen(function, event) -> Refusal | None``: asked on the event loop for every frame
+routed to a function, before it is queued; must be quick and do no I/O. ``None``: queue it."""
 
 
 class LocalGateway:
@@ -187,6 +226,11 @@ class LocalGateway:
     :param limits: Frame, message, idle and duration limits.
     :param before_connect: Called with the player id after the authorizer allowed it and before
         ``$connect`` runs (the local stack funds new players' accounts there).
+    :param screen: Refuses frames before they are queued (:data:`Screen`); ``None``: none.
+    :param message_concurrency: Frames invoked at once, all connections together.
+    :param connection_concurrency: Frames of one connection invoked at once.
+    :param queued_frames: Frames one connection may have waiting before the gateway stops
+        reading its socket.
     """
 
     def __init__(self, invoke: Invoke, routes: Routes, *, host: str = "127.0.0.1",
@@ -195,7 +239,12 @@ class LocalGateway:
                  account_id: str = "123456789012", executor: Executor | None = None,
                  limits: Limits = Limits(),
                  before_connect: Callable[[str], None] | None = None,
-                 post_timeout: float = 10.0):
+                 post_timeout: float = 10.0, screen: Screen | None = None,
+                 message_concurrency: int = 6, connection_concurrency: int = 1,
+                 queued_frames: int = 64):
+        if min(message_concurrency, connection_concurrency, queued_frames) < 1:
+            raise ValueError("message_concurrency, connection_concurrency and queued_frames "
+                             "must be at least 1")
         self.invoke = invoke
         self.routes = routes
         self.host = host
@@ -208,6 +257,15 @@ class LocalGateway:
         self.limits = limits
         self.before_connect = before_connect
         self.post_timeout = post_timeout
+        self.screen = screen
+        self.message_concurrency = message_concurrency
+        self.connection_concurrency = connection_concurrency
+        self.queued_frames = queued_frames
+        self._turns: deque[Connection] = deque()
+        """Connections with a frame waiting and room to run it, in turn order."""
+        self._running = 0
+        """Frames being invoked (all connections)."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self._own_executor = executor is None
         self._executor = executor or ThreadPoolExecutor(8, thread_name_prefix="lambda")
         # The handshake's functions (authorizer, $connect) have threads of their own, as each
@@ -223,7 +281,8 @@ class LocalGateway:
         self._http: ThreadingHTTPServer | None = None
         self._http_thread: threading.Thread | None = None
         self.stats = {"connects": 0, "refused": 0, "disconnects": 0, "messages": 0,
-                      "posts": 0, "gone": 0, "integration_errors": 0, "too_big": 0}
+                      "posts": 0, "gone": 0, "integration_errors": 0, "too_big": 0,
+                      "screened": 0, "dropped": 0, "invoked": 0}
 
     # -- addresses ---------------------------------------------------------------------------
 
@@ -322,9 +381,13 @@ class LocalGateway:
             return
         self._server.close(close_connections=True)
         await self._server.wait_closed()
-        pending = [t for c in list(self._connections.values()) for t in c.tasks]
-        if pending:
-            await asyncio.wait(pending, timeout=10)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while (self._running or self._turns or self._tasks) and loop.time() < deadline:
+            if self._tasks:
+                await asyncio.wait(list(self._tasks), timeout=max(0.0, deadline - loop.time()))
+            else:
+                await asyncio.sleep(0.01)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -481,9 +544,13 @@ class LocalGateway:
                 conn.last_active_ms = _now_ms()
                 conn.messages_in += 1
                 self.stats["messages"] += 1
-                task = asyncio.create_task(self._message(conn, message))
-                conn.tasks.add(task)
-                task.add_done_callback(conn.tasks.discard)
+                if conn.closing:  # what follows the refusal that closes it goes nowhere
+                    self.stats["dropped"] += 1
+                    continue
+                self._receive(conn, message)
+                while len(conn.queue) >= self.queued_frames:  # read no more of this socket
+                    conn.space.clear()
+                    await conn.space.wait()
         except ConnectionClosed:
             pass
         finally:
@@ -511,7 +578,14 @@ class LocalGateway:
         except Exception as error:
             log.warning("$disconnect failed: %s", type(error).__name__)
 
-    async def _message(self, conn: Connection, message: str | bytes) -> None:
+    def _spawn(self, conn: Connection, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        for tasks in (conn.tasks, self._tasks):
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    def _receive(self, conn: Connection, message: str | bytes) -> None:
+        """Route a frame, screen it, and queue it for its function (on the event loop)."""
         if isinstance(message, bytes):
             body, encoded = base64.b64encode(message).decode(), True
             route = "$default"
@@ -519,14 +593,80 @@ class LocalGateway:
             body, encoded = message, False
             route = self.routes.route_of(message)
         function = self.routes.functions.get(route)
-        now = _now_ms()
-        context = self._request_context(conn, route, "MESSAGE", now)
+        context = self._request_context(conn, route, "MESSAGE", _now_ms())
         context["messageId"] = new_id()
         if function is None:  # no matching route and no $default
-            await self._reply(conn, {"message": "Forbidden", "connectionId": conn.connection_id,
-                                     "requestId": context["requestId"]})
+            self._spawn(conn, self._reply(conn, {
+                "message": "Forbidden", "connectionId": conn.connection_id,
+                "requestId": context["requestId"]}))
             return
         event = {"requestContext": context, "body": body, "isBase64Encoded": encoded}
+        refusal = None
+        if self.screen is not None:
+            try:
+                refusal = self.screen(function, event)
+            except Exception:
+                log.exception("screening a frame failed; it goes to %s", function)
+        if refusal is not None:
+            self.stats["screened"] += 1
+            if refusal.reply is not None:
+                self._spawn(conn, self._post_quietly(conn, refusal.reply))
+            if refusal.close:
+                conn.closing = True
+                conn.queue.append((None, {}))
+                self._take_turn(conn)
+            return
+        conn.queue.append((function, event))
+        self._take_turn(conn)
+
+    def _take_turn(self, conn: Connection) -> None:
+        """Put *conn* at the end of the line if it has a frame waiting and room to run it,
+        then start what the line and the concurrency allow."""
+        if conn.queue and not conn.waiting_turn and conn.running < self.connection_concurrency:
+            conn.waiting_turn = True
+            self._turns.append(conn)
+        while self._turns and self._running < self.message_concurrency:
+            ready = self._turns.popleft()
+            ready.waiting_turn = False
+            function, event = ready.queue.popleft()
+            ready.space.set()
+            ready.running += 1
+            self._running += 1
+            self._spawn(ready, self._run(ready, function, event))
+            if ready.queue and ready.running < self.connection_concurrency:
+                ready.waiting_turn = True  # round robin: back of the line
+                self._turns.append(ready)
+
+    async def _run(self, conn: Connection, function: str | None,
+                   event: dict[str, Any]) -> None:
+        try:
+            if function is None:
+                await self._close_screened(conn)
+            else:
+                await self._message(conn, function, event)
+        finally:
+            conn.running -= 1
+            self._running -= 1
+            self._take_turn(conn)
+
+    async def _post_quietly(self, conn: Connection, data: bytes) -> None:
+        try:
+            await self._send(conn, data)
+            self.stats["posts"] += 1
+        except Gone:
+            self.stats["gone"] += 1
+
+    async def _close_screened(self, conn: Connection) -> None:
+        """Close a connection a screen refused for good, as ``DELETE @connections`` would."""
+        log.info("closing %s: its frames kept exceeding the rate limit", conn.connection_id)
+        with self._lock:
+            self._connections.pop(conn.connection_id, None)
+        if conn.websocket is not None:
+            await conn.websocket.close(1000, "Normal closure")
+
+    async def _message(self, conn: Connection, function: str, event: dict[str, Any]) -> None:
+        self.stats["invoked"] += 1
+        route = event["requestContext"]["routeKey"]
         try:
             await self._call(function, event)
         except Exception as error:
@@ -534,7 +674,7 @@ class LocalGateway:
             log.warning("%s failed on %s: %s", function, route, type(error).__name__)
             await self._reply(conn, {"message": "Internal server error",
                                      "connectionId": conn.connection_id,
-                                     "requestId": context["requestId"]})
+                                     "requestId": event["requestContext"]["requestId"]})
 
     async def _reply(self, conn: Connection, message: dict[str, Any]) -> None:
         try:

@@ -51,7 +51,7 @@ from typing import Any, TextIO
 from naiko_client.keepalive import KeepAlive, keep_alive
 
 from . import template as tpl
-from .gateway import Limits, LocalGateway, Routes
+from .gateway import Limits, LocalGateway, Refusal, Routes
 from .timers import LOCAL_QUEUE_URL, LocalDelayQueue, LocalTimers
 from .web import WebServer
 
@@ -442,7 +442,8 @@ class LocalStack:
                 host=config.host, port=config.port, management_port=config.management_port,
                 stage=config.stage, region=REGION, account_id=ACCOUNT_ID,
                 executor=self._executor, limits=config.limits,
-                before_connect=self._welcome if config.welcome_chips > 0 else None)
+                before_connect=self._welcome if config.welcome_chips > 0 else None,
+                screen=self._screen)
             self.gateway.start()
             self._set_env({"WEBSOCKET_ENDPOINT": self.gateway.management_url})
             if config.web_port is not None:
@@ -481,6 +482,21 @@ class LocalStack:
         except BaseException:
             self.stop()
             raise
+
+    def _screen(self, function: str, event: dict[str, Any]) -> Refusal | None:
+        """The function's own rate limit (``screen`` in ``functions/game/app.py``), asked by
+        the gateway before it queues a frame, so that a refused frame takes no invocation
+        (docs/local.md, "Fairness")."""
+        screen = getattr(self.functions.modules.get(function), "screen", None)
+        if screen is None or self.service is None:
+            return None
+        verdict = screen(self.service, event.get("body"), event["requestContext"])
+        if verdict is None:
+            return None
+        from naiko_service.aws.gateway import encode_message
+
+        message, close = verdict
+        return Refusal(encode_message(message), close)
 
     def stop(self) -> None:
         """Stop everything and restore the process's environment (idempotent)."""

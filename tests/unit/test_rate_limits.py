@@ -380,3 +380,47 @@ def test_a_flood_spread_over_two_containers_is_closed_by_their_stored_count(
     assert max(local) < TIGHT.close_after and admission.refusals >= TIGHT.close_after
     # closed once the stored count got there: each container holds back fewer than a batch
     assert sum(local) < TIGHT.close_after + len(containers) * TIGHT.persist_every
+
+
+# -- the local gateway's screen (docs/local.md, "Fairness") ----------------------------------
+
+def test_a_screened_frame_takes_its_tokens_once_and_the_handler_none() -> None:
+    calls: list[Any] = []
+    limiter = RateLimiter(TIGHT, lambda: 0, add_refusals=lambda *a: calls.append(a) or 0)
+    # the burst is screened in: tokens taken at the screen
+    assert [limiter.screen("c", "p", f"m{i}") for i in range(TIGHT.connection_burst)] \
+        == [None] * TIGHT.connection_burst
+    refused = limiter.screen("c", "p", "m-over")
+    assert refused is not None and not refused.allowed and refused.by == "connection"
+    # each screened frame's handler is allowed without a second token, once
+    assert all(limiter.admit("c", "p", f"m{i}").allowed for i in range(TIGHT.connection_burst))
+    assert not limiter.admit("c", "p", "m0").allowed  # (a frame id admits once)
+    assert not limiter.admit("c", "p").allowed  # the buckets stayed empty
+    # refusals at the screen count towards the close, and never write (no I/O on the loop)
+    for i in range(TIGHT.close_after * 2):
+        limiter.screen("c", "p", f"x{i}")
+    assert calls == []
+    assert limiter.screen("c", "p", "last") is not None
+
+
+def test_the_game_handler_screen_refuses_as_serve_does() -> None:
+    room = Room()
+    fresh_players(room, "bob")
+    context = {"connectionId": "conn-bob", "authorizer": {"principalId": "bob"}}
+    answers = [GAME.screen(room.h.service, '{"action": "get_account", "request_id": "r-1"}',
+                           {**context, "messageId": f"m{i}"})
+               for i in range(TIGHT.connection_burst + 1)]
+    assert answers[:-1] == [None] * TIGHT.connection_burst
+    refusal = answers[-1]
+    assert refusal is not None
+    message, close = refusal
+    assert (message["type"], message["code"], message["request_id"], close) \
+        == ("error", "rate_limited", "r-1", False)
+    assert 0 < message["retry_after_ms"] <= 200
+    # a screened frame's handler does not pay again: its frame is answered
+    GAME.serve(room.h.service, "conn-bob", '{"action": "get_account", "request_id": "r-2"}',
+               "bob", "m0")
+    assert room.h.gateway.sent["conn-bob"][-1]["type"] == "account"
+    GAME.serve(room.h.service, "conn-bob", '{"action": "get_account", "request_id": "r-3"}',
+               "bob", "unscreened")
+    assert room.h.gateway.sent["conn-bob"][-1]["code"] == "rate_limited"

@@ -138,12 +138,39 @@ class RateLimiter:
         self.add_refusals = add_refusals
         self._buckets: OrderedDict[tuple[str, str], Bucket] = OrderedDict()
         self._strikes: OrderedDict[str, Strikes] = OrderedDict()
+        self._screened: OrderedDict[str, bool] = OrderedDict()
+        """Frames :meth:`screen` admitted whose handler has not run yet (oldest first)."""
         self._lock = threading.Lock()  # the local stack runs invocations in threads
 
-    def admit(self, connection_id: str, player_id: str) -> Admission:
+    def admit(self, connection_id: str, player_id: str,
+              frame_id: str | None = None) -> Admission:
         """Take a token from the connection's bucket and the player's, or refuse the frame
         (taking none). A refusal is counted against the connection; see :class:`Admission`.
-        Only a refusal may call :attr:`add_refusals` (never an allowed frame)."""
+        Only a refusal may call :attr:`add_refusals` (never an allowed frame). A frame
+        :meth:`screen` admitted already (its *frame_id*) is allowed without a second token."""
+        if frame_id is not None:
+            with self._lock:
+                if self._screened.pop(frame_id, False):
+                    return ALLOWED
+        return self._admit(connection_id, player_id, take=True, persist=True)
+
+    def screen(self, connection_id: str, player_id: str, frame_id: str) -> Admission | None:
+        """:meth:`admit` for a frame before its handler runs (the local gateway asks this on
+        its event loop, before it queues the frame): the refusal, counted as :meth:`admit`
+        counts it but without calling :attr:`add_refusals` (no I/O), or ``None`` once the
+        tokens are taken; the handler's :meth:`admit` of the same *frame_id* (API Gateway's
+        ``messageId``) then takes none."""
+        verdict = self._admit(connection_id, player_id, take=True, persist=False)
+        if not verdict.allowed:
+            return verdict
+        with self._lock:
+            self._screened[frame_id] = True
+            while len(self._screened) > self.limits.max_keys:
+                self._screened.popitem(last=False)
+        return None
+
+    def _admit(self, connection_id: str, player_id: str, *, take: bool,
+               persist: bool) -> Admission:
         limits = self.limits
         now = self.clock()
         with self._lock:
@@ -152,14 +179,17 @@ class RateLimiter:
             player = self._bucket(("p", player_id), now, limits.player_per_second,
                                   limits.player_burst)
             if conn.tokens >= 1.0 and player.tokens >= 1.0:
-                self._buckets[("c", connection_id)] = replace(conn, tokens=conn.tokens - 1.0)
-                self._buckets[("p", player_id)] = replace(player, tokens=player.tokens - 1.0)
+                if take:
+                    self._buckets[("c", connection_id)] = replace(conn,
+                                                                  tokens=conn.tokens - 1.0)
+                    self._buckets[("p", player_id)] = replace(player,
+                                                              tokens=player.tokens - 1.0)
                 return ALLOWED
             wait_conn = conn.wait_ms(limits.connection_per_second)
             wait_player = player.wait_ms(limits.player_per_second)
             by = "connection" if wait_conn >= wait_player else "player"
             strikes = self._strike(connection_id, now)
-            save = (self.add_refusals is not None and limits.persist_every > 0
+            save = (persist and self.add_refusals is not None and limits.persist_every > 0
                     and strikes.unsaved >= limits.persist_every)
             if save:
                 strikes = replace(strikes, unsaved=0)

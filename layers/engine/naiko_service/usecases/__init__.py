@@ -169,11 +169,18 @@ class TableService:
         self.deps = deps
         self.limiter = limiter
 
-    def admit(self, connection_id: str, player_id: str) -> Admission:
+    def admit(self, connection_id: str, player_id: str,
+              frame_id: str | None = None) -> Admission:
         """Whether a frame of *player_id* on *connection_id* is within the rate limits; see
         :meth:`naiko_service.ratelimit.RateLimiter.admit`."""
         return ALLOWED if self.limiter is None else self.limiter.admit(connection_id,
-                                                                       player_id)
+                                                                       player_id, frame_id)
+
+    def screen(self, connection_id: str, player_id: str, frame_id: str) -> Admission | None:
+        """:meth:`admit` ahead of the handler (the local gateway); see
+        :meth:`naiko_service.ratelimit.RateLimiter.screen`."""
+        return None if self.limiter is None else self.limiter.screen(connection_id, player_id,
+                                                                     frame_id)
 
     def connect(self, connection_id: str, player_id: str) -> None:
         """``$connect``: see :func:`.connections.connect`."""
