@@ -452,6 +452,18 @@ class Mtt:
         assert audit.holds, audit.line()
 
 
+@pytest.fixture(autouse=True)
+def bot_seats_turned_into_people(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The races below turn one BOT's seat into a person's (``end_hand_by``: no BOT timer may
+    answer first) who then sends ``act`` with the BOT's id. A client can never hold such an
+    id (R8.4: the authorizer refuses it, and so does the service's dispatch), so for these
+    tests only the dispatch lets that id through; the seat check still holds (the seat is no
+    longer marked BOT)."""
+    import naiko_service.usecases as usecases
+
+    monkeypatch.setattr(usecases, "refuse_bot", lambda player_id: None)
+
+
 @pytest.fixture
 def dynamo() -> Iterator[tuple[Any, dict[str, str]]]:
     """moto's DynamoDB with every table of ``template.yaml``."""

@@ -248,5 +248,5 @@ def test_r9_11_a_field_that_falls_to_one_during_late_registration_finishes_at_on
     assert sorted((d["player_id"], d["prize"]) for _, d in paid) == sorted(
         finished["prizes"].items())
     with pytest.raises(ServiceError) as refused:
-        tournaments.enter(deps, None, tid, [tournaments.Entrant("too-late", HOUSE_BOTS, True)])
+        tournaments.enter(deps, None, tid, [tournaments.Entrant("bot-too-late", HOUSE_BOTS, True)])
     assert refused.value.code in ("registration_closed", "tournament_finished")

@@ -56,6 +56,7 @@ HELP_ONLY: dict[str, str] = {
     "restore_plan.py": "reads AWS CloudFormation and DynamoDB",
     "rotate_state_key.py": "reads and writes AWS Secrets Manager",
     "tournament_runs.py": "one random tournament can play thousands of hands (minutes)",
+    "bench_flood.py": "starts the whole local stack and floods it for several phases: ~40 s",
     "mtt_balance.py": "a whole tournament in virtual time: ~35 s even at 20 players",
 }
 """Script -> why it is only asked for ``--help``."""
