@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "layers" / "engine"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "local"))
 
 from naiko_local.stack import (  # noqa: E402
-    BotClient,
     BotRunner,
     LocalStack,
     StackConfig,
+    TimedBotClient,
     open_demo_table,
 )
 
@@ -49,29 +49,16 @@ FRAMES = 1000
 SEND_WINDOW_S = 0.010
 
 
-class TimedBot(BotClient):
+class TimedBot(TimedBotClient):
     """A bot that times each of its actions, from the frame sent to its answer."""
 
     samples: list[tuple[float, float]] = []
     """(sent at, latency) of every action, all bots."""
     lock = threading.Lock()
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._sent: dict[str, float] = {}
-
-    async def send(self, frame: dict[str, Any]) -> str:
-        request_id = await super().send(frame)
-        if frame.get("action") in ("act", "use_power", "shield", "pass_window"):
-            self._sent[request_id] = time.perf_counter()
-        return request_id
-
-    async def handle(self, message: dict[str, Any]) -> None:
-        sent = self._sent.pop(str(message.get("request_id")), None)
-        if sent is not None and message.get("type") in ("ack", "update", "error"):
-            with TimedBot.lock:
-                TimedBot.samples.append((sent, time.perf_counter() - sent))
-        await super().handle(message)
+    def timed(self, sent: float, latency: float, answer: dict[str, Any]) -> None:
+        with TimedBot.lock:
+            TimedBot.samples.append((sent, latency))
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -26,10 +26,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "layers" / "engine"))
 
 from naiko_local.stack import (  # noqa: E402
-    BotClient,
     BotRunner,
     LocalStack,
     StackConfig,
+    TimedBotClient,
     open_demo_table,
 )
 
@@ -37,29 +37,15 @@ SEATS = 4
 BUY_IN = 200
 
 
-class TimedBot(BotClient):
+class TimedBot(TimedBotClient):
     """A bot that times each of its actions from the frame sent to the reply received."""
 
     latencies: list[float] = []
     actions = 0
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._sent: dict[str, float] = {}
-
-    async def send(self, frame: dict[str, Any]) -> str:
-        request_id = await super().send(frame)
-        if frame.get("action") in ("act", "use_power", "shield", "pass_window"):
-            self._sent[request_id] = time.perf_counter()
-        return request_id
-
-    async def handle(self, message: dict[str, Any]) -> None:
-        sent = self._sent.pop(str(message.get("request_id")), None)
-        # the answer: an error, an ack, or the update carrying the request id
-        if sent is not None and message.get("type") in ("ack", "update", "error"):
-            TimedBot.latencies.append(time.perf_counter() - sent)
-            TimedBot.actions += message.get("type") != "error"
-        await super().handle(message)
+    def timed(self, sent: float, latency: float, answer: dict[str, Any]) -> None:
+        TimedBot.latencies.append(latency)
+        TimedBot.actions += answer.get("type") != "error"
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -920,6 +920,37 @@ class BotClient:
             await self.send(frame_for(command, self.table_id))
 
 
+class TimedBotClient(BotClient):
+    """A :class:`BotClient` that times each of its actions, from the frame sent to its answer
+    (an error, an ack, or the update carrying the request id): the load and flood benchmarks
+    (``scripts/load.py``, ``scripts/bench_flood.py``) subclass it and keep the figures in
+    :meth:`timed`. A request sent again after ``busy`` keeps its first send time."""
+
+    TIMED_ACTIONS = frozenset({"act", "use_power", "shield", "pass_window"})
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._sent_at: dict[str, float] = {}
+
+    async def send(self, frame: dict[str, Any], request_id: str | None = None) -> str:
+        request_id = await super().send(frame, request_id)
+        if frame.get("action") in self.TIMED_ACTIONS:
+            self._sent_at.setdefault(request_id, time.perf_counter())
+        return request_id
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind in ("ack", "update", "error") and not (
+                kind == "error" and message.get("code") == "busy"):
+            sent = self._sent_at.pop(str(message.get("request_id")), None)
+            if sent is not None:
+                self.timed(sent, time.perf_counter() - sent, message)
+        await super().handle(message)
+
+    def timed(self, sent: float, latency: float, answer: dict[str, Any]) -> None:
+        """One action answered: sent at *sent* (``perf_counter``), after *latency* s."""
+
+
 def kind_of_hand(view: Mapping[str, Any]) -> str:
     """``"running"`` while a hand is being played, else ``"between"``."""
     hand = view.get("hand")
