@@ -54,6 +54,7 @@ from .render import (
     power_name,
     render,
     render_lobby,
+    shown_name,
     tournament_detail_lines,
     tournament_list_lines,
 )
@@ -607,10 +608,11 @@ def _why_not_target(view: dict[str, Any], target: int) -> str:
     if target == view.get("seat_index"):
         return "you cannot anchor yourself"
     if seat.get("all_in") or not seat.get("stack"):
-        return f"{seat.get('player_id')} is all-in"
+        return f"{shown_name(str(seat.get('player_id')))} is all-in"
     if str(target) in anchors:
-        return f"{seat.get('player_id')} already received a Short Anchor this round (R6.3)"
-    return f"{seat.get('player_id')} has already acted this betting round (R6.3)"
+        return (f"{shown_name(str(seat.get('player_id')))} already received a Short Anchor "
+                "this round (R6.3)")
+    return f"{shown_name(str(seat.get('player_id')))} has already acted this betting round (R6.3)"
 
 
 def _window_command(word: str, view: dict[str, Any]) -> Parsed:
@@ -693,7 +695,7 @@ class Client:
         self.version = 0
         self.tables: list[dict[str, Any]] | None = None
         self.log: deque[str] = deque(maxlen=LOG_LINES)
-        self.narrator = Narrator()
+        self.narrator = Narrator(player_id)
         self.status = ""
         self.status_is_error = False
         self.input = ""
@@ -984,7 +986,7 @@ class Client:
         before its first card (the same check as ``naiko-verify``)."""
         self.log.append(f"--- History of hand #{hand.get('hand_number')} "
                         f"({hand.get('table_name')}) ---")
-        self.log.extend(Narrator().narrate(list(hand.get("events") or [])))
+        self.log.extend(Narrator(self.player_id).narrate(list(hand.get("events") or []), hand))
         report = check_hand(hand)
         self.log.append(("Deck check: " if report.ok else "Deck check FAILED: ")
                         + report.line())

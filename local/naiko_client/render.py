@@ -13,7 +13,9 @@ one small stateful narrator): no I/O, no clock (the caller passes ``now_ms``), n
   and the command line.
 - :func:`render_lobby` draws the list of open tables, the tournaments and one tournament.
 - :class:`Narrator` turns ``update.events`` into sentences ("bob raises to 40", "alice wins 120
-  with two pair, Kings and Fours", "grace is out in 3rd place").
+  with two pair, Kings and Fours", "grace is out in 3rd place"; about the reader in the second
+  person: "You raise to 40", "Your clock ran out: you fold"; a player whose id reads as "you"
+  quoted: ``"you" raises to 40``, see :class:`Person`).
 
 >>> cards_text("TdKh")
 'Td Kh'
@@ -23,7 +25,9 @@ one small stateful narrator): no I/O, no clock (the caller passes ``now_ms``), n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 POWER_NAMES = {"peek": "Peek", "sleeve_swap": "Sleeve Swap", "short_anchor": "Short Anchor",
@@ -228,10 +232,124 @@ def prizes_text(payouts: Sequence[int]) -> str:
     return ", ".join(f"{ordinal(place)} {prize}" for place, prize in enumerate(payouts, 1))
 
 
+# -- who is who: you, and everybody else by name ----------------------------------------------
+
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "yourselves", "you're",
+                           "you've", "you'll", "you'd"})
+"""Words a sentence uses for the reader. A player whose id reads as one of them (any case,
+quotes and punctuation around it ignored: ``You``, ``YOUR``, ``"you"``, ``you!``) is shown
+quoted, so that the reader never takes them for themselves (``docs/client.md``)."""
+
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def reads_as_you(name: str) -> bool:
+    """Whether a player id reads as a word for the reader.
+
+    >>> [reads_as_you(n) for n in ("you", "You", "YOUR", '"you"', "you’re", "youth", "ayou")]
+    [True, True, True, True, True, False, False]
+    """
+    return _EDGES.sub("", name.replace("’", "'")).lower() in SECOND_PERSON
+
+
+def shown_name(name: str) -> str:
+    """Another player's id as the client shows it: quoted when it reads as "you".
+
+    >>> shown_name("ana"), shown_name("you"), shown_name("Your")
+    ('ana', '"you"', '"Your"')
+    """
+    return f'"{name}"' if reads_as_you(name) else name
+
+
+_BASE_FORMS = {"is": "are", "has": "have", "was": "were"}
+
+
+def base_form(verb: str) -> str:
+    """A verb's form after "you": ``raises`` -> ``raise``, ``is`` -> ``are``.
+
+    >>> [base_form(v) for v in ("raises", "folds", "is", "has", "uses", "will", "left")]
+    ['raise', 'fold', 'are', 'have', 'use', 'will', 'left']
+    """
+    if verb in _BASE_FORMS:
+        return _BASE_FORMS[verb]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
+
+
+@dataclass(frozen=True)
+class Person:
+    """A player as a sentence names them: the reader in the second person (``You raise to
+    8``, ``Your clock ran out``), anybody else by name with third-person verbs (``ana raises
+    to 8``, ``ana's clock ran out``), quoted when the name reads as "you" (``"you" raises to
+    8``).
+
+    >>> me, ana, you = Person("bob", me=True), Person("ana"), Person("you")
+    >>> f"{me.who(True)} {me.does('raises')} to 8; {ana.who(True)} {ana.does('is')} all-in"
+    'You raise to 8; ana is all-in'
+    >>> f"{me.whose(True)} clock ran out: {me.who()} {me.does('folds')}"
+    'Your clock ran out: you fold'
+    >>> f"{you.whose(True)} clock ran out: {you.who()} {you.does('folds')}"
+    '"you"\\'s clock ran out: "you" folds'
+    """
+
+    name: str
+    """The player id (``seat N`` when unknown)."""
+    me: bool = False
+
+    def who(self, start: bool = False) -> str:
+        """Subject or object: ``You`` (*start*: at the start of a sentence) / ``you``, or the
+        name as shown."""
+        if self.me:
+            return "You" if start else "you"
+        return shown_name(self.name)
+
+    def whose(self, start: bool = False) -> str:
+        """The possessive: ``Your`` / ``your``, or ``ana's``."""
+        if self.me:
+            return "Your" if start else "your"
+        return f"{shown_name(self.name)}'s"
+
+    def does(self, verb: str) -> str:
+        """*verb* (given in the third person) agreeing with this subject."""
+        return base_form(verb) if self.me else verb
+
+
+def seat_person(view: dict[str, Any] | None, seat_index: int | None) -> Person:
+    """The player at *seat_index* of *view* as sentences name them (the viewer: you)."""
+    me = seat_index is not None and (view or {}).get("seat_index") == seat_index
+    return Person(seat_name(view, seat_index), me=me)
+
+
+def player_person(view: dict[str, Any] | None, player: Any,
+                  player_id: str | None = None) -> Person:
+    """A player named by id as sentences name them: the viewer (*player_id*, else the player
+    at the view's own seat) is you."""
+    me = player_id if player_id is not None else (my_seat(view) or {}).get("player_id")
+    return Person(str(player), me=me is not None and str(player) == str(me))
+
+
+def seat_label(view: dict[str, Any] | None, seat_index: int) -> str:
+    """What a seat's row calls its player: ``You`` for the viewer's own seat (the id is in the
+    header, ``you: bob``), else the id, quoted when it reads as "you".
+
+    >>> view = {"seat_index": 1, "seats": [{"seat_index": 0, "player_id": "you"},
+    ...                                    {"seat_index": 1, "player_id": "you"}]}
+    >>> seat_label(view, 0), seat_label(view, 1)
+    ('"you"', 'You')
+    """
+    if (view or {}).get("seat_index") == seat_index:
+        return "You"
+    return shown_name(seat_name(view, seat_index)[:16])
+
+
 class Narrator:
     """Turns events into sentences. It remembers seat names (a player who stood up is still
     named in the events that follow) and the hands shown at showdown (so that ``pot_awarded``
     can say what won).
+
+    Sentences about the reader are in the second person ("You raise to 40", "Your clock ran
+    out: you fold"), about anybody else by name ("bob raises to 40", a name that reads as
+    "you" quoted: ``"you" raises to 40``). The reader is *player_id* when given, else the
+    player of the seat the views show (``view.seat_index``).
 
     >>> n = Narrator()
     >>> n.narrate([{"kind": "seated", "seat_index": 1, "player_id": "bob", "stack": 500,
@@ -239,16 +357,32 @@ class Narrator:
     ...            {"kind": "action", "seat_index": 1, "action": "raise_to", "to": 40,
     ...             "all_in": False}])
     ['bob (BOT) sits down in seat 1 with 500', 'bob raises to 40']
+    >>> n.narrate([{"kind": "action", "seat_index": 1, "action": "fold"}],
+    ...           {"seat_index": 1, "seats": [None, {"seat_index": 1, "player_id": "bob"}]})
+    ['You fold']
     """
 
-    def __init__(self) -> None:
+    def __init__(self, player_id: str | None = None) -> None:
         self.names: dict[int, str] = {}
         self.hands: dict[int, str] = {}
+        self.player_id = player_id
+        """Who reads (the token's player), when known."""
+        self.seat: int | None = None
+        """The reader's seat, as the last view said."""
+        self.reader: str | None = player_id
+        """Who reads: *player_id*, else the player last seen at the reader's seat."""
 
     def learn(self, view: dict[str, Any] | None, overwrite: bool = True) -> None:
+        """Seat names from *view* (``seats``) and the reader's seat (``seat_index``); a stored
+        hand (``get_hand``) has both too."""
         for seat in (view or {}).get("seats") or []:
             if seat and (overwrite or seat["seat_index"] not in self.names):
                 self.names[seat["seat_index"]] = str(seat["player_id"])
+        if view is not None and "seat_index" in view:
+            seat_index = view["seat_index"]
+            self.seat = None if seat_index is None else int(seat_index)
+            if self.player_id is None and self.seat is not None and self.seat in self.names:
+                self.reader = self.names[self.seat]
 
     def name(self, seat_index: Any) -> str:
         try:
@@ -257,10 +391,27 @@ class Narrator:
             return str(seat_index)
         return self.names.get(index, f"seat {index}")
 
+    def is_me(self, seat_index: Any) -> bool:
+        """Whether *seat_index* is the reader's seat (or was, until they stood up)."""
+        try:
+            index = int(seat_index)
+        except (TypeError, ValueError):
+            return False
+        return self.reader is not None and self.names.get(index) == self.reader
+
+    def seat_person(self, seat_index: Any) -> Person:
+        return Person(self.name(seat_index), me=self.is_me(seat_index))
+
+    def player(self, player_id: Any) -> Person:
+        """The player an event names by id."""
+        return Person(str(player_id), me=self.reader is not None and
+                      str(player_id) == self.reader)
+
     def narrate(self, events: Iterable[dict[str, Any]],
                 view: dict[str, Any] | None = None) -> list[str]:
         """Sentences for *events* (those that say nothing worth reading give none); *view* is
-        the view that came with them (it names seats that were not known yet)."""
+        the view that came with them (it names seats that were not known yet, and the
+        reader's)."""
         self.learn(view, overwrite=False)
         lines: list[str] = []
         for event in events:
@@ -272,43 +423,50 @@ class Narrator:
 
     def _sentence(self, e: dict[str, Any]) -> str | None:  # noqa: C901 - one case per kind
         kind = e.get("kind")
-        who = self.name(e.get("seat_index"))
+        p = self.seat_person(e.get("seat_index"))
         if kind == "seated":
             self.names[e["seat_index"]] = str(e["player_id"])
+            p = self.player(e["player_id"])
             bot = " (BOT)" if e.get("is_bot") else ""
-            return f"{e['player_id']}{bot} sits down in seat {e['seat_index']} with {e['stack']}"
+            return (f"{p.who(True)}{bot} {p.does('sits')} down in seat {e['seat_index']} "
+                    f"with {e['stack']}")
         if kind == "hand_started":
             self.hands = {}
-            return (f"--- Hand #{e['hand_number']}: button {self.name(e.get('button'))}, "
+            button = self.seat_person(e.get("button"))
+            said = "you have the button" if button.me else f"button {button.who()}"
+            return (f"--- Hand #{e['hand_number']}: {said}, "
                     f"blinds {e.get('small_blind')}/{e.get('big_blind')} ---")
         if kind == "blind_posted" and e.get("blind") == "post":
-            return f"{who} posts a big blind of {e['amount']} to come in" + _all_in(e)
+            return (f"{p.who(True)} {p.does('posts')} a big blind of {e['amount']} to come in"
+                    + _all_in(p, e))
         if kind == "blind_posted" and e.get("blind") == "dead":
-            return f"{who} posts a dead small blind of {e['amount']}" + _all_in(e)
+            return (f"{p.who(True)} {p.does('posts')} a dead small blind of {e['amount']}"
+                    + _all_in(p, e))
         if kind in ("blind_posted", "ante_posted"):
             what = f"the {e.get('blind')} blind" if kind == "blind_posted" else "an ante"
-            return f"{who} posts {what} of {e['amount']}" + _all_in(e)
+            return f"{p.who(True)} {p.does('posts')} {what} of {e['amount']}" + _all_in(p, e)
         if kind == "deck_committed":  # R10.2: the proofs of the cards dealt are checked on it
             root = str(e.get("root"))
             return f"Deck committed before the deal: {root[:16]}…{root[-8:]}"
-        if kind == "hole_cards":
+        if kind == "hole_cards":  # private_to the reader
             return f"You are dealt {cards_text(e.get('cards'))}"
         if kind == "carousel":
             return "Carousel: " + ", ".join(power_name(p) for p in e.get("powers", []))
         if kind == "action":
-            return self._action(who, e)
+            return self._action(p, e)
         if kind == "board_dealt":
             street = STREET_NAMES.get(str(e.get("street")), str(e.get("street")))
             run_out = " (run out)" if e.get("run_out") else ""
             return f"{street}: {cards_text(e.get('cards'))}{run_out}"
         if kind == "uncalled_bet_returned":
-            return f"{e['amount']} uncalled returned to {who}"
+            return f"{e['amount']} uncalled returned to {p.who()}"
         if kind == "showdown":
             shown = []
             for h in e.get("hands", []):
                 self.hands[int(h["seat_index"])] = str(h.get("hand", ""))
-                shown.append(f"{self.name(h['seat_index'])} shows {cards_text(h.get('cards'))}"
-                             f": {h.get('hand', '')}")
+                who = self.seat_person(h["seat_index"])
+                shown.append(f"{who.who(True)} {who.does('shows')} "
+                             f"{cards_text(h.get('cards'))}: {h.get('hand', '')}")
             return "\n".join(shown) or None
         if kind == "pot_awarded":
             return self._award(e)
@@ -325,63 +483,79 @@ class Narrator:
                 return "The host closed the table: every stack went back to its account"
             return "The table closed"
         if kind == "power_used":
-            return self._power(who, e)
-        if kind == "peek_result":
+            return self._power(p, e)
+        if kind == "peek_result":  # private_to the reader
             return f"You peek: {e.get('card')} will come on the {e.get('street')}"
-        if kind == "sleeve_swap_result":
+        if kind == "sleeve_swap_result":  # private_to the reader
             return (f"You swap {e.get('discarded')} for {e.get('received')}: "
                     f"your cards are now {cards_text(e.get('cards'))}")
         if kind == "window_opened":
-            return (f"{self.name(e.get('target'))} may answer {self.name(e.get('attacker'))}'s "
-                    f"Short Anchor with Seal Shield")
+            target = self.seat_person(e.get("target"))
+            attacker = self.seat_person(e.get("attacker"))
+            return (f"{target.who(True)} may answer {attacker.whose()} Short Anchor with "
+                    "Seal Shield")
         if kind == "window_closed":
             return self._window_closed(e)
         if kind == "anchor_applied":
-            return (f"{self.name(e.get('attacker'))}'s Short Anchor caps "
-                    f"{self.name(e.get('target'))}'s raises this round")
+            attacker = self.seat_person(e.get("attacker"))
+            target = self.seat_person(e.get("target"))
+            return f"{attacker.whose(True)} Short Anchor caps {target.whose()} raises this round"
         if kind == "timed_out":
             decision = "checks" if e.get("decision") == "check" else "folds"
-            return f"{who}'s clock ran out: {who} {decision}"
-        if kind == "disconnected":
-            return f"{e.get('player_id')} lost the connection"
-        if kind == "reconnect_grace":
-            return f"{who} is disconnected: extra time to reconnect"
-        if kind == "reconnected":
-            return f"{e.get('player_id')} is back"
-        if kind == "sat_out":
-            return f"{who} sits out"
-        if kind == "sat_in":
-            return f"{who} is dealt in again"
-        if kind == "chips_added":
-            return f"{who} adds {e.get('amount')} (stack {e.get('stack')})"
-        if kind == "leaving_after_hand":
-            return f"{who} will leave after this hand"
-        if kind == "stood_up":
-            return f"{e.get('player_id')} stands up with {e.get('stack')}"
-        if kind == "left_table":
-            why = LEFT_REASONS.get(str(e.get("reason")), "")
-            return f"{e.get('player_id')} left the table{why}"
-        return self._room_sentence(e)
+            return f"{p.whose(True)} clock ran out: {p.who()} {p.does(decision)}"
+        return self._seat_sentence(e, p)
 
-    def _room_sentence(self, e: dict[str, Any]) -> str | None:
+    def _seat_sentence(self, e: dict[str, Any], p: Person) -> str | None:
+        """A player's connection and seat: away, back, sitting out, chips, standing up."""
+        kind = e.get("kind")
+        if kind == "disconnected":
+            who = self.player(e.get("player_id"))
+            return f"{who.who(True)} lost the connection"
+        if kind == "reconnect_grace":
+            return f"{p.who(True)} {p.does('is')} disconnected: extra time to reconnect"
+        if kind == "reconnected":
+            who = self.player(e.get("player_id"))
+            return f"{who.who(True)} {who.does('is')} back"
+        if kind == "sat_out":
+            return f"{p.who(True)} {p.does('sits')} out"
+        if kind == "sat_in":
+            return f"{p.who(True)} {p.does('is')} dealt in again"
+        if kind == "chips_added":
+            return f"{p.who(True)} {p.does('adds')} {e.get('amount')} (stack {e.get('stack')})"
+        if kind == "leaving_after_hand":
+            return f"{p.who(True)} will leave after this hand"
+        if kind == "stood_up":
+            who = self.player(e.get("player_id"))
+            return f"{who.who(True)} {who.does('stands')} up with {e.get('stack')}"
+        if kind == "left_table":
+            who = self.player(e.get("player_id"))
+            why = LEFT_REASONS.get(str(e.get("reason")), "")
+            return f"{who.who(True)} left the table{why}"
+        return self._room_sentence(e, p)
+
+    def _room_sentence(self, e: dict[str, Any], p: Person) -> str | None:
         """The room around the table: entering a hand, the waiting list, the host (R7.8,
         R7.10, R7.12)."""
         kind = e.get("kind")
         if kind == "entry_chosen":
-            return (f"{self.name(e.get('seat_index'))} will post to be dealt in"
-                    if e.get("entry") == "post"
-                    else f"{self.name(e.get('seat_index'))} will wait for the big blind")
+            return (f"{p.who(True)} will post to be dealt in" if e.get("entry") == "post"
+                    else f"{p.who(True)} will wait for the big blind")
         if kind == "waitlist_changed":
-            waiting = [str(p) for p in e.get("waitlist") or []]
+            waiting = [self.player(x).who() for x in e.get("waitlist") or []]
             return ("Waiting list: " + ", ".join(waiting)) if waiting \
                 else "The waiting list is empty"
-        if kind == "seat_offered":
-            return (f"A seat is held for {e.get('player_id')}: type `take` to sit down "
-                    "before the countdown ends")
-        if kind == "offer_expired":
-            return f"The seat held for {e.get('player_id')} went to the next in line"
+        if kind in ("seat_offered", "offer_expired"):  # R7.10: told to that player only
+            who = self.player(e.get("player_id"))
+            if self.reader is None:  # the reader is that player
+                who = Person(who.name, me=True)
+            if kind == "offer_expired":
+                return f"The seat held for {who.who()} went to the next in line"
+            if not who.me:
+                return f"A seat is held for {who.who()}"
+            return "A seat is held for you: type `take` to sit down before the countdown ends"
         if kind == "host_changed":
-            return f"{e.get('host')} is now the host"
+            who = self.player(e.get("host"))
+            return f"{who.who(True)} {who.does('is')} now the host"
         if kind == "settings_changed":
             when = " from the next hand" if e.get("pending") else ""
             return f"The host sets {settings_text(e.get('changes') or {})}{when}"
@@ -390,8 +564,7 @@ class Narrator:
                 if e.get("paused") else "The host resumed the table"
         return self._tournament_sentence(e)
 
-    @staticmethod
-    def _tournament_sentence(e: dict[str, Any]) -> str | None:
+    def _tournament_sentence(self, e: dict[str, Any]) -> str | None:
         """A tournament's table: the start, the levels, eliminations and the winner (R9.2,
         R9.3, R9.5, R9.9, R9.10)."""
         kind = e.get("kind")
@@ -405,29 +578,32 @@ class Narrator:
                 " (the last level: it goes on)"
             return f"Level {e.get('level')}: blinds {level_text(e)}{after}"
         if kind == "eliminated":
-            prize = f" and wins {e['prize']}" if e.get("prize") else ""
+            who = self.player(e.get("player_id"))
+            prize = f" and {who.does('wins')} {e['prize']}" if e.get("prize") else ""
             place = ordinal(int(e.get("place") or 0))
-            return f"{e.get('player_id')} is out in {place} place{prize}"
+            return f"{who.who(True)} {who.does('is')} out in {place} place{prize}"
         if kind == "tournament_finished":
+            who = self.player(e.get("winner"))
             prize = f" and {e['prize']}" if e.get("prize") else ""
-            return f"{e.get('winner')} wins the tournament{prize}"
+            return f"{who.who(True)} {who.does('wins')} the tournament{prize}"
         return None  # "turn" and kinds this client does not know
 
-    def _action(self, who: str, e: dict[str, Any]) -> str:
+    @staticmethod
+    def _action(p: Person, e: dict[str, Any]) -> str:
         action = e.get("action")
         if action == "fold":
-            text = f"{who} folds"
+            text = f"{p.who(True)} {p.does('folds')}"
         elif action == "check":
-            text = f"{who} checks"
+            text = f"{p.who(True)} {p.does('checks')}"
         elif action == "call":
-            text = f"{who} calls {e.get('amount')}"
+            text = f"{p.who(True)} {p.does('calls')} {e.get('amount')}"
         elif action == "bet":
-            text = f"{who} bets {e.get('to')}"
+            text = f"{p.who(True)} {p.does('bets')} {e.get('to')}"
         elif action == "raise_to":
-            text = f"{who} raises to {e.get('to')}"
+            text = f"{p.who(True)} {p.does('raises')} to {e.get('to')}"
         else:
-            text = f"{who} {action}"
-        return text + _all_in(e)
+            text = f"{p.who(True)} {action}"
+        return text + _all_in(p, e)
 
     def _award(self, e: dict[str, Any]) -> str:
         winners: dict[str, int] = e.get("winners") or {}
@@ -437,36 +613,46 @@ class Narrator:
         for seat, amount in winners.items():
             hand = self.hands.get(int(seat)) if e.get("showdown") else None
             with_hand = f" with {hand}" if hand else ""
-            lines.append(f"{self.name(seat)} wins {amount}{pot}{with_hand}{split}")
+            who = self.seat_person(seat)
+            lines.append(f"{who.who(True)} {who.does('wins')} {amount}{pot}{with_hand}{split}")
         return "\n".join(lines)
 
-    def _power(self, who: str, e: dict[str, Any]) -> str:
+    def _power(self, p: Person, e: dict[str, Any]) -> str:
         power = str(e.get("power"))
-        text = f"{who} uses {power_name(power)}"
+        text = f"{p.who(True)} {p.does('uses')} {power_name(power)}"
         if power == "short_anchor" and e.get("target_seat") is not None:
-            text += f" on {self.name(e['target_seat'])}"
+            text += f" on {self.seat_person(e['target_seat']).who()}"
         elif power == "seal_shield" and e.get("target_seat") is not None:
-            text += f" against {self.name(e['target_seat'])}"
+            text += f" against {self.seat_person(e['target_seat']).who()}"
         elif power == "sleeve_swap" and e.get("card_index") is not None:
             text += f" (card {int(e['card_index']) + 1})"
-        return text + f" ({e.get('destellos')} destellos left)"
+        return text + f" ({destellos_left(e.get('destellos'))})"
 
     def _window_closed(self, e: dict[str, Any]) -> str | None:
-        target = self.name(e.get("target"))
+        target = self.seat_person(e.get("target"))
         reason = e.get("reason")
         if reason == "shielded":
-            return f"{target} shields: the Short Anchor is cancelled"
+            return f"{target.who(True)} {target.does('shields')}: the Short Anchor is cancelled"
         if reason == "passed":
-            return f"{target} lets the Short Anchor through"
+            return f"{target.who(True)} {target.does('lets')} the Short Anchor through"
         if reason == "timed_out":
-            return f"{target}'s Shield window timed out"
+            return f"{target.whose(True)} Shield window timed out"
         if reason == "round_ended":
-            return f"The Short Anchor on {target} expires with the round"
+            return f"The Short Anchor on {target.who()} expires with the round"
         return None  # "acted": anchor_applied follows
 
 
-def _all_in(e: dict[str, Any]) -> str:
-    return " and is all-in" if e.get("all_in") else ""
+def _all_in(p: Person, e: dict[str, Any]) -> str:
+    return f" and {p.does('is')} all-in" if e.get("all_in") else ""
+
+
+def destellos_left(count: Any) -> str:
+    """``0 destellos left``, ``1 destello left``.
+
+    >>> destellos_left(0), destellos_left(1), destellos_left(2)
+    ('0 destellos left', '1 destello left', '2 destellos left')
+    """
+    return f"{count} destello{'' if count == 1 else 's'} left"
 
 
 # -- the table screen ------------------------------------------------------------------------
@@ -550,7 +736,7 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     if settings and not tournament:  # a tournament's seats and chips are its own (R7.6)
         info += f"   buy-in {settings.get('min_buy_in')}-{settings.get('max_buy_in')}"
     if settings.get("host") and not tournament:
-        info += f"   host {settings['host']}"
+        info += f"   host {player_person(view, settings['host'], player_id).who()}"
     if version:
         info += f"   version {version}"
     lines.append((info, ""))
@@ -566,7 +752,7 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     for index, seat in enumerate(view.get("seats") or []):
         lines.append((_seat_row(view, index, seat, now_ms, width, naiko), ""))
     lines.append(("", ""))
-    lines.extend(_room_lines(view))
+    lines.extend(_room_lines(view, player_id))
     lines.extend(_board_lines(view, hand))
     if naiko:
         lines.extend(_naiko_lines(view, hand, now_ms))
@@ -658,11 +844,11 @@ def _room_state(view: dict[str, Any]) -> str:
     return ""
 
 
-def _room_lines(view: dict[str, Any]) -> list[Line]:
+def _room_lines(view: dict[str, Any], player_id: str | None = None) -> list[Line]:
     """The waiting list, held seats, the host's invite code and pending settings."""
     room = view.get("room") or {}
     lines: list[Line] = []
-    waiting = [str(p) for p in room.get("waitlist") or []]
+    waiting = [player_person(view, p, player_id).who() for p in room.get("waitlist") or []]
     held = int(room.get("held_seats") or 0)
     if waiting or held:
         text = "Waiting list: " + (", ".join(waiting) if waiting else "(empty)")
@@ -707,11 +893,9 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
         if hand.get("big_blind_seat") == index:
             marks.append("BB")
     actor = live_hand and hand.get("actor") == index
-    name = str(seat.get("player_id"))[:16]
+    name = seat_label(view, index)
     if seat.get("is_bot"):
         name += " BOT"
-    if view.get("seat_index") == index:
-        name += " (you)"
     bet = seat.get("bet") or 0
     if seat.get("in_hand"):
         if seat.get("cards"):
@@ -767,7 +951,8 @@ def _board_lines(view: dict[str, Any], hand: dict[str, Any] | None) -> list[Line
         parts = []
         for award in hand["awards"]:
             for seat, amount in (award.get("winners") or {}).items():
-                parts.append(f"{seat_name(view, int(seat))} wins {amount}")
+                who = seat_person(view, int(seat))
+                parts.append(f"{who.who(True)} {who.does('wins')} {amount}")
         lines.append(("Result: " + ", ".join(parts), "good"))
     return lines
 
@@ -784,15 +969,15 @@ def _naiko_lines(view: dict[str, Any], hand: dict[str, Any] | None, now_ms: int)
     used = powers.get("used") or {}
     if used:
         extra.append("used: " + "; ".join(
-            f"{seat_name(view, int(s))} {', '.join(power_name(p) for p in ps)}"
+            f"{seat_person(view, int(s)).who()} {', '.join(power_name(p) for p in ps)}"
             for s, ps in sorted(used.items(), key=lambda kv: int(kv[0]))))
     anchors = powers.get("anchors") or {}
     for target, anchor in sorted(anchors.items(), key=lambda kv: int(kv[0])):
-        extra.append(f"Anchor on {seat_name(view, int(target))} by "
-                     f"{seat_name(view, anchor.get('by'))} ({anchor.get('state')})")
+        extra.append(f"Anchor on {seat_person(view, int(target)).who()} by "
+                     f"{seat_person(view, anchor.get('by')).who()} ({anchor.get('state')})")
     for window in powers.get("windows") or []:
         if window.get("target") != view.get("seat_index"):
-            extra.append(f"{seat_name(view, window.get('target'))} may shield "
+            extra.append(f"{seat_person(view, window.get('target')).who()} may shield "
                          f"({clock_text(window.get('deadline_ms'), now_ms)})")
     if powers.get("peek"):
         extra.append(f"your Peek: {powers['peek']} is the next board card")
@@ -812,16 +997,16 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
     prompt = view.get("prompt")
     window = open_window_for(view, view.get("seat_index"))
     if window is not None:
-        attacker = seat_name(view, window.get("attacker"))
+        attacker = seat_person(view, window.get("attacker")).whose(True)
         clock = clock_text(window.get("deadline_ms"), now_ms)
         can = (hand.get("powers") or {}).get("can_shield")
         answer = "`shield` (1 destello) or `pass`" if can else "`pass` (you cannot shield)"
-        lines.append((f"SHIELD WINDOW {clock}: {attacker}'s Short Anchor aims at you: {answer}",
+        lines.append((f"SHIELD WINDOW {clock}: {attacker} Short Anchor aims at you: {answer}",
                       "turn"))
     if prompt:
         lines.extend(_prompt_lines(view, prompt, now_ms))
     elif hand and not hand.get("complete") and hand.get("actor") is not None:
-        actor = seat_name(view, hand["actor"])
+        actor = seat_person(view, hand["actor"]).who()
         seats = view.get("seats") or []
         seat = seats[hand["actor"]] if hand["actor"] < len(seats) else None
         bot = " (BOT)" if seat and seat.get("is_bot") else ""

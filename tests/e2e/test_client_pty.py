@@ -441,6 +441,10 @@ class PtyClient:
         os.close(self.master)
 
 
+MY_SEAT = r"(?m)^[> ] +\d+ [A-Z/ ]{5} You +\d+"
+"""The row of your own seat: its player is `You` (your id is in the header)."""
+
+
 def version_of(screen: str) -> int:
     match = re.search(r"version (\d+)", screen)
     return int(match.group(1)) if match else 0
@@ -451,7 +455,7 @@ def play_until_hand_over(client: PtyClient, on_first_turn: Callable[[str], None]
     """Answer every prompt (call, else check) until a pot is awarded; return the screen that
     showed the result and the commands typed."""
     typed: list[str] = []
-    hand_over = r"\bwins \d+"
+    hand_over = r"\b(wins|You win) \d+"
     while True:
         screen = client.wait_for(lambda s: "YOUR TURN" in s or re.search(hand_over, s), 30)
         if re.search(hand_over, screen):
@@ -492,7 +496,8 @@ def clients() -> Any:
 def test_a_person_joins_the_demo_table_and_plays_a_hand_to_the_end(server: LocalServer,
                                                                    clients: Any) -> None:
     client = clients(server.url, "alice")  # no --table: the lobby's only table, the demo
-    screen = client.wait_for("alice \\(you\\)")
+    screen = client.wait_for(MY_SEAT)
+    assert "you: alice" in screen  # the header names you; your seat's row says `You`
     # The table: seats with players, stacks and BOT labels, the Naiko columns and the Carousel.
     assert "Demo table [NAIKO 5/10]" in screen
     assert re.search(r"ana BOT\s+\d+", screen) and re.search(r"ben BOT\s+\d+", screen)
@@ -525,9 +530,9 @@ def test_a_person_joins_the_demo_table_and_plays_a_hand_to_the_end(server: Local
     assert typed, "alice never got a prompt"
     # Played to the end: a showdown on a full board, the pot awarded with the winning hand.
     assert re.search(r"Board: ([2-9TJQKA][cdhs] ){4}[2-9TJQKA][cdhs] ", screen)
-    assert re.search(r"^alice shows [2-9TJQKA][cdhs] [2-9TJQKA][cdhs]: ", screen, re.M)
-    assert re.search(r"^(alice|ana|ben) wins \d+ with [a-z]", screen, re.M)
-    assert re.search(r"^Result: .*wins \d+", screen, re.M)
+    assert re.search(r"^You show [2-9TJQKA][cdhs] [2-9TJQKA][cdhs]: ", screen, re.M)
+    assert re.search(r"^(You win|ana wins|ben wins) \d+ with [a-z]", screen, re.M)
+    assert re.search(r"^Result: .*wins? \d+", screen, re.M)
     acts = [json.loads(text) for player, text in server.frames if player == "alice"]
     assert {"join_table", "act"} <= {a["action"] for a in acts}
     assert server.view_of("alice")["hand"]["number"] >= 1
@@ -542,7 +547,7 @@ def test_a_person_joins_the_demo_table_and_plays_a_hand_to_the_end(server: Local
     client.wait_for("Deck check: .*#1: verified, \\d+ card")
 
     client.command("leave")
-    client.wait_for("alice (stands up with \\d+|will leave after this hand)")
+    client.wait_for("You (stand up with \\d+|will leave after this hand)")
     client.command("q")
     code, tail = client.wait_exit()
     assert code == 0
@@ -552,7 +557,7 @@ def test_a_person_joins_the_demo_table_and_plays_a_hand_to_the_end(server: Local
 def test_the_client_reconnects_after_a_drop_and_the_clock_acts(server: LocalServer,
                                                                clients: Any) -> None:
     client = clients(server.url, "carol", "--table", server.table_id, "--buy-in", "300")
-    screen = client.wait_for(r"carol \(you\)")
+    screen = client.wait_for(MY_SEAT)
     assert re.search(r"Your cards: .*stack (300|295|290)\b", screen)  # 300, maybe less a blind
     # Wait for a turn of carol's, then cut the socket under the client.
     screen = client.wait_for(lambda s: "YOUR TURN" in s, 30)
@@ -560,14 +565,14 @@ def test_the_client_reconnects_after_a_drop_and_the_clock_acts(server: LocalServ
     assert server.drop("carol") == 1
     client.wait_for("OFFLINE")
     screen = client.wait_for("Reconnected: the table shows the server's confirmed state")
-    client.wait_for("carol is back")
+    client.wait_for("You are back")
     # Still her turn, in the confirmed state: the decision clock runs out and acts for her.
     client.wait_for("YOUR TURN")
     assert server.fire_timer("decision")
-    client.wait_for(r"carol's clock ran out: carol (checks|folds)")
+    client.wait_for(r"Your clock ran out: you (check|fold)")
     # And the keyboard still works on the new connection.
     client.command("sitout")
-    client.wait_for("carol sits out")
+    client.wait_for("You sit out")
     client.command("q")
     assert client.wait_exit()[0] == 0
 
@@ -587,14 +592,14 @@ def test_a_short_anchor_aimed_at_the_person_is_shielded_from_the_keyboard(client
         else:
             raise AssertionError("no Short Anchor was aimed at dora")
         destellos = int(re.search(r"destellos (\d)", screen).group(1))
-        assert re.search(r"(ana|ben) uses Short Anchor on dora", screen)
-        assert re.search(r"Anchor on dora by (ana|ben) \(pending\)", screen)
+        assert re.search(r"(ana|ben) uses Short Anchor on you", screen)
+        assert re.search(r"Anchor on you by (ana|ben) \(pending\)", screen)
         client.command("shield")
-        screen = client.wait_for("dora shields: the Short Anchor is cancelled")
+        screen = client.wait_for("You shield: the Short Anchor is cancelled")
         assert "SHIELD WINDOW" not in screen
-        assert re.search(r"dora uses Seal Shield against (ana|ben)", screen)
+        assert re.search(r"You use Seal Shield against (ana|ben)", screen)
         assert f"destellos {destellos - 1}" in screen
-        assert re.search(r"Anchor on dora by (ana|ben) \(shielded\)", screen)
+        assert re.search(r"Anchor on you by (ana|ben) \(shielded\)", screen)
     finally:
         server.stop()
 
@@ -645,11 +650,11 @@ def test_a_person_plays_a_hand_on_the_real_local_stack_against_bot_seats(
                                 decision_seconds=None, bots=True)
         seat_server_bots(stack, table.table_id, 2, buy_in=200)
         client = clients(stack.url, stack.token("person"), "--table", table.table_id)
-        screen = client.wait_for(r"person \(you\)", 30)
+        screen = client.wait_for(MY_SEAT, 30)
         assert re.search(r"bot-1 BOT\s+\d+", screen) and re.search(r"bot-2 BOT\s+\d+", screen)
         screen, typed = play_until_hand_over(client)
         assert typed, "the person never got a prompt"
-        assert re.search(r"^(person|bot-1|bot-2) wins \d+", screen, re.M)
+        assert re.search(r"^(You win|bot-1 wins|bot-2 wins) \d+", screen, re.M)
         client.command("q")
         assert client.wait_exit()[0] == 0
     finally:

@@ -86,7 +86,7 @@ def test_seats_show_player_stack_bet_markers_cards_destellos_and_the_actor(bob: 
     assert "Friday Naiko [NAIKO 5/10]" in text and "you: bob" in text
     assert "table t12a908ded3ed4df94230   hand #1   Preflop" in text and "version 5" in text
     assert re.search(r"^   0 BB +alice +490 +10  ## ## +1  host$", row(text, "alice"))
-    assert re.search(r"^>  1 D +bob \(you\) +500 +Td Kh +1  to act 12s$", row(text, "bob"))
+    assert re.search(r"^>  1 D +You +500 +Td Kh +1  to act 12s$", row(text, "You"))
     assert re.search(r"^   3 SB +carol BOT +495 +5  ## ## +1$", row(text, "carol"))
     assert re.search(r"^   2 +\(empty\)$", text, re.M)
     assert "Dest" in text  # the destellos column, Naiko only
@@ -147,7 +147,7 @@ def test_a_shield_window_aimed_at_you(bob: Any) -> None:
     text = screen(bob)
     assert "SHIELD WINDOW 6s: carol's Short Anchor aims at you: `shield` (1 destello) or `pass`" \
         in text
-    assert "Anchor on bob by carol (pending)" in text
+    assert "Anchor on you by carol (pending)" in text
     bob["hand"]["powers"]["can_shield"] = False
     assert "`pass` (you cannot shield)" in screen(bob)
     # Aimed at someone else: a note, not a prompt.
@@ -164,8 +164,8 @@ def test_a_finished_hand_shows_the_shown_cards_and_who_won(bob: Any) -> None:
     bob["seats"][3]["cards"] = "KsQh"
     text = screen(bob)
     assert "Preflop (hand over)" in text
-    assert "Result: bob wins 60" in text
-    assert row(text, "bob").endswith("won 60")
+    assert "Result: You win 60" in text
+    assert row(text, "You").endswith("won 60")
     assert "Ks Qh" in row(text, "carol")
     assert "Hand #1 is over; the next one starts shortly." in text
 
@@ -198,7 +198,7 @@ def test_plo_and_hold_em_tables_have_no_naiko_lines(bob: Any) -> None:
     bob["prompt"]["powers"] = []
     text = screen(bob)
     assert "Carousel" not in text and "Dest" not in text and "destellos" not in text
-    assert "Td Kh As 2c" in row(text, "bob") and "## ## ## ##" in row(text, "alice")
+    assert "Td Kh As 2c" in row(text, "You") and "## ## ## ##" in row(text, "alice")
 
 
 def test_the_screen_fits_the_terminal_and_ends_with_the_command_line(bob: Any) -> None:
@@ -284,22 +284,22 @@ def test_sentences(bob: Any) -> None:
         {"kind": "turn", "seat_index": 0},
     ])
     assert said == [
-        "--- Hand #2: button bob, blinds 5/10 ---",
+        "--- Hand #2: you have the button, blinds 5/10 ---",
         "carol posts the small blind of 5",
         "You are dealt Td Kh",
-        "bob raises to 40",
+        "You raise to 40",
         "carol calls 35 and is all-in",
         "alice folds",
-        "bob uses Short Anchor on carol (0 destellos left)",
+        "You use Short Anchor on carol (0 destellos left)",
         "Flop: 4h 7h 5h (run out)",
         "carol shows Ks Qh: one pair, Kings",
-        "bob shows Td Kh: two pair, Kings and Tens",
-        "bob wins 120 with two pair, Kings and Tens",
-        "bob wins 10 from side pot 1 with two pair, Kings and Tens (split pot)",
+        "You show Td Kh: two pair, Kings and Tens",
+        "You win 120 with two pair, Kings and Tens",
+        "You win 10 from side pot 1 with two pair, Kings and Tens (split pot)",
         "carol wins 10 from side pot 1 with one pair, Kings (split pot)",
     ]
     assert n.narrate([{"kind": "pot_awarded", "pot_index": 0, "amount": 25,
-                       "winners": {"1": 25}, "showdown": False}]) == ["bob wins 25"]
+                       "winners": {"1": 25}, "showdown": False}]) == ["You win 25"]
 
 
 def test_names_survive_a_player_standing_up(bob: Any) -> None:
@@ -315,6 +315,313 @@ def test_names_survive_a_player_standing_up(bob: Any) -> None:
                       {"kind": "action", "seat_index": 0, "action": "check"}], after)
     assert said == ["alice folds", "alice stands up with 480",
                     "dave sits down in seat 0 with 300", "dave checks"]
+
+
+# -- you, and everybody else by name ---------------------------------------------------------
+
+def _seats_view(names: dict[int, str], reader: int | None) -> dict[str, Any]:
+    """A view naming *names* by seat, read from seat *reader* (``None``: a spectator)."""
+    seats: list[dict[str, Any] | None] = [None] * 4
+    for index, name in names.items():
+        seats[index] = {"seat_index": index, "player_id": name, "stack": 500, "is_bot": False}
+    return {"seat_index": reader, "seats": seats}
+
+
+SUBJECT = 1
+"""The seat the events below are about (bob); seat 0 (alice) is the other party, seat 3
+(carol) the other reader."""
+
+READER_CASES = [
+    # (event about seat 1 / player bob, as bob reads it, as carol reads it)
+    ({"kind": "seated", "seat_index": 1, "player_id": "bob", "stack": 500, "is_bot": False},
+     "You sit down in seat 1 with 500", "bob sits down in seat 1 with 500"),
+    ({"kind": "hand_started", "hand_number": 2, "button": 1, "small_blind": 5, "big_blind": 10},
+     "--- Hand #2: you have the button, blinds 5/10 ---",
+     "--- Hand #2: button bob, blinds 5/10 ---"),
+    ({"kind": "blind_posted", "seat_index": 1, "blind": "small", "amount": 5, "all_in": False},
+     "You post the small blind of 5", "bob posts the small blind of 5"),
+    ({"kind": "blind_posted", "seat_index": 1, "blind": "big", "amount": 8, "all_in": True},
+     "You post the big blind of 8 and are all-in",
+     "bob posts the big blind of 8 and is all-in"),
+    ({"kind": "blind_posted", "seat_index": 1, "blind": "post", "amount": 10, "all_in": False},
+     "You post a big blind of 10 to come in", "bob posts a big blind of 10 to come in"),
+    ({"kind": "blind_posted", "seat_index": 1, "blind": "dead", "amount": 5, "all_in": False},
+     "You post a dead small blind of 5", "bob posts a dead small blind of 5"),
+    ({"kind": "ante_posted", "seat_index": 1, "amount": 1, "all_in": False},
+     "You post an ante of 1", "bob posts an ante of 1"),
+    ({"kind": "action", "seat_index": 1, "action": "fold"}, "You fold", "bob folds"),
+    ({"kind": "action", "seat_index": 1, "action": "check"}, "You check", "bob checks"),
+    ({"kind": "action", "seat_index": 1, "action": "call", "amount": 35, "to": 40,
+      "all_in": True}, "You call 35 and are all-in", "bob calls 35 and is all-in"),
+    ({"kind": "action", "seat_index": 1, "action": "bet", "to": 20, "all_in": False},
+     "You bet 20", "bob bets 20"),
+    ({"kind": "action", "seat_index": 1, "action": "raise_to", "to": 8, "all_in": False},
+     "You raise to 8", "bob raises to 8"),
+    ({"kind": "uncalled_bet_returned", "seat_index": 1, "amount": 30},
+     "30 uncalled returned to you", "30 uncalled returned to bob"),
+    ({"kind": "showdown", "board": "4h7h5hTsKd", "hands": [
+        {"seat_index": 1, "cards": "TdKh", "hand": "two pair, Kings and Tens"}]},
+     "You show Td Kh: two pair, Kings and Tens", "bob shows Td Kh: two pair, Kings and Tens"),
+    ({"kind": "pot_awarded", "pot_index": 0, "amount": 40, "winners": {"1": 40},
+      "showdown": False}, "You win 40", "bob wins 40"),
+    ({"kind": "power_used", "seat_index": 1, "power": "peek", "destellos": 0},
+     "You use Peek (0 destellos left)", "bob uses Peek (0 destellos left)"),
+    ({"kind": "power_used", "seat_index": 1, "power": "sleeve_swap", "card_index": 1,
+      "destellos": 1}, "You use Sleeve Swap (card 2) (1 destello left)",
+     "bob uses Sleeve Swap (card 2) (1 destello left)"),
+    ({"kind": "power_used", "seat_index": 1, "power": "short_anchor", "target_seat": 0,
+      "destellos": 1}, "You use Short Anchor on alice (1 destello left)",
+     "bob uses Short Anchor on alice (1 destello left)"),
+    ({"kind": "power_used", "seat_index": 0, "power": "short_anchor", "target_seat": 1,
+      "destellos": 1}, "alice uses Short Anchor on you (1 destello left)",
+     "alice uses Short Anchor on bob (1 destello left)"),
+    ({"kind": "power_used", "seat_index": 1, "power": "seal_shield", "target_seat": 0,
+      "destellos": 2}, "You use Seal Shield against alice (2 destellos left)",
+     "bob uses Seal Shield against alice (2 destellos left)"),
+    ({"kind": "window_opened", "target": 1, "attacker": 0, "window_id": "w",
+      "deadline_ms": NOW}, "You may answer alice's Short Anchor with Seal Shield",
+     "bob may answer alice's Short Anchor with Seal Shield"),
+    ({"kind": "window_opened", "target": 0, "attacker": 1, "window_id": "w",
+      "deadline_ms": NOW}, "alice may answer your Short Anchor with Seal Shield",
+     "alice may answer bob's Short Anchor with Seal Shield"),
+    ({"kind": "window_closed", "target": 1, "attacker": 0, "reason": "shielded"},
+     "You shield: the Short Anchor is cancelled", "bob shields: the Short Anchor is cancelled"),
+    ({"kind": "window_closed", "target": 1, "attacker": 0, "reason": "passed"},
+     "You let the Short Anchor through", "bob lets the Short Anchor through"),
+    ({"kind": "window_closed", "target": 1, "attacker": 0, "reason": "timed_out"},
+     "Your Shield window timed out", "bob's Shield window timed out"),
+    ({"kind": "window_closed", "target": 1, "attacker": 0, "reason": "round_ended"},
+     "The Short Anchor on you expires with the round",
+     "The Short Anchor on bob expires with the round"),
+    ({"kind": "anchor_applied", "attacker": 1, "target": 0},
+     "Your Short Anchor caps alice's raises this round",
+     "bob's Short Anchor caps alice's raises this round"),
+    ({"kind": "anchor_applied", "attacker": 0, "target": 1},
+     "alice's Short Anchor caps your raises this round",
+     "alice's Short Anchor caps bob's raises this round"),
+    ({"kind": "timed_out", "seat_index": 1, "decision": "check"},
+     "Your clock ran out: you check", "bob's clock ran out: bob checks"),
+    ({"kind": "timed_out", "seat_index": 1, "decision": "fold"},
+     "Your clock ran out: you fold", "bob's clock ran out: bob folds"),
+    ({"kind": "disconnected", "player_id": "bob"},
+     "You lost the connection", "bob lost the connection"),
+    ({"kind": "reconnect_grace", "seat_index": 1, "until_ms": NOW},
+     "You are disconnected: extra time to reconnect",
+     "bob is disconnected: extra time to reconnect"),
+    ({"kind": "reconnected", "player_id": "bob"}, "You are back", "bob is back"),
+    ({"kind": "sat_out", "seat_index": 1}, "You sit out", "bob sits out"),
+    ({"kind": "sat_in", "seat_index": 1}, "You are dealt in again", "bob is dealt in again"),
+    ({"kind": "chips_added", "seat_index": 1, "amount": 100, "stack": 600},
+     "You add 100 (stack 600)", "bob adds 100 (stack 600)"),
+    ({"kind": "leaving_after_hand", "seat_index": 1},
+     "You will leave after this hand", "bob will leave after this hand"),
+    ({"kind": "stood_up", "seat_index": 1, "player_id": "bob", "stack": 480},
+     "You stand up with 480", "bob stands up with 480"),
+    ({"kind": "left_table", "seat_index": 1, "player_id": "bob", "reason": "sat_out_too_long"},
+     "You left the table (sat out too long)", "bob left the table (sat out too long)"),
+    ({"kind": "entry_chosen", "seat_index": 1, "entry": "post"},
+     "You will post to be dealt in", "bob will post to be dealt in"),
+    ({"kind": "entry_chosen", "seat_index": 1, "entry": "wait"},
+     "You will wait for the big blind", "bob will wait for the big blind"),
+    ({"kind": "waitlist_changed", "waitlist": ["erin", "bob"]},
+     "Waiting list: erin, you", "Waiting list: erin, bob"),
+    ({"kind": "seat_offered", "player_id": "bob", "until_ms": NOW},
+     "A seat is held for you: type `take` to sit down before the countdown ends",
+     "A seat is held for bob"),
+    ({"kind": "offer_expired", "player_id": "bob"},
+     "The seat held for you went to the next in line",
+     "The seat held for bob went to the next in line"),
+    ({"kind": "host_changed", "host": "bob"}, "You are now the host", "bob is now the host"),
+    ({"kind": "eliminated", "player_id": "bob", "place": 2, "prize": 210},
+     "You are out in 2nd place and win 210", "bob is out in 2nd place and wins 210"),
+    ({"kind": "eliminated", "player_id": "bob", "place": 3, "prize": 0},
+     "You are out in 3rd place", "bob is out in 3rd place"),
+    ({"kind": "tournament_finished", "winner": "bob", "prize": 500},
+     "You win the tournament and 500", "bob wins the tournament and 500"),
+]
+
+
+def _case_id(case: tuple[dict[str, Any], str, str]) -> str:
+    event = case[0]
+    detail = event.get("action") or event.get("power") or event.get("reason") \
+        or event.get("blind") or event.get("decision") or event.get("entry") or ""
+    if event["kind"] in ("window_opened", "anchor_applied", "power_used") \
+            and event.get("target", event.get("target_seat")) == SUBJECT:
+        detail += "-at-you"
+    return f"{event['kind']}-{detail}".rstrip("-")
+
+
+def read_as(names: dict[int, str], reader: int | None, event: dict[str, Any], *,
+            player_id: str | None = None) -> list[str]:
+    """*event* narrated for the player at seat *reader* of a table seating *names*."""
+    return Narrator(player_id).narrate([copy.deepcopy(event)], _seats_view(names, reader))
+
+
+def _named(event: dict[str, Any], name: str) -> dict[str, Any]:
+    """*event* with bob's id replaced by *name*."""
+    return dict(json.loads(json.dumps(event).replace('"bob"', json.dumps(name))))
+
+
+@pytest.mark.parametrize(("event", "mine", "theirs"), READER_CASES,
+                         ids=[_case_id(c) for c in READER_CASES])
+@pytest.mark.parametrize("subject", ["bob", "you", "You", "YOUR", '"you"', "yourself!"])
+def test_events_about_you_read_in_the_second_person_and_others_by_name(
+        subject: str, event: dict[str, Any], mine: str, theirs: str) -> None:
+    """Each event about seat 1 as its player reads it (second person: verb agreement,
+    possessives) and as carol reads it (by name, third person). A player whose id reads as
+    "you" gets the same second-person sentences on their own screen and is quoted on
+    everybody else's (``"you" raises to 8``), never taken for the reader."""
+    names = {0: "alice", 1: subject, 3: "carol"}
+    event = _named(event, subject)
+    shown = subject if subject == "bob" else f'"{subject}"'
+    assert read_as(names, 1, event) == [mine]
+    assert read_as(names, 3, event) == [theirs.replace("bob", shown)]
+    # The reader known by id (the token's player) reads the same, seated or not.
+    assert read_as(names, 1, event, player_id=subject) == [mine]
+    assert read_as(names, None, event, player_id="carol") == [theirs.replace("bob", shown)]
+
+
+def test_events_naming_nobody_read_the_same_for_every_reader(bob: Any) -> None:
+    quiet = [e for e in _doc_events() if e["kind"] in {
+        "deck_committed", "hole_cards", "carousel", "board_dealt", "hand_ended",
+        "hand_cancelled", "table_closed", "peek_result", "sleeve_swap_result",
+        "settings_changed", "table_paused", "tournament_started", "level_changed"}]
+    assert len({e["kind"] for e in quiet}) >= 10
+    names = {0: "alice", 1: "you", 3: "carol"}
+    for event in quiet:
+        assert read_as(names, 1, event) == read_as(names, 3, event), event
+
+
+def test_a_player_named_you_at_a_table_with_you() -> None:
+    """The reader is called "You" and so is another player: the reader's sentences are in the
+    second person, the other's quoted, in both directions and both ways round."""
+    names = {0: "You", 1: "you", 3: "carol"}
+    anchor = {"kind": "power_used", "seat_index": 1, "power": "short_anchor", "target_seat": 0,
+              "destellos": 1}
+    raised = {"kind": "action", "seat_index": 0, "action": "raise_to", "to": 8, "all_in": False}
+    timed = {"kind": "timed_out", "seat_index": 0, "decision": "fold"}
+    # seen by "you" (seat 1)
+    assert read_as(names, 1, anchor) == ['You use Short Anchor on "You" (1 destello left)']
+    assert read_as(names, 1, raised) == ['"You" raises to 8']
+    assert read_as(names, 1, timed) == ['"You"\'s clock ran out: "You" folds']
+    # seen by "You" (seat 0)
+    assert read_as(names, 0, anchor) == ['"you" uses Short Anchor on you (1 destello left)']
+    assert read_as(names, 0, raised) == ["You raise to 8"]
+    assert read_as(names, 0, timed) == ["Your clock ran out: you fold"]
+    # and by carol
+    assert read_as(names, 3, anchor) == ['"you" uses Short Anchor on "You" (1 destello left)']
+
+
+def test_you_stay_you_in_the_events_of_the_update_where_you_stand_up() -> None:
+    """The view that comes with the events may have no seat for you any more (you stood up):
+    what you did before is still yours, and who sits down in your seat next is not you."""
+    n = Narrator()
+    n.learn(_seats_view({0: "alice", 1: "bob"}, 1))
+    after = _seats_view({0: "alice", 1: "dave"}, None)
+    said = n.narrate([{"kind": "action", "seat_index": 1, "action": "fold"},
+                      {"kind": "stood_up", "seat_index": 1, "player_id": "bob", "stack": 480},
+                      {"kind": "seated", "seat_index": 1, "player_id": "dave", "stack": 300,
+                       "is_bot": False},
+                      {"kind": "action", "seat_index": 1, "action": "check"}], after)
+    assert said == ["You fold", "You stand up with 480", "dave sits down in seat 1 with 300",
+                    "dave checks"]
+
+
+def test_r7_10_a_seat_offered_is_told_to_you_only() -> None:
+    """``seat_offered`` and ``offer_expired`` go to that player only: a reader the client
+    cannot name (no player id, watching without a seat) is that player."""
+    offered = {"kind": "seat_offered", "player_id": "erin", "until_ms": NOW}
+    expired = {"kind": "offer_expired", "player_id": "erin"}
+    names = {0: "alice", 1: "bob"}
+    assert read_as(names, None, offered) == [
+        "A seat is held for you: type `take` to sit down before the countdown ends"]
+    assert read_as(names, None, expired) == ["The seat held for you went to the next in line"]
+    assert read_as(names, None, offered, player_id="erin") == read_as(names, None, offered)
+    assert read_as(names, None, offered, player_id="zoe") == ["A seat is held for erin"]
+
+
+def test_an_unknown_seat_is_never_you() -> None:
+    assert Narrator().narrate([{"kind": "action", "seat_index": 5, "action": "fold"},
+                               {"kind": "reconnected", "player_id": "zoe"}]) \
+        == ["seat 5 folds", "zoe is back"]
+
+
+def test_a_history_hand_reads_with_you_in_it() -> None:
+    """``history N``: the stored hand names its seats and the reader's (``seat_index``)."""
+    line = next(x for x in DOC.splitlines() if x.startswith('{"type": "hand", '))
+    message = json.loads(line)  # carol's hand #6 as docs/protocol.md shows it
+
+    async def steps(client: Client) -> None:
+        client.on_message(message)
+
+    said = list(run_client(steps).log)
+    assert "bob posts the small blind of 5" in said
+    assert "You are dealt 4c 6c" in said and "You fold" in said
+    assert "grace wins 25 with one pair, Eights" in said
+
+
+# -- you on the table screen -----------------------------------------------------------------
+
+def test_your_seat_is_labelled_you_and_a_player_named_you_is_quoted(bob: Any) -> None:
+    bob["seats"][0]["player_id"] = "you"
+    bob["seats"][3]["player_id"] = "Your"
+    text = screen(bob, player_id="bob")
+    assert "you: bob" in text  # the header names you
+    assert re.search(r"^>  1 D +You +500 +Td Kh", text, re.M)
+    assert re.search(r'^   0 BB +"you" +490', text, re.M)
+    assert re.search(r'^   3 SB +"Your" +495', text, re.M)
+    assert "(you)" not in text
+    # The player named "you" at their own seat: `You`, never `you (you)`.
+    bob["seats"][1]["player_id"] = "you"
+    bob["seats"][0]["player_id"] = "alice"
+    text = screen(bob, player_id="you")
+    assert re.search(r"^>  1 D +You +500", text, re.M) and "you (you)" not in text
+
+
+def test_you_on_the_waiting_list_and_as_the_host(bob: Any) -> None:
+    bob["settings"].update(kind="private", host="you")
+    bob["room"]["waitlist"] = ["erin", "zoe", "you"]
+    bob["seat_index"], bob["prompt"] = None, None
+    text = screen(bob, player_id="zoe")
+    assert "Waiting list: erin, you, \"you\"" in text and 'host "you"' in text
+    assert 'host you' in screen(bob, player_id="you")
+
+
+def test_a_refused_anchor_quotes_a_target_named_you(bob: Any) -> None:
+    bob["seats"][3]["player_id"] = "you"
+    bob["prompt"].update(powers=["peek", "short_anchor"], anchor_targets=[0])
+    assert error("anchor 3", bob) == ('Seat 3 cannot be anchored now: "you" has already acted '
+                                      "this betting round (R6.3).")
+
+
+def test_waiting_for_you_only_on_your_turn(carol: Any) -> None:
+    carol["prompt"] = None
+    carol["hand"]["actor"] = 1
+    assert "Waiting for bob to act  12s" in screen(carol)
+    carol["seats"][1]["player_id"] = "you"
+    assert 'Waiting for "you" to act  12s' in screen(carol)
+    carol["hand"]["actor"] = 3  # carol's own turn, her prompt not drawn yet
+    assert "Waiting for you to act  12s" in screen(carol)
+
+
+def test_results_anchors_and_windows_on_screen_say_you_and_quote_a_player_named_you(
+        bob: Any) -> None:
+    bob["seats"][3]["player_id"] = "you"
+    bob["prompt"] = None
+    bob["hand"]["actor"] = 0
+    bob["hand"]["powers"].update(
+        windows=[{"window_id": "w", "target": 1, "attacker": 3, "deadline_ms": NOW + 6_000}],
+        anchors={"1": {"state": "pending", "by": 3}}, used={"3": ["short_anchor"],
+                                                           "1": ["peek"]})
+    text = screen(bob)
+    assert 'SHIELD WINDOW 6s: "you"\'s Short Anchor aims at you' in text
+    assert 'Anchor on you by "you" (pending)' in text
+    assert 'used: you Peek; "you" Short Anchor' in text
+    bob["hand"]["powers"]["windows"][0].update(target=3, attacker=1)
+    assert '"you" may shield (6s)' in screen(bob)
+    bob["hand"].update(complete=True, actor=None, awards=[
+        {"amount": 60, "eligible": [1, 3], "winners": {"1": 30, "3": 30}, "showdown": True}])
+    assert 'Result: You win 30, "you" wins 30' in screen(bob)
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -623,7 +930,7 @@ def test_r7_8_who_owes_blinds_and_posts_or_waits_for_the_big_blind(bob: Any) -> 
     text = screen(bob)
     assert row(text, "erin").endswith("posts BB")
     assert row(text, "carol").endswith("waits for BB")
-    assert "owes" not in row(text, "bob") and "posts" not in row(text, "bob")
+    assert "owes" not in row(text, "You") and "posts" not in row(text, "You")
     bob["prompt"] = None
     bob["seats"][1].update(owes_big=True, owes_small=True, entry="post", in_hand=False)
     text = screen(bob)
@@ -654,8 +961,8 @@ def test_r7_12_the_host_the_invite_code_a_paused_closing_or_closed_table(bob: An
     bob["settings"].update(kind="private", host="bob")
     bob["room"]["invite_code"] = "FBCJZG26"
     text = screen(bob)
-    assert "Friday Naiko [NAIKO 5/10] private" in text and "host bob" in text
-    assert row(text, "bob").endswith("host") and not row(text, "alice").endswith("host")
+    assert "Friday Naiko [NAIKO 5/10] private" in text and "host you" in text
+    assert row(text, "You").endswith("host") and not row(text, "alice").endswith("host")
     assert "Invite code: FBCJZG26 (`revoke` to cancel it)" in text
     bob["room"].update(invite_code=None, pending={"small_blind": 2, "big_blind": 4,
                                                   "decision_ms": 30000})
@@ -703,13 +1010,13 @@ def test_r7_the_room_events_read_as_sentences(bob: Any) -> None:
         {"kind": "table_closed", "reason": "host"},
     ])
     assert said == [
-        "bob will post to be dealt in",
+        "You will post to be dealt in",
         "carol will wait for the big blind",
-        "bob posts a dead small blind of 5",
-        "bob posts a big blind of 10 to come in",
-        "Waiting list: erin, bob",
+        "You post a dead small blind of 5",
+        "You post a big blind of 10 to come in",
+        "Waiting list: erin, you",
         "The waiting list is empty",
-        "A seat is held for erin: type `take` to sit down before the countdown ends",
+        "A seat is held for erin",
         "The seat held for erin went to the next in line",
         "The host sets clock 30s from the next hand",
         "The host sets blinds 2/4",
@@ -1009,7 +1316,7 @@ def test_r9_the_tournament_events_read_as_sentences(bob: Any) -> None:
         "The tournament starts: prize pool 600, prizes 1st 390, 2nd 210; the first hand is "
         "dealt shortly",
         "Level 18: blinds 500/1000 ante 100 (the last level: it goes on)",
-        "bob is out in 2nd place and wins 210",
+        "You are out in 2nd place and win 210",
     ]
 
 
