@@ -155,11 +155,11 @@ def sit_from_lobby(page: Any, stack: LocalStack, table_id: str) -> None:
 
 
 def acted_after_return(page: Any) -> bool:
-    """The log shows an action of the person after "alice is back" (the reconnection)."""
+    """The log shows an action of the person after "You are back" (the reconnection)."""
     lines = page.locator("ol.log li").all_inner_texts()
-    back = [i for i, line in enumerate(lines) if f"{PLAYER} is back" in line]
-    return bool(back) and any(f"{PLAYER} (you) {verb}" in line for line in lines[back[-1] + 1:]
-                              for verb in ("checks", "calls", "folds"))
+    back = [i for i, line in enumerate(lines) if line == "You are back"]
+    return bool(back) and any(line.startswith(f"You {verb}") for line in lines[back[-1] + 1:]
+                              for verb in ("check", "call", "fold"))
 
 
 # -- the tests -------------------------------------------------------------------------------
@@ -231,9 +231,8 @@ def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page:
     page.locator("[data-raise-number]").dispatch_event("change")
     assert page.locator("[data-raise-number]").input_value() == str(prompt["max_raise_to"])
     page.locator("[data-action=raise_to], [data-action=bet]").first.click()
-    page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) raises to "
-                           f"{prompt['max_raise_to']}'), ol.log li:has-text('{PLAYER} (you) bets "
-                           f"{prompt['max_raise_to']}')")
+    page.wait_for_selector(f"ol.log li:has-text('You raise to {prompt['max_raise_to']}'), "
+                           f"ol.log li:has-text('You bet {prompt['max_raise_to']}')")
 
 
 def test_a_public_new_table_offers_no_bots_box_and_asks_for_none(
@@ -348,12 +347,12 @@ def test_naiko_a_power_and_a_shield_from_the_page(stack: LocalStack, open_page: 
                 assert page.locator(".shield-window svg[data-deadline]").count() == 1
                 shots(page, "shield-window")
                 if click_if_visible(page, "[data-action=shield]:enabled"):
-                    page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) shields')")
+                    page.wait_for_selector("ol.log li:has-text('You shield:')")
                     shielded = True
                 continue
             if not powered and click_if_visible(page, "[data-power=peek]:enabled"):
                 page.wait_for_selector(".peek .card.face")
-                page.wait_for_selector(f"ol.log li:has-text('{PLAYER} (you) uses Peek')")
+                page.wait_for_selector("ol.log li:has-text('You use Peek')")
                 secrecy.check(page)
                 shots(page, "peek")
                 powered = True
@@ -362,7 +361,7 @@ def test_naiko_a_power_and_a_shield_from_the_page(stack: LocalStack, open_page: 
             assert time.monotonic() < deadline, (
                 f"within 60 s: power {powered}, shield {shielded}")
             time.sleep(0.1)
-        assert "alice (you) uses Seal Shield" in page.locator("ol.log").inner_text()
+        assert "You use Seal Shield" in page.locator("ol.log").inner_text().splitlines()
         assert secrecy.verified > 5 and secrecy.frames_ok() > 5
     finally:
         runner.stop()
@@ -416,7 +415,7 @@ def test_survives_a_dropped_connection(stack: LocalStack, open_page: Any, shots:
     gateway._loop.call_soon_threadsafe(websocket.transport.abort)  # the network drops
     page.wait_for_function("Number(document.body.dataset.drops || 0) >= 1")
     page.wait_for_function("document.body.dataset.conn === 'online'")
-    page.wait_for_selector("ol.log li:has-text('alice is back')")
+    page.wait_for_selector("ol.log li:text-is('You are back')")
     shots(page, "reconnected")
     if page.locator(".board").get_attribute("data-hand") == hand:  # the same hand goes on
         after = page.locator(".seat.me .card.face").evaluate_all(

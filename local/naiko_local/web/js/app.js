@@ -148,7 +148,8 @@ export class App {
       }
     }
     if (this.view?.seat_index !== null && this.view?.seat_index !== undefined) this.offerUntil = null;
-    const lines = narrate(events, (seat) => this.logName(seat), this.view?.seat_index ?? null);
+    const lines = narrate(events, (seat) => this.logName(seat),
+      { seat: this.view?.seat_index ?? null, player: this.playerId || null });
     this.log.push(...lines);
     if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
     this.checkProofs(message, events, missed);
@@ -182,11 +183,10 @@ export class App {
     }).catch((error) => console.error("R10.2 proof check:", error));
   }
 
-  /** A seat's player as the log names it ("alice (you)" for the viewer). */
+  /** A seat's player id for the log (narrate.js says "you" for the viewer's). */
   logName(seat) {
     const entry = (this.view?.seats || [])[seat];
-    if (!entry) return `seat ${seat}`;
-    return entry.seat_index === this.view.seat_index ? `${entry.player_id} (you)` : entry.player_id;
+    return entry ? entry.player_id : `seat ${seat}`;
   }
 
   /** An update of a table not shown: a tournament we registered for started (R9.2). */

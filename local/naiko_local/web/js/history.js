@@ -4,7 +4,7 @@
 // naiko-verify checks it (R10.2, proofs.js verifyStoredHand): a verdict above the cards, a
 // ✓/✗ mark on each card as on the live table.
 
-import { narrate } from "./narrate.js";
+import { narrate, shownName } from "./narrate.js";
 import { cardFace, chips, fill, h, splitCards } from "./dom.js";
 import { PROOF_MARKS } from "./table.js";
 
@@ -44,7 +44,7 @@ function handList(state, ctx) {
 
 function handDetail(hand, state, ctx) {
   const names = new Map((hand.seats || []).map((s) => [s.seat_index, s.player_id]));
-  const nameOf = (seat) => `${names.get(seat) || `seat ${seat}`}${seat === hand.seat_index ? " (you)" : ""}`;
+  const nameOf = (seat) => names.get(seat) || `seat ${seat}`;
   // Cards as they were shown to you: your hole cards, the board, the showdown.
   const cards = [];
   let board = "";
@@ -71,11 +71,13 @@ function handDetail(hand, state, ctx) {
     deckCheck(hand, verdict),
     h("div", { class: "row" }, "You: ", cards.map(face)),
     h("div", { class: "row" }, "Board: ", splitCards(board).map(face)),
-    shown.map((s) => h("div", { class: "row" }, `${nameOf(s.seat_index)}: `,
+    shown.map((s) => h("div", { class: "row" }, `${shownName(nameOf(s.seat_index))}: `,
       splitCards(s.cards).map(face), ` ${s.hand || ""}`)),
     h("div", { class: "row" }, "Result: ", Object.entries(hand.results || {})
-      .map(([p, n]) => `${p} ${n > 0 ? "+" : ""}${n}`).join(", ")),
-    h("ol", { class: "log" }, narrate(hand.events, nameOf, hand.seat_index).map((l) => h("li", {}, l))));
+      .map(([p, n]) => `${p === names.get(hand.seat_index) ? "You" : shownName(p)} ${n > 0 ? "+" : ""}${n}`)
+      .join(", ")),
+    h("ol", { class: "log" }, narrate(hand.events, nameOf, { seat: hand.seat_index ?? null })
+      .map((l) => h("li", {}, l))));
 }
 
 /** The verdict of the stored hand's deck check (R10.2), as naiko-verify words it. */

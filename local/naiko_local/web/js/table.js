@@ -13,7 +13,7 @@
 // mark in its corner with a title saying where and against what it was proved; a failed proof
 // puts an alert on the table.
 
-import { POWER_COSTS, POWER_NAMES } from "./narrate.js";
+import { POWER_COSTS, POWER_NAMES, shownName } from "./narrate.js";
 import { cardBack, cardFace, cardSlot, chips, fill, h, ordinal, ring, splitCards } from "./dom.js";
 
 /** Where seat `position` (0 = bottom centre, clockwise) of `count` sits, in % of the felt. */
@@ -22,11 +22,14 @@ export function seatPosition(position, count, radiusX = 50, radiusY = 50) {
   return { x: 50 + radiusX * Math.cos(angle), y: 50 + radiusY * Math.sin(angle) };
 }
 
-/** The player's name at a seat of the view (or "seat N"). */
-export function nameOf(view, seat) {
+/** The player at a seat of the view as the table names them: "You" for the viewer's own
+ *  seat (the id is in the page's header), anybody else by id, quoted when it reads as "you"
+ *  (narrate.js); "seat N" for an empty seat. `start`: at the start of a sentence. */
+export function nameOf(view, seat, start = true) {
   const entry = (view?.seats || [])[seat];
   if (!entry) return `seat ${seat}`;
-  return entry.seat_index === view.seat_index ? "You" : entry.player_id;
+  if (entry.seat_index === view.seat_index) return start ? "You" : "you";
+  return shownName(entry.player_id);
 }
 
 /** The open Short Anchor window aimed at the viewer, if any. */
@@ -231,7 +234,7 @@ function seatElement(view, seat, index, at, winners, ctx) {
     ? ctx.showdown.hands[index] : null;
   const plate = h("div", { class: "plate" },
     actor ? ringFor(hand.actor_deadline_ms, view.settings?.decision_ms || 20000) : null,
-    h("div", { class: "name" }, me ? `${seat.player_id} (you)` : seat.player_id,
+    h("div", { class: "name" }, nameOf(view, index),
       seat.is_bot ? h("span", { class: "bot", title: "a BOT player (R8.4)" }, "BOT") : null),
     h("div", { class: "stack", dataset: { stack: seat.stack } }, chips(seat.stack)),
     seat.destellos !== undefined ? h("div", { class: "destellos", title: `${seat.destellos} destellos`,
@@ -267,8 +270,9 @@ function centre(view, ctx) {
   const lines = [];
   if (hand && hand.complete) {
     for (const award of hand.awards || []) {
-      const who = Object.entries(award.winners || {}).map(([seat, amount]) =>
-        `${nameOf(view, Number(seat))} ${Number(seat) === view.seat_index ? "win" : "wins"} ${chips(amount)}`).join(", ");
+      const who = Object.entries(award.winners || {}).map(([seat, amount], i) =>
+        `${nameOf(view, Number(seat), i === 0)} ${Number(seat) === view.seat_index ? "win" : "wins"} ${chips(amount)}`)
+        .join(", ");
       lines.push(h("div", { class: "award" }, `★ ${who}`));
     }
   }
@@ -323,7 +327,7 @@ function naikoPanel(view, ctx) {
       buttons);
   }));
   const anchors = Object.entries(powers.anchors || {}).map(([seat, a]) =>
-    h("div", { class: "small" }, `⚓ ${nameOf(view, a.by)} → ${nameOf(view, Number(seat))}: ${a.state}`));
+    h("div", { class: "small" }, `⚓ ${nameOf(view, a.by)} → ${nameOf(view, Number(seat), false)}: ${a.state}`));
   const others = (powers.windows || []).filter((w) => w.target !== view.seat_index).map((w) =>
     h("div", { class: "small window-other" }, `${nameOf(view, w.target)} may shield `,
       h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, "")));
@@ -457,7 +461,7 @@ function seatBar(view, ctx) {
   const room = view.room || {};
   if (hand && !hand.complete && hand.actor !== null && hand.actor !== undefined) {
     const actor = view.seats[hand.actor];
-    bar.append(h("span", { class: "muted" }, `Waiting for ${actor ? actor.player_id : "seat " + hand.actor}` +
+    bar.append(h("span", { class: "muted", dataset: { waiting: hand.actor } }, `Waiting for ${nameOf(view, hand.actor, false)}` +
       (actor?.is_bot ? " (BOT)" : "") + " ",
       h("span", { class: "countdown", dataset: { countdownMs: hand.actor_deadline_ms, format: "s" } }, "")));
   }
