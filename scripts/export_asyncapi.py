@@ -25,8 +25,8 @@ committed file can be checked for drift::
     python scripts/export_asyncapi.py --check   # exit 1 if the committed file is out of date
 
 ``tests/unit/test_asyncapi.py`` compares the committed file with a fresh rendering, validates
-every example against its schema (jsonschema) and runs ``asyncapi validate`` (the AsyncAPI CLI
-from npm, pinned in ``tools/asyncapi/``).
+every example against its schema (jsonschema) and runs the AsyncAPI validator
+(``tools/asyncapi/validate.mjs``: ``@asyncapi/parser`` from npm, pinned in ``tools/asyncapi/``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """``docs/asyncapi.yaml``, the AsyncAPI 3.0 document of the WebSocket protocol
 (``scripts/export_asyncapi.py``): in step with the pydantic models, every request and server
 message in it with an example that validates against its payload schema, and valid for the
-AsyncAPI command-line tool (``asyncapi validate``, npm, pinned in ``tools/asyncapi/``).
+AsyncAPI validator (``tools/asyncapi/validate.mjs``: ``@asyncapi/parser``, the library and
+ruleset of ``asyncapi validate``, pinned in ``tools/asyncapi/``).
 
-``scripts/test`` installs the CLI (``npm ci`` in ``tools/asyncapi``) when it is missing or not the
-locked one; run without it, the CLI tests install it themselves (under a file lock: parallel
-workers install it once; a few minutes). Only a machine without Node.js or npm skips them.
+``scripts/test`` installs it (``npm ci`` in ``tools/asyncapi``, about 55 MB) when it is missing or
+not the locked one; run without it, the validator tests install it themselves (under a file lock:
+parallel workers install it once; seconds). Only a machine without Node.js or npm skips them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from naiko_service.protocol import ROUTES
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "docs" / "asyncapi.yaml"
 TOOLS = ROOT / "tools" / "asyncapi"
-CLI = TOOLS / "node_modules" / ".bin" / "asyncapi"
+VALIDATOR = TOOLS / "validate.mjs"
+PARSER = TOOLS / "node_modules" / "@asyncapi" / "parser" / "package.json"
 STAMP = TOOLS / "node_modules" / ".naiko-package-lock.json"
 """A copy of ``package-lock.json`` as of the last ``npm ci``: a changed lock reinstalls."""
 
@@ -231,50 +233,45 @@ def test_servers_and_the_token_query_parameter(document: dict[str, Any]) -> None
     assert query["required"] == ["token"]
 
 
-# -- the AsyncAPI CLI ----------------------------------------------------------------------------
+# -- the AsyncAPI validator ----------------------------------------------------------------------
 
-def asyncapi_cli() -> Path:
-    """The ``asyncapi`` command of ``tools/asyncapi``, installed (``npm ci``) if missing or not
-    the locked version."""
+def asyncapi_validator() -> list[str]:
+    """The command that validates a document (``node tools/asyncapi/validate.mjs``), its npm
+    packages installed (``npm ci``) if missing or not the locked versions."""
     npm, node = shutil.which("npm"), shutil.which("node")
     if npm is None or node is None:
-        pytest.skip("Node.js and npm are not installed: the AsyncAPI CLI (@asyncapi/cli, "
+        pytest.skip("Node.js and npm are not installed: the AsyncAPI validator (@asyncapi/parser, "
                     "tools/asyncapi) is an npm package")
     lock = TOOLS / "package-lock.json"
     (ROOT / ".cache").mkdir(exist_ok=True)
     with open(ROOT / ".cache" / "asyncapi-npm.lock", "w") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)
-        if not (CLI.exists() and STAMP.is_file() and STAMP.read_bytes() == lock.read_bytes()):
+        if not (PARSER.exists() and STAMP.is_file() and STAMP.read_bytes() == lock.read_bytes()):
             subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=TOOLS, check=True,
                            capture_output=True, timeout=1200)
             STAMP.write_bytes(lock.read_bytes())
-    return CLI
+    return [node, str(VALIDATOR)]
 
 
-def run_cli(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """``asyncapi validate`` failing on warnings too; its usage metrics off (a config file of
-    this run's own, so nothing is written to the home directory and nothing is sent)."""
-    metrics = tmp_path / "asyncapi-analytics.json"
-    metrics.write_text(json.dumps({"analyticsEnabled": "false", "infoMessageShown": "true",
-                                   "userID": "naiko-tests"}))
+def run_validator(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The validator on ``path``, failing on warnings too (as ``asyncapi validate
+    --fail-severity warn``); nothing written to the home directory, nothing sent."""
     environment = {"PATH": str(Path(shutil.which("node") or "node").parent), "CI": "true",
-                   "ASYNCAPI_METRICS_CONFIG_PATH": str(metrics), "HOME": str(tmp_path),
-                   "NO_COLOR": "1"}
-    return subprocess.run([str(asyncapi_cli()), "validate", str(path), "--fail-severity", "warn"],
-                          capture_output=True, text=True, timeout=180, env=environment,
-                          cwd=ROOT)
+                   "HOME": str(tmp_path), "NO_COLOR": "1"}
+    return subprocess.run([*asyncapi_validator(), str(path)], capture_output=True, text=True,
+                          timeout=180, env=environment, cwd=ROOT)
 
 
-def test_the_asyncapi_cli_validates_the_document(tmp_path: Path) -> None:
-    result = run_cli(DOCUMENT, tmp_path)
+def test_the_asyncapi_validator_accepts_the_document(tmp_path: Path) -> None:
+    result = run_validator(DOCUMENT, tmp_path)
     print(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "is valid" in result.stdout
     assert "0 errors, 0 warnings" in result.stdout
 
 
-def test_the_asyncapi_cli_refuses_a_broken_document(document: dict[str, Any],
-                                                   tmp_path: Path) -> None:
+def test_the_asyncapi_validator_refuses_a_broken_document(document: dict[str, Any],
+                                                         tmp_path: Path) -> None:
     """The validator is not vacuous: an operation whose action AsyncAPI 3.0 does not have
     (``publish`` was 2.x's) and a payload ``$ref`` to nothing are errors."""
     broken = copy.deepcopy(document)
@@ -282,7 +279,7 @@ def test_the_asyncapi_cli_refuses_a_broken_document(document: dict[str, Any],
     broken["components"]["messages"]["Error"]["payload"]["$ref"] = "#/components/schemas/Nope"
     path = tmp_path / "asyncapi.yaml"
     path.write_text(yaml.safe_dump(broken, sort_keys=False), encoding="utf-8")
-    result = run_cli(path, tmp_path)
+    result = run_validator(path, tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "operations.send_act.action" in output
