@@ -83,8 +83,14 @@ def test_a_private_table_with_an_invite_code_a_waiting_list_and_a_post(stack: Lo
         # who lets it expire; "second" is offered it next and takes it, posting to come in.
         assert (await friend.request({"action": "leave_table", "table_id": table_id}))["type"] \
             in ACCEPTED
-        await friend.play(table_id, until=lambda: friend.player_id not in [
-            s["player_id"] for s in (host.view or {}).get("seats", []) if s])
+        # The host plays meanwhile (left alone, each of their turns waited out the decision
+        # clock: this step took 20-60 s instead of a few).
+        def friend_gone() -> bool:
+            return friend.player_id not in [
+                s["player_id"] for s in (host.view or {}).get("seats", []) if s]
+
+        await asyncio.gather(friend.play(table_id, until=friend_gone),
+                             host.play(table_id, until=friend_gone))
         await first.wait_for(lambda: kinds(first, "seat_offered"), timeout=20)
         await first.wait_for(lambda: kinds(first, "offer_expired"), timeout=OFFER_SECONDS + 10)
         await second.wait_for(lambda: kinds(second, "seat_offered"), timeout=10)
