@@ -57,6 +57,10 @@ HELP_ONLY: dict[str, str] = {
     "rotate_state_key.py": "reads and writes AWS Secrets Manager",
     "tournament_runs.py": "one random tournament can play thousands of hands (minutes)",
     "bench_flood.py": "starts the whole local stack and floods it for several phases: ~40 s",
+    "bench_integrity.py": "simulates thousands of BOT hands: minutes (test_integrity.py "
+                          "plays a small population)",
+    "integrity_review.py": "reads an export or AWS DynamoDB (test_integrity.py runs it on "
+                           "an export)",
     "mtt_balance.py": "a whole tournament in virtual time: ~35 s even at 20 players",
 }
 """Script -> why it is only asked for ``--help``."""
