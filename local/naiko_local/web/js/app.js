@@ -72,6 +72,7 @@ export class App {
       onStatus: (state, detail) => this.onStatus(state, detail),
     });
     setInterval(() => this.tick(), 200);
+    window.addEventListener("resize", () => this.measureControls()); // a phone turned round
   }
 
   start() {
@@ -250,6 +251,7 @@ export class App {
   }
 
   toLobby() {
+    this.togglePanel(null);
     this.screen = "lobby";
     this.tableId = null;
     this.view = null;
@@ -380,7 +382,8 @@ export class App {
       renderTable(main, this.view, {
         nowMs: this.nowMs(), version: this.version, tableId: this.tableId, log: this.log,
         ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil, playerId: this.playerId,
-        proofs: this.proofs,
+        proofs: this.proofs, panel: document.body.dataset.panel || null,
+        togglePanel: (panel) => this.togglePanel(panel),
         send: (action, fields) => this.send(action, fields),
         join: (seat) => this.join(seat),
         toLobby: () => this.toLobby(),
@@ -388,7 +391,30 @@ export class App {
     } else {
       renderLobby(main, { ...this.lobby, me: this.playerId, nowMs: this.nowMs() }, this.lobbyCtx());
     }
+    this.measureControls();
     this.tick();
+  }
+
+  /** A phone's panels (the Carousel, the log; table.js draws their buttons): `name` opens it
+   *  and closes the other, the open one's button or `null` closes it. Only the CSS of a narrow
+   *  screen reads `body[data-panel]`: a wide one shows both panels all the time. */
+  togglePanel(name) {
+    const open = name && document.body.dataset.panel !== name ? name : null;
+    if (open) document.body.dataset.panel = open;
+    else delete document.body.dataset.panel;
+    for (const button of document.querySelectorAll("[data-panel-button]")) {
+      button.setAttribute("aria-pressed", button.dataset.panelButton === open ? "true" : "false");
+    }
+  }
+
+  /** On a phone the action bar is fixed at the bottom of the screen: the page keeps its height
+   *  free below the table and above it the panels (`--controls-h`, naiko.css). */
+  measureControls() {
+    const bar = this.screen === "table" ? this.elements.main.querySelector(".controls") : null;
+    const height = `${bar ? bar.offsetHeight : 0}px`;
+    if (document.body.style.getPropertyValue("--controls-h") !== height) {
+      document.body.style.setProperty("--controls-h", height);
+    }
   }
 
   /** Every 200 ms: countdown rings and texts (their deadlines are data attributes). */

@@ -3,7 +3,8 @@
 
 /**
  * Create an element: h("div", {class: "seat", dataset: {seat: 2}}, "text", child, ...).
- * Attributes starting with "on" are event listeners; `null`/`false` children are skipped.
+ * Attributes starting with "on" are event listeners; `null`/`false` children are skipped;
+ * `style: {left: "4%", "--x": "4%"}` sets properties, custom ones (`--x`) included.
  */
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElementNS(
@@ -19,7 +20,10 @@ export function h(tag, attrs = {}, ...children) {
     } else if (key.startsWith("on") && typeof value === "function") {
       element.addEventListener(key.slice(2), value);
     } else if (key === "style" && typeof value === "object") {
-      Object.assign(element.style, value);
+      for (const [name, css] of Object.entries(value)) {
+        if (name.startsWith("--")) element.style.setProperty(name, String(css)); // a custom property
+        else element.style[name] = css;
+      }
     } else if (value === true) {
       element.setAttribute(key, "");
     } else {

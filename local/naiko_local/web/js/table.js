@@ -16,10 +16,77 @@
 import { POWER_COSTS, POWER_NAMES, shownName } from "./narrate.js";
 import { cardBack, cardFace, cardSlot, chips, fill, h, ordinal, ring, splitCards } from "./dom.js";
 
-/** Where seat `position` (0 = bottom centre, clockwise) of `count` sits, in % of the felt. */
-export function seatPosition(position, count, radiusX = 50, radiusY = 50) {
-  const angle = (Math.PI / 2) + (position * 2 * Math.PI) / count;
+/**
+ * The two ways the felt is drawn (naiko.css picks one: `portrait` below 600 px wide, a phone
+ * held upright; `wide` otherwise). Seats are spread evenly along an ellipse the shape of the
+ * felt (`aspect`: its width over its height). Every seat, bet and dealer button carries its
+ * place in both layouts, as CSS custom properties:
+ * - wide: `--x`/`--y`, in % of the felt, on the ellipses of radii `seat`, `bet` and `button`
+ *   (% of the felt's width and height);
+ * - portrait: `--pc`/`--ps`, the cosine and sine of its angle; naiko.css turns them into a
+ *   place (the seats' ellipse is the felt less half a seat on each side, so a seat never runs
+ *   off the screen, whatever the phone's height).
+ */
+export const LAYOUTS = {
+  wide: { aspect: 2, seat: [47, 46], bet: [30, 24], button: [33, 31] },
+  portrait: { aspect: 0.62 },
+};
+
+const ARCS = new Map(); // "rx:ry" -> the ellipse's length from the bottom, at each of its steps
+const ARC_STEPS = 720;
+
+/** The ellipse's length walked from its bottom (angle π/2, clockwise on the screen) to each of
+ *  ARC_STEPS + 1 points. */
+function arcLengths(rx, ry) {
+  const key = `${rx}:${ry}`;
+  if (!ARCS.has(key)) {
+    const lengths = [0];
+    for (let i = 1; i <= ARC_STEPS; i += 1) {
+      const a = Math.PI / 2 + (2 * Math.PI * (i - 1)) / ARC_STEPS;
+      const b = Math.PI / 2 + (2 * Math.PI * i) / ARC_STEPS;
+      lengths.push(lengths[i - 1] + Math.hypot(rx * (Math.cos(b) - Math.cos(a)), ry * (Math.sin(b) - Math.sin(a))));
+    }
+    ARCS.set(key, lengths);
+  }
+  return ARCS.get(key);
+}
+
+/** The angle of the point `fraction` (0 to 1) of the way round an ellipse of radii rx, ry,
+ *  walked from its bottom: seats at equal fractions are evenly spaced along the rail (equal
+ *  angles would bunch them at a wide table's ends, where they stand one above the other). */
+export function arcAngle(fraction, rx, ry) {
+  const lengths = arcLengths(rx, ry);
+  const target = (((fraction % 1) + 1) % 1) * lengths[ARC_STEPS];
+  let i = 1;
+  while (i < ARC_STEPS && lengths[i] < target) i += 1;
+  const share = (target - lengths[i - 1]) / (lengths[i] - lengths[i - 1] || 1);
+  return Math.PI / 2 + (2 * Math.PI * (i - 1 + share)) / ARC_STEPS;
+}
+
+/** Where seat `position` (0 = bottom centre, clockwise; a fraction lies between two seats) of
+ *  `count` sits on an ellipse of radii `radiusX`, `radiusY` (% of the felt), on a felt
+ *  `aspect` times as wide as it is high: in % of the felt. Seats are spread evenly along the
+ *  seats' ellipse `along` (the same radii unless given), so a seat's bet and button, on smaller
+ *  ellipses, lie between it and the centre. */
+export function seatPosition(position, count, radiusX = 50, radiusY = 50, aspect = 1,
+  along = [radiusX, radiusY]) {
+  const angle = arcAngle(position / count, along[0] * aspect, along[1]);
   return { x: 50 + radiusX * Math.cos(angle), y: 50 + radiusY * Math.sin(angle) };
+}
+
+/** The style placing a seat (`kind` "seat"), its bet ("bet") or the dealer button ("button")
+ *  at `position` of `count`, in both layouts (LAYOUTS). */
+export function placed(position, count, kind) {
+  const wide = LAYOUTS.wide;
+  const [rx, ry] = wide[kind];
+  const at = seatPosition(position, count, rx, ry, wide.aspect, wide.seat);
+  const angle = arcAngle(position / count, LAYOUTS.portrait.aspect, 1);
+  let sine = Math.sin(angle);
+  // A bet or button of a seat level with the board goes just above or below it (the board
+  // fills the portrait felt's width between the seats).
+  if (kind !== "seat" && Math.abs(sine) < 0.3) sine = sine < 0 ? -0.3 : 0.3;
+  return { "--x": `${at.x.toFixed(2)}%`, "--y": `${at.y.toFixed(2)}%`,
+    "--pc": Math.cos(angle).toFixed(4), "--ps": sine.toFixed(4) };
 }
 
 /** The player at a seat of the view as the table names them: "You" for the viewer's own
@@ -43,7 +110,9 @@ export function windowForMe(view) {
  * @param {HTMLElement} root  the table screen's container
  * @param {object} view       the newest view
  * @param {object} ctx        {nowMs, send(action, fields), ui (controls' state), showdown,
- *                             offerUntil, inviteCode, version, tableId, log: string[]}
+ *                             offerUntil, inviteCode, version, tableId, log: string[],
+ *                             panel: the phone's open panel ("carousel", "log" or null),
+ *                             togglePanel(name)}
  */
 /** The buy-in the form offers the viewer (not seated): the range the server would accept and
  *  the amount proposed. The table's range and 100 big blinds inside it, unless the view carries
@@ -71,6 +140,33 @@ export function renderTable(root, view, ctx) {
   );
 }
 
+// -- a phone's panels ----------------------------------------------------------------------
+
+/**
+ * On a phone (naiko.css, below 600 px wide) the Carousel and the log are panels that open on
+ * demand, one at a time, above the action bar: these buttons open and close them (the page's
+ * `body[data-panel]`, kept by app.js). A wider screen shows both in the side column and hides
+ * the buttons. The Carousel's button counts the powers the prompt lets you use now.
+ */
+function panelButtons(view, ctx) {
+  const usable = (view.prompt?.powers || []).length;
+  const button = (panel, label, extra = null) => h("button", {
+    class: "ghost small", dataset: { panelButton: panel },
+    "aria-pressed": ctx.panel === panel ? "true" : "false",
+    onclick: () => ctx.togglePanel(panel),
+  }, label, extra);
+  return h("div", { class: "panel-buttons" },
+    view.hand?.powers ? button("carousel", "Carousel",
+      usable ? h("span", { class: "badge usable", title: "powers you can use now" }, String(usable)) : null) : null,
+    button("log", "Log"));
+}
+
+/** The ✕ of a phone's panel (hidden on a wide screen, where the panels stay open). */
+function closePanel(ctx) {
+  return h("button", { class: "ghost small close-panel", dataset: { action: "close-panel" },
+    title: "Close", onclick: () => ctx.togglePanel(null) }, "✕");
+}
+
 // -- header ----------------------------------------------------------------------------------
 
 function header(view, ctx) {
@@ -93,8 +189,9 @@ function header(view, ctx) {
       h("span", { class: "badge" }, config.variant || ""),
       h("span", { class: "badge" }, kind),
       h("span", { class: "muted" }, ` blinds ${config.small_blind}/${config.big_blind}` +
-        (config.ante ? ` ante ${config.ante}` : "") +
-        (kind !== "tournament" ? ` · buy-in ${settings.min_buy_in}-${settings.max_buy_in}` : ""))),
+        (config.ante ? ` ante ${config.ante}` : "")),
+      kind !== "tournament" ? h("span", { class: `muted buy-in-range${view.seat_index !== null ? " seated" : ""}` },
+        ` · buy-in ${settings.min_buy_in}-${settings.max_buy_in}`) : null),
     h("div", { class: "muted hand-no" },
       hand ? `Hand #${hand.number} · ${hand.complete ? "over" : hand.street}` : "no hand yet",
       ` · v${ctx.version}`),
@@ -103,6 +200,7 @@ function header(view, ctx) {
       proofSummary(ctx)) : null,
     room.invite_code ? h("div", { class: "badge invite" }, `Invite code ${room.invite_code}`) : null,
     flags.length ? h("div", { class: "flag" }, flags.join(" · ")) : null,
+    panelButtons(view, ctx),
   );
 }
 
@@ -186,24 +284,20 @@ function felt(view, ctx) {
   const table = h("div", { class: "felt", dataset: { seats: count } });
   view.seats.forEach((seat, index) => {
     const position = (index - base + count) % count;
-    const at = seatPosition(position, count, 47, 46);
-    table.append(seatElement(view, seat, index, at, winners, ctx));
+    table.append(seatElement(view, seat, index, placed(position, count, "seat"), winners, ctx));
     if (seat && seat.in_hand && seat.bet > 0) {
-      const bet = seatPosition(position, count, 30, 27);
-      table.append(h("div", { class: "bet", style: { left: `${bet.x}%`, top: `${bet.y}%` },
+      table.append(h("div", { class: "bet", style: placed(position, count, "bet"),
         dataset: { betSeat: index } }, h("span", { class: "chip" }), chips(seat.bet)));
     }
     if (hand && hand.button === index) {
-      const button = seatPosition(position + 0.32, count, 33, 31);
-      table.append(h("div", { class: "dealer", title: "Button", style: { left: `${button.x}%`, top: `${button.y}%` } }, "D"));
+      table.append(h("div", { class: "dealer", title: "Button", style: placed(position + 0.32, count, "button") }, "D"));
     }
   });
   table.append(centre(view, ctx));
   return table;
 }
 
-function seatElement(view, seat, index, at, winners, ctx) {
-  const style = { left: `${at.x}%`, top: `${at.y}%` };
+function seatElement(view, seat, index, style, winners, ctx) {
   if (!seat) {
     const canSit = view.seat_index === null && !view.tournament && !(view.room || {}).closed;
     return h("div", { class: "seat empty", style, dataset: { seat: index } },
@@ -279,7 +373,7 @@ function centre(view, ctx) {
   const waiting = !hand || hand.complete ? waitingText(view) : null;
   return h("div", { class: "centre" },
     hand && !hand.complete ? h("div", { class: "pot", dataset: { pot } }, `Pot ${chips(pot)}`) : null,
-    hand && hand.pot && hand.bets_total ? h("div", { class: "muted small" }, `(${chips(hand.pot)} + ${chips(hand.bets_total)} in bets)`) : null,
+    hand && hand.pot && hand.bets_total ? h("div", { class: "muted small pot-parts" }, `(${chips(hand.pot)} + ${chips(hand.bets_total)} in bets)`) : null,
     board, lines, waiting ? h("div", { class: "muted waiting" }, waiting) : null);
 }
 
@@ -335,7 +429,7 @@ function naikoPanel(view, ctx) {
     proved(cardFace(powers.peek, { hand: view.hand.number, small: true }), powers.peek, ctx), " comes next") : null;
   return h("div", { class: "naiko-panel" },
     h("div", { class: "panel-title" }, "Carousel",
-      h("span", { class: "muted small" }, ` powers this round ${powers.round_activations}/3`)),
+      h("span", { class: "muted small" }, ` powers this round ${powers.round_activations}/3`), closePanel(ctx)),
     carousel, peek, anchors, others, shieldWindow(view, ctx));
 }
 
@@ -364,7 +458,7 @@ function shieldWindow(view, ctx) {
 function logPanel(ctx) {
   const list = h("ol", { class: "log" }, ctx.log.slice(-60).map((line) => h("li", {}, line)));
   queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
-  return h("div", { class: "log-panel" }, h("div", { class: "panel-title" }, "Table"), list);
+  return h("div", { class: "log-panel" }, h("div", { class: "panel-title" }, "Table", closePanel(ctx)), list);
 }
 
 // -- the controls ----------------------------------------------------------------------------
