@@ -103,10 +103,16 @@ class LayoutServer:
             frame = json.loads(raw)
             rid, action = frame["request_id"], frame["action"]
             if action == "snapshot":
-                seats = int(frame["table_id"][1:])
+                table_id = frame["table_id"]
+                seats = int(table_id[1:].removesuffix("-shield"))
                 view = table_view(seats, viewer_for(seats))
+                view["table_id"] = table_id
                 deadline = int(time.time() * 1000) + 15_000  # the clock's 15 s, a short text
                 view["hand"]["actor_deadline_ms"] = view["prompt"]["deadline_ms"] = deadline
+                if table_id.endswith("-shield"):  # a Short Anchor aims at the viewer
+                    view["hand"]["powers"].update(can_shield=True, windows=[
+                        {"window_id": "w1", "target": viewer_for(seats), "attacker": 0,
+                         "deadline_ms": deadline - 7_000}])
                 await ws.send(json.dumps({"type": "snapshot", "request_id": rid,
                                           "table_id": view["table_id"], "version": 1,
                                           "view": view}))
@@ -159,10 +165,11 @@ def web_url() -> Iterator[str]:
             web.stop()
 
 
-def open_table(open_page: Any, web_url: str, viewport: dict[str, int], seats: int) -> Any:
+def open_table(open_page: Any, web_url: str, viewport: dict[str, int], seats: int,
+               suffix: str = "") -> Any:
     page = open_page()
     page.set_viewport_size(viewport)
-    page.goto(f"{web_url}?player={PLAYER}#table=t{seats}")
+    page.goto(f"{web_url}?player={PLAYER}#table=t{seats}{suffix}")
     page.wait_for_selector(".actions [data-action=raise_to]")
     page.wait_for_function("document.querySelectorAll('ol.log li').length >= 30")
     page.evaluate("document.fonts.ready")
@@ -272,6 +279,27 @@ def test_on_a_phone_the_carousel_log_and_history_open_on_demand(
     shots(page, "history-open")
     page.locator("[data-action=close-history]").click()
     assert not visible(page, "#history")
+
+
+def test_on_a_phone_a_shield_window_shows_with_the_carousel_closed(
+        open_page: Any, web_url: str, shots: Shots) -> None:
+    """A Short Anchor aimed at you gives 8 seconds (R6.5): no time to find a button. With the
+    Carousel closed the Shield window shows by itself over the top of the felt, over neither
+    your cards, the panel buttons nor the action bar, without the rest of the Carousel; opened,
+    the Carousel holds it."""
+    page = open_table(open_page, web_url, PHONE, 6, "-shield")
+    window = page.locator(".shield-window")
+    assert window.is_visible() and not visible(page, ".carousel")
+    drawn = box(page, ".shield-window")
+    assert inside(drawn, PHONE) and apart(drawn, box(page, ".controls")), drawn
+    assert apart(drawn, box(page, ".seat.me")) and apart(drawn, box(page, ".panel-buttons"))
+    assert page.locator(".shield-window button").evaluate_all(UNCOVERED) == []
+    assert page.locator("[data-action=shield]").is_enabled()
+    assert_act_buttons_reachable(page, PHONE)
+    shots(page, "shield")
+    page.locator("[data-panel-button=carousel]").click()
+    assert visible(page, ".carousel") and window.is_visible()
+    assert apart(box(page, ".naiko-panel"), box(page, ".controls"))
 
 
 def test_on_a_desktop_the_side_column_shows_the_carousel_and_the_log(
