@@ -197,6 +197,20 @@ def visible(page: Any, selector: str) -> bool:
     return locator.count() > 0 and bool(locator.first.is_visible())
 
 
+def assert_laid_out(page: Any, viewport: dict[str, int], seats: int) -> None:
+    """The seats, the board and the action bar pairwise apart, each inside the viewport."""
+    drawn = {f"seat {i}": box(page, f".seat[data-seat='{i}']") for i in range(seats)}
+    drawn["board"] = box(page, ".board")
+    drawn["action bar"] = box(page, ".controls")
+    names = list(drawn)
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            assert apart(drawn[first], drawn[second]), (first, drawn[first], second,
+                                                        drawn[second])
+    for name, found in drawn.items():
+        assert inside(found, viewport), (name, found)
+
+
 UNCOVERED = """(els) => els.filter((e) => {
   const r = e.getBoundingClientRect();
   const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
@@ -204,12 +218,12 @@ UNCOVERED = """(els) => els.filter((e) => {
 }).map((e) => e.textContent)"""
 
 
-def assert_act_buttons_reachable(page: Any, viewport: dict[str, int]) -> None:
+def assert_act_buttons_reachable(page: Any, viewport: dict[str, int], at_least: int = 8) -> None:
     """Every act button (Fold, Call, the raise and its presets, All-in) inside the viewport at
     scroll 0 and not covered by anything."""
     assert page.evaluate("window.scrollY") == 0
     buttons = page.locator(".actions button").all()
-    assert len(buttons) >= 8  # fold, call, min, ½ pot, pot, max, raise to, all-in
+    assert len(buttons) >= at_least  # fold, call, min, ½ pot, pot, max, raise to, all-in
     for button in buttons:
         found = button.bounding_box()
         assert found is not None and inside(found, viewport), (button.inner_text(), found)
@@ -224,20 +238,13 @@ def test_seats_board_and_action_bar_do_not_overlap(open_page: Any, web_url: str,
     viewport = VIEWPORTS[screen]
     page = open_table(open_page, web_url, viewport, seats)
     shots(page, f"{screen}-{seats}")
-    drawn = {f"seat {i}": box(page, f".seat[data-seat='{i}']") for i in range(seats)}
-    drawn["board"] = box(page, ".board")
-    drawn["action bar"] = box(page, ".controls")
-    names = list(drawn)
-    for i, first in enumerate(names):
-        for second in names[i + 1:]:
-            assert apart(drawn[first], drawn[second]), (first, drawn[first], second,
-                                                        drawn[second])
-    for name, found in drawn.items():
-        assert inside(found, viewport), (name, found)
-    me = drawn[f"seat {viewer_for(seats)}"]
+    assert_laid_out(page, viewport, seats)
+    me = box(page, ".seat.me")
+    assert page.locator(".seat.me").get_attribute("data-seat") == str(viewer_for(seats))
     centre = me["x"] + me["width"] / 2
     assert abs(centre - viewport["width"] / 2) < viewport["width"] * 0.15, me
-    assert all(me["y"] >= drawn[f"seat {i}"]["y"] for i in range(seats)), "not the lowest"
+    assert all(me["y"] >= box(page, f".seat[data-seat='{i}']")["y"] for i in range(seats)), \
+        "not the lowest"
     assert_act_buttons_reachable(page, viewport)
     if screen == "phone":
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
@@ -309,6 +316,44 @@ def test_on_a_desktop_the_side_column_shows_the_carousel_and_the_log(
     assert not visible(page, "[data-panel-button]")
     felt, side = box(page, ".felt-area"), box(page, ".side")
     assert side["x"] >= felt["x"] + felt["width"]  # a column beside the table, as before
+
+
+def test_a_person_plays_a_full_9_max_table_on_a_phone(stack: Any, open_page: Any,
+                                                      shots: Shots) -> None:
+    """The real thing: a local stack, a 9-max table with 8 BOTs, the person sits down from the
+    lobby on a 390x844 screen and plays three turns by tapping Check or Call; at each turn the
+    layout holds and the buttons are in reach without scrolling."""
+    from test_web_client import check_or_call, demo_table, seat_server_bots, sit_from_lobby
+
+    table = demo_table(stack, "NLHE", 9, (1, 2), bots=True)
+    seat_server_bots(stack, table.table_id, 8, buy_in=200)
+    page = open_page()
+    page.set_viewport_size(PHONE)
+    page.goto(f"{stack.web_url}?player={PLAYER}")
+    page.wait_for_selector(f"[data-action=play][data-table={table.table_id}]")
+    shots(page, "lobby")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    sit_from_lobby(page, stack, table.table_id)
+    turns = 0
+    deadline = time.monotonic() + 60
+    while turns < 3:
+        assert time.monotonic() < deadline, f"{turns} turns in 60 s"
+        if not page.locator(".actions [data-action=fold]").count():
+            time.sleep(0.1)
+            continue
+        assert page.locator(".seat").count() == 9
+        try:
+            assert_laid_out(page, PHONE, 9)
+            assert_act_buttons_reachable(page, PHONE, at_least=3)
+        except AssertionError:
+            if page.locator(".actions [data-action=fold]").count():
+                raise
+            continue  # the turn ended under us (the clock, a re-draw): look again
+        if turns == 0:
+            shots(page, "my-turn")
+        if check_or_call(page):
+            turns += 1
+            page.wait_for_timeout(300)
 
 
 @pytest.mark.skipif(os.environ.get("NAIKO_DOC_SCREENSHOTS") != "1",
