@@ -87,7 +87,39 @@ def viewer_for(seats: int) -> int:
     return {2: 1}.get(seats, 3)
 
 
-LOG = [f"bot-{i % 3} raises to {100 * i}" for i in range(1, 30)]
+def variant(table_id: str) -> dict[str, Any]:
+    """Table ``tN`` is :func:`table_view` with N seats; ``tN-shield``: a Short Anchor aims at
+    the viewer; ``tN-watch``: the viewer watches, every other seat free; ``tN-host``: a private
+    table the viewer hosts (the host's bar under the action bar); ``tN-tournament``: a
+    tournament's table (its bar above the felt)."""
+    seats, *flags = table_id[1:].split("-")
+    count = int(seats)
+    viewer = viewer_for(count)
+    view = table_view(count, viewer)
+    view["table_id"] = table_id
+    deadline = int(time.time() * 1000) + 15_000  # the clock's 15 s, a short text
+    view["hand"]["actor_deadline_ms"] = view["prompt"]["deadline_ms"] = deadline
+    if "shield" in flags:
+        view["hand"]["powers"].update(can_shield=True, windows=[
+            {"window_id": "w1", "target": viewer, "attacker": 0,
+             "deadline_ms": deadline - 7_000}])
+    if "watch" in flags:
+        view["seats"][viewer].update(cards=None, player_id="ivan")
+        view.update(seat_index=None, prompt=None)
+        view["hand"]["actor"] = viewer
+        for index in range(0, count, 2):
+            view["seats"][index] = None
+    if "host" in flags:
+        view["settings"].update(kind="private", host=PLAYER)
+        view["room"]["invite_code"] = "K7Q2MX"
+    if "tournament" in flags:
+        view["settings"]["kind"] = "tournament"
+        view["tournament"] = {
+            "tournament_id": "u1", "level": 3, "small_blind": 50, "big_blind": 100,
+            "ante": 10, "ante_mode": "each", "level_ends_ms": deadline + 120_000,
+            "next_level": {"small_blind": 75, "big_blind": 150, "ante": 15, "minutes": 5},
+            "players_left": 14, "entrants": 18, "payouts": [900, 540, 360]}
+    return view
 
 
 class LayoutServer:
@@ -105,15 +137,7 @@ class LayoutServer:
             rid, action = frame["request_id"], frame["action"]
             if action == "snapshot":
                 table_id = frame["table_id"]
-                seats = int(table_id[1:].removesuffix("-shield"))
-                view = table_view(seats, viewer_for(seats))
-                view["table_id"] = table_id
-                deadline = int(time.time() * 1000) + 15_000  # the clock's 15 s, a short text
-                view["hand"]["actor_deadline_ms"] = view["prompt"]["deadline_ms"] = deadline
-                if table_id.endswith("-shield"):  # a Short Anchor aims at the viewer
-                    view["hand"]["powers"].update(can_shield=True, windows=[
-                        {"window_id": "w1", "target": viewer_for(seats), "attacker": 0,
-                         "deadline_ms": deadline - 7_000}])
+                view = variant(table_id)
                 await ws.send(json.dumps({"type": "snapshot", "request_id": rid,
                                           "table_id": view["table_id"], "version": 1,
                                           "view": view}))
@@ -308,6 +332,51 @@ def test_on_a_phone_a_shield_window_shows_with_the_carousel_closed(
     page.locator("[data-panel-button=carousel]").click()
     assert visible(page, ".carousel") and window.is_visible()
     assert apart(box(page, ".naiko-panel"), box(page, ".controls"))
+
+
+@pytest.mark.parametrize("flags", ["watch", "host", "tournament"])
+@pytest.mark.parametrize("screen", ["phone", "android", "desktop"])
+def test_watching_hosting_and_a_tournament_table_keep_the_layout(
+        open_page: Any, web_url: str, screen: str, flags: str, shots: Shots) -> None:
+    """The other bars: watching (free seats with *Sit here*, the buy-in and *Sit down*), a
+    private table's host bar (under the act buttons; on a phone a panel opened by its button),
+    a tournament's bar above the felt."""
+    viewport = VIEWPORTS[screen]
+    page = open_page()
+    page.set_viewport_size(viewport)
+    page.goto(f"{web_url}?player={PLAYER}#table=t9-{flags}")
+    page.wait_for_selector("[data-action=join]" if flags == "watch"
+                           else ".actions [data-action=raise_to]")
+    page.wait_for_selector(".tournament-bar" if flags == "tournament" else ".seat")
+    shots(page, f"{screen}-{flags}")
+    assert_laid_out(page, viewport, 9)
+    if flags == "watch":
+        assert page.locator(".seat.empty [data-action=sit-here]").count() == 5
+        for selector in ("[data-action=join]", "[data-buy-in]",
+                         ".seat.empty [data-action=sit-here]"):
+            for element in page.locator(selector).all():
+                found = element.bounding_box()
+                assert found is not None and inside(found, viewport), (selector, found)
+        assert page.locator("[data-action=join], [data-action=sit-here]").evaluate_all(
+            UNCOVERED) == []
+    else:
+        assert_act_buttons_reachable(page, viewport)
+    if flags == "host" and screen == "desktop":
+        assert inside(box(page, ".hostbar"), viewport)
+    if flags == "host" and screen != "desktop":  # a panel: closed, opened by its button
+        assert not visible(page, ".hostbar")
+        page.locator("[data-panel-button=host]").click()
+        opened = box(page, ".hostbar")
+        assert inside(opened, viewport) and apart(opened, box(page, ".controls")), opened
+        assert page.locator(".hostbar button").evaluate_all(UNCOVERED) == []
+        assert_act_buttons_reachable(page, viewport)
+        shots(page, "host-open")
+        page.locator(".hostbar [data-action=close-panel]").click()
+        assert not visible(page, ".hostbar")
+    if flags == "tournament":
+        assert apart(box(page, ".tournament-bar"), box(page, ".felt .seat[data-seat='7']"))
+    if screen != "desktop":
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
 
 
 def test_on_a_desktop_the_side_column_shows_the_carousel_and_the_log(

@@ -395,7 +395,7 @@ export class App {
     this.tick();
   }
 
-  /** A phone's panels (the Carousel, the log; table.js draws their buttons): `name` opens it
+  /** A phone's panels (the Carousel, the log, the host's bar; table.js draws their buttons): `name` opens it
    *  and closes the other, the open one's button or `null` closes it. Only the CSS of a narrow
    *  screen reads `body[data-panel]`: a wide one shows both panels all the time. */
   togglePanel(name) {
@@ -405,6 +405,7 @@ export class App {
     for (const button of document.querySelectorAll("[data-panel-button]")) {
       button.setAttribute("aria-pressed", button.dataset.panelButton === open ? "true" : "false");
     }
+    this.measureControls();
   }
 
   /** On a phone the action bar is fixed at the bottom of the screen: the page keeps its height

@@ -143,10 +143,10 @@ export function renderTable(root, view, ctx) {
 // -- a phone's panels ----------------------------------------------------------------------
 
 /**
- * On a phone (naiko.css, below 600 px wide) the Carousel and the log are panels that open on
- * demand, one at a time, above the action bar: these buttons open and close them (the page's
- * `body[data-panel]`, kept by app.js). A wider screen shows both in the side column and hides
- * the buttons. The Carousel's button counts the powers the prompt lets you use now.
+ * On a phone (naiko.css, below 600 px wide) the Carousel, the log and the host's bar are panels
+ * that open on demand, one at a time, above the action bar: these buttons open and close them
+ * (the page's `body[data-panel]`, kept by app.js). A wider screen shows them all the time and
+ * hides the buttons. The Carousel's button counts the powers the prompt lets you use now.
  */
 function panelButtons(view, ctx) {
   const usable = (view.prompt?.powers || []).length;
@@ -158,7 +158,14 @@ function panelButtons(view, ctx) {
   return h("div", { class: "panel-buttons" },
     view.hand?.powers ? button("carousel", "Carousel",
       usable ? h("span", { class: "badge usable", title: "powers you can use now" }, String(usable)) : null) : null,
-    button("log", "Log"));
+    button("log", "Log"),
+    hosting(view, ctx) ? button("host", "Host") : null);
+}
+
+/** Whether the viewer hosts this private table (R7.12): the host's bar is drawn. */
+function hosting(view, ctx) {
+  const settings = view.settings || {};
+  return settings.kind === "private" && settings.host === ctx.playerId && !(view.room || {}).closed;
 }
 
 /** The ✕ of a phone's panel (hidden on a wide screen, where the panels stay open). */
@@ -188,7 +195,7 @@ function header(view, ctx) {
       h("strong", { class: "table-name" }, settings.name || view.table_id),
       h("span", { class: "badge" }, config.variant || ""),
       h("span", { class: "badge" }, kind),
-      h("span", { class: "muted" }, ` blinds ${config.small_blind}/${config.big_blind}` +
+      h("span", { class: `muted${view.tournament ? " in-tournament" : ""}` }, ` blinds ${config.small_blind}/${config.big_blind}` +
         (config.ante ? ` ante ${config.ante}` : "")),
       kind !== "tournament" ? h("span", { class: `muted buy-in-range${view.seat_index !== null ? " seated" : ""}` },
         ` · buy-in ${settings.min_buy_in}-${settings.max_buy_in}`) : null),
@@ -262,7 +269,7 @@ function tournamentBar(view, ctx) {
     t.level_ends_ms ? h("span", {}, "Next level in ",
       h("span", { class: "countdown", dataset: { countdownMs: t.level_ends_ms, format: "clock",
         expired: "next hand" } }, "")) : h("span", {}, "Last level"),
-    next ? h("span", { class: "muted" }, `then ${blinds(next)} (${next.minutes} min)`) : null,
+    next ? h("span", { class: "muted next-level" }, `then ${blinds(next)} (${next.minutes} min)`) : null,
     h("span", {}, `Players ${t.players_left}/${t.entrants}`),
     h("span", { class: "prizes" }, `Prizes: ${prizes || "—"}`),
     t.multiplier ? h("span", { class: "badge spin" }, `Spin ×${t.multiplier}`) : null,
@@ -471,10 +478,7 @@ function controls(view, ctx) {
   } else {
     bar.append(seatBar(view, ctx));
   }
-  const settings = view.settings || {};
-  if (settings.kind === "private" && settings.host === ctx.playerId && !(view.room || {}).closed) {
-    bar.append(hostBar(view, ctx));
-  }
+  if (hosting(view, ctx)) bar.append(hostBar(view, ctx));
   return bar;
 }
 
@@ -483,7 +487,7 @@ function hostBar(view, ctx) {
   const room = view.room || {};
   const invitee = h("input", { type: "text", placeholder: "player id", size: 10, dataset: { invitee: "1" } });
   return h("div", { class: "hostbar" },
-    h("span", { class: "muted small" }, "Host:"),
+    h("span", { class: "muted small" }, "Host:"), closePanel(ctx),
     h("button", { class: "ghost small", dataset: { action: "create_invite_code" },
       onclick: () => ctx.send("create_invite_code", {}) }, room.invite_code ? "New invite code" : "Make an invite code"),
     room.invite_code ? h("button", { class: "ghost small", dataset: { action: "revoke_invite_code" },
