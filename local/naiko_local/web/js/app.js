@@ -395,9 +395,9 @@ export class App {
     this.tick();
   }
 
-  /** A phone's panels (the Carousel, the log, the host's bar; table.js draws their buttons): `name` opens it
-   *  and closes the other, the open one's button or `null` closes it. Only the CSS of a narrow
-   *  screen reads `body[data-panel]`: a wide one shows both panels all the time. */
+  /** A phone's panels (the Carousel, the log, the host's bar; table.js draws their buttons):
+   *  `name` opens it and closes the others, the open one's button or `null` closes it. Only the
+   *  CSS of a narrow screen reads `body[data-panel]`: a wide one shows them all the time. */
   togglePanel(name) {
     const open = name && document.body.dataset.panel !== name ? name : null;
     if (open) document.body.dataset.panel = open;

@@ -111,7 +111,8 @@ export function windowForMe(view) {
  * @param {object} view       the newest view
  * @param {object} ctx        {nowMs, send(action, fields), ui (controls' state), showdown,
  *                             offerUntil, inviteCode, version, tableId, log: string[],
- *                             panel: the phone's open panel ("carousel", "log" or null),
+ *                             panel: the phone's open panel ("carousel", "log", "host" or
+ *                             null),
  *                             togglePanel(name)}
  */
 /** The buy-in the form offers the viewer (not seated): the range the server would accept and
