@@ -91,7 +91,8 @@ def variant(table_id: str) -> dict[str, Any]:
     """Table ``tN`` is :func:`table_view` with N seats; ``tN-shield``: a Short Anchor aims at
     the viewer; ``tN-watch``: the viewer watches, every other seat free; ``tN-host``: a private
     table the viewer hosts (the host's bar under the action bar); ``tN-tournament``: a
-    tournament's table (its bar above the felt)."""
+    tournament's table (its bar above the felt); ``tN-showdown``: the hand over, every hand
+    shown with what it made."""
     seats, *flags = table_id[1:].split("-")
     count = int(seats)
     viewer = viewer_for(count)
@@ -112,6 +113,14 @@ def variant(table_id: str) -> dict[str, Any]:
     if "host" in flags:
         view["settings"].update(kind="private", host=PLAYER)
         view["room"]["invite_code"] = "K7Q2MX"
+    if "showdown" in flags:  # the hand is over: every hand shown with what it made
+        view["prompt"] = None
+        view["hand"].update(complete=True, actor=None, awards=[
+            {"amount": 9_000, "eligible": list(range(count)), "winners": {str(viewer): 9_000},
+             "showdown": True}])
+        for index, seat in enumerate(view["seats"]):
+            seat.update(cards=["QsQc", "9h9d", "JcTc", "8s8d", "5h4h", "AdKc", "3s3c", "7d6d",
+                               "KhJh", "2c2d"][(index - viewer) % 10], bet=0)
     if "tournament" in flags:
         view["settings"]["kind"] = "tournament"
         view["tournament"] = {
@@ -141,7 +150,13 @@ class LayoutServer:
                 await ws.send(json.dumps({"type": "snapshot", "request_id": rid,
                                           "table_id": view["table_id"], "version": 1,
                                           "view": view}))
-                events = [{"kind": "action", "seat_index": 0, "action": "check"}] * 30
+                events: list[dict[str, Any]] = [
+                    {"kind": "action", "seat_index": 0, "action": "check"}] * 30
+                if view["hand"]["complete"]:
+                    events.append({"kind": "showdown", "board": BOARD, "hands": [
+                        {"seat_index": seat["seat_index"], "cards": seat["cards"],
+                         "hand": "two pair, Aces and Queens"}
+                        for seat in view["seats"] if seat]})
                 await ws.send(json.dumps({"type": "update", "request_id": None,
                                           "table_id": view["table_id"], "version": 2,
                                           "events": events, "view": view}))
@@ -334,19 +349,20 @@ def test_on_a_phone_a_shield_window_shows_with_the_carousel_closed(
     assert apart(box(page, ".naiko-panel"), box(page, ".controls"))
 
 
-@pytest.mark.parametrize("flags", ["watch", "host", "tournament"])
+@pytest.mark.parametrize("flags", ["watch", "host", "tournament", "showdown"])
 @pytest.mark.parametrize("screen", ["phone", "android", "desktop"])
 def test_watching_hosting_and_a_tournament_table_keep_the_layout(
         open_page: Any, web_url: str, screen: str, flags: str, shots: Shots) -> None:
     """The other bars: watching (free seats with *Sit here*, the buy-in and *Sit down*), a
     private table's host bar (under the act buttons; on a phone a panel opened by its button),
-    a tournament's bar above the felt."""
+    a tournament's bar above the felt; and a showdown (every hand face up, each with what it
+    made under it, the winner's line in the centre)."""
     viewport = VIEWPORTS[screen]
     page = open_page()
     page.set_viewport_size(viewport)
     page.goto(f"{web_url}?player={PLAYER}#table=t9-{flags}")
-    page.wait_for_selector("[data-action=join]" if flags == "watch"
-                           else ".actions [data-action=raise_to]")
+    page.wait_for_selector({"watch": "[data-action=join]", "showdown": ".seat .made"}.get(
+        flags, ".actions [data-action=raise_to]"))
     page.wait_for_selector(".tournament-bar" if flags == "tournament" else ".seat")
     shots(page, f"{screen}-{flags}")
     assert_laid_out(page, viewport, 9)
@@ -359,6 +375,8 @@ def test_watching_hosting_and_a_tournament_table_keep_the_layout(
                 assert found is not None and inside(found, viewport), (selector, found)
         assert page.locator("[data-action=join], [data-action=sit-here]").evaluate_all(
             UNCOVERED) == []
+    elif flags == "showdown":
+        assert page.locator(".seat .made").count() == 9 and page.locator(".award").count() == 1
     else:
         assert_act_buttons_reachable(page, viewport)
     if flags == "host" and screen == "desktop":
