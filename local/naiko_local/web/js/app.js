@@ -405,6 +405,8 @@ export class App {
     for (const button of document.querySelectorAll("[data-panel-button]")) {
       button.setAttribute("aria-pressed", button.dataset.panelButton === open ? "true" : "false");
     }
+    const log = open === "log" ? document.querySelector(".log-panel ol.log") : null;
+    if (log) log.scrollTop = log.scrollHeight; // drawn while closed: scrolled to its top
     this.measureControls();
   }
 
