@@ -8,16 +8,32 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from test_template import load_cfn
+from test_template import load_cfn, render
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 DEPLOY = ROOT / "docs" / "deploy.md"
+PRODUCTION = ROOT / "params" / "production.toml"
+"""The production stage's ``sam deploy`` configuration (environment ``prod``)."""
+
+
+def production_parameters() -> dict[str, str]:
+    """The parameter values ``params/production.toml`` gives ``sam deploy --config-env prod``
+    (its ``parameter_overrides``, ``Key=Value`` each)."""
+    with open(PRODUCTION, "rb") as stream:
+        config = tomllib.load(stream)
+    assert config["version"] == 0.1
+    overrides = config["prod"]["deploy"]["parameters"]["parameter_overrides"]
+    assert isinstance(overrides, list), overrides
+    pairs = dict(item.split("=", 1) for item in overrides)
+    assert len(pairs) == len(overrides), "a parameter given twice"
+    return pairs
 
 
 @pytest.fixture(scope="module")
@@ -75,13 +91,58 @@ def test_the_clocks_have_reserved_concurrency_and_the_game_a_cap(
         "ReserveTimer", {"Ref": "TimerReservedConcurrency"}, {"Ref": "AWS::NoValue"}]}
     assert reserved["SweepFunction"] == {"Fn::If": ["ReserveSweep", 1,
                                                     {"Ref": "AWS::NoValue"}]}
+    # Issue 23 item 5: sized for 10,000 tables in the production parameters file, the
+    # template's defaults reserving nothing (test_reserved_concurrency_is_off_by_default).
+    production = production_parameters()
     needs = capacity.needs(10_000)
-    game = default(template, "GameConcurrencyCap")
-    timer = default(template, "TimerReservedConcurrency")
+    game = int(production["GameConcurrencyCap"])
+    timer = int(production["TimerReservedConcurrency"])
     assert game >= (needs.concurrency - needs.timer_concurrency) * capacity.PEAK
     assert timer >= needs.timer_concurrency * capacity.PEAK
     # Deployable in a default account: Lambda keeps 100 of its 1,000 unreserved.
-    assert game + timer + default(template, "SweepReservedConcurrency") <= 1_000 - 100
+    assert game + timer + int(production["SweepReservedConcurrency"]) <= 1_000 - 100
+
+
+RESERVATIONS = {"GameFunction": "GameConcurrencyCap", "TimerFunction": "TimerReservedConcurrency",
+                "SweepFunction": "SweepReservedConcurrency"}
+"""Each function with a reserved-concurrency parameter, and that parameter."""
+
+
+def reserved(rendered: dict[str, Any], **values: str) -> dict[str, int]:
+    """Reserved concurrency of each function of a template rendered with these parameter
+    *values* (a ``Ref`` to a parameter resolved; absent: unreserved)."""
+    found = {}
+    for name, function in of_type(rendered, "AWS::Serverless::Function").items():
+        value = function["Properties"].get("ReservedConcurrentExecutions")
+        if isinstance(value, dict):
+            (parameter,) = value.values()
+            value = values.get(parameter, rendered["Parameters"][parameter].get("Default"))
+        if value is not None:
+            found[name] = int(value)
+    return found
+
+
+def test_reserved_concurrency_is_off_by_default_and_set_by_the_production_file(
+        template: dict[str, Any]) -> None:
+    """Issue 23 item 5: the defaults reserved 851 executions, more than a new account or a
+    second stage beside the first can; now each defaults to 0 (no reservation at all, the
+    property dropped with AWS::NoValue) and params/production.toml sets the launch's values."""
+    for parameter in RESERVATIONS.values():
+        assert default(template, parameter) == 0, parameter
+    assert reserved(render(template)) == {}
+    production = production_parameters()
+    assert set(RESERVATIONS.values()) <= set(production)
+    assert set(production) <= set(template["Parameters"]), \
+        set(production) - set(template["Parameters"])
+    rendered = render(template, **production)
+    assert reserved(rendered, **production) == {
+        "GameFunction": 600, "TimerFunction": 250, "SweepFunction": 1}
+    # The timer queue's mapping stays below the timer function's reservation there.
+    assert int(production.get("TimerQueueConcurrency",
+                              default(template, "TimerQueueConcurrency"))) < 250
+    text = DEPLOY.read_text()
+    assert "params/production.toml" in text
+    assert "--config-file params/production.toml --config-env prod" in text
 
 
 def test_due_index_shards_keep_each_partition_under_half_its_writes(
@@ -100,7 +161,9 @@ def test_the_sweep_is_never_retried_and_runs_one_at_a_time(template: dict[str, A
     props = template["Resources"]["SweepFunction"]["Properties"]
     assert props["EventInvokeConfig"] == {"MaximumRetryAttempts": 0,
                                           "MaximumEventAgeInSeconds": 60}
-    assert template["Parameters"]["SweepReservedConcurrency"]["Default"] == 1
+    # one at a time in production (params/production.toml; the default reserves nothing and
+    # two runs may overlap, which waking a table's idempotence allows)
+    assert production_parameters()["SweepReservedConcurrency"] == "1"
     assert template["Resources"]["TimerFunction"]["Properties"]["EventInvokeConfig"][
         "MaximumRetryAttempts"] == 0
 

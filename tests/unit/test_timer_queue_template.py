@@ -76,9 +76,16 @@ def test_the_batch_size_is_the_number_of_wakeups_handled_at_once(
 
 def test_the_mapping_stays_under_the_timer_function_s_reserved_concurrency(
         template: dict[str, Any]) -> None:
+    """The constraint binds where there is a reservation: in production (params/production.toml,
+    issue 23 item 5); the template's default, 0, reserves nothing."""
+    from test_template_operations import production_parameters
+
     parameters = template["Parameters"]
-    queue, reserved = parameters["TimerQueueConcurrency"], parameters["TimerReservedConcurrency"]
-    assert 2 <= queue["Default"] < reserved["Default"]
+    queue = parameters["TimerQueueConcurrency"]
+    production = production_parameters()
+    assert parameters["TimerReservedConcurrency"]["Default"] == 0  # no reservation, no limit
+    assert 2 <= int(production.get("TimerQueueConcurrency", queue["Default"])) \
+        < int(production["TimerReservedConcurrency"])
     assert queue["MinValue"] == 2  # Lambda's smallest MaximumConcurrency
     assert queue["MaxValue"] <= 1000
 
