@@ -26,38 +26,65 @@ Configuration (environment, read once per container on the first call):
     Expected ``iss`` / ``aud``; optional for ``naiko``, ``AUTH_ISSUER`` required for ``oidc``.
     ``template.yaml`` sets both to ``naiko-<Stage>``: a token of another stage is refused
     (``wrong_issuer``).
+``EDGE_ORIGIN_SECRET``
+    With ``EdgeProtection`` on, the value of the ``X-Naiko-Edge`` header CloudFront adds to every
+    request: a handshake without it (sent straight to the ``execute-api`` address, around AWS
+    WAF) is refused first (``not_via_edge``). Empty or unset: not checked.
 ``AUTH_JWKS_URL``, ``AUTH_AUDIENCE_CLAIM``, ``AUTH_TOKEN_USE``
     ``oidc`` only: JWKS URL (default ``AUTH_ISSUER + "/.well-known/jwks.json"``), the claim
     holding the audience (default ``aud``; ``client_id`` for Cognito access tokens), and the
     required Cognito ``token_use`` (``id`` or ``access``), if any.
 
 The token is never logged, and neither is the event (it carries the token).
+
+Cheap rejection (issue 23 item 4): a handshake without a token never reaches this function
+(``IdentitySource`` ``route.request.querystring.token``: API Gateway answers 401 itself), and one
+whose token has no possible shape (:func:`naiko_service.auth.check_token_shape`: too long, not
+three base64url parts, another version, a signature of the wrong size) is refused before the
+verifier is built or used: no ``cryptography`` import, no key, no JWKS fetch. Only well-shaped
+tokens pay for a signature check.
+
+Metrics (namespace ``Naiko``, dimension ``service``): ``AuthAllowed``, ``AuthDenied`` (a token
+refused after its signature or claims were checked: every player, when ``AuthPublicKey`` is
+wrong), ``AuthRejectedCheaply`` (refused by shape), ``AuthMisconfigured`` (no verifier could be
+built), ``AuthErrors`` (an unexpected event or an unreachable identity provider);
+``AuthDeniedAlarm`` in ``template.yaml`` watches them.
 """
 
 from __future__ import annotations
 
+import hmac
 import os
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from aws_lambda_powertools import Logger
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
 from naiko_service.auth import (
     Ed25519TokenVerifier,
     InvalidToken,
     JwksTokenVerifier,
     TokenVerifier,
+    check_token_shape,
     fetch_jwks_url,
 )
 
 logger = Logger(service="naiko")
+metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "Naiko",
+                  service="naiko")
 
 _verifier: TokenVerifier | None = None
 
 
+def provider_from_env(env: Mapping[str, str]) -> str:
+    """``AUTH_PROVIDER``, normalised (``naiko`` when unset)."""
+    return env.get("AUTH_PROVIDER", "naiko").strip().lower() or "naiko"
+
+
 def verifier_from_env(env: Mapping[str, str]) -> TokenVerifier:
     """The verifier that *env* configures. :raises ValueError: If the configuration is bad."""
-    provider = env.get("AUTH_PROVIDER", "naiko").strip().lower() or "naiko"
+    provider = provider_from_env(env)
     issuer = env.get("AUTH_ISSUER") or None
     audience = env.get("AUTH_AUDIENCE") or None
     if provider == "naiko":
@@ -110,33 +137,71 @@ def allow_policy(player_id: str, method_arn: str) -> dict[str, Any]:
     }
 
 
+EDGE_HEADER = "x-naiko-edge"
+"""The header CloudFront adds with ``EDGE_ORIGIN_SECRET`` (template.yaml ``EdgeDistribution``)."""
+
+
+def came_through_the_edge(event: Mapping[str, Any], secret: str) -> bool:
+    """Whether *event* carries the edge's header with *secret* (compared in constant time)."""
+    headers = event.get("headers") or {}
+    value = next((v for k, v in headers.items() if str(k).lower() == EDGE_HEADER), None)
+    return isinstance(value, str) and hmac.compare_digest(value.encode(), secret.encode())
+
+
+def _count(name: str) -> None:
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
+
+
+def _deny(code: str, connection_id: object, metric: str) -> Exception:
+    logger.info("connection denied", extra={"reason": code, "connection_id": connection_id})
+    _count(metric)
+    return Exception("Unauthorized")
+
+
 @logger.inject_lambda_context(log_event=False, clear_state=True)
+@metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    try:
-        verifier = get_verifier()
-    except Exception as error:  # fail closed; the message names the bad setting, not the token
-        logger.error("authorizer misconfigured",
-                     extra={"reason": "misconfigured", "error": f"{type(error).__name__}: {error}"})
-        raise Exception("Unauthorized") from None
     connection_id = None
     try:
         connection_id = (event.get("requestContext") or {}).get("connectionId")
         method_arn = event["methodArn"]
         if not isinstance(method_arn, str) or not method_arn.startswith("arn:"):
             raise ValueError("the event has no methodArn")
+        edge_secret = os.environ.get("EDGE_ORIGIN_SECRET", "")
+        if edge_secret and not came_through_the_edge(event, edge_secret):
+            raise InvalidToken("not_via_edge", "the handshake did not come through the edge")
         token = (event.get("queryStringParameters") or {}).get("token") or ""
-        player_id = verifier.verify(token, time.time())  # "" and non-strings are refused
+        # Before the verifier exists: junk costs string checks, never a key or crypto.
+        token = check_token_shape(token, provider_from_env(os.environ))
     except InvalidToken as error:
-        logger.info("connection denied",
-                    extra={"reason": error.code, "connection_id": connection_id})
-        raise Exception("Unauthorized") from None
+        raise _deny(error.code, connection_id, "AuthRejectedCheaply") from None
     except Exception as error:
-        # An unexpected event or an unreachable identity provider: fail closed. Only the type is
-        # logged, in case a message ever quoted the input.
+        # An unexpected event: fail closed. Only the type is logged, in case a message ever
+        # quoted the input.
         logger.error("authorizer failure",
                      extra={"reason": "internal_error", "error": type(error).__name__,
                             "connection_id": connection_id})
+        _count("AuthErrors")
+        raise Exception("Unauthorized") from None
+    try:
+        verifier = get_verifier()
+    except Exception as error:  # fail closed; the message names the bad setting, not the token
+        logger.error("authorizer misconfigured",
+                     extra={"reason": "misconfigured", "error": f"{type(error).__name__}: {error}"})
+        _count("AuthMisconfigured")
+        raise Exception("Unauthorized") from None
+    try:
+        player_id = verifier.verify(token, time.time())
+    except InvalidToken as error:
+        raise _deny(error.code, connection_id, "AuthDenied") from None
+    except Exception as error:
+        # An unreachable identity provider: fail closed (type only, as above).
+        logger.error("authorizer failure",
+                     extra={"reason": "internal_error", "error": type(error).__name__,
+                            "connection_id": connection_id})
+        _count("AuthErrors")
         raise Exception("Unauthorized") from None
     logger.info("connection authorized",
                 extra={"player_id": player_id, "connection_id": connection_id})
+    _count("AuthAllowed")
     return allow_policy(player_id, method_arn)

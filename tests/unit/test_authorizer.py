@@ -384,3 +384,131 @@ def test_module_import_is_cheap() -> None:
                           env={"PYTHONPATH": str(ROOT / "layers" / "engine"),
                                "PATH": "/usr/bin:/bin"})
     assert done.stdout.strip() == "[]"
+
+
+# -- issue 23 item 4: junk is refused before any key, crypto or call out ------------------------
+
+class SpyVerifier:
+    """A verifier that records each token it is asked about (and refuses it)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def verify(self, token: str, now: float) -> str:
+        self.calls.append(token)
+        raise InvalidToken("bad_signature", "spy")
+
+
+def _junk_tokens(key: Ed25519PrivateKey) -> dict[str, str | None]:
+    """Tokens whose shape no v1 token has: refused by string checks alone."""
+    good = token_for(key)
+    version, payload, signature = good.split(".")
+    return {
+        "missing": None,
+        "empty": "",
+        "one part": "not-a-token",
+        "four parts": good + ".x",
+        "oversized": "v1." + "A" * 5000 + "." + signature,
+        "not ascii": f"v1.{payload}.{signature[:-1]}é",
+        "other version": f"v2.{payload}.{signature}",
+        "short signature": f"{version}.{payload}.{signature[:43]}",
+        "long signature": f"{version}.{payload}.{signature}AAAA",
+        "non-canonical signature": f"{version}.{payload}.{signature[:-1]}B",
+        "padded payload": f"{version}.{payload}==.{signature}",
+        "bad alphabet": f"{version}.{payload[:-1]}+.{signature}",
+        "JWT shape": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0." + "A" * 342,
+    }
+
+
+@pytest.mark.parametrize("case", list(_junk_tokens(Ed25519PrivateKey.generate())))
+def test_malformed_tokens_are_refused_without_calling_the_verifier(
+        configured: ModuleType, key: Ed25519PrivateKey, logs: io.StringIO,
+        monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    spy = SpyVerifier()
+    built: list[object] = []
+    monkeypatch.setattr(configured, "_verifier", None)
+    monkeypatch.setattr(configured, "verifier_from_env", lambda env: built.append(env) or spy)
+    token = _junk_tokens(key)[case]
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        configured.lambda_handler(event_with(token), FakeLambdaContext())
+    assert spy.calls == [] and built == []  # neither built nor asked
+    (record,) = log_records(logs)
+    assert record["message"] == "connection denied"
+    assert record["reason"] == ("missing_token" if token in (None, "") else "malformed_token")
+    # ...and the full verifier refuses each of them with the same code.
+    verifier = Ed25519TokenVerifier(key.public_key())
+    with pytest.raises(InvalidToken) as refused:
+        verifier.verify(token, time.time())  # type: ignore[arg-type]
+    assert refused.value.code == record["reason"]
+
+
+def test_a_well_shaped_token_reaches_the_verifier(configured: ModuleType, key: Ed25519PrivateKey,
+                                                  logs: io.StringIO,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = SpyVerifier()
+    monkeypatch.setattr(configured, "_verifier", spy)
+    other = token_for(Ed25519PrivateKey.generate())
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        configured.lambda_handler(event_with(other), FakeLambdaContext())
+    assert spy.calls == [other]
+    assert log_records(logs)[0]["reason"] == "bad_signature"
+
+
+def test_oidc_tokens_are_shape_checked_as_jwts(app: ModuleType) -> None:
+    from naiko_service.auth import check_token_shape
+
+    jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0." + "A" * 342
+    assert check_token_shape(jwt, "oidc") == jwt
+    for junk in ("v1.e30", "a.b.c.d", "e+J.e30.AA", "é.e30.AA"):
+        with pytest.raises(InvalidToken):
+            check_token_shape(junk, "oidc")
+
+
+def test_junk_handshakes_never_import_cryptography() -> None:
+    """A fresh container that only ever sees junk never loads ``cryptography`` (the verifier,
+    its key and the signature check wait for a token of the right shape)."""
+    code = (
+        "import importlib.util, sys, types\n"
+        f"spec = importlib.util.spec_from_file_location('app', {str(APP)!r})\n"
+        "app = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(app)\n"
+        "context = types.SimpleNamespace(function_name='f', memory_limit_in_mb=256,\n"
+        "    invoked_function_arn='arn:aws:lambda:eu-west-1:1:function:f', aws_request_id='r')\n"
+        "for token in ('', 'x', 'v1.e30.' + 'A' * 40, 'v2.e30.' + 'A' * 86, 'v1.' + 'A' * 9999):\n"
+        "    event = {'methodArn': 'arn:aws:execute-api:eu-west-1:1:api/dev/$connect',\n"
+        "             'requestContext': {'connectionId': 'c'},\n"
+        "             'queryStringParameters': {'token': token}}\n"
+        "    try:\n"
+        "        app.lambda_handler(event, context)\n"
+        "    except Exception as error:\n"
+        "        assert str(error) == 'Unauthorized'\n"
+        "print(sorted(m for m in ('boto3', 'cryptography') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True,
+                          env={"PYTHONPATH": str(ROOT / "layers" / "engine"),
+                               "PATH": "/usr/bin:/bin", "AUTH_PUBLIC_KEY": "A" * 43 + "="})
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_with_the_edge_on_a_handshake_around_it_is_refused_first(
+        configured: ModuleType, key: Ed25519PrivateKey, logs: io.StringIO,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """EdgeProtection on: CloudFront adds X-Naiko-Edge; a handshake sent straight to the
+    execute-api address (around AWS WAF's rate rule) lacks it and is refused before its token
+    is looked at, however good."""
+    secret = "s" * 43
+    monkeypatch.setenv("EDGE_ORIGIN_SECRET", secret)
+    spy = SpyVerifier()
+    monkeypatch.setattr(configured, "_verifier", spy)
+    for headers in ({}, {"X-Naiko-Edge": "wrong"}, {"X-Naiko-Edge": secret[:-1]}):
+        event = event_with(token_for(key))
+        event["headers"].update(headers)
+        with pytest.raises(Exception, match="^Unauthorized$"):
+            configured.lambda_handler(event, FakeLambdaContext())
+    assert spy.calls == []
+    assert [r["reason"] for r in log_records(logs)] == ["not_via_edge"] * 3
+    monkeypatch.setattr(configured, "_verifier", None)
+    event = event_with(token_for(key))
+    event["headers"]["x-naiko-edge"] = secret  # any letter case: headers are case-blind
+    assert configured.lambda_handler(event, FakeLambdaContext())["principalId"] == "alice"

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from test_template import load_cfn, render
+from test_template import dangling, load_cfn, render
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -101,10 +101,14 @@ def test_the_clocks_have_reserved_concurrency_and_the_game_a_cap(
     assert timer >= needs.timer_concurrency * capacity.PEAK
     # Deployable in a default account: Lambda keeps 100 of its 1,000 unreserved.
     assert game + timer + int(production["SweepReservedConcurrency"]) <= 1_000 - 100
+    # ...with the authorizer's own reservation too (issue 23 item 4): 891.
+    assert game + timer + int(production["SweepReservedConcurrency"]) + int(
+        production["AuthorizerReservedConcurrency"]) <= 1_000 - 100
 
 
 RESERVATIONS = {"GameFunction": "GameConcurrencyCap", "TimerFunction": "TimerReservedConcurrency",
-                "SweepFunction": "SweepReservedConcurrency"}
+                "SweepFunction": "SweepReservedConcurrency",
+                "AuthorizerFunction": "AuthorizerReservedConcurrency"}
 """Each function with a reserved-concurrency parameter, and that parameter."""
 
 
@@ -136,7 +140,7 @@ def test_reserved_concurrency_is_off_by_default_and_set_by_the_production_file(
         set(production) - set(template["Parameters"])
     rendered = render(template, **production)
     assert reserved(rendered, **production) == {
-        "GameFunction": 600, "TimerFunction": 250, "SweepFunction": 1}
+        "GameFunction": 600, "TimerFunction": 250, "SweepFunction": 1, "AuthorizerFunction": 40}
     # The timer queue's mapping stays below the timer function's reservation there.
     assert int(production.get("TimerQueueConcurrency",
                               default(template, "TimerQueueConcurrency"))) < 250
@@ -344,7 +348,8 @@ def test_the_house_accounts_are_funded_as_a_step_of_the_deploy() -> None:
 IAM_PREFIX = {"ApiGateway": "apigateway", "ApiGatewayV2": "apigateway", "CloudWatch": "cloudwatch",
               "DynamoDB": "dynamodb", "IAM": "iam", "Lambda": "lambda", "Logs": "logs",
               "SNS": "sns", "SQS": "sqs", "SecretsManager": "secretsmanager",
-              "StepFunctions": "states", "Events": "events"}
+              "StepFunctions": "states", "Events": "events", "CloudFront": "cloudfront",
+              "WAFv2": "wafv2"}
 """The IAM prefix of the actions that create each service's resources (``AWS::<service>::``)."""
 
 SAM_EXPANDS = {"AWS::Serverless::Function": {"Lambda", "IAM"},
@@ -377,3 +382,81 @@ def test_deploy_md_lists_a_deployer_permission_for_every_service_the_template_us
         assert actions and {p for p, _ in actions} == {prefix}, rows[prefix]
     assert "CreateChangeSet" in rows["cloudformation"] and "PassRole" in rows["iam"]
     assert "SetApiGatewayLoggingRole" in section  # /account only when the stack sets it
+
+
+# -- issue 23 item 4: connection floods ---------------------------------------------------------
+
+EDGE = {"EdgeProtection": "on", "EdgeOriginSecret": "e" * 43}
+"""The parameters that put CloudFront and AWS WAF in front of the API."""
+
+
+def test_the_edge_is_off_by_default_and_renders_nothing(template: dict[str, Any]) -> None:
+    off = render(template)
+    kinds = {r["Type"] for r in off["Resources"].values()}
+    assert not {k for k in kinds if k.startswith(("AWS::CloudFront::", "AWS::WAFv2::"))}
+    assert "EdgeWebSocketURL" not in off["Outputs"]
+    variables = off["Resources"]["AuthorizerFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables["EDGE_ORIGIN_SECRET"] == ""  # the authorizer checks no header
+    # API Gateway itself refuses a handshake without the token (the identity source), so
+    # such a flood never invokes the authorizer.
+    assert off["Resources"]["ConnectAuthorizer"]["Properties"]["IdentitySource"] == [
+        "route.request.querystring.token"]
+
+
+def test_the_edge_puts_cloudfront_and_a_waf_rate_rule_in_front_of_the_api(
+        template: dict[str, Any]) -> None:
+    on = render(template, **EDGE)
+    assert dangling(on) == set()
+    (distribution,) = of_type(on, "AWS::CloudFront::Distribution").values()
+    config = distribution["Properties"]["DistributionConfig"]
+    (origin,) = config["Origins"]
+    assert origin["DomainName"] == {
+        "Fn::Sub": "${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com"}
+    assert origin["CustomOriginConfig"]["OriginProtocolPolicy"] == "https-only"
+    assert origin["OriginCustomHeaders"] == [
+        {"HeaderName": "X-Naiko-Edge", "HeaderValue": {"Ref": "EdgeOriginSecret"}}]
+    behaviour = config["DefaultCacheBehavior"]
+    assert behaviour["TargetOriginId"] == origin["Id"]
+    assert behaviour["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # no caching
+    # every viewer header and the query string (the token), but the API's own Host
+    assert behaviour["OriginRequestPolicyId"] == "b689b0a8-53d0-40ab-baf2-68738e2966ac"
+    assert config["WebACLId"] == {"Fn::GetAtt": ["EdgeWebAcl", "Arn"]}
+    (acl,) = of_type(on, "AWS::WAFv2::WebACL").values()
+    props = acl["Properties"]
+    assert props["Scope"] == "CLOUDFRONT" and props["DefaultAction"] == {"Allow": {}}
+    (rule,) = props["Rules"]
+    assert rule["Action"] == {"Block": {}}
+    assert rule["Statement"]["RateBasedStatement"] == {
+        "AggregateKeyType": "IP", "Limit": {"Ref": "EdgeRateLimit"},
+        "EvaluationWindowSec": {"Ref": "EdgeRateWindowSeconds"}}
+    variables = on["Resources"]["AuthorizerFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables["EDGE_ORIGIN_SECRET"] == {"Ref": "EdgeOriginSecret"}
+    assert on["Outputs"]["EdgeWebSocketURL"]["Value"] == {
+        "Fn::Sub": "wss://${EdgeDistribution.DomainName}/${Stage}"}
+    assert template["Parameters"]["EdgeOriginSecret"]["NoEcho"] is True
+    # Without a secret the edge would be one header away from bypassed: the template refuses.
+    (rule_check,) = template["Rules"]["EdgeNeedsAnOriginSecret"]["Assertions"]
+    assert rule_check["Assert"] == {"Fn::Not": [{"Fn::Equals": [
+        {"Ref": "EdgeOriginSecret"}, ""]}]}
+
+
+def test_the_edge_can_use_a_web_acl_made_in_us_east_1(template: dict[str, Any]) -> None:
+    """CloudFront's web ACLs exist only in us-east-1: a stack elsewhere passes one's ARN."""
+    arn = "arn:aws:wafv2:us-east-1:123456789012:global/webacl/naiko/0f1e2d3c"
+    assert re.fullmatch(template["Parameters"]["EdgeWebAclArn"]["AllowedPattern"], arn)
+    rendered = render(template, **EDGE, EdgeWebAclArn=arn)
+    assert dangling(rendered) == set()
+    assert of_type(rendered, "AWS::WAFv2::WebACL") == {}
+    (distribution,) = of_type(rendered, "AWS::CloudFront::Distribution").values()
+    assert distribution["Properties"]["DistributionConfig"]["WebACLId"] == {
+        "Ref": "EdgeWebAclArn"}
+
+
+def test_deploy_md_lists_the_limits_that_remain() -> None:
+    text = DEPLOY.read_text()
+    section = text[text.index("### Connection floods"):]
+    section = section[:section.index("\n## ")]
+    for fact in ("500 new connections", "WAF cannot attach", "AuthorizerReservedConcurrency",
+                 "EdgeProtection", "EdgeOriginSecret", "us-east-1", "identity source",
+                 "scripts/bench_authorizer.py"):
+        assert fact in section, fact

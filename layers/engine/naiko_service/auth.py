@@ -217,6 +217,40 @@ def _check_token_text(token: object) -> str:
     return token
 
 
+NAIKO_SIGNATURE_CHARS = 86
+"""An Ed25519 signature's 64 bytes in unpadded base64url."""
+
+
+def check_token_shape(token: object, provider: str = "naiko") -> str:
+    """*token* if its shape could pass *provider*'s verifier (``naiko``: a v1 token; ``oidc``: a
+    JWT), refused otherwise with no key, no ``cryptography`` import and no call out: missing
+    (``missing_token``), not a string, longer than :data:`MAX_TOKEN_CHARS`, not ASCII, not three
+    dot-separated parts, another version, a part that is not canonical base64url or a
+    signature of the wrong size (``malformed_token``). The authorizer runs it first, so that a
+    flood of junk handshakes costs string checks only (issue 23 item 4); it refuses nothing
+    that :meth:`Ed25519TokenVerifier.verify` would accept (that method starts with it).
+
+    :raises InvalidToken: With the code above.
+    """
+    text = _check_token_text(token)
+    parts = text.split(".")
+    if len(parts) != 3:
+        raise InvalidToken(MALFORMED_TOKEN, "a token has three dot-separated parts")
+    first, payload_b64, signature_b64 = parts
+    if provider == "naiko" and first != TOKEN_VERSION:
+        raise InvalidToken(MALFORMED_TOKEN, "unsupported token version")
+    if provider == "naiko" and len(signature_b64) != NAIKO_SIGNATURE_CHARS:
+        raise InvalidToken(MALFORMED_TOKEN, "an Ed25519 signature is 64 bytes")
+    try:
+        b64url_decode(signature_b64)
+        b64url_decode(payload_b64)
+        if provider != "naiko":
+            b64url_decode(first)  # a JWT's header
+    except ValueError as error:
+        raise InvalidToken(MALFORMED_TOKEN, "a token part is not base64url") from error
+    return text
+
+
 def _decode_json_object(segment: str, what: str) -> dict[str, Any]:
     try:
         value = json.loads(b64url_decode(segment))
@@ -349,19 +383,10 @@ class Ed25519TokenVerifier:
     def verify(self, token: str, now: float) -> str:
         from cryptography.exceptions import InvalidSignature
 
-        token = _check_token_text(token)
-        parts = token.split(".")
-        if len(parts) != 3:
-            raise InvalidToken(MALFORMED_TOKEN, "a token has three dot-separated parts")
-        version, payload_b64, signature_b64 = parts
-        if version != TOKEN_VERSION:
-            raise InvalidToken(MALFORMED_TOKEN, "unsupported token version")
-        try:
-            signature = b64url_decode(signature_b64)
-            b64url_decode(payload_b64)
-        except ValueError as error:
-            raise InvalidToken(MALFORMED_TOKEN, "a token part is not base64url") from error
-        if len(signature) != 64:
+        token = check_token_shape(token, "naiko")
+        version, payload_b64, signature_b64 = token.split(".")
+        signature = b64url_decode(signature_b64)
+        if len(signature) != 64:  # check_token_shape's 86 characters decode to 64 bytes
             raise InvalidToken(MALFORMED_TOKEN, "an Ed25519 signature is 64 bytes")
         signed = f"{version}.{payload_b64}".encode("ascii")
         for key in self._keys:
