@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
           f"file://{args.out}/import-template.json --resources-to-import "
           f"file://{args.out}/resources-to-import.json --parameters "
           f"ParameterKey=Stage,ParameterValue={args.stage} "
-          f"ParameterKey=AuthPublicKey,ParameterValue=<key>\n"
+          f"ParameterKey=AuthPublicKey,ParameterValue=<key> "
+          f"ParameterKey=AlarmEmail,ParameterValue=<address or none>\n"
           f"  aws cloudformation execute-change-set --stack-name {stack} --change-set-name "
           f"restore\n"
           f"  sam deploy --stack-name {stack}   # everything else, on the same secret")

@@ -152,9 +152,8 @@ def _count(name: str) -> None:
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
 
 
-def _deny(code: str, connection_id: object, metric: str) -> Exception:
+def _deny(code: str, connection_id: object) -> Exception:
     logger.info("connection denied", extra={"reason": code, "connection_id": connection_id})
-    _count(metric)
     return Exception("Unauthorized")
 
 
@@ -174,7 +173,8 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         # Before the verifier exists: junk costs string checks, never a key or crypto.
         token = check_token_shape(token, provider_from_env(os.environ))
     except InvalidToken as error:
-        raise _deny(error.code, connection_id, "AuthRejectedCheaply") from None
+        _count("AuthRejectedCheaply")
+        raise _deny(error.code, connection_id) from None
     except Exception as error:
         # An unexpected event: fail closed. Only the type is logged, in case a message ever
         # quoted the input.
@@ -193,7 +193,8 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
         player_id = verifier.verify(token, time.time())
     except InvalidToken as error:
-        raise _deny(error.code, connection_id, "AuthDenied") from None
+        _count("AuthDenied")
+        raise _deny(error.code, connection_id) from None
     except Exception as error:
         # An unreachable identity provider: fail closed (type only, as above).
         logger.error("authorizer failure",

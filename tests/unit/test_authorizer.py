@@ -512,3 +512,32 @@ def test_with_the_edge_on_a_handshake_around_it_is_refused_first(
     event = event_with(token_for(key))
     event["headers"]["x-naiko-edge"] = secret  # any letter case: headers are case-blind
     assert configured.lambda_handler(event, FakeLambdaContext())["principalId"] == "alice"
+
+
+def _emf(out: str) -> list[str]:
+    """The metric names of the EMF documents in *out*, in order."""
+    names = []
+    for line in out.splitlines():
+        if line.startswith("{") and '"_aws"' in line:
+            document = json.loads(line)
+            names += [m["Name"] for m in document["_aws"]["CloudWatchMetrics"][0]["Metrics"]]
+    return names
+
+
+def test_each_outcome_is_counted_for_the_alarm(configured: ModuleType, key: Ed25519PrivateKey,
+                                               logs: io.StringIO,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 item 6: AuthDeniedAlarm watches AuthDenied against AuthAllowed (a wrong
+    AuthPublicKey denies everyone) and AuthMisconfigured; junk is counted apart."""
+    capsys.readouterr()
+    configured.lambda_handler(event_with(token_for(key)), FakeLambdaContext())
+    for token in (token_for(Ed25519PrivateKey.generate()), "junk"):
+        with pytest.raises(Exception, match="^Unauthorized$"):
+            configured.lambda_handler(event_with(token), FakeLambdaContext())
+    monkeypatch.delenv("AUTH_PUBLIC_KEY")
+    configured.reset_verifier()
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        configured.lambda_handler(event_with(token_for(key)), FakeLambdaContext())
+    assert _emf(capsys.readouterr().out) == [
+        "AuthAllowed", "AuthDenied", "AuthRejectedCheaply", "AuthMisconfigured"]

@@ -451,6 +451,30 @@ def test_metrics_are_flushed_in_the_naiko_namespace(
     assert {"Requests", "TableWrites"} <= names  # the handler's and the service's (Deps.count)
 
 
+def _emf_names(out: str) -> list[set[str]]:
+    """The metric names of each EMF document in *out*."""
+    return [{m["Name"] for m in json.loads(line)["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+            for line in out.splitlines() if line.startswith("{") and '"_aws"' in line]
+
+
+def test_the_sweep_always_beats(stack: Stack, capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 item 6: every sweep run counts SweepHeartbeat, with nothing due and when the
+    sweep fails (SweepHeartbeatAlarm treats its absence as a sweep that no longer runs)."""
+    capsys.readouterr()
+    assert stack.send("sweep") == {"fired": 0}
+    assert any("SweepHeartbeat" in names for names in _emf_names(capsys.readouterr().out))
+
+    def broken() -> int:
+        raise RuntimeError("DynamoDB is gone")
+
+    monkeypatch.setattr(stack.service, "sweep", broken)
+    with pytest.raises(bootstrap.UnexpectedError):
+        stack.send("sweep")
+    (names,) = _emf_names(capsys.readouterr().out)
+    assert {"SweepHeartbeat", "UnexpectedErrors"} <= names
+
+
 # -- bootstrap -------------------------------------------------------------------------------
 
 ENV = {"TABLES_TABLE": "naiko-test-tables", "ACCOUNTS_TABLE": "naiko-test-accounts",

@@ -214,7 +214,10 @@ def test_the_alarms_cover_the_issue_and_watch_metrics_the_code_emits(
     for name, alarm in alarms.items():
         props = alarm["Properties"]
         assert props["AlarmActions"] == [{"Ref": "AlarmTopic"}], name
-        assert props["TreatMissingData"] == "notBreaching", name
+        # Missing data is an idle stage (no errors, no throttles), except where it means the
+        # service is down (issue 23 item 6): those treat it as breaching.
+        assert props["TreatMissingData"] == (
+            "breaching" if name in MISSING_MEANS_DOWN else "notBreaching"), name
         stats = [props] if "MetricName" in props else [
             m["MetricStat"]["Metric"] for m in props["Metrics"] if "MetricStat" in m]
         watched[name] = {(s["Namespace"], s["MetricName"]) for s in stats}
@@ -225,7 +228,9 @@ def test_the_alarms_cover_the_issue_and_watch_metrics_the_code_emits(
     needed = {("AWS/Lambda", "Errors"), ("Naiko", "UnexpectedErrors"), ("AWS/Lambda", "Throttles"),
               ("Naiko", "Conflicts"), ("Naiko", "Retries"), ("Naiko", "FanOutFailures"),
               ("Naiko", "TimerLag"), ("Naiko", "SweepStuckTables"), ("AWS/Lambda", "Duration"),
-              ("AWS/DynamoDB", "WriteThrottleEvents"), ("AWS/DynamoDB", "ReadThrottleEvents")}
+              ("AWS/DynamoDB", "WriteThrottleEvents"), ("AWS/DynamoDB", "ReadThrottleEvents"),
+              ("Naiko", "SweepHeartbeat"), ("Naiko", "AuthDenied"), ("Naiko", "AuthAllowed"),
+              ("Naiko", "AuthMisconfigured")}
     assert needed <= every, needed - every
     own = {metric for namespace, metric in every if namespace == "Naiko"}
     assert own <= emitted_metrics(), own - emitted_metrics()
@@ -233,6 +238,59 @@ def test_the_alarms_cover_the_issue_and_watch_metrics_the_code_emits(
            if a["Properties"].get("ExtendedStatistic") == "p99"]
     assert {(a["Namespace"], a["MetricName"]) for a in p99} == {
         ("AWS/Lambda", "Duration"), ("Naiko", "TimerLag")}
+
+
+MISSING_MEANS_DOWN = {"SweepHeartbeatAlarm"}
+"""Alarms whose metric is emitted whenever the service runs: no data is an outage."""
+
+
+def _metric_stats(alarm: dict[str, Any]) -> list[dict[str, Any]]:
+    props = alarm["Properties"]
+    return [props] if "MetricName" in props else [
+        m["MetricStat"]["Metric"] for m in props["Metrics"] if "MetricStat" in m]
+
+
+def test_alarms_that_stay_green_while_the_service_is_down(template: dict[str, Any]) -> None:
+    """Issue 23 item 6: a wrong AuthPublicKey, a stopped sweep, a throttled table of any kind
+    and an alarm that notifies nobody each have their answer."""
+    alarms = of_type(template, "AWS::CloudWatch::Alarm")
+    # The heartbeat: every sweep run counts it, and its absence is an alarm.
+    heartbeat = alarms["SweepHeartbeatAlarm"]["Properties"]
+    assert (heartbeat["Namespace"], heartbeat["MetricName"]) == ("Naiko", "SweepHeartbeat")
+    assert heartbeat["ComparisonOperator"] == "LessThanThreshold"
+    assert heartbeat["Threshold"] == 1 and heartbeat["TreatMissingData"] == "breaching"
+    assert 'count("SweepHeartbeat")' in (ROOT / "functions/sweep/app.py").read_text()
+    # A wrong key: most verified tokens denied, or no verifier at all.
+    auth = alarms["AuthDeniedAlarm"]["Properties"]
+    ids = {m["Id"]: m["MetricStat"]["Metric"]["MetricName"]
+           for m in auth["Metrics"] if "MetricStat" in m}
+    assert ids == {"denied": "AuthDenied", "allowed": "AuthAllowed",
+                   "misconfigured": "AuthMisconfigured"}
+    (expression,) = [m["Expression"] for m in auth["Metrics"] if m.get("ReturnData")]
+    assert "FILL(denied,0) / (FILL(denied,0) + FILL(allowed,0))" in expression
+    assert "FILL(misconfigured,0) > 0" in expression
+    assert auth["Threshold"] == 0.5
+    # Every table's throttles are watched (reads of the tables read from).
+    for table in of_type(template, "AWS::DynamoDB::Table"):
+        throttles = {s["MetricName"] for alarm in alarms.values() for s in _metric_stats(alarm)
+                     if s["Namespace"] == "AWS/DynamoDB"
+                     and {"Name": "TableName", "Value": {"Ref": table}} in s["Dimensions"]}
+        assert "WriteThrottleEvents" in throttles, table
+        if table in ("TablesTable", "TournamentsTable", "HandHistoryTable"):
+            assert "ReadThrottleEvents" in throttles, table
+    for alarm in alarms.values():  # CloudWatch takes at most 10 metrics in an alarm
+        assert len(alarm["Properties"].get("Metrics", [])) <= 10
+    # Nobody hears an unsubscribed topic: the address is required, "none" a conscious no.
+    email = template["Parameters"]["AlarmEmail"]
+    assert "Default" not in email
+    pattern = re.compile(email["AllowedPattern"])
+    assert pattern.fullmatch("ops@example.com") and pattern.fullmatch("none")
+    assert not pattern.fullmatch("")
+    assert template["Conditions"]["AlarmByEmail"] == {"Fn::Not": [{"Fn::Equals": [
+        {"Ref": "AlarmEmail"}, "none"]}]}
+    assert "AlarmEmailSubscription" in render(template, AlarmEmail="ops@example.com")[
+        "Resources"]
+    assert "AlarmEmailSubscription" not in render(template, AlarmEmail="none")["Resources"]
 
 
 def test_the_dashboard_graphs_what_the_alarms_watch(template: dict[str, Any]) -> None:
@@ -460,3 +518,18 @@ def test_deploy_md_lists_the_limits_that_remain() -> None:
                  "EdgeProtection", "EdgeOriginSecret", "us-east-1", "identity source",
                  "scripts/bench_authorizer.py"):
         assert fact in section, fact
+
+
+def test_every_alarm_has_a_runbook(template: dict[str, Any]) -> None:
+    """Issue 23 item 8: docs/runbooks.md says, per alarm, what it means and what to do."""
+    text = (ROOT / "docs" / "runbooks.md").read_text()
+    sections = re.split(r"^### ", text, flags=re.M)[1:]
+    covered: dict[str, str] = {}
+    for section in sections:
+        heading, _, body = section.partition("\n")
+        assert "**Means**" in body and "**Do**" in body, heading
+        for name in re.findall(r"`(\w+Alarm)`", heading):
+            covered[name] = body
+    alarms = set(of_type(template, "AWS::CloudWatch::Alarm"))
+    assert set(covered) == alarms, set(covered) ^ alarms
+    assert "runbooks.md" in DEPLOY.read_text()
