@@ -24,6 +24,8 @@ TEMPLATE = ROOT / "template.yaml"
 FUNCTIONS = {"ConnectFunction": "connect", "DisconnectFunction": "disconnect",
              "GameFunction": "game", "AuthorizerFunction": "authorizer",
              "TimerFunction": "timer", "SweepFunction": "sweep"}
+ALIAS = "live"
+"""Every function's ``AutoPublishAlias`` (``Globals``): what API Gateway invokes."""
 ROUTE_FUNCTIONS = {"$connect": "ConnectFunction", "$disconnect": "DisconnectFunction",
                    "$default": "GameFunction", **{route: "GameFunction" for route in ROUTES}}
 
@@ -70,12 +72,13 @@ def resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
 
 
 def references(value: Any) -> set[str]:
-    """Every logical id or parameter *value* refers to (Ref, GetAtt, ${...} in Sub)."""
+    """Every logical id or parameter *value* refers to (Ref, GetAtt, ${...} in Sub; SAM's
+    ``Ref: Function.Alias`` refers to the function)."""
     found: set[str] = set()
     if isinstance(value, dict):
         for key, inner in value.items():
             if key == "Ref":
-                found.add(inner)
+                found.add(inner.removesuffix(".Alias"))
             elif key == "Fn::GetAtt":
                 found.add(inner[0])
             elif key == "Fn::Sub":
@@ -236,7 +239,9 @@ def test_every_route_has_a_route_and_an_integration_to_its_function(
         assert integration["IntegrationType"] == "AWS_PROXY"
         assert integration["ApiId"] == {"Ref": "WebSocketApi"}
         assert references(integration["IntegrationUri"]) >= {function}, route_key
-        assert integration["IntegrationUri"]["Fn::Sub"].endswith(f"${{{function}.Arn}}/invocations")
+        # the function's live alias (issue 23 item 8: what CodeDeploy shifts gradually)
+        assert integration["IntegrationUri"]["Fn::Sub"].endswith(
+            f"${{{function}.Arn}}:{ALIAS}/invocations")
 
 
 def test_connect_is_the_only_route_and_uses_the_token_authorizer(
@@ -277,8 +282,11 @@ def test_tokens_are_bound_to_the_stage(template: dict[str, Any]) -> None:
 
 def test_api_gateway_may_invoke_each_function_from_this_api_only(
         template: dict[str, Any]) -> None:
-    permissions = {p["Properties"]["FunctionName"]["Ref"]: p["Properties"]
+    permissions = {p["Properties"]["FunctionName"]["Ref"].removesuffix(".Alias"): p["Properties"]
                    for p in resources(template, "AWS::Lambda::Permission").values()}
+    for permission in resources(template, "AWS::Lambda::Permission").values():
+        # on the live alias that the integrations invoke (issue 23 item 8)
+        assert permission["Properties"]["FunctionName"]["Ref"].endswith(".Alias")
     expected = {"ConnectFunction": "/${Stage}/$connect",
                 "DisconnectFunction": "/${Stage}/$disconnect",
                 "GameFunction": "/${Stage}/*",

@@ -407,7 +407,7 @@ IAM_PREFIX = {"ApiGateway": "apigateway", "ApiGatewayV2": "apigateway", "CloudWa
               "DynamoDB": "dynamodb", "IAM": "iam", "Lambda": "lambda", "Logs": "logs",
               "SNS": "sns", "SQS": "sqs", "SecretsManager": "secretsmanager",
               "StepFunctions": "states", "Events": "events", "CloudFront": "cloudfront",
-              "WAFv2": "wafv2"}
+              "WAFv2": "wafv2", "CodeDeploy": "codedeploy"}
 """The IAM prefix of the actions that create each service's resources (``AWS::<service>::``)."""
 
 SAM_EXPANDS = {"AWS::Serverless::Function": {"Lambda", "IAM"},
@@ -424,6 +424,8 @@ def test_deploy_md_lists_a_deployer_permission_for_every_service_the_template_us
         kind = resource["Type"]
         if kind in SAM_EXPANDS:
             services |= SAM_EXPANDS[kind]
+            if "DeploymentPreference" in template["Globals"].get("Function", {}):
+                services.add("CodeDeploy")  # an application, a group per function
             for event in resource["Properties"].get("Events", {}).values():
                 services.add(SAM_EVENTS[event["Type"]])
         else:
@@ -533,3 +535,52 @@ def test_every_alarm_has_a_runbook(template: dict[str, Any]) -> None:
     alarms = set(of_type(template, "AWS::CloudWatch::Alarm"))
     assert set(covered) == alarms, set(covered) ^ alarms
     assert "runbooks.md" in DEPLOY.read_text()
+
+
+# -- issue 23 item 8: deploy safety -------------------------------------------------------------
+
+ROLLBACK_ALARMS = {
+    "ConnectFunction": {"UnexpectedErrorsAlarm", "ApiErrorsAlarm"},
+    "DisconnectFunction": {"UnexpectedErrorsAlarm", "ApiErrorsAlarm"},
+    "GameFunction": {"GameErrorsAlarm", "UnexpectedErrorsAlarm", "ApiErrorsAlarm"},
+    "AuthorizerFunction": {"AuthDeniedAlarm", "ApiErrorsAlarm"},
+    "TimerFunction": {"TimerErrorsAlarm", "TimerFailuresAlarm", "UnexpectedErrorsAlarm"},
+    "SweepFunction": {"SweepErrorsAlarm", "UnexpectedErrorsAlarm"},
+}
+"""Each function's rollback triggers: the alarms of what its new version could break."""
+
+
+def test_functions_deploy_gradually_behind_an_alias_with_alarms_to_roll_back(
+        template: dict[str, Any]) -> None:
+    function = template["Globals"]["Function"]
+    assert function["AutoPublishAlias"] == "live"
+    assert function["DeploymentPreference"] == {"Type": {"Ref": "DeploymentType"}}
+    deployment = template["Parameters"]["DeploymentType"]
+    assert deployment["Default"] == "Canary10Percent5Minutes"
+    assert {"Canary10Percent5Minutes", "Linear10PercentEvery1Minute", "AllAtOnce"} <= set(
+        deployment["AllowedValues"])
+    alarms = set(of_type(template, "AWS::CloudWatch::Alarm"))
+    functions = of_type(template, "AWS::Serverless::Function")
+    assert set(ROLLBACK_ALARMS) == set(functions)
+    for name, props in functions.items():
+        triggers = props["Properties"]["DeploymentPreference"]["Alarms"]
+        assert {t["Ref"] for t in triggers} == ROLLBACK_ALARMS[name], name
+        assert {t["Ref"] for t in triggers} <= alarms
+    # What invokes a function names its alias, or the canary would never see traffic: the
+    # API's integrations and permissions (test_template.py), the authorizer, the queue's
+    # mapping and the schedule (SAM attaches event sources to the alias itself).
+    uri = template["Resources"]["ConnectAuthorizer"]["Properties"]["AuthorizerUri"]["Fn::Sub"]
+    assert uri.endswith("${AuthorizerFunction.Arn}:live/invocations")
+    # The heartbeat alarm is no rollback trigger: it is breaching for the minutes after a
+    # stack is created, before the first sweep's metric arrives.
+    assert all("SweepHeartbeatAlarm" not in t for t in ROLLBACK_ALARMS.values())
+    text = DEPLOY.read_text()
+    assert "### Deploy safety" in text and "AutoPublishAlias" in text
+
+
+def test_the_tables_are_protected_from_deletion(template: dict[str, Any]) -> None:
+    tables = of_type(template, "AWS::DynamoDB::Table")
+    assert len(tables) == 6
+    for name, table in tables.items():
+        assert table["Properties"]["DeletionProtectionEnabled"] is True, name
+    assert "--no-deletion-protection-enabled" in DEPLOY.read_text()
