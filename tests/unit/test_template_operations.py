@@ -296,7 +296,8 @@ def test_alarms_that_stay_green_while_the_service_is_down(template: dict[str, An
 def test_the_dashboard_graphs_what_the_alarms_watch(template: dict[str, Any]) -> None:
     body = template["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
     for metric in ("TimerLag", "SweepStuckTables", "FanOutFailures", "Conflicts", "Retries",
-                   "WriteThrottleEvents", "Throttles", "Duration", "UnexpectedErrors"):
+                   "WriteThrottleEvents", "Throttles", "Duration", "UnexpectedErrors",
+                   "SweepHeartbeat", "AuthDenied", "AuthAllowed", "AuthRejectedCheaply"):
         assert f'"{metric}"' in body, metric
 
 
