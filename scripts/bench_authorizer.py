@@ -3,10 +3,12 @@
 junk refused by its shape (issue 23 item 4: no verifier, no crypto) against a well-shaped token
 refused by its signature and a valid token verified, each through the real handler.
 
-    .venv/bin/python scripts/bench_authorizer.py [--calls 2000] [--repeat 5]
+    .venv/bin/python scripts/bench_authorizer.py [--calls 2000] [--repeat 5] [--cold-runs 3]
 
 Prints microseconds per handshake (the best of ``--repeat`` runs of ``--calls``) and the ratio
-of a full verification to a cheap rejection. Figures: docs/benchmarks.md. No AWS account.
+of a full verification to a cheap rejection, then the first handshake of a fresh process
+(``--cold-runs`` each, the median: the module imported, then one junk or one valid token).
+Figures: docs/benchmarks.md. No AWS account.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import importlib.util
 import io
 import logging
 import os
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -82,10 +86,50 @@ def checks_us(check: Any, token: str, calls: int, repeat: int) -> float:
     return best / calls * 1e6
 
 
+COLD = """
+import importlib.util, io, sys, time, types
+started = time.perf_counter()
+spec = importlib.util.spec_from_file_location("app", {app!r})
+app = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(app)
+imported = time.perf_counter()
+app.logger.registered_handler.setStream(io.StringIO())
+context = types.SimpleNamespace(function_name="f", memory_limit_in_mb=512,
+    invoked_function_arn="arn:aws:lambda:eu-west-1:1:function:f", aws_request_id="r")
+event = {{"methodArn": "arn:aws:execute-api:eu-west-1:1:api/dev/$connect",
+          "requestContext": {{"connectionId": "c"}},
+          "queryStringParameters": {{"token": {token!r}}}}}
+stdout, sys.stdout = sys.stdout, io.StringIO()
+try:
+    app.lambda_handler(event, context)
+except Exception:
+    pass
+sys.stdout = stdout
+print((time.perf_counter() - imported) * 1000, "cryptography" in sys.modules)
+"""
+
+
+def cold_ms(token: str, runs: int, env: dict[str, str]) -> tuple[float, bool]:
+    """Median milliseconds of a fresh process's first handshake with *token* (after the
+    handler's import), and whether it loaded ``cryptography``."""
+    times, loaded = [], False
+    for _ in range(runs):
+        code = COLD.format(app=str(ROOT / "functions/authorizer/app.py"), token=token)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, env={**os.environ, **env, "PYTHONPATH": str(
+                                  ROOT / "layers" / "engine")})
+        ms, crypto = done.stdout.split()
+        times.append(float(ms))
+        loaded = loaded or crypto == "True"
+    return statistics.median(times), loaded
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="handshakes per run")
     parser.add_argument("--repeat", type=int, default=5, help="runs; the best is printed")
+    parser.add_argument("--cold-runs", type=int, default=3,
+                        help="fresh processes per case for the first handshake (0: none)")
     args = parser.parse_args(argv)
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -131,6 +175,14 @@ def main(argv: list[str] | None = None) -> int:
                      args.repeat)
     print(f"the checks alone: shape {shape:.1f} us, Ed25519 verify {full:.1f} us "
           f"({full / shape:.0f}x)")
+    if args.cold_runs:
+        env = {k: os.environ[k] for k in ("AUTH_PUBLIC_KEY", "AUTH_ISSUER", "AUTH_AUDIENCE")}
+        junk_ms, junk_crypto = cold_ms(cases["junk (one part)"], args.cold_runs, env)
+        good_ms, good_crypto = cold_ms(good, args.cold_runs, env)
+        print(f"first handshake of a fresh process (median of {args.cold_runs}, after the "
+              f"import): junk {junk_ms:.1f} ms (cryptography loaded: {junk_crypto}), "
+              f"valid token {good_ms:.1f} ms (cryptography loaded: {good_crypto}): "
+              f"{good_ms / junk_ms:.0f}x")
     return 0
 
 

@@ -28,7 +28,7 @@ SCRIPTS = ROOT / "scripts"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 SMALLEST: dict[str, list[str]] = {
-    "bench_authorizer.py": ["--calls", "20", "--repeat", "1"],
+    "bench_authorizer.py": ["--calls", "20", "--repeat", "1", "--cold-runs", "1"],
     "bench_bots.py": ["--hands", "3"],
     "bench_hands.py": ["--hands", "10", "--pokerkit-hands", "3", "--cold-runs", "1"],
     "bench_scale.py": ["--tables", "1", "--actions", "5", "--no-crowd"],
