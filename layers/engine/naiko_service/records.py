@@ -117,6 +117,10 @@ class TableSettings:
     """R7.11: a deep-stack table allows no ratholing: a player who left it and returns within 30
     minutes buys in for at least what they left with (or all they have, if less). At other
     tables such a return only counts on the day's ratholing counter."""
+    bot_level: str = "regular"
+    """R8.4, issue 24: how the table's BOTs play (:data:`naiko.bot_styles.LEVELS`): "beginner",
+    "regular", "strong", or "old" (the first bot, :mod:`naiko.bots`); each seat's style varies
+    (:func:`naiko.bot_styles.profile_for_seat`). Tournament tables use "old"."""
 
     @property
     def private(self) -> bool:

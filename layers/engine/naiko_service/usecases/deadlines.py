@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from random import Random
 
-from naiko import bots as strategy
+from naiko import bot_styles as strategy
 from naiko import commands as cmd
 from naiko.engine import legal_actions
 from naiko.views import view_for
@@ -164,8 +165,10 @@ def on_bot_timer(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Out
     if seat_index is None:
         return Outcome()
     view = view_for(record.state, seat_index)
+    # The seat's style is drawn from a source seeded by the table: the same for the table's life.
+    profile = strategy.profile_for_seat(record.settings, seat_index, Random(record.table_id))
     choose = strategy.respond if timer.kind is TimerKind.BOT_RESPOND else strategy.decide
-    command = choose(view, deps.rng)
+    command = choose(view, profile, deps.rng)
     if command is None:
         return Outcome()
     if isinstance(command, cmd.UsePower):

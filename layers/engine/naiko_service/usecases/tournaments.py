@@ -534,7 +534,7 @@ def _new_table(deps: Deps, record: TournamentRecord, number: int,
     settings = TableSettings(name=f"{record.name} #{number}", host=record.created_by,
                              min_buy_in=0, max_buy_in=0, decision_ms=terms.decision_ms,
                              pause_ms=deps.default_pause_ms, kind=TableKind.TOURNAMENT,
-                             bots=terms.bots_allowed, min_players=2)
+                             bots=terms.bots_allowed, min_players=2, bot_level="old")
     info = TournamentSeat(record.tournament_id, started, terms.structure,
                           payouts=tuple(record.payouts), entrants=record.entrants,
                           players_left=record.players_left,
