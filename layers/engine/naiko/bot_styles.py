@@ -112,8 +112,8 @@ class Style:
 
 
 STYLE_PARAMS: dict[str, Style] = {
-    "tight_aggressive": Style(1.05, 0.075, 0.10, 0.0, 0.65, 0.3, 0.10, 0.09, 0.22),
-    "loose_aggressive": Style(1.45, 0.11, 0.14, 0.0, 0.7, 0.38, 0.06, 0.13, 0.17),
+    "tight_aggressive": Style(1.05, 0.058, 0.10, 0.0, 0.5, 0.25, 0.10, 0.11, 0.22),
+    "loose_aggressive": Style(1.45, 0.095, 0.14, 0.0, 0.6, 0.32, 0.06, 0.15, 0.17),
     "tight_passive": Style(0.75, 0.03, 0.14, 0.45, 0.45, 0.08, 0.16, 0.05, 0.22),
     "loose_passive": Style(1.9, 0.015, 0.38, 0.8, 0.4, 0.06, 0.16, 0.12, 0.25),
 }
@@ -201,7 +201,7 @@ def respond(view: dict[str, Any], profile: Profile, rng: RandomSource) -> Comman
 
 
 def _trials(profile: Profile, opponents: int) -> int:
-    base = 520 if profile.level == "strong" else 360
+    base = 440 if profile.level == "strong" else 360
     return max(60, base // max(1, opponents) + 40)
 
 
@@ -366,26 +366,30 @@ def _postflop(
     ] is not None
     draw = k.street != "river" and has_draw(k.hole, k.board)
     strong = profile.level == "strong"
-    if strong:  # thinner value, fewer bluffs: most opponents call too much
+    if strong:  # thinner value; bluffs only heads-up (below)
         value_line -= 0.04
     if profile.level == "beginner" and rnd.random() < 0.2:
         equity = min(1.0, equity + rnd.uniform(-0.1, 0.25))
     if to_call == 0:
         if can_raise and equity >= value_line and rnd.random() < style.aggression:
             return _bet(prompt, k, spot, (equity - value_line) / (1 - value_line), strong)
-        bluff = style.bluff * (1.0 if n == 1 else 0.3) * (0.5 if strong else 1.0)
+        bluff = style.bluff * (1.0 if n == 1 else 0.0 if strong else 0.3)
         if draw:
             bluff = min(0.9, bluff * 1.6 + 0.1)
+        elif k.street == "river":  # polarised: bluff the busted hands, show down the middle
+            bluff = bluff * 1.5 if equity < 0.3 else 0.0
         if can_raise and equity < value_line and rnd.random() < bluff:
             return _bet(prompt, k, spot, 0.0, strong)
         return Check(seat_index=seat)
     pot_odds = to_call / (k.pot_total + to_call)
     if can_raise and equity >= raise_line and rnd.random() < style.aggression:
         return _bet(prompt, k, spot, (equity - raise_line) / (1 - raise_line) + 0.3, strong)
-    slack = style.call_slack + (0.06 if draw else 0.0)
+    slack = style.call_slack * (0.5 if k.street == "river" else 1.0) + (0.06 if draw else 0.0)
     if strong and to_call <= 0.5 * k.pot_total:
         slack += 0.03  # small bets are often bluffs: defend more
-    if equity >= pot_odds - slack:
+    # Equity is not all won: a hand that calls now faces more bets on later streets.
+    realized = equity * (0.88 if k.street != "river" and profile.level != "beginner" else 1.0)
+    if realized >= pot_odds - slack:
         return Call(seat_index=seat)
     if (
         can_raise
