@@ -9,9 +9,9 @@ Sections (all by default; ``--only`` picks some):
 - ``timing``: the old bot (:func:`naiko.bots.decide`) in every seat of NLHE, PLO and NAIKO
   tables of 2, 6 and 10 seats (stacks 200, blinds 1/2, busted bots reload), ``--hands // 800``
   hands each (at least 3); p50, p99 and max over all decisions, and per table.
-- ``styles``: 6-max NLHE, 100 big blinds, busted seats reload; each level (beginner, regular,
-  strong) at its own table with the four styles seated (tight-aggressive and loose-passive
-  twice), ``--hands`` hands at the regular table and a fifth of it at the others. Per
+- ``styles``: 6-max NLHE, 100 big blinds, busted seats reload; regular bots at two tables that
+  seat each style three times, ``--hands / 3`` hands each (so ``--hands`` hands per style);
+  beginner and strong at one table (two tight- and loose-aggressive seats), ``--hands // 5``. Per
   style and level: VPIP, PFR, 3-bet (re-raises when facing one raise before the flop), WTSD
   (showdowns among hands that saw the flop), AF ((bets + raises) / calls after the flop),
   checked against the published bands (:data:`BANDS`); decision time mean and p99 per variant.
@@ -423,37 +423,36 @@ def section_timing(hands: int, rng: random.Random) -> None:
 
 def section_styles(hands: int, rng: random.Random) -> bool:
     ok = True
-    seating = (
-        "tight_aggressive",
-        "loose_aggressive",
-        "tight_passive",
-        "loose_passive",
-        "tight_aggressive",
-        "loose_passive",
-    )
+    tag, lag, tp, lp = STYLES
+    # Two regular tables seat every style three times: ``hands`` observations per style from
+    # hands / 3 hands at each table. Beginner and strong: the first table, hands / 5 hands.
+    seatings = ((tag, lag, tp, lp, tag, lag), (tp, lp, tag, lag, tp, lp))
+    per_table = max(3, -(-hands // 3))
     print(
         "decision times: wall clock (mean, p99) and the thread's CPU time (p99): the CPU figure "
         "is the bot's own cost when other processes share the machine"
     )
     print(
-        f"styles: 6-max NLHE, 100 bb; regular {hands} hands, beginner and strong "
-        f"{max(3, hands // 5)} hands each"
+        f"styles: 6-max NLHE, 100 bb; regular: two tables of {per_table} hands (each style in "
+        f"three seats), beginner and strong: one table of {max(3, hands // 5)} hands"
     )
     print(
         f"  {'variant':30} {'hands':>6} {'VPIP':>5} {'PFR':>5} {'3bet':>5} {'WTSD':>5} "
         f"{'AF':>5} {'bb/100':>7} {'mean ms':>7} {'p99 ms':>6} {'p99 cpu':>7}  bands"
     )
     for level in ("regular", "beginner", "strong"):
-        count = hands if level == "regular" else max(3, hands // 5)
-        state = new_table(6, 200, 1, 2)
-        agents = {i: styled(Profile(seating[i], level)) for i in range(6)}
-        trackers = {i: Tracker() for i in range(6)}
-        session(state, agents, count, rng, trackers, 200)
+        tables = seatings if level == "regular" else seatings[:1]
+        count = per_table if level == "regular" else max(3, hands // 5)
+        played: list[tuple[str, Tracker]] = []
+        for seating in tables:
+            state = new_table(6, 200, 1, 2)
+            agents = {i: styled(Profile(seating[i], level)) for i in range(6)}
+            trackers = {i: Tracker() for i in range(6)}
+            session(state, agents, count, rng, trackers, 200)
+            played += [(seating[i], trackers[i]) for i in range(6)]
         for style in STYLES:
-            seats = [i for i in range(6) if seating[i] == style]
             merged = Tracker()
-            for i in seats:
-                t = trackers[i]
+            for t in (t for name, t in played if name == style):
                 for f in (
                     "hands",
                     "vpip",
