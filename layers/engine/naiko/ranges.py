@@ -247,25 +247,29 @@ def opponent_fraction(spot: Spot, seat: int) -> float:
     Preflop: the raiser of the current level opened (or re-raised) from its position; seats
     that called a raise hold a calling range; limpers a wide range; the big blind unraised
     anything. After the flop: the pot's size says how the hand was played before (limped,
-    raised, re-raised).
+    raised, re-raised). Heads-up every one of these is wider (an open 70 %, a raised pot's
+    caller 60 %).
     """
+    heads_up = spot.players == 2  # heads-up ranges are much wider (button opens 80 %)
     if spot.street == "preflop":
         bet = spot.bettor_levels.get(seat, 0)
         if spot.raises == 0:
-            return 1.0 if bet <= spot.big_blind else 0.5
+            return 1.0 if bet <= spot.big_blind or heads_up else 0.5
         if bet <= spot.big_blind:
             return 1.0  # not acted yet (or a blind): anything
         if spot.effective_bb <= 15:
             return 0.25 if spot.raises == 1 else 0.12  # shoves and calls of shoves
+        if heads_up:
+            return {1: 0.7, 2: 0.25, 3: 0.08}.get(spot.raises, 0.04)
         return {1: 0.22, 2: 0.07, 3: 0.03}.get(spot.raises, 0.025)
     per_player = spot.pot_bb / max(1, len(spot.live) + 1)
     if per_player <= 1.3:
-        return 0.55
+        return 1.0 if heads_up else 0.55
     if per_player <= 4.5:
-        return 0.28
+        return 0.6 if heads_up else 0.28
     if per_player <= 12:
-        return 0.10
-    return 0.05
+        return 0.22 if heads_up else 0.10
+    return 0.08 if heads_up else 0.05
 
 
 # -- opponents' ranges after the flop ------------------------------------------------------
