@@ -230,6 +230,8 @@ class Session:
 def play(seed: int = SEED) -> Session:
     """Play the session; return it with its examples."""
     h = harness(seed)
+    # The examples' BOT plays as the first bot: the committed examples were made with it.
+    h.service.deps.bot_level = "old"
     s = Session(h)
     deliver = h.gateway.send
 

@@ -119,6 +119,9 @@ class Deps:
     """How long a BOT seat "thinks" before acting (R8.4)."""
     bot_think: Callable[[], int] | None = None
     """Draws each think time instead (``naiko-tournament simulate``: players' pace)."""
+    bot_level: str = "regular"
+    """The level of the BOTs of new cash and private tables (``TableSettings.bot_level``,
+    issue 24); tournament tables always play the old bot."""
     tournaments: TournamentStore | None = None
     """Tournaments (R9); ``None`` in a deployment (or a test) without them."""
     histories: HandHistories | None = None

@@ -34,7 +34,8 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
         max_buy_in=request.max_buy_in, decision_ms=decision_ms, pause_ms=deps.default_pause_ms,
         kind=TableKind.PRIVATE if request.private else TableKind.CASH,
         invited=tuple(request.invited), bots=request.bots,
-        min_players=_min_players(request), deep_stack=request.deep_stack)
+        min_players=_min_players(request), deep_stack=request.deep_stack,
+        bot_level=deps.bot_level)
     now = deps.clock.now_ms()
     record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
                          seq=1, opened_by=caller.player_id, empty_since=now)
