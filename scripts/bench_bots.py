@@ -23,7 +23,7 @@ Sections (all by default; ``--only`` picks some):
 - ``sixmax``: the strong tight-aggressive bot with the five regular styles (two
   tight-aggressive), ``--hands // 4`` hands (at least 3): bb/100 of each seat, 95 % intervals.
 - ``spin``: bot-only Spins (3 seats, 500 chips, blinds 10/20) played to one winner, regular
-  bots of three styles and the old bot; ``--hands // 100`` Spins each (at least 3), the blinds
+  bots of three styles and the old bot; ``--hands // 100`` Spins each (at least 1), the blinds
   fixed, and rising through the hyper structure every 6 hands. Median hands.
 
 Everything is driven only through :func:`naiko.views.view_for` and :func:`naiko.engine.apply`.
@@ -587,7 +587,7 @@ def spin(agents: dict[int, tuple[Agent, Agent]], rng: random.Random, rising: boo
 
 
 def section_spin(hands: int, rng: random.Random) -> bool:
-    count = max(3, hands // 100)
+    count = max(1, hands // 100)
     ok = True
     print(f"bot-only Spins (3 seats, 500 chips, 10/20), {count} each: hands to a winner")
     regular = {
