@@ -221,15 +221,3 @@ class FinalTable(Event):
     kind: ClassVar[str] = "final_table"
     recorded: ClassVar[bool] = False
     table_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class HandForHand(Event):
-    """R9.8: hand-for-hand starts (``on``) or ends: while on, every table deals its next hand
-    only after every table has finished its current one; ``round`` is the round about to be
-    dealt here."""
-
-    kind: ClassVar[str] = "hand_for_hand"
-    recorded: ClassVar[bool] = False
-    on: bool
-    round: int | None

@@ -105,9 +105,6 @@ class Seating:
                    [int(x) for x in data["final_held"]], None if hfh is None else int(hfh),
                    bool(data.get("hfh_over", False)), int(data.get("next_number", 1)))
 
-    def table_count(self) -> int:
-        return len(self.counts)
-
     def shortest(self, exclude: set[int] | None = None) -> int:
         """The table with the fewest players (ties: the lowest number, R9.7)."""
         candidates = [(count, number) for number, count in self.counts.items()

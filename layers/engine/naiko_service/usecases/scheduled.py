@@ -20,7 +20,7 @@ from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNot
 from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Result, Seating, TournamentRecord, TournamentStatus
 from .base import Deps, Outcome
-from .tournament_payments import PAYOUT_RETRY_MS, REG_PREFIX, arm_tournament, settle, store
+from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle, store
 from .tournament_tables import log_entry
 
 TABLES_PER_TRANSACTION = 90
@@ -255,6 +255,3 @@ def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write])
         place -= len(group)
     new.late = []
 
-
-def registration_key(player_id: str) -> str:
-    return REG_PREFIX + player_id

@@ -74,11 +74,6 @@ START_DELAY_MS = 5_000
 """Between the start and the first hand: players see their seats (and a Spin its multiplier,
 R9.10) before the first card."""
 
-OPEN_PER_PRESET = 1
-"""A room keeps one Sit & Go or Spin of each preset, entry and variant registering: when one
-starts, the next is listed (:func:`_respawn`)."""
-
-
 def tournament_id_for(player_id: str, request_id: str) -> str:
     """A tournament's id derives from its creator and request: a replay finds the same one."""
     return "u" + hashlib.sha256(f"{player_id}/{request_id}".encode()).hexdigest()[:20]
@@ -256,19 +251,6 @@ def add_bots(deps: Deps, caller: Caller, request: p.TournamentAddBots) -> None:
     names = (bot_id(n) for n in range(1, len(taken) + count + 2) if bot_id(n) not in taken)
     enter(deps, caller, request.tournament_id,
           [Entrant(next(names), HOUSE_BOTS, True) for _ in range(count)])
-
-
-def register_bot(deps: Deps, tournament_id: str) -> int:
-    """Ops and simulations: register one BOT (its entry from the house's bot account).
-    Returns the tournament's version."""
-    tournaments = store(deps)
-    record = _load(tournaments, tournament_id)
-    if not record.terms.bots_allowed:
-        raise ServiceError("bots_off", "this tournament was created without bots")
-    taken = {key.removeprefix(REG_PREFIX)
-             for key, _ in tournaments.items(tournament_id, REG_PREFIX)}
-    number = next(n for n in range(1, len(taken) + 2) if bot_id(n) not in taken)
-    return enter(deps, None, tournament_id, [Entrant(bot_id(number), HOUSE_BOTS, True)])
 
 
 def _request_key(caller: Caller) -> str:
