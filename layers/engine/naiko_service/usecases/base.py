@@ -204,6 +204,13 @@ given time, or raises (:class:`ServiceError`, an engine rejection, :class:`NoOp`
 nothing."""
 
 
+def backoff(deps: Deps, attempt: int) -> None:
+    """The pause before retry *attempt* (1, 2, ...) of a write that met a conflict or
+    ``busy``: a random 1 to ``10 * attempt`` ms (at most 100 ms), which spreads the writers
+    out (:func:`.path.mutate_until_written`, :func:`.tournament_uow.transact`)."""
+    deps.pause(deps.rng.randrange(1, 10 * min(attempt, 10) + 1) / 1000)
+
+
 def engine_step(deps: Deps, record: TableRecord, command: cmd.Command) -> Outcome:
     """Apply one engine command to the record's state, in place. The record is already this
     attempt's private copy (see :func:`naiko_service.usecases.path.mutate`), so there is no

@@ -37,8 +37,8 @@ from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNot
 from ..records import TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from .base import Deps, OtherTable, Outcome, engine_step
-from .tournament_payments import MAX_ATTEMPTS, store
 from .tournament_tables import Out, give_places, log_entry, stand_up_out
+from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 HOLD_POLL_MS = 15_000
 """A held table looks again this often (its ``hold`` timer): it backs up a lost release."""
@@ -737,50 +737,52 @@ def close_round(deps: Deps, tournament_id: str, round_: int) -> bool:
     their places together (ranked by their stacks at the start of that round's hand, R9.5),
     and the next round starts, or hand-for-hand ends once a player went out; then every table
     is released. Whoever completes the round closes it (a duplicate finds it closed)."""
+    try:
+        done = transact(deps, tournament_id, partial(_close_round, deps, round_))
+    except Busy:
+        return False
+    if not done.written or done.result is None or done.record.seating is None:
+        return False
+    for callback in done.result.after:
+        callback()
+    now = deps.clock.now_ms()
+    for table_id in done.record.seating.table_ids.values():  # release every table
+        deps.scheduler.schedule(table_id, f"hold:hfh:{round_}", now, TimerKind.HOLD)
+    return True
+
+
+def _close_round(deps: Deps, round_: int, new: TournamentRecord, now: int,
+                 plan: Plan) -> Outcome:
+    """:func:`close_round`'s change (:class:`Unchanged` until every table reported)."""
     tournaments = store(deps)
-    for _ in range(MAX_ATTEMPTS):
-        stored = tournaments.load(tournament_id)
-        seating = stored.seating
-        if seating is None or seating.hfh != round_:
-            return False
-        reports = tournaments.items(tournament_id, f"{HFH_PREFIX}{round_:05d}#")
-        reported = {int(data["table"]) for _, data in reports}
-        if not reported >= set(seating.counts):
-            return False
-        now = deps.clock.now_ms()
-        new = stored.copy()
-        new.version += 1
-        assert new.seating is not None
-        outs = [Out.from_dict(o) for _, data in reports for o in data["out"]]
-        outcome = Outcome()
-        if outs:
-            by_table: dict[str, int] = {}
-            for out in outs:
-                by_table[out.table] = by_table.get(out.table, 0) + 1
-            numbers = {v: k for k, v in new.seating.table_ids.items()}
-            for table_id, count in by_table.items():
-                new.seating.counts[numbers[table_id]] -= count
-            give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
-        if outs:
-            _plan_tables(new, now, outcome.writes)
-        if (round_ >= 1 and outs) or new.seating.final \
-                or not rules.bubble(new.players_left, paid_places(new)):
-            new.seating.hfh = None
-            new.seating.hfh_over = True
-            outcome.writes.append(log_entry(new, now, "hand_for_hand", on=False))
-        else:
-            new.seating.hfh = round_ + 1
-            _plan_moves(deps, new, now, outcome.writes)
-        try:
-            tournaments.commit((PutTournament(new, stored.version), *outcome.writes))
-        except ConcurrentUpdate:
-            continue
-        for callback in outcome.after:
-            callback()
-        for table_id in new.seating.table_ids.values():  # release every table
-            deps.scheduler.schedule(table_id, f"hold:hfh:{round_}", now, TimerKind.HOLD)
-        return True
-    return False
+    seating = new.seating
+    if seating is None or seating.hfh != round_:
+        raise Unchanged
+    reports = tournaments.items(new.tournament_id, f"{HFH_PREFIX}{round_:05d}#")
+    reported = {int(data["table"]) for _, data in reports}
+    if not reported >= set(seating.counts):
+        raise Unchanged
+    outs = [Out.from_dict(o) for _, data in reports for o in data["out"]]
+    outcome = Outcome()
+    if outs:
+        by_table: dict[str, int] = {}
+        for out in outs:
+            by_table[out.table] = by_table.get(out.table, 0) + 1
+        numbers = {v: k for k, v in seating.table_ids.items()}
+        for table_id, count in by_table.items():
+            seating.counts[numbers[table_id]] -= count
+        give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
+        _plan_tables(new, now, outcome.writes)
+    if (round_ >= 1 and outs) or seating.final \
+            or not rules.bubble(new.players_left, paid_places(new)):
+        seating.hfh = None
+        seating.hfh_over = True
+        outcome.writes.append(log_entry(new, now, "hand_for_hand", on=False))
+    else:
+        seating.hfh = round_ + 1
+        _plan_moves(deps, new, now, outcome.writes)
+    plan.writes.extend(outcome.writes)
+    return outcome
 
 
 def _plan_moves(deps: Deps, new: TournamentRecord, now: int, writes: list[Any]) -> None:

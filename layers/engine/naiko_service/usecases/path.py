@@ -65,7 +65,7 @@ from ..ports import (
 )
 from ..records import TableRecord, Timer, TimerKind
 from . import cancel, deadlines, dealer, tournament_tables
-from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, refuse_bot_seat
+from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, backoff, refuse_bot_seat
 from .subscriptions import drop_connections
 
 MAX_ATTEMPTS = 4
@@ -212,7 +212,7 @@ def mutate_until_written(deps: Deps, table_id: str, change: Change) -> TableReco
             if error.code != "busy" or deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
                 raise
             deps.count("BusyRetries", 1)
-            deps.pause(deps.rng.randrange(1, 10 * min(attempt, 10) + 1) / 1000)
+            backoff(deps, attempt)
 
 
 def load(deps: Deps, table_id: str) -> TableRecord:

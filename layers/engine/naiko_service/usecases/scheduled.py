@@ -20,8 +20,9 @@ from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNot
 from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Result, Seating, TournamentRecord, TournamentStatus
 from .base import Deps, Outcome
-from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle, store
+from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_tables import log_entry
+from .tournament_uow import store
 
 TABLES_PER_TRANSACTION = 90
 """Table items written per transaction when a tournament starts (DynamoDB takes 100 items

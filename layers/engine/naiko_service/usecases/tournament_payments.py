@@ -7,14 +7,15 @@ It also starts the tournament's own timer executions (:func:`arm_tournament`).""
 
 from __future__ import annotations
 
+from contextlib import suppress
+from functools import partial
+
 from ..ports import (
     AccountMove,
-    ConcurrentUpdate,
     DeleteItem,
     InsufficientFunds,
     LedgerReason,
     PutItem,
-    PutTournament,
     TournamentStore,
 )
 from ..records import Timer, TimerKind
@@ -25,7 +26,8 @@ from ..tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from .base import Deps, ServiceError
+from .base import Deps
+from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 PAYOUT_RETRY_MS = 5_000
 """A prize not paid right after its place became final is paid by the tournament's
@@ -34,18 +36,9 @@ PAYOUT_RETRY_MS = 5_000
 PAYOUT_BACKOFF_MS = 60_000
 """Then every minute, until every prize is paid (an alarm watches ``PrizeFailures``)."""
 
-MAX_ATTEMPTS = 4
-"""Attempts of a tournament transaction before giving up (the timer tries again)."""
-
 REG_PREFIX = "reg#"
 """A registration item: ``reg#<player>`` (``player_id``, ``account``, ``bot``, ``at_ms``,
 ``connection_id``)."""
-
-
-def store(deps: Deps) -> TournamentStore:
-    if deps.tournaments is None:
-        raise ServiceError("no_tournaments", "this deployment runs no tournaments")
-    return deps.tournaments
 
 
 def has_item(tournaments: TournamentStore, tournament_id: str, key: str) -> bool:
@@ -82,38 +75,36 @@ def pay_prizes(deps: Deps, tournament_id: str) -> int:
         result = Result.from_dict(data)
         if result.prize <= 0 or result.player_id in paid:
             continue
-        for _attempt in range(MAX_ATTEMPTS):
-            stored = tournaments.load(tournament_id)
-            now = deps.clock.now_ms()
-            new = stored.copy()
-            new.version += 1
-            new.paid += 1
-            moves: tuple[AccountMove, ...] = (AccountMove(
-                result.account, -result.prize, tournament_id, LedgerReason.PRIZE, now),)
-            if new.is_spin:  # R9.10: a Spin's prizes come from the house's prize account
-                moves += (AccountMove(HOUSE_PRIZES, result.prize, tournament_id,
-                                      LedgerReason.PRIZE, now),)
-            else:
-                new.pool_held -= result.prize
-            try:
-                tournaments.commit((PutTournament(new, stored.version),
-                                    PutItem(tournament_id, f"paid#{result.player_id}",
-                                            {"player_id": result.player_id,
-                                             "place": result.place, "prize": result.prize,
-                                             "at_ms": now}, new=True)), moves)
-            except ConcurrentUpdate:
-                if has_item(tournaments, tournament_id, f"paid#{result.player_id}"):
-                    break  # another invocation paid it meanwhile
-                continue
-            except InsufficientFunds:  # the house's prize account is short: ops are alerted
-                deps.count("PrizeFailures", 1)
-                deps.warn("a prize could not be paid", {"tournament_id": tournament_id,
-                                                        "account": result.account})
-                break
+        key = f"paid#{result.player_id}"
+        try:  # another invocation may pay it meanwhile: then stop
+            done = transact(deps, tournament_id, partial(_pay, result),
+                            settled=partial(has_item, tournaments, tournament_id, key))
+        except InsufficientFunds:  # the house's prize account is short: ops are alerted
+            deps.count("PrizeFailures", 1)
+            deps.warn("a prize could not be paid", {"tournament_id": tournament_id,
+                                                    "account": result.account})
+            continue
+        except Busy:  # the payout timer tries again
+            continue
+        if done.written:
             paid_now += 1
             deps.count("PrizesPaid", 1)
-            break
     return paid_now
+
+
+def _pay(result: Result, new: TournamentRecord, now: int, plan: Plan) -> None:
+    tournament_id = new.tournament_id
+    new.paid += 1
+    plan.moves.append(AccountMove(result.account, -result.prize, tournament_id,
+                                  LedgerReason.PRIZE, now))
+    if new.is_spin:  # R9.10: a Spin's prizes come from the house's prize account
+        plan.moves.append(AccountMove(HOUSE_PRIZES, result.prize, tournament_id,
+                                      LedgerReason.PRIZE, now))
+    else:
+        new.pool_held -= result.prize
+    plan.writes.append(PutItem(tournament_id, f"paid#{result.player_id}",
+                               {"player_id": result.player_id, "place": result.place,
+                                "prize": result.prize, "at_ms": now}, new=True))
 
 
 def refund_moves(record: TournamentRecord, account: str, reason: LedgerReason,
@@ -133,25 +124,24 @@ def refund_entries(deps: Deps, tournament_id: str) -> int:
     tournaments = store(deps)
     refunded = 0
     for key, registration in tournaments.items(tournament_id, REG_PREFIX):
-        for _ in range(MAX_ATTEMPTS):
-            record = tournaments.load(tournament_id)
-            now = deps.clock.now_ms()
-            new = record.copy()
-            new.version += 1
+        account = str(registration.get("account", key[len(REG_PREFIX):]))
+
+        def refund(new: TournamentRecord, now: int, plan: Plan, key: str = key,
+                   account: str = account) -> None:
             new.entrants -= 1
             if new.entrants == 0:
                 new.timers = []
-            moves = refund_moves(new, str(registration.get("account", key[len(REG_PREFIX):])),
-                                  LedgerReason.UNREGISTER, now)
-            try:
-                tournaments.commit((PutTournament(new, record.version),
-                                    DeleteItem(tournament_id, key)), moves)
-            except ConcurrentUpdate:
-                if not has_item(tournaments, tournament_id, key):
-                    break  # refunded by another invocation
-                continue
-            refunded += 1
-            break
+            plan.moves.extend(refund_moves(new, account, LedgerReason.UNREGISTER, now))
+            plan.writes.append(DeleteItem(tournament_id, key))
+
+        def gone(key: str = key) -> bool:  # refunded by another invocation
+            return not has_item(tournaments, tournament_id, key)
+
+        try:
+            done = transact(deps, tournament_id, refund, settled=gone)
+        except Busy:  # the payout timer tries again
+            continue
+        refunded += done.written
     return refunded
 
 
@@ -159,23 +149,18 @@ def retire_payout_timer(deps: Deps, tournament_id: str) -> None:
     """Once every prize is paid (every entry of a cancelled tournament returned), the payout
     timer goes (otherwise it fires again and tries again)."""
     tournaments = store(deps)
-    for _ in range(MAX_ATTEMPTS):
-        record = tournaments.load(tournament_id)
+
+    def retire(new: TournamentRecord, now: int, plan: Plan) -> None:
         results = [Result.from_dict(d) for _, d in tournaments.items(tournament_id, "result#")]
         paid = paid_players(tournaments, tournament_id)
         unpaid = [r for r in results if r.prize > 0 and r.player_id not in paid]
-        owed = (record.entrants if record.status is TournamentStatus.CANCELLED
-                else len(unpaid))
-        if owed or not any(t.kind is TimerKind.PAYOUT for t in record.timers):
-            return
-        new = record.copy()
-        new.version += 1
+        owed = new.entrants if new.status is TournamentStatus.CANCELLED else len(unpaid)
+        if owed or not any(t.kind is TimerKind.PAYOUT for t in new.timers):
+            raise Unchanged
         new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
-        try:
-            tournaments.commit((PutTournament(new, record.version),))
-            return
-        except ConcurrentUpdate:
-            continue
+
+    with suppress(Busy):  # the timer fires again and retires itself then
+        transact(deps, tournament_id, retire)
 
 
 def arm_tournament(deps: Deps, record: TournamentRecord) -> None:

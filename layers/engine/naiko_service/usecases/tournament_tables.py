@@ -31,7 +31,8 @@ from ..tournament_records import (
     TournamentStatus,
 )
 from .base import Deps, Outcome, ServiceError, engine_step
-from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle, store
+from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
+from .tournament_uow import store
 
 
 def refuse_at_tournament(record: TableRecord, what: str) -> None:

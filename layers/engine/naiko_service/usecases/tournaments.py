@@ -15,7 +15,9 @@ versions read and retried on a conflict."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from naiko import commands as cmd
@@ -57,7 +59,6 @@ from . import path, scheduled
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
 from .tournament_payments import (
-    MAX_ATTEMPTS,
     PAYOUT_RETRY_MS,
     REG_PREFIX,
     arm_tournament,
@@ -66,13 +67,14 @@ from .tournament_payments import (
     refund_entries,
     refund_moves,
     retire_payout_timer,
-    store,
 )
 from .tournament_tables import log_entry
+from .tournament_uow import Busy, Done, Plan, Unchanged, store, transact
 
 START_DELAY_MS = 5_000
 """Between the start and the first hand: players see their seats (and a Spin its multiplier,
 R9.10) before the first card."""
+
 
 def tournament_id_for(player_id: str, request_id: str) -> str:
     """A tournament's id derives from its creator and request: a replay finds the same one."""
@@ -270,6 +272,16 @@ def _replayed(deps: Deps, caller: Caller | None, record: TournamentRecord) -> bo
     return True
 
 
+def _answer(deps: Deps, caller: Caller, done: Done[Any]) -> bool:
+    """The requester's ``ack``: the version written, or (a replay) the one that applied the
+    request before. Returns whether this request wrote now."""
+    if done.replayed is not None:
+        _ack(deps, caller, done.record.tournament_id, done.replayed, replayed=True)
+        return False
+    _ack(deps, caller, done.record.tournament_id, done.record.version)
+    return True
+
+
 def enter(deps: Deps, caller: Caller | None, tournament_id: str,
           entrants: list[Entrant]) -> int:
     """Register *entrants* in one transaction (every entry paid, or none); start the
@@ -283,85 +295,106 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         if entrant.bot != is_bot_id(entrant.player_id):
             raise ValueError(f"{entrant.player_id!r}: a BOT's id is {BOT_ID_PREFIX}<n>, and "
                              "only a BOT's")
-    tournaments = store(deps)
-    pruned = False
-    for _ in range(MAX_ATTEMPTS):
-        record = _load(tournaments, tournament_id)
-        if _replayed(deps, caller, record):
-            return record.version
-        now = deps.clock.now_ms()
-        late = scheduled.late_open(record, now)  # R9.11
-        if record.status is not TournamentStatus.REGISTERING and not late:
-            raise ServiceError("registration_closed", "this tournament takes no more entries")
-        if record.opens_ms is not None and now < record.opens_ms:
-            raise ServiceError("registration_not_open",
-                               "registration for this tournament has not opened yet")
-        for entrant in entrants:
-            if has_item(tournaments, tournament_id, REG_PREFIX + entrant.player_id):
-                raise ServiceError("already_registered",
-                                   f"{entrant.player_id} is registered already")
-        terms = record.terms
-        if record.entrants + len(entrants) > terms.max_players:
-            raise ServiceError("tournament_full", "every seat is taken")
-        new = record.copy()
-        new.version += 1
-        new.entrants += len(entrants)
-        if caller is not None:
-            new.remember_request(_request_key(caller))
-        moves: tuple[AccountMove, ...] = ()
-        writes: list[Write] = [PutTournament(new, record.version)]
-        registered: dict[str, dict[str, Any]] = {}
-        for entrant in entrants:
-            moves += _entry_moves(new, entrant.account, now, track=not entrant.bot)
-            registered[entrant.player_id] = {
-                "player_id": entrant.player_id, "account": entrant.account,
-                "bot": entrant.bot, "at_ms": now, "connection_id": entrant.connection_id}
-            writes.append(PutItem(tournament_id, REG_PREFIX + entrant.player_id,
-                                  registered[entrant.player_id], new=True))
-        tables: list[TableRecord] = []
-        registrations: dict[str, dict[str, Any]] = {}
-        seated_late = scheduled.seat_late(deps, new, registered, now, writes) if late else []
-        if _fills(new):
-            registrations = {**dict(_registrations(tournaments, tournament_id)), **registered}
-            if len(registrations) != new.entrants:
-                # The registrations changed after the tournament item was read (an unregister,
-                # or other entries, committed in between): this commit would fail on the
-                # version anyway, so read again instead of starting with the wrong field
-                # (issue 29: the race answered ``invalid_terms: 1 entrants outside 2..2``).
-                deps.count("Conflicts", 1)
-                continue
-            tables = start(deps, new, registrations, now, writes)
+    key = None if caller is None else _request_key(caller)
+    change = partial(_register, deps, entrants)
+    done: Done[_Entered] | None = None
+    for pruned in (False, True):
         try:
-            tournaments.commit(tuple(writes), moves)
-        except ConcurrentUpdate:
-            deps.count("Conflicts", 1)
-            continue
+            done = transact(deps, tournament_id, change, request_key=key, refuse_unknown=True)
+            break
         except InsufficientFunds:
             whose = ("the house's bot account cannot" if all(e.bot for e in entrants)
                      else "your account cannot")
             raise ServiceError("insufficient_funds", f"{whose} cover the entry") from None
         except TooManyRegistrations as refused:
-            if not pruned and forget_finished(deps, str(refused), AccountSet.REGISTERED):
-                pruned = True
-                continue
-            raise ServiceError("too_many_registrations", "you are registered for "
-                               f"{MAX_REGISTRATIONS_PER_PLAYER} tournaments that have not "
-                               "started: unregister from one first") from None
-        deps.count("Registrations", len(entrants))
+            if pruned or not forget_finished(deps, str(refused), AccountSet.REGISTERED):
+                raise ServiceError("too_many_registrations", "you are registered for "
+                                   f"{MAX_REGISTRATIONS_PER_PLAYER} tournaments that have "
+                                   "not started: unregister from one first") from None
+    assert done is not None
+    if done.replayed is not None:
         if caller is not None:
-            _ack(deps, caller, tournament_id, new.version)
-        for callback in seated_late:
-            callback()
-        if tables:
-            deps.count("TournamentsStarted", 1)
-            for table in tables:
-                for pid, data in registrations.items():
-                    if data.get("connection_id") and table.seat_of(pid) is not None:
-                        deps.connections.add_table(str(data["connection_id"]), table.table_id)
-                path.fan_out(deps, table, [TournamentStarted(**_started_fields(new))])
-            _respawn(deps, new)
-        return new.version
-    raise ServiceError("busy", "the tournament is busy; please retry")
+            _answer(deps, caller, done)
+        return done.record.version
+    new, entered = done.record, done.result
+    assert entered is not None
+    deps.count("Registrations", len(entrants))
+    if caller is not None:
+        _answer(deps, caller, done)
+    for callback in entered.seated_late:
+        callback()
+    if entered.tables:
+        _announce_start(deps, new, entered.tables, entered.registrations)
+    return new.version
+
+
+@dataclass(frozen=True, slots=True)
+class _Entered:
+    """What a registration did besides the tournament item: the tables it started, with the
+    whole field, and what to tell the tables late entrants joined."""
+
+    tables: list[TableRecord]
+    registrations: dict[str, dict[str, Any]]
+    seated_late: list[Callable[[], None]]
+
+
+def _register(deps: Deps, entrants: list[Entrant], new: TournamentRecord, now: int,
+              plan: Plan) -> _Entered:
+    """:func:`enter`'s change: the entries paid and registered; the start if they fill it."""
+    tournaments = store(deps)
+    tournament_id = new.tournament_id
+    late = scheduled.late_open(new, now)  # R9.11
+    _refuse_entry(tournaments, new, entrants, now, late)
+    new.entrants += len(entrants)
+    registered: dict[str, dict[str, Any]] = {}
+    for entrant in entrants:
+        plan.moves.extend(_entry_moves(new, entrant.account, now, track=not entrant.bot))
+        registered[entrant.player_id] = {
+            "player_id": entrant.player_id, "account": entrant.account,
+            "bot": entrant.bot, "at_ms": now, "connection_id": entrant.connection_id}
+        plan.writes.append(PutItem(tournament_id, REG_PREFIX + entrant.player_id,
+                                   registered[entrant.player_id], new=True))
+    seated_late = scheduled.seat_late(deps, new, registered, now, plan.writes) if late else []
+    if not _fills(new):
+        return _Entered([], {}, seated_late)
+    registrations = {**dict(_registrations(tournaments, tournament_id)), **registered}
+    if len(registrations) != new.entrants:
+        # The registrations changed after the tournament item was read (an unregister, or
+        # other entries, committed in between): this commit would fail on the version anyway,
+        # so read again instead of starting with the wrong field (issue 29: the race answered
+        # ``invalid_terms: 1 entrants outside 2..2``).
+        raise ConcurrentUpdate(tournament_id)
+    return _Entered(start(deps, new, registrations, now, plan.writes), registrations,
+                    seated_late)
+
+
+def _refuse_entry(tournaments: TournamentStore, record: TournamentRecord,
+                  entrants: list[Entrant], now: int, late: bool) -> None:
+    """:raises ServiceError: When the tournament does not take these entrants now."""
+    if record.status is not TournamentStatus.REGISTERING and not late:
+        raise ServiceError("registration_closed", "this tournament takes no more entries")
+    if record.opens_ms is not None and now < record.opens_ms:
+        raise ServiceError("registration_not_open",
+                           "registration for this tournament has not opened yet")
+    for entrant in entrants:
+        if has_item(tournaments, record.tournament_id, REG_PREFIX + entrant.player_id):
+            raise ServiceError("already_registered",
+                               f"{entrant.player_id} is registered already")
+    if record.entrants + len(entrants) > record.terms.max_players:
+        raise ServiceError("tournament_full", "every seat is taken")
+
+
+def _announce_start(deps: Deps, new: TournamentRecord, tables: list[TableRecord],
+                    registrations: dict[str, dict[str, Any]]) -> None:
+    """A Sit & Go or a Spin started: its players' connections follow their tables, which
+    tell them; the next one of the same terms is listed."""
+    deps.count("TournamentsStarted", 1)
+    for table in tables:
+        for pid, data in registrations.items():
+            if data.get("connection_id") and table.seat_of(pid) is not None:
+                deps.connections.add_table(str(data["connection_id"]), table.table_id)
+        path.fan_out(deps, table, [TournamentStarted(**_started_fields(new))])
+    _respawn(deps, new)
 
 
 def _entry_moves(record: TournamentRecord, account: str, now: int,
@@ -384,63 +417,43 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
     tournaments = store(deps)
     player_id = caller.player_id
     key = REG_PREFIX + player_id
-    for _ in range(MAX_ATTEMPTS):
-        record = _load(tournaments, request.tournament_id)
-        if _replayed(deps, caller, record):
-            return
-        if record.status is not TournamentStatus.REGISTERING:
+
+    def leave(new: TournamentRecord, now: int, plan: Plan) -> None:
+        if new.status is not TournamentStatus.REGISTERING:
             raise ServiceError("registration_closed",
                                "the tournament has started: entries are no longer returned")
-        registration = dict(tournaments.items(record.tournament_id, key)).get(key)
+        registration = dict(tournaments.items(new.tournament_id, key)).get(key)
         if registration is None:
             raise ServiceError("not_registered", "you are not registered")
         if registration.get("bot"):
             raise ServiceError(BOT_SEAT, "that entry is a BOT's, the server's alone (R8.4)")
-        now = deps.clock.now_ms()
-        new = record.copy()
-        new.version += 1
         new.entrants -= 1
-        new.remember_request(_request_key(caller))
-        moves = refund_moves(new, str(registration.get("account", player_id)),
-                              LedgerReason.UNREGISTER, now)
-        try:
-            tournaments.commit((PutTournament(new, record.version),
-                                DeleteItem(record.tournament_id, key)), moves)
-        except ConcurrentUpdate:
-            continue
-        _ack(deps, caller, record.tournament_id, new.version)
-        return
-    raise ServiceError("busy", "the tournament is busy; please retry")
+        plan.moves.extend(refund_moves(new, str(registration.get("account", player_id)),
+                                       LedgerReason.UNREGISTER, now))
+        plan.writes.append(DeleteItem(new.tournament_id, key))
+
+    _answer(deps, caller, transact(deps, request.tournament_id, leave,
+                                   request_key=_request_key(caller), refuse_unknown=True))
 
 
 def cancel_tournament(deps: Deps, caller: Caller, request: p.CancelTournament) -> None:
     """Its creator cancels a tournament that has not started: every entry goes back
     (:func:`refund_entries`)."""
-    tournaments = store(deps)
-    for _ in range(MAX_ATTEMPTS):
-        record = _load(tournaments, request.tournament_id)
-        if _replayed(deps, caller, record):
-            return
-        if record.created_by != caller.player_id:
+
+    def cancel(new: TournamentRecord, now: int, plan: Plan) -> None:
+        if new.created_by != caller.player_id:
             raise ServiceError("not_host", "only the tournament's creator may cancel it")
-        if record.status is not TournamentStatus.REGISTERING:
+        if new.status is not TournamentStatus.REGISTERING:
             raise ServiceError("registration_closed", "the tournament has started")
-        now = deps.clock.now_ms()
-        new = record.copy()
-        new.version += 1
         new.status = TournamentStatus.CANCELLED
-        new.remember_request(_request_key(caller))
         new.timers = [Timer(f"payout:{new.version}", TimerKind.PAYOUT, now + PAYOUT_RETRY_MS)]
         arm_tournament(deps, new)
-        try:
-            tournaments.commit((PutTournament(new, record.version),
-                                log_entry(new, now, "cancelled", entrants=new.entrants)))
-        except ConcurrentUpdate:
-            continue
-        _ack(deps, caller, record.tournament_id, new.version)
-        refund_entries(deps, record.tournament_id)
-        return
-    raise ServiceError("busy", "the tournament is busy; please retry")
+        plan.writes.append(log_entry(new, now, "cancelled", entrants=new.entrants))
+
+    done = transact(deps, request.tournament_id, cancel, request_key=_request_key(caller),
+                    refuse_unknown=True)
+    if _answer(deps, caller, done):
+        refund_entries(deps, request.tournament_id)
 
 
 def _fills(record: TournamentRecord) -> bool:
@@ -578,58 +591,73 @@ def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
     started is recorded once (a late or duplicated execution finds it recorded, or its timer
     gone); ``payout``: prizes not paid yet are paid, a cancelled tournament's entries
     returned. Returns how many timers acted."""
-    tournaments = store(deps)
-    for _ in range(MAX_ATTEMPTS):
-        try:
-            record = tournaments.load(tournament_id)
-        except TournamentNotFound:
-            return 0
-        now = deps.clock.now_ms()
-        horizon = now + 1_000  # Step Functions waits to a whole second on its own clock
-        due = [t for t in record.timers if t.due_ms <= horizon
-               and (token is None or t.token == token or t.due_ms <= now)]
-        if not due:
-            return 0
-        if any(t.kind is TimerKind.START for t in due):  # R9.2: transactions of its own
-            scheduled.start_scheduled(deps, tournament_id)
-            return 1
-        new = record.copy()
-        new.version += 1
-        writes: list[Write] = [PutTournament(new, record.version)]
-        pay = False
-        for timer in due:
-            new.timers = [t for t in new.timers if t.token != timer.token]
-            if timer.kind is TimerKind.LEVEL and new.started_ms is not None \
-                    and new.status is TournamentStatus.RUNNING:
-                at = level_at(new.terms.structure, new.started_ms, max(now, timer.due_ms))
-                if at.level.number > new.level:
-                    new.level = at.level.number
-                    level = at.level
-                    writes.append(log_entry(new, at.started_ms, "level", level=level.number,
-                                            small_blind=level.small_blind,
-                                            big_blind=level.big_blind, ante=level.ante,
-                                            ante_mode=level.ante_mode.value))
-                schedule_level(new, now)
-            elif timer.kind is TimerKind.PAYOUT:
-                pay = True
-            elif timer.kind is TimerKind.LATE_CLOSE and new.status is TournamentStatus.RUNNING:
-                scheduled.close_late(deps, new, now, writes)  # R9.11
-        if pay:  # until every payment is made, the timer comes back
-            new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
-                                    now + PAYOUT_RETRY_MS))
-        arm_tournament(deps, new)
-        try:
-            tournaments.commit(tuple(writes))
-        except ConcurrentUpdate:
-            continue
-        if pay:
-            if new.status is TournamentStatus.CANCELLED:
-                refund_entries(deps, tournament_id)
-            else:
-                pay_prizes(deps, tournament_id)
-            retire_payout_timer(deps, tournament_id)
-        return len(due)
-    return 0
+    try:
+        done = transact(deps, tournament_id, partial(_fire, deps, token))
+    except (TournamentNotFound, Busy):
+        return 0
+    fired = done.result
+    assert fired is not None
+    if fired.start:  # R9.2: transactions of its own
+        scheduled.start_scheduled(deps, tournament_id)
+    elif fired.pay:
+        if done.record.status is TournamentStatus.CANCELLED:
+            refund_entries(deps, tournament_id)
+        else:
+            pay_prizes(deps, tournament_id)
+        retire_payout_timer(deps, tournament_id)
+    return fired.count
+
+
+@dataclass(frozen=True, slots=True)
+class _Fired:
+    count: int
+    """How many timers acted."""
+    pay: bool = False
+    """A ``payout`` timer: pay (or refund) after the commit."""
+    start: bool = False
+    """A scheduled tournament's ``start`` (:func:`.scheduled.start_scheduled`)."""
+
+
+def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
+          plan: Plan) -> _Fired:
+    """:func:`tournament_timer`'s change: the due timers act, the ``payout`` timer comes back
+    (:func:`payout_retry_ms`) until every payment is made."""
+    horizon = now + 1_000  # Step Functions waits to a whole second on its own clock
+    due = [t for t in new.timers if t.due_ms <= horizon
+           and (token is None or t.token == token or t.due_ms <= now)]
+    if not due:
+        raise Unchanged(_Fired(0))
+    if any(t.kind is TimerKind.START for t in due):
+        raise Unchanged(_Fired(1, start=True))
+    pay = False
+    for timer in due:
+        new.timers = [t for t in new.timers if t.token != timer.token]
+        if timer.kind is TimerKind.LEVEL and new.started_ms is not None \
+                and new.status is TournamentStatus.RUNNING:
+            _record_level(new, now, timer, plan)
+        elif timer.kind is TimerKind.PAYOUT:
+            pay = True
+        elif timer.kind is TimerKind.LATE_CLOSE and new.status is TournamentStatus.RUNNING:
+            scheduled.close_late(deps, new, now, plan.writes)  # R9.11
+    if pay:  # until every payment is made, the timer comes back
+        new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
+                                now + PAYOUT_RETRY_MS))
+    arm_tournament(deps, new)
+    return _Fired(len(due), pay=pay)
+
+
+def _record_level(new: TournamentRecord, now: int, timer: Timer, plan: Plan) -> None:
+    """R9.3: the level that started, once, in the log; the next level's timer."""
+    assert new.started_ms is not None
+    at = level_at(new.terms.structure, new.started_ms, max(now, timer.due_ms))
+    if at.level.number > new.level:
+        new.level = at.level.number
+        level = at.level
+        plan.writes.append(log_entry(new, at.started_ms, "level", level=level.number,
+                                     small_blind=level.small_blind,
+                                     big_blind=level.big_blind, ante=level.ante,
+                                     ante_mode=level.ante_mode.value))
+    schedule_level(new, now)
 
 
 def sweep(deps: Deps) -> int:
