@@ -49,7 +49,7 @@ from naiko.cards import seeded_random  # noqa: E402
 from naiko_service.protocol import ProtocolError, error_message, parse_request  # noqa: E402
 from naiko_service.tournament_records import HOUSE_PRIZES  # noqa: E402
 from naiko_service.usecases.private import HOUSE_BOTS  # noqa: E402
-from naiko_service.usecases.tournaments import START_DELAY_MS  # noqa: E402
+from naiko_service.usecases.tournament_start import START_DELAY_MS  # noqa: E402
 from service_testing import Harness, harness  # noqa: E402
 
 SEED = 7

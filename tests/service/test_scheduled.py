@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from naiko.state import Variant
 from naiko_local.tournament import Simulation, terms_for
+from naiko_service.ports import ConcurrentUpdate, PutTournament
 from naiko_service.tournament_records import TournamentStatus
-from naiko_service.usecases import ServiceError, tournaments
+from naiko_service.usecases import ServiceError, scheduled, tournaments
 from naiko_service.usecases.private import HOUSE_BOTS
+from naiko_service.usecases.tournament_uow import MAX_ATTEMPTS
 
 ENTRY = 10
 MINUTE = 60_000
@@ -250,3 +252,83 @@ def test_r9_11_a_field_that_falls_to_one_during_late_registration_finishes_at_on
     with pytest.raises(ServiceError) as refused:
         tournaments.enter(deps, None, tid, [tournaments.Entrant("bot-too-late", HOUSE_BOTS, True)])
     assert refused.value.code in ("registration_closed", "tournament_finished")
+
+
+# -- the start through the tournament unit of work (issue 22 item 3) -------------------------
+
+def racing_commit(sim: Simulation, when: Any, other: Any) -> list[int]:
+    """Run *other* once, just before the first commit whose tournament item satisfies *when*
+    (after the start read the item, before its commit lands): the commit then meets the
+    other's write. Returns a list that counts the races."""
+    commit = sim.tournaments.commit
+    raced: list[int] = []
+
+    def racing(writes: tuple[Any, ...], moves: tuple[Any, ...] = ()) -> None:
+        if not raced and any(isinstance(w, PutTournament) and when(w.record) for w in writes):
+            raced.append(1)
+            other()
+        commit(writes, moves)
+
+    sim.tournaments.commit = racing  # type: ignore[method-assign]
+    return raced
+
+
+def test_r9_2_an_entry_committed_while_the_start_closes_registration_is_in_the_field() -> None:
+    sim = simulation(20)
+    tid = listed(sim)
+    deps = sim.service.deps
+    tournaments.enter(deps, None, tid, humans(sim, 6))
+    sim.accounts.grant("late", 100, ref="test")
+    raced = racing_commit(
+        sim, lambda record: record.status is TournamentStatus.STARTING,
+        lambda: tournaments.enter(deps, None, tid, [tournaments.Entrant("late", "late")]))
+    sim.clock.now = sim.tournaments.load(tid).starts_ms  # type: ignore[assignment]
+    scheduled.start_scheduled(deps, tid)
+    record = sim.tournaments.load(tid)
+    assert raced == [1]
+    assert record.status is TournamentStatus.RUNNING and record.entrants == 7
+    seated = [s.player_id for t in record.tables for s in sim.store.load(t).state.seats if s]
+    assert sorted(seated) == sorted([f"p{n}" for n in range(6)] + ["late"])
+    assert sim.store.audit().holds
+
+
+def test_r9_2_a_start_run_twice_at_once_seats_the_field_once() -> None:
+    """A duplicated execution of the start: both draw the same seats from the kept seed; the
+    one that commits second finds the tournament running and writes nothing."""
+    sim = simulation(20)
+    tid = listed(sim)
+    deps = sim.service.deps
+    tournaments.enter(deps, None, tid, humans(sim, 13))
+    raced = racing_commit(sim, lambda record: record.status is TournamentStatus.RUNNING,
+                          lambda: scheduled.start_scheduled(deps, tid))
+    sim.clock.now = sim.tournaments.load(tid).starts_ms  # type: ignore[assignment]
+    scheduled.start_scheduled(deps, tid)
+    record = sim.tournaments.load(tid)
+    assert raced == [1] and record.status is TournamentStatus.RUNNING
+    assert len(record.tables) == 3
+    seated = [s.player_id for t in record.tables for s in sim.store.load(t).state.seats if s]
+    assert sorted(seated) == sorted(f"p{n}" for n in range(13))
+    started = [e for e in tournaments.export_log(deps, tid) if e["type"] == "started"]
+    assert len(started) == 1
+    assert sim.store.audit().holds
+
+
+def test_r9_2_a_start_that_always_conflicts_is_busy_and_changes_nothing() -> None:
+    sim = simulation(20)
+    tid = listed(sim)
+    deps = sim.service.deps
+    deps.pause = lambda seconds: None
+    tournaments.enter(deps, None, tid, humans(sim, 6))
+    before = sim.tournaments.load(tid).to_document()
+    commits: list[int] = []
+
+    def conflicting(writes: tuple[Any, ...], moves: tuple[Any, ...] = ()) -> None:
+        commits.append(1)
+        raise ConcurrentUpdate(tid)
+
+    sim.tournaments.commit = conflicting  # type: ignore[method-assign]
+    sim.clock.now = sim.tournaments.load(tid).starts_ms  # type: ignore[assignment]
+    with pytest.raises(ServiceError) as refused:
+        scheduled.start_scheduled(deps, tid)
+    assert refused.value.code == "busy" and len(commits) == MAX_ATTEMPTS
+    assert sim.tournaments.load(tid).to_document() == before  # still registering, start timer

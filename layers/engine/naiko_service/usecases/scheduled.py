@@ -16,13 +16,14 @@ from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.seating import initial_seating
 
 from ..notices import TournamentStarted
-from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound, Write
+from ..ports import ConcurrentUpdate, PutItem, PutTable, TableNotFound, Write
 from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Result, Seating, TournamentRecord, TournamentStatus
 from .base import Deps, Outcome
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
+from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
 from .tournament_tables import log_entry
-from .tournament_uow import store
+from .tournament_uow import Plan, Unchanged, store, transact
 
 TABLES_PER_TRANSACTION = 90
 """Table items written per transaction when a tournament starts (DynamoDB takes 100 items
@@ -43,38 +44,60 @@ def start_scheduled(deps: Deps, tournament_id: str) -> None:
     players registered, otherwise it is cancelled and every entry returned. Starting: the
     registration closes and a seed for the seat draw is kept (one transaction), then the
     tables are written in batches (a retry after a crash draws the same seats and finds the
-    tables it already wrote), and the last batch puts the tournament in play."""
-    from . import path
-    from .tournaments import START_DELAY_MS, _new_table, _registrations, schedule_level
+    tables it already wrote), and the last batch puts the tournament in play. Both
+    transactions are :func:`.tournament_uow.transact`'s: retried on a conflict.
 
-    tournaments = store(deps)
-    record = tournaments.load(tournament_id)
-    now = deps.clock.now_ms()
-    if record.status is TournamentStatus.REGISTERING:
-        new = record.copy()
-        new.version += 1
-        new.timers = [t for t in new.timers if t.kind is not TimerKind.START]
-        if new.entrants < new.terms.min_players:
-            new.status = TournamentStatus.CANCELLED
-            new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
-                                    now + PAYOUT_RETRY_MS))
-            arm_tournament(deps, new)
-            tournaments.commit((PutTournament(new, record.version),
-                                log_entry(new, now, "cancelled", entrants=new.entrants,
-                                          reason="min_players")))
-            settle(deps, tournament_id)
-            return
-        new.status = TournamentStatus.STARTING
-        new.start_seed = deps.rng.randrange(2**63)
-        tournaments.commit((PutTournament(new, record.version),))
-        record = new
-    if record.status is not TournamentStatus.STARTING:
+    :raises Busy: When a transaction met a conflict on every attempt (the start is taken up
+        where it stopped by the next execution).
+    """
+    closed = transact(deps, tournament_id, partial(_close_registration, deps=deps))
+    if closed.written and closed.record.status is TournamentStatus.CANCELLED:
+        settle(deps, tournament_id)
         return
-    registrations = dict(_registrations(tournaments, tournament_id))
-    assert record.start_seed is not None
-    draw = seeded_random(record.start_seed)
-    new = record.copy()
-    new.version += 1
+    seated = transact(deps, tournament_id, partial(_seat_field, deps=deps))
+    if not seated.written or seated.result is None:
+        return
+    deps.count("TournamentsStarted", 1)
+    from . import path
+
+    for table in seated.result:
+        for connection in table.connections.values():
+            deps.connections.add_table(connection, table.table_id)
+        path.fan_out(deps, table, [TournamentStarted(**started_fields(seated.record))])
+
+
+def _close_registration(new: TournamentRecord, now: int, plan: Plan, *,
+                        deps: Deps) -> None:
+    """The start's first transaction: below ``min_players`` the tournament is cancelled
+    (its ``payout`` timer returns the entries); otherwise registration closes (``starting``)
+    with the seed of the seat draw."""
+    if new.status is not TournamentStatus.REGISTERING:
+        raise Unchanged
+    new.timers = [t for t in new.timers if t.kind is not TimerKind.START]
+    if new.entrants < new.terms.min_players:
+        new.status = TournamentStatus.CANCELLED
+        new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
+                                now + PAYOUT_RETRY_MS))
+        arm_tournament(deps, new)
+        plan.writes.append(log_entry(new, now, "cancelled", entrants=new.entrants,
+                                     reason="min_players"))
+        return
+    new.status = TournamentStatus.STARTING
+    new.start_seed = deps.rng.randrange(2**63)
+
+
+def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
+                deps: Deps) -> list[TableRecord]:
+    """The start's second transaction: the seats drawn from the kept seed, the tables
+    written in batches (all but the last before this transaction, each found written by a
+    retry), and the last batch with the tournament in play (``running``) and its log."""
+    from . import path
+
+    if new.status is not TournamentStatus.STARTING:
+        raise Unchanged
+    registrations = dict(entries(store(deps), new.tournament_id))
+    assert new.start_seed is not None
+    draw = seeded_random(new.start_seed)
     new.status = TournamentStatus.RUNNING
     new.started_ms = now + START_DELAY_MS
     new.players_left = len(registrations)
@@ -82,8 +105,8 @@ def start_scheduled(deps: Deps, tournament_id: str) -> None:
     new.payouts = [] if late else new.terms.prizes(len(registrations))
     new.level = 1
     layout = initial_seating(sorted(registrations), new.terms.seat_count, draw)
-    tables = [_new_table(deps, new, t.number, t.seats, registrations, now, multi=True,
-                         rng=draw) for t in layout]
+    tables = [new_table(deps, new, t.number, t.seats, registrations, now, multi=True,
+                        rng=draw) for t in layout]
     new.seating = Seating(counts={t.number: t.player_count for t in layout},
                           table_ids={t.tournament.number: t.table_id  # type: ignore[union-attr]
                                      for t in tables},
@@ -101,28 +124,25 @@ def start_scheduled(deps: Deps, tournament_id: str) -> None:
                for i in range(0, len(tables), TABLES_PER_TRANSACTION)]
     for batch in batches[:-1]:
         _write_tables(deps, batch)
-    pool = sum(new.payouts)
-    started: dict[str, Any] = {
+    plan.writes.extend(PutTable(t, None) for t in batches[-1] if not _exists(deps, t.table_id))
+    plan.writes.append(log_entry(new, now, "started", **_started_log(new, tables, late)))
+    if not late:
+        plan.writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
+                                     prize_pool=sum(new.payouts), payouts=list(new.payouts)))
+    return tables
+
+
+def _started_log(new: TournamentRecord, tables: list[TableRecord],
+                 late: bool) -> dict[str, Any]:
+    """The ``started`` log entry's fields: the field, the pool so far, every table's seats
+    and first button."""
+    return {
         "starting_stack": new.terms.starting_stack, "entrants": new.entrants,
-        "prize_pool": pool if not late else new.terms.entry * new.entrants,
+        "prize_pool": sum(new.payouts) if not late else new.terms.entry * new.entrants,
         "payouts": list(new.payouts),
         "tables": {t.table_id: {str(i): s.player_id for i, s in enumerate(t.state.seats) if s}
                    for t in tables},
         "buttons": {t.table_id: t.tournament.first_button for t in tables if t.tournament}}
-    writes: list[Write] = [PutTournament(new, record.version),
-                           log_entry(new, now, "started", **started)]
-    if not late:
-        writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
-                                prize_pool=pool, payouts=list(new.payouts)))
-    last = [t for t in batches[-1] if not _exists(deps, t.table_id)]
-    tournaments.commit((*[PutTable(t, None) for t in last], *writes))
-    deps.count("TournamentsStarted", 1)
-    from .tournaments import _started_fields
-
-    for table in tables:
-        for connection in table.connections.values():
-            deps.connections.add_table(connection, table.table_id)
-        path.fan_out(deps, table, [TournamentStarted(**_started_fields(new))])
 
 
 def _exists(deps: Deps, table_id: str) -> bool:
@@ -153,8 +173,6 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
     when every table is full a new table opens and balancing fills it. Returns what to do
     after the commit (tell the tables)."""
     from . import mtt, path
-    from .tournaments import _new_table
-
     seating = new.seating
     assert seating is not None
     after: list[Callable[[], None]] = []
@@ -166,7 +184,7 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
         if seating.counts[target] >= new.terms.seat_count:  # every table is full
             number = seating.next_number
             seating.next_number += 1
-            table = _new_table(deps, new, number, (player_id,) + (None,) * (
+            table = new_table(deps, new, number, (player_id,) + (None,) * (
                 new.terms.seat_count - 1), {player_id: registration}, now, multi=True)
             # Alone there: it holds (polling) until balancing or the next entrant brings a
             # second player, who releases it (:func:`.mtt._execute`).

@@ -20,9 +20,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from naiko import commands as cmd
-from naiko.engine import apply_in_place
-from naiko.state import TableState, Variant
+from naiko.state import Variant
 from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.seating import initial_seating
 from naiko.tournaments.structures import InvalidTerms, TournamentKind, from_preset, level_at
@@ -47,7 +45,7 @@ from ..ports import (
     TournamentStore,
     Write,
 )
-from ..records import TableKind, TableRecord, TableSettings, Timer, TimerKind, TournamentSeat
+from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import (
     HOUSE_PRIZES,
     TOURNAMENT_PREFIX,
@@ -68,12 +66,9 @@ from .tournament_payments import (
     refund_moves,
     retire_payout_timer,
 )
+from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
 from .tournament_tables import log_entry
 from .tournament_uow import Busy, Done, Plan, Unchanged, store, transact
-
-START_DELAY_MS = 5_000
-"""Between the start and the first hand: players see their seats (and a Spin its multiplier,
-R9.10) before the first card."""
 
 
 def tournament_id_for(player_id: str, request_id: str) -> str:
@@ -357,7 +352,7 @@ def _register(deps: Deps, entrants: list[Entrant], new: TournamentRecord, now: i
     seated_late = scheduled.seat_late(deps, new, registered, now, plan.writes) if late else []
     if not _fills(new):
         return _Entered([], {}, seated_late)
-    registrations = {**dict(_registrations(tournaments, tournament_id)), **registered}
+    registrations = {**dict(entries(tournaments, tournament_id)), **registered}
     if len(registrations) != new.entrants:
         # The registrations changed after the tournament item was read (an unregister, or
         # other entries, committed in between): this commit would fail on the version anyway,
@@ -393,7 +388,7 @@ def _announce_start(deps: Deps, new: TournamentRecord, tables: list[TableRecord]
         for pid, data in registrations.items():
             if data.get("connection_id") and table.seat_of(pid) is not None:
                 deps.connections.add_table(str(data["connection_id"]), table.table_id)
-        path.fan_out(deps, table, [TournamentStarted(**_started_fields(new))])
+        path.fan_out(deps, table, [TournamentStarted(**started_fields(new))])
     _respawn(deps, new)
 
 
@@ -462,12 +457,6 @@ def _fills(record: TournamentRecord) -> bool:
         and record.entrants >= record.terms.max_players
 
 
-def _registrations(tournaments: TournamentStore,
-                   tournament_id: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(key.removeprefix(REG_PREFIX), data)
-            for key, data in tournaments.items(tournament_id, REG_PREFIX)]
-
-
 def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[str, Any]],
           now: int, writes: list[Write]) -> list[TableRecord]:
     """R9.2: seats and each table's first button drawn at random, every entrant with the same
@@ -487,7 +476,7 @@ def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[st
     record.level = 1
     tables = []
     for seating in initial_seating(sorted(registrations), terms.seat_count, deps.rng):
-        table = _new_table(deps, record, seating.number, seating.seats, registrations, now)
+        table = new_table(deps, record, seating.number, seating.seats, registrations, now)
         path.arm(deps, table.table_id, table, now)
         record.tables.append(table.table_id)
         writes.append(PutTable(table, None))
@@ -509,53 +498,6 @@ def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[st
     return tables
 
 
-def _new_table(deps: Deps, record: TournamentRecord, number: int,
-               seats: tuple[str | None, ...], registrations: dict[str, dict[str, Any]],
-               now: int, multi: bool = False, rng: Any = None) -> TableRecord:
-    """A tournament table: an ordinary table item marked with its tournament, every entrant
-    with the starting stack of tournament chips; its first hand at the tournament's start."""
-    terms = record.terms
-    started = record.started_ms
-    assert started is not None
-    config = replace(terms.table_config(started, started), deal_absent=True)
-    state = TableState.new(config)
-    occupied = []
-    for index, player_id in enumerate(seats):
-        if player_id is not None:
-            apply_in_place(state, cmd.SitDown(
-                seat_index=index, player_id=player_id, stack=terms.starting_stack,
-                is_bot=bool(registrations[player_id].get("bot"))))
-            occupied.append(index)
-    settings = TableSettings(name=f"{record.name} #{number}", host=record.created_by,
-                             min_buy_in=0, max_buy_in=0, decision_ms=terms.decision_ms,
-                             pause_ms=deps.default_pause_ms, kind=TableKind.TOURNAMENT,
-                             bots=terms.bots_allowed, min_players=2, bot_level="old")
-    info = TournamentSeat(record.tournament_id, started, terms.structure,
-                          payouts=tuple(record.payouts), entrants=record.entrants,
-                          players_left=record.players_left,
-                          multiplier=record.spin.multiplier if record.spin else None,
-                          first_button=(occupied[(rng or deps.rng).randrange(len(occupied))]
-                                        if occupied else None),
-                          number=number, multi=multi)
-    table = TableRecord(f"{record.tournament_id}-{number}", 1, settings, state, created_ms=now,
-                        seq=1, tournament=info)
-    for player_id in seats:
-        if player_id is not None:
-            connection = registrations[player_id].get("connection_id")
-            if connection:
-                table.connections[player_id] = str(connection)
-            if registrations[player_id].get("bot"):
-                table.room.funding[player_id] = str(registrations[player_id]["account"])
-    table.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, started))
-    return table
-
-
-def _started_fields(record: TournamentRecord) -> dict[str, Any]:
-    return {"tournament_id": record.tournament_id, "first_hand_ms": record.started_ms or 0,
-            "prize_pool": sum(record.payouts), "payouts": tuple(record.payouts),
-            "multiplier": record.spin.multiplier if record.spin else None}
-
-
 def _respawn(deps: Deps, record: TournamentRecord) -> None:
     """A room keeps a Sit & Go or a Spin of the same terms registering: when one starts, the
     next is listed (its id derives from the one that started, so this happens once)."""
@@ -575,16 +517,6 @@ def export_log(deps: Deps, tournament_id: str) -> list[dict[str, Any]]:
 
 
 # -- the tournament's timers ---------------------------------------------------------------------
-
-def schedule_level(record: TournamentRecord, now: int) -> None:
-    """R9.3: one timer at the start of the next level; it records the level for the lobby and
-    the log (tables work the level out themselves when they deal: no table is written)."""
-    assert record.started_ms is not None
-    at = level_at(record.terms.structure, record.started_ms, max(now, record.started_ms))
-    record.timers = [t for t in record.timers if t.kind is not TimerKind.LEVEL]
-    if at.next_ms is not None:
-        record.timers.append(Timer(f"level:{at.level.number + 1}", TimerKind.LEVEL, at.next_ms))
-
 
 def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
     """A tournament timer fired (``token``; ``None``: the sweep). ``level``: the level that
@@ -621,7 +553,7 @@ class _Fired:
 def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
           plan: Plan) -> _Fired:
     """:func:`tournament_timer`'s change: the due timers act, the ``payout`` timer comes back
-    (:func:`payout_retry_ms`) until every payment is made."""
+    until every payment is made."""
     horizon = now + 1_000  # Step Functions waits to a whole second on its own clock
     due = [t for t in new.timers if t.due_ms <= horizon
            and (token is None or t.token == token or t.due_ms <= now)]
