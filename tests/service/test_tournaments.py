@@ -555,6 +555,47 @@ def test_r9_9_a_prize_is_paid_once_although_its_timer_fires_twice(
     assert len(ledger(h, LedgerReason.PRIZE)) == 6 and h.store.audit().holds
 
 
+
+def test_r9_9_an_unpaid_prize_is_tried_again_5_s_after_its_place_then_every_minute(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/tournaments.md, ``payout:<v>``: a payment that failed is tried 5 s later, then
+    every minute (``PAYOUT_BACKOFF_MS``) until it is made, not every 5 s forever."""
+    h = harness()
+    tid, players = spin_25x(h)
+    table = table_of(h, tid)
+    assert table.tournament is not None and h.tournaments is not None
+    b = table.tournament.first_button
+    button, small, big = (at(h, tid, (b + k) % 3, players) for k in range(3))
+    monkeypatch.setattr(tournament_tables, "settle", lambda deps, tid: 0)  # could not pay
+    rig(monkeypatch, h, tid, [(button, "AsAh"), (small, "KsKh"), (big, "QsQh")], "Ad9c5h3s2c")
+    deal(h, tid)
+    for _ in range(3):
+        act(h, tid, players, "all_in")
+    ended = h.clock.now
+    tournaments_ = h.tournaments
+
+    def payout() -> Any:
+        return next(t for t in tournaments_.load(tid).timers if t.kind is TimerKind.PAYOUT)
+
+    due = [payout().due_ms]
+    assert due[0] == ended + tournament_payments.PAYOUT_RETRY_MS == ended + 5_000
+    unpaid = tournaments.pay_prizes
+    monkeypatch.setattr(tournaments, "pay_prizes", lambda deps, tid: 0)  # still failing
+    for _ in range(3):
+        timer = payout()
+        h.clock.now = timer.due_ms
+        assert h.service.timer_fired("T:" + tid, timer.token)
+        due.append(payout().due_ms)
+    assert [due[n + 1] - due[n] for n in range(3)] == [60_000] * 3
+    assert h.accounts.balance(button.player_id) == 9_900  # not paid yet
+    monkeypatch.setattr(tournaments, "pay_prizes", unpaid)  # the house account is funded
+    timer = payout()
+    h.clock.now = timer.due_ms
+    assert h.service.timer_fired("T:" + tid, timer.token)
+    assert h.accounts.balance(button.player_id) == 9_900 + 2_000
+    assert not any(t.kind is TimerKind.PAYOUT for t in tournaments_.load(tid).timers)
+    assert h.store.audit().holds
+
 # -- R9.6 button and blinds -----------------------------------------------------------------------
 
 def test_r9_6_going_from_three_to_two_the_last_big_blind_gets_the_button(

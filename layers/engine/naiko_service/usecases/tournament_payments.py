@@ -30,11 +30,13 @@ from .base import Deps
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 PAYOUT_RETRY_MS = 5_000
-"""A prize not paid right after its place became final is paid by the tournament's
-``payout`` timer this much later (and by the sweep after that)."""
+"""A prize not paid right after its place became final (a cancelled tournament's entry not
+returned) is paid by the tournament's ``payout`` timer this much later (the sweep backs the
+timer up)."""
 
 PAYOUT_BACKOFF_MS = 60_000
-"""Then every minute, until every prize is paid (an alarm watches ``PrizeFailures``)."""
+"""Then, while anything is owed, the ``payout`` timer comes back every minute
+(:func:`~.tournaments.tournament_timer`; an alarm watches ``PrizeFailures``)."""
 
 REG_PREFIX = "reg#"
 """A registration item: ``reg#<player>`` (``player_id``, ``account``, ``bot``, ``at_ms``,

@@ -57,6 +57,7 @@ from . import path, scheduled
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
 from .tournament_payments import (
+    PAYOUT_BACKOFF_MS,
     PAYOUT_RETRY_MS,
     REG_PREFIX,
     arm_tournament,
@@ -553,6 +554,7 @@ class _Fired:
 def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
           plan: Plan) -> _Fired:
     """:func:`tournament_timer`'s change: the due timers act, the ``payout`` timer comes back
+    (:data:`PAYOUT_BACKOFF_MS`)
     until every payment is made."""
     horizon = now + 1_000  # Step Functions waits to a whole second on its own clock
     due = [t for t in new.timers if t.due_ms <= horizon
@@ -571,9 +573,9 @@ def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
             pay = True
         elif timer.kind is TimerKind.LATE_CLOSE and new.status is TournamentStatus.RUNNING:
             scheduled.close_late(deps, new, now, plan.writes)  # R9.11
-    if pay:  # until every payment is made, the timer comes back
+    if pay:  # until every payment is made, the timer comes back, every minute
         new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
-                                now + PAYOUT_RETRY_MS))
+                                now + PAYOUT_BACKOFF_MS))
     arm_tournament(deps, new)
     return _Fired(len(due), pay=pay)
 
