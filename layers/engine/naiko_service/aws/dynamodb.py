@@ -13,7 +13,7 @@ import json
 import time
 import uuid
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +47,7 @@ from ..records import (
     open_record,
     seal_fallback,
 )
+from .dynamodb_client import Item, error_code, paged_query
 from .histories import history_puts
 
 LOBBY_INDEX = "lobby-index"
@@ -116,25 +117,6 @@ def due_read_keys(shards: int, previous_shards: int = 0) -> list[str]:
     ['due', 'due#0', 'due#1', 'due#2']
     """
     return [TIMER_DUE] + [f"{TIMER_DUE}#{k}" for k in range(max(shards, previous_shards))]
-
-Item = dict[str, dict[str, Any]]
-"""A DynamoDB item in the low-level client's typed form: ``{"version": {"N": "3"}}``."""
-
-
-def _error_code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
-
-def _paged_query(client: Any, **request: Any) -> Iterator[Item]:
-    """Items of a Query, page after page (the caller stops when it has enough)."""
-    while True:
-        response = client.query(**request)
-        yield from response.get("Items", [])
-        last_key = response.get("LastEvaluatedKey")
-        if not last_key:
-            return
-        request["ExclusiveStartKey"] = last_key
-
 
 class DynamoTableStore:
     """:class:`~naiko_service.ports.TableStore` on DynamoDB: one item per table.
@@ -293,7 +275,7 @@ class DynamoTableStore:
             try:
                 self.client.put_item(**put)
             except ClientError as exc:
-                if _error_code(exc) in ("ConditionalCheckFailedException",
+                if error_code(exc) in ("ConditionalCheckFailedException",
                                         "TransactionConflictException"):
                     raise ConcurrentUpdate(table_id) from exc
                 raise
@@ -307,7 +289,7 @@ class DynamoTableStore:
         try:
             self.client.transact_write_items(TransactItems=items)
         except ClientError as exc:
-            if _error_code(exc) != "TransactionCanceledException":
+            if error_code(exc) != "TransactionCanceledException":
                 raise
             codes = [str(reason.get("Code", "None"))
                      for reason in exc.response.get("CancellationReasons", [])]
@@ -436,7 +418,7 @@ class DynamoTableStore:
         summaries: list[TableSummary] = []
         if limit <= 0:
             return summaries
-        for item in _paged_query(
+        for item in paged_query(
                 self.client, TableName=self.tables_table, IndexName=LOBBY_INDEX,
                 KeyConditionExpression="#lobby = :open",
                 ExpressionAttributeNames={"#lobby": "lobby"},
@@ -450,7 +432,7 @@ class DynamoTableStore:
     def find_open(self, stakes: str, limit: int = 20) -> list[TableSummary]:
         """Listed tables at *stakes*, fewest players first: a Query on ``stakes-index``."""
         found: list[TableSummary] = []
-        for item in _paged_query(
+        for item in paged_query(
                 self.client, TableName=self.tables_table, IndexName=STAKES_INDEX,
                 KeyConditionExpression="#stakes = :stakes",
                 ExpressionAttributeNames={"#stakes": "stakes"},
@@ -462,7 +444,7 @@ class DynamoTableStore:
 
     def find_by_code(self, code: str) -> str | None:
         """The table holding invite code *code*: a Query on ``code-index``."""
-        for item in _paged_query(
+        for item in paged_query(
                 self.client, TableName=self.tables_table, IndexName=CODE_INDEX,
                 KeyConditionExpression="#code = :code",
                 ExpressionAttributeNames={"#code": "invite_code"},
@@ -491,7 +473,7 @@ class DynamoTableStore:
     def _due_shard(self, key: str, now_ms: int, limit: int) -> list[tuple[int, str]]:
         """``(due_ms, table_id)`` of one shard's due tables, oldest first, at most *limit*."""
         found: list[tuple[int, str]] = []
-        for item in _paged_query(
+        for item in paged_query(
                 self.client, TableName=self.tables_table, IndexName=DUE_INDEX,
                 KeyConditionExpression="#timer = :due AND #due_ms <= :now",
                 ProjectionExpression="#id, #due_ms",
@@ -689,7 +671,7 @@ class DynamoAccounts:
                 ExpressionAttributeNames={"#set": str(which), "#id": "player_id"},
                 ExpressionAttributeValues={":ids": {"SS": sorted(ids)}})
         except ClientError as exc:
-            if _error_code(exc) != "ConditionalCheckFailedException":
+            if error_code(exc) != "ConditionalCheckFailedException":
                 raise
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
@@ -775,7 +757,7 @@ class DynamoConnections:
                     ":exp": {"N": str(int(self.clock()) + self.ttl_seconds)},
                 })
         except ClientError as exc:
-            if _error_code(exc) != "ConditionalCheckFailedException":
+            if error_code(exc) != "ConditionalCheckFailedException":
                 raise
             raise TooManyWatched(connection_id) from exc
 
@@ -789,7 +771,7 @@ class DynamoConnections:
                 ExpressionAttributeNames={"#tables": "tables", "#id": "connection_id"},
                 ExpressionAttributeValues={":table": {"SS": [table_id]}})
         except ClientError as exc:
-            if _error_code(exc) != "ConditionalCheckFailedException":
+            if error_code(exc) != "ConditionalCheckFailedException":
                 raise
 
     def unbind(self, connection_id: str) -> None:
@@ -816,7 +798,7 @@ class DynamoConnections:
                     ReturnValues="UPDATED_NEW")
                 return int(response["Attributes"]["refusals"]["N"])
             except ClientError as exc:
-                if _error_code(exc) != "ConditionalCheckFailedException":
+                if error_code(exc) != "ConditionalCheckFailedException":
                     raise
             try:
                 self.client.update_item(
@@ -831,7 +813,7 @@ class DynamoConnections:
                                                ":window": {"N": str(window)}})
                 return count
             except ClientError as exc:
-                if _error_code(exc) != "ConditionalCheckFailedException":
+                if error_code(exc) != "ConditionalCheckFailedException":
                     raise
             if not self._get(connection_id):
                 return 0

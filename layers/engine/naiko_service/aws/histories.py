@@ -20,15 +20,12 @@ the same ``TransactWriteItems`` as the table write that ends the hand
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import hand_records
 from ..hand_records import HandRecord, Page, PlayerHand, player_key
 from ..records import Sealer
-from . import dynamodb  # its paged Query (dynamodb imports history_puts from here)
-
-if TYPE_CHECKING:
-    from .dynamodb import Item
+from .dynamodb_client import Item, paged_query
 
 TABLE_PREFIX = "table#"
 PLAYER_PREFIX = "player#"
@@ -93,7 +90,7 @@ class DynamoHandHistories:
             condition += " AND #sk < :before"
             values[":before"] = {"S": before}
         hands: list[PlayerHand] = []
-        for item in dynamodb._paged_query(
+        for item in paged_query(
                 self.client, TableName=self.history_table, ConsistentRead=True,
                            KeyConditionExpression=condition,
                            ExpressionAttributeNames={"#pk": "pk", **(
@@ -111,7 +108,7 @@ class DynamoHandHistories:
         found: list[HandRecord] = []
         if limit <= 0:
             return found
-        for item in dynamodb._paged_query(
+        for item in paged_query(
                 self.client, TableName=self.history_table, ConsistentRead=True,
                            KeyConditionExpression="#pk = :pk AND #sk > :after",
                            ExpressionAttributeNames={"#pk": "pk", "#sk": "sk"},

@@ -40,14 +40,12 @@ from ..tournament_records import TournamentRecord
 from .dynamodb import (
     SHARD_QUERY_WORKERS,
     DynamoTableStore,
-    Item,
-    _error_code,
     _net_moves,
-    _paged_query,
     due_key,
     due_read_keys,
     stored_histories,
 )
+from .dynamodb_client import Item, error_code, paged_query
 
 TOURNAMENT_ITEM = "tournament"
 """The sort key of a tournament's own item."""
@@ -119,7 +117,7 @@ class DynamoTournamentStore:
         prefix)``, in key order."""
         self.reads += 1
         return [(str(item["item"]["S"]), json.loads(item["data"]["S"]))
-                for item in _paged_query(
+                for item in paged_query(
                     self.client, TableName=self.tournaments_table, ConsistentRead=True,
                     KeyConditionExpression="#t = :t AND begins_with(#item, :prefix)",
                     ExpressionAttributeNames={"#t": "tournament_id", "#item": "item"},
@@ -161,7 +159,7 @@ class DynamoTournamentStore:
         try:
             self.client.transact_write_items(TransactItems=items)
         except ClientError as exc:
-            if _error_code(exc) != "TransactionCanceledException":
+            if error_code(exc) != "TransactionCanceledException":
                 raise
             reasons = exc.response.get("CancellationReasons", [])
             codes = [str(reason.get("Code", "None")) for reason in reasons]
@@ -209,7 +207,7 @@ class DynamoTournamentStore:
     def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
         """Tournaments registering or running, newest first: a Query on ``lobby-index``."""
         found: list[dict[str, Any]] = []
-        for item in _paged_query(
+        for item in paged_query(
                 self.client, TableName=self.tournaments_table, IndexName=LOBBY_INDEX,
                 KeyConditionExpression="#lobby = :open",
                 ExpressionAttributeNames={"#lobby": "lobby"},
@@ -251,7 +249,7 @@ class DynamoTournamentStore:
 
 
 def _due_items(client: Any, table: str, key: str, now_ms: int, limit: int) -> Iterator[Item]:
-    yield from _paged_query(
+    yield from paged_query(
         client, TableName=table, IndexName=DUE_INDEX,
         KeyConditionExpression="#timer = :due AND #due_ms <= :now",
         ExpressionAttributeNames={"#timer": "timer", "#due_ms": "due_ms"},
