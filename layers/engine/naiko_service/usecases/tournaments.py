@@ -10,7 +10,7 @@ What happens at its tables (levels dealt, absent players, eliminations, prizes) 
 
 Every change is one transaction of the items it touches (tournament, registration, tables, log
 entries, accounts: :meth:`~naiko_service.ports.TournamentStore.commit`), conditional on the
-versions read and retried on a conflict."""
+versions read and retried on a conflict (:func:`.tournament_uow.transact`)."""
 
 from __future__ import annotations
 
