@@ -297,7 +297,7 @@ class _Replay:
     def _fold(self, seat: int, pot: int, to_call: int) -> None:
         hole = self.holes.get(seat)
         others = self._others(seat)
-        if hole is None or not others or (to_call + pot) < self.t.min_chips_bb * self.bb:
+        if hole is None or len(others) != 1 or (to_call + pot) < self.t.min_chips_bb * self.bb:
             return
         if self.eq.absolute(hole, self.board, self.rnd) < self.t.strong_fold:
             return
@@ -313,7 +313,7 @@ class _Replay:
     def _put_in(self, seat: int, pot: int, chips: int) -> None:
         hole = self.holes.get(seat)
         others = self._others(seat)
-        if hole is None or not others or chips < self.t.min_chips_bb * self.bb:
+        if hole is None or len(others) != 1 or chips < self.t.min_chips_bb * self.bb:
             return
         if self.eq.absolute(hole, self.board, self.rnd) >= self.t.weak_call:
             return

@@ -10,8 +10,9 @@ and raises, and of cheap calls into folds). Each hand becomes the
 
 Planted, each a group that sits down together at most of its sessions:
 
-- **dumping pairs** (giver → taker): when the taker bets, the giver folds whatever it holds;
-  heads-up against the taker with a weak hand, the giver shoves (and the taker calls it);
+- **dumping pairs** (giver → taker): in a share of the spots where the taker is in the pot,
+  the giver folds a strong hand to the taker's bet, calls the taker's bet with a weak one, and
+  heads-up against the taker with a weak hand shoves (the taker calls it);
 - **soft-playing friends**: heads-up against each other they never bet or raise;
 - **a multi-accounting ring**: three accounts of one person, only ever seated together,
   soft-playing each other;
@@ -32,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from naiko.bots import decide
+from naiko.bots import decide, estimate_equity
 from naiko.cards import shuffled_deck
 from naiko.commands import AddChips, Bet, Call, Check, Command, Fold, RaiseTo, SitDown, StartHand
 from naiko.engine import apply, legal_actions
@@ -96,7 +97,7 @@ class Plan:
     innocent_friend_pairs: int = 4
     lucky_pairs: int = 3
     hands_per_session: int = 40
-    dump_rate: float = 0.35
+    dump_rate: float = 0.5
     """Chance a dumping giver dumps in a spot where it can (folds to the taker, or shoves)."""
     lucky_rate: float = 0.5
     """Share of a lucky pair's hands together in which the lucky one gets the better hand."""
@@ -252,14 +253,24 @@ class _Population:
         rng = self.rng
         taker = self.dump_taker.get(me)
         if taker is not None and taker in live and rng.random() < self.plan.dump_rate:
-            if prompt["to_call"] > 0:
-                return Fold(seat_index=seat)  # whatever it holds
-            if len(live) == 1 and prompt["max_raise_to"] is not None:
+            hand = state.hand
+            assert hand is not None
+            # the giver knows its own cards: it keeps strong hands from the taker's pots and
+            # shoves weak ones into them
+            weak = estimate_equity(hand.hole[seat], hand.board, 1, rng, trials=60) < 0.45
+            if prompt["to_call"] > 0 and not weak:
+                return Fold(seat_index=seat)
+            if weak and len(live) == 1 and prompt["max_raise_to"] is not None:
                 return _raise(prompt, int(prompt["max_raise_to"]))
-        if me in self.dump_taker.values() and len(live) == 1 and live[0] is not None \
-                and self.dump_taker.get(live[0]) == me and prompt["to_call"] > 0 \
-                and "call" in actions:
-            return Call(seat_index=seat)  # the taker takes what the giver shoves
+            if weak and prompt["to_call"] > 0 and "call" in actions:
+                return Call(seat_index=seat)
+        if taker is not None and taker in live and command.kind == "fold" \
+                and "call" in actions and prompt["to_call"] <= 5 * BIG_BLIND:
+            return Call(seat_index=seat)  # the giver stays in the taker's pots
+        givers = [g for g in live if g is not None and self.dump_taker.get(g) == me]
+        if givers and prompt["to_call"] > 0 and "call" in actions and (
+                len(live) == 1 or command.kind == "fold" and prompt["to_call"] <= 5 * BIG_BLIND):
+            return Call(seat_index=seat)  # the taker joins the giver's pots, takes its shoves
         friends = self.soft_with.get(me)
         if friends and len(live) == 1 and live[0] in friends:
             if command.kind in ("bet", "raise_to", "all_in"):
