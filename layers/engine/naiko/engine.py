@@ -98,7 +98,9 @@ from .state import (
 )
 
 __all__ = ["apply", "apply_in_place", "legal_actions", "Prompt", "TableState", "TableConfig",
-           "EngineError"]
+           "EngineError", "verify_turn", "verify_fold", "can_fold", "verify_check", "can_check",
+           "verify_call", "can_call", "verify_bet", "can_bet", "verify_raise_to", "can_raise_to",
+           "verify_all_in", "can_all_in", "raise_bounds", "pot_raise_to", "bet_or_raise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -595,49 +597,98 @@ def _advance(state: TableState, hand: HandState, after: int, events: list[Event]
 
 
 def _prompt(state: TableState, hand: HandState, seat: int) -> Prompt:
-    stack = state.stack(seat)
-    owed = max(0, hand.current_bet - hand.bets[seat])
-    actions = ["fold"]
-    actions.append("check" if owed == 0 else "call")
-    min_to, max_to = _raise_range(state, hand, seat)
-    if min_to is not None:
-        actions.append("bet" if hand.current_bet == 0 else "raise_to")
-    all_in_to = stack + hand.bets[seat]
-    if (max_to == all_in_to) or owed >= stack:
+    """The prompt for *seat*, the seat to act, built from the rule helpers that the
+    ``verify_*`` functions read (so it offers exactly what the handlers accept)."""
+    owed = _owes(hand, seat)
+    actions = ["fold", "call" if owed else "check"]
+    bounds = raise_bounds(state, hand, seat)
+    if bounds is not None:
+        actions.append(bet_or_raise(hand).value)
+    if _all_in_move(state, hand, seat, bounds) is not None:
         actions.append("all_in")
+    min_to, max_to = (None, None) if bounds is None else bounds
+    to_call = min(owed, state.stack(seat))
     if hand.powers is None:
-        return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to)
+        return Prompt(seat, tuple(actions), to_call, min_to, max_to)
     usable = tuple(powers.usable_powers(state, hand, seat))
     targets = powers.anchor_targets(state, hand, seat) if powers.SHORT_ANCHOR in usable else []
-    return Prompt(seat, tuple(actions), min(owed, stack), min_to, max_to, powers=usable,
+    return Prompt(seat, tuple(actions), to_call, min_to, max_to, powers=usable,
                   anchor_targets=tuple(targets), anchored=powers.is_anchored(hand, seat))
 
 
-def _raise_range(state: TableState, hand: HandState, seat: int) -> tuple[int | None, int | None]:
-    """Legal bet / raise-to totals for *seat*, or ``(None, None)`` if it may not raise."""
-    stack = state.stack(seat)
-    bet = hand.bets[seat]
+# -- legality: each betting rule once; verify (raises), can (bool), do (the handler) ---------
+#
+# PokerKit's triple: ``verify_<action>`` raises the domain error (its stable code and message)
+# or returns the facts the action needs; ``can_<action>`` is the same verify without raising;
+# the handler (``_check``, ``_call``...) calls verify, then changes the state. The rules
+# themselves are the small pure helpers below, and the prompt (:func:`_prompt`) reads the same
+# helpers, so what the seat is offered cannot drift from what the handlers accept.
+
+def _owes(hand: HandState, seat: int) -> int:
+    """Chips *seat* must add to match the current bet; 0 when it may check (R2.7)."""
+    return max(0, hand.current_bet - hand.bets[seat])
+
+
+def _covered(state: TableState, hand: HandState, seat: int) -> bool:
+    """Whether matching the current bet takes *seat*'s whole stack: calling is all it can do."""
+    return state.stack(seat) <= hand.current_bet - hand.bets[seat]
+
+
+def _reopened(hand: HandState, seat: int) -> bool:
+    """R3.2 decision: a seat that already acted this round may raise again only when facing at
+    least a full raise in total since its last action (a short all-in does not reopen)."""
+    return not hand.acted[seat] or hand.current_bet - hand.faced[seat] >= hand.min_raise
+
+
+def _anyone_to_raise(state: TableState, hand: HandState, seat: int) -> bool:
+    """Whether another live player could put in more than the current bet (raising against
+    nobody is pointless, so it is not allowed)."""
     current = hand.current_bet
-    if stack <= current - bet:
-        return None, None  # covered: calling is all it can do
-    # R3.2 decision: a seat that already acted this round may raise again only when facing at
-    # least a full raise in total since its last action.
-    if hand.acted[seat] and current - hand.faced[seat] < hand.min_raise:
-        return None, None
-    # Raising is pointless when nobody else could put in more than the current bet.
-    if not any(t != seat and hand.is_live(t) and state.stack(t) + hand.bets[t] > current
-               for t in range(state.config.seat_count)):
-        return None, None
-    all_in_to = stack + bet
-    min_to = current + hand.min_raise  # R3.1: at least the last full bet or raise
-    if (state.config.rules.betting is BettingStructure.POT_LIMIT
-            or powers.is_anchored(hand, seat)):
+    return any(t != seat and hand.is_live(t) and state.stack(t) + hand.bets[t] > current
+               for t in range(state.config.seat_count))
+
+
+def _no_raise_reason(state: TableState, hand: HandState, seat: int) -> str | None:
+    """Why *seat* may not bet or raise now, or ``None`` when it may."""
+    if _covered(state, hand, seat):
+        return "your stack only covers a call"
+    if not _reopened(hand, seat):
+        return ("an all-in for less than a full raise did not reopen the betting for you "
+                "(R3.2)")
+    if not _anyone_to_raise(state, hand, seat):
+        return "every other player is all-in or folded: there is nobody to raise"
+    return None
+
+
+def _cap_rule(state: TableState, hand: HandState, seat: int) -> str | None:
+    """The rule that caps *seat*'s raise at the pot-size raise now: R6.3 (a Short Anchor) or
+    R3.3 (pot limit); ``None`` when only its stack limits it (R3.1)."""
+    if powers.is_anchored(hand, seat):
+        return "R6.3"
+    if state.config.rules.betting is BettingStructure.POT_LIMIT:
+        return "R3.3"
+    return None
+
+
+def _raise_limits(state: TableState, hand: HandState, seat: int) -> tuple[int, int]:
+    """The smallest and largest bet / raise-to totals, for a seat that may raise."""
+    all_in_to = state.stack(seat) + hand.bets[seat]
+    min_to = hand.current_bet + hand.min_raise  # R3.1: at least the last full bet or raise
+    if _cap_rule(state, hand, seat) is None:
+        max_to = all_in_to
+    else:
         # R3.3, and R6.3: a Short Anchor caps at the pot-size raise computed now, never above
         # the stack and never below a minimum raise that is otherwise legal.
         max_to = min(all_in_to, max(min_to, pot_raise_to(hand, seat)))
-    else:
-        max_to = all_in_to
-    return min(min_to, all_in_to), max_to
+    return min(min_to, all_in_to), max_to  # only an all-in may be smaller than a full raise
+
+
+def raise_bounds(state: TableState, hand: HandState, seat: int) -> tuple[int, int] | None:
+    """Legal bet / raise-to totals ``(min_to, max_to)`` for *seat*, or ``None`` if it may not
+    bet or raise now (whoever's turn it is)."""
+    if _no_raise_reason(state, hand, seat) is not None:
+        return None
+    return _raise_limits(state, hand, seat)
 
 
 def pot_raise_to(hand: HandState, seat: int) -> int:
@@ -647,7 +698,30 @@ def pot_raise_to(hand: HandState, seat: int) -> int:
     return hand.current_bet + hand.pot + sum(hand.bets) + owed
 
 
-def _require_turn(state: TableState, seat_index: int) -> HandState:
+def bet_or_raise(hand: HandState) -> Move:
+    """R2.7: the first chips of a betting round are a bet; after a bet, a raise."""
+    return Move.BET if hand.current_bet == 0 else Move.RAISE_TO
+
+
+def _all_in_move(state: TableState, hand: HandState, seat: int,
+                 bounds: tuple[int, int] | None) -> Move | None:
+    """What an all-in is now, given *seat*'s :func:`raise_bounds`: a bet or raise to the whole
+    stack when the bounds reach it, a call when the bet covers the stack, or ``None`` (a pot
+    limit or a betting that is not reopened keeps the stack from going in)."""
+    if bounds is not None and bounds[1] == state.stack(seat) + hand.bets[seat]:
+        return bet_or_raise(hand)
+    if _covered(state, hand, seat):
+        return Move.CALL
+    return None
+
+
+def verify_turn(state: TableState, seat_index: int) -> HandState:
+    """The hand in which *seat_index* is to act now.
+
+    :raises NoHandInProgress: If no hand is being played.
+    :raises UnknownSeat: If the seat does not exist.
+    :raises NotYourTurn: If another seat is to act.
+    """
     hand = state.hand
     if hand is None or hand.complete:
         raise NoHandInProgress("no hand is being played")
@@ -657,8 +731,160 @@ def _require_turn(state: TableState, seat_index: int) -> HandState:
     return hand
 
 
+def verify_fold(state: TableState, seat_index: int) -> None:
+    """A fold is legal on every turn, even when a check is free (online rooms and PHH allow it).
+
+    :raises EngineError: As :func:`verify_turn`.
+    """
+    verify_turn(state, seat_index)
+
+
+def verify_check(state: TableState, seat_index: int) -> None:
+    """R2.7: a check only when nothing is owed.
+
+    :raises IllegalAction: ``cannot_check`` facing a bet; as :func:`verify_turn` out of turn.
+    """
+    hand = verify_turn(state, seat_index)
+    if _owes(hand, seat_index):
+        raise IllegalAction(f"cannot check facing a bet of {hand.current_bet}: call, raise or "
+                            "fold", code="cannot_check", rule_id="R2.7")
+
+
+def verify_call(state: TableState, seat_index: int) -> int:
+    """R2.7: a call only facing a bet. Returns the chips it puts in (the whole stack when that
+    is smaller: a call all-in).
+
+    :raises IllegalAction: ``nothing_to_call``; as :func:`verify_turn` out of turn.
+    """
+    hand = verify_turn(state, seat_index)
+    owed = _owes(hand, seat_index)
+    if not owed:
+        raise IllegalAction("there is nothing to call: check instead", code="nothing_to_call",
+                            rule_id="R2.7")
+    return min(owed, state.stack(seat_index))
+
+
+_ANY_AMOUNT: Any = object()
+"""Asks :func:`_verify_raising` whether some amount is legal (the bounds), not one amount."""
+
+
+def _verify_raising(state: TableState, seat: int, move: Move, amount: Any) -> tuple[int, int]:
+    """The one check of a bet (*move* ``BET``) or raise (``RAISE_TO``) to *amount*: R2.7 (bet
+    or raise), R3.2 (allowed at all), R3.1 (at least a full raise), R3.3 / R6.3 (the cap).
+    Returns the bounds ``(min_to, max_to)``."""
+    hand = verify_turn(state, seat)
+    if bet_or_raise(hand) is not move:
+        if move is Move.BET:
+            raise IllegalAction(f"there is already a bet of {hand.current_bet}: raise instead",
+                                code="bet_not_allowed", rule_id="R2.7")
+        raise IllegalAction("there is no bet to raise: bet instead", code="raise_not_allowed",
+                            rule_id="R2.7")
+    if amount is not _ANY_AMOUNT and (not isinstance(amount, int) or isinstance(amount, bool)):
+        raise MalformedCommand(f"{move} amount must be an integer, not {amount!r}")
+    reason = _no_raise_reason(state, hand, seat)
+    if reason is not None:
+        raise IllegalAction(reason, code="raise_not_allowed", rule_id="R3.2")
+    min_to, max_to = _raise_limits(state, hand, seat)
+    if amount is _ANY_AMOUNT:
+        return min_to, max_to
+    if amount < min_to:
+        raise IllegalAction(f"{move} to {amount} is below the minimum of {min_to} (R3.1); "
+                            f"only an all-in may be smaller", code="amount_below_minimum",
+                            rule_id="R3.1")
+    if amount > max_to:
+        rule = _cap_rule(state, hand, seat) or "R3.1"
+        raise IllegalAction(f"{move} to {amount} is above the maximum of {max_to} ({rule})",
+                            code="amount_above_maximum", rule_id=rule)
+    return min_to, max_to
+
+
+def verify_bet(state: TableState, seat_index: int, amount: int | None = None) -> tuple[int, int]:
+    """A bet to *amount* (or, when ``None``, some bet) is legal now; returns ``(min_to,
+    max_to)``.
+
+    :raises IllegalAction: ``bet_not_allowed`` (there is a bet: raise), ``raise_not_allowed``
+        (R3.2), ``amount_below_minimum`` (R3.1), ``amount_above_maximum`` (R3.1/R3.3/R6.3).
+    """
+    return _verify_raising(state, seat_index, Move.BET, _ANY_AMOUNT if amount is None else amount)
+
+
+def verify_raise_to(state: TableState, seat_index: int,
+                    amount: int | None = None) -> tuple[int, int]:
+    """A raise to *amount* (or, when ``None``, some raise) is legal now; returns ``(min_to,
+    max_to)``.
+
+    :raises IllegalAction: ``raise_not_allowed`` (no bet to raise, R2.7; not reopened, R3.2),
+        ``amount_below_minimum``, ``amount_above_maximum``.
+    """
+    return _verify_raising(state, seat_index, Move.RAISE_TO,
+                           _ANY_AMOUNT if amount is None else amount)
+
+
+def verify_all_in(state: TableState, seat_index: int) -> Move:
+    """An all-in is legal now; returns what it is: a ``BET`` or ``RAISE_TO`` the whole stack,
+    or a ``CALL`` when the bet covers the stack.
+
+    :raises IllegalAction: ``all_in_not_allowed`` when the pot limit (R3.3, R6.3) or a betting
+        that is not reopened (R3.2) keeps the whole stack from going in.
+    """
+    hand = verify_turn(state, seat_index)
+    bounds = raise_bounds(state, hand, seat_index)
+    move = _all_in_move(state, hand, seat_index, bounds)
+    if move is None:
+        limit = "the pot limit" if bounds is not None else "a raise now"
+        raise IllegalAction(f"all-in is not legal here: {limit} does not allow putting in "
+                            f"{state.stack(seat_index) + hand.bets[seat_index]}",
+                            code="all_in_not_allowed", rule_id="R3.3")
+    return move
+
+
+def _can(verify: Callable[..., object], *args: Any) -> bool:
+    try:
+        verify(*args)
+    except EngineError:
+        return False
+    return True
+
+
+def can_fold(state: TableState, seat_index: int) -> bool:
+    """Whether :func:`verify_fold` accepts a fold by *seat_index* now."""
+    return _can(verify_fold, state, seat_index)
+
+
+def can_check(state: TableState, seat_index: int) -> bool:
+    """Whether :func:`verify_check` accepts a check by *seat_index* now."""
+    return _can(verify_check, state, seat_index)
+
+
+def can_call(state: TableState, seat_index: int) -> bool:
+    """Whether :func:`verify_call` accepts a call by *seat_index* now."""
+    return _can(verify_call, state, seat_index)
+
+
+def can_bet(state: TableState, seat_index: int, amount: int | None = None) -> bool:
+    """Whether :func:`verify_bet` accepts a bet to *amount* (``None``: some bet) now."""
+    return _can(verify_bet, state, seat_index, amount)
+
+
+def can_raise_to(state: TableState, seat_index: int, amount: int | None = None) -> bool:
+    """Whether :func:`verify_raise_to` accepts a raise to *amount* (``None``: some raise) now."""
+    return _can(verify_raise_to, state, seat_index, amount)
+
+
+def can_all_in(state: TableState, seat_index: int) -> bool:
+    """Whether :func:`verify_all_in` accepts an all-in by *seat_index* now."""
+    return _can(verify_all_in, state, seat_index)
+
+
+def _hand(state: TableState) -> HandState:
+    hand = state.hand
+    assert hand is not None
+    return hand
+
+
 def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
-    hand = _require_turn(state, c.seat_index)
+    verify_fold(state, c.seat_index)
+    hand = _hand(state)
     seat = c.seat_index
     powers.on_poker_action(hand, seat, events)
     hand.folded[seat] = True
@@ -673,11 +899,9 @@ def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
 
 
 def _check(state: TableState, c: Check, events: list[Event]) -> None:
-    hand = _require_turn(state, c.seat_index)
+    verify_check(state, c.seat_index)
+    hand = _hand(state)
     seat = c.seat_index
-    if hand.bets[seat] < hand.current_bet:
-        raise IllegalAction(f"cannot check facing a bet of {hand.current_bet}: call, raise or "
-                            "fold", code="cannot_check", rule_id="R2.7")
     powers.on_poker_action(hand, seat, events)
     hand.acted[seat] = True
     hand.faced[seat] = hand.current_bet
@@ -686,13 +910,32 @@ def _check(state: TableState, c: Check, events: list[Event]) -> None:
 
 
 def _call(state: TableState, c: Call, events: list[Event]) -> None:
-    hand = _require_turn(state, c.seat_index)
+    amount = verify_call(state, c.seat_index)
+    _do_call(state, _hand(state), c.seat_index, amount, events)
+
+
+def _bet(state: TableState, c: Bet, events: list[Event]) -> None:
+    _verify_raising(state, c.seat_index, Move.BET, c.amount)
+    _do_raise(state, _hand(state), c.seat_index, c.amount, Move.BET, events)
+
+
+def _raise(state: TableState, c: RaiseTo, events: list[Event]) -> None:
+    _verify_raising(state, c.seat_index, Move.RAISE_TO, c.amount)
+    _do_raise(state, _hand(state), c.seat_index, c.amount, Move.RAISE_TO, events)
+
+
+def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
+    move = verify_all_in(state, c.seat_index)
+    hand = _hand(state)
     seat = c.seat_index
-    owed = hand.current_bet - hand.bets[seat]
-    if owed <= 0:
-        raise IllegalAction("there is nothing to call: check instead", code="nothing_to_call",
-                            rule_id="R2.7")
-    amount = min(owed, state.stack(seat))
+    if move is Move.CALL:
+        _do_call(state, hand, seat, state.stack(seat), events)
+    else:
+        _do_raise(state, hand, seat, state.stack(seat) + hand.bets[seat], move, events)
+
+
+def _do_call(state: TableState, hand: HandState, seat: int, amount: int,
+             events: list[Event]) -> None:
     powers.on_poker_action(hand, seat, events)
     _put_in(state, hand, seat, amount)
     hand.acted[seat] = True
@@ -702,55 +945,8 @@ def _call(state: TableState, c: Call, events: list[Event]) -> None:
     _advance(state, hand, seat, events)
 
 
-def _bet(state: TableState, c: Bet, events: list[Event]) -> None:
-    hand = _require_turn(state, c.seat_index)
-    if hand.current_bet > 0:
-        raise IllegalAction(f"there is already a bet of {hand.current_bet}: raise instead",
-                            code="bet_not_allowed", rule_id="R2.7")
-    _raise_to(state, hand, c.seat_index, c.amount, Move.BET, events)
-
-
-def _raise(state: TableState, c: RaiseTo, events: list[Event]) -> None:
-    hand = _require_turn(state, c.seat_index)
-    if hand.current_bet == 0:
-        raise IllegalAction("there is no bet to raise: bet instead", code="raise_not_allowed",
-                            rule_id="R2.7")
-    _raise_to(state, hand, c.seat_index, c.amount, Move.RAISE_TO, events)
-
-
-def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
-    hand = _require_turn(state, c.seat_index)
-    seat = c.seat_index
-    all_in_to = state.stack(seat) + hand.bets[seat]
-    _, max_to = _raise_range(state, hand, seat)
-    if max_to == all_in_to:
-        action = Move.BET if hand.current_bet == 0 else Move.RAISE_TO
-        _raise_to(state, hand, seat, all_in_to, action, events)
-    elif hand.current_bet - hand.bets[seat] >= state.stack(seat):
-        _call(state, Call(seat_index=seat), events)
-    else:
-        limit = "the pot limit" if max_to is not None else "a raise now"
-        raise IllegalAction(f"all-in is not legal here: {limit} does not allow putting in "
-                            f"{all_in_to}", code="all_in_not_allowed", rule_id="R3.3")
-
-
-def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action: Move,
+def _do_raise(state: TableState, hand: HandState, seat: int, amount: int, action: Move,
               events: list[Event]) -> None:
-    if not isinstance(amount, int) or isinstance(amount, bool):
-        raise MalformedCommand(f"{action} amount must be an integer, not {amount!r}")
-    min_to, max_to = _raise_range(state, hand, seat)
-    if min_to is None or max_to is None:
-        raise IllegalAction(_no_raise_reason(state, hand, seat), code="raise_not_allowed",
-                            rule_id="R3.2")
-    if amount < min_to:
-        raise IllegalAction(f"{action} to {amount} is below the minimum of {min_to} (R3.1); "
-                            f"only an all-in may be smaller", code="amount_below_minimum",
-                            rule_id="R3.1")
-    if amount > max_to:
-        rule = ("R6.3" if powers.is_anchored(hand, seat) else "R3.3"
-                if state.config.rules.betting is BettingStructure.POT_LIMIT else "R3.1")
-        raise IllegalAction(f"{action} to {amount} is above the maximum of {max_to} ({rule})",
-                            code="amount_above_maximum", rule_id=rule)
     powers.on_poker_action(hand, seat, events)
     increment = amount - hand.current_bet
     if increment >= hand.min_raise:
@@ -762,15 +958,6 @@ def _raise_to(state: TableState, hand: HandState, seat: int, amount: int, action
     events.append(ActionTaken(seat_index=seat, action=action, to=amount,
                               all_in=state.stack(seat) == 0))
     _advance(state, hand, seat, events)
-
-
-def _no_raise_reason(state: TableState, hand: HandState, seat: int) -> str:
-    if state.stack(seat) <= hand.current_bet - hand.bets[seat]:
-        return "your stack only covers a call"
-    if hand.acted[seat] and hand.current_bet - hand.faced[seat] < hand.min_raise:
-        return ("an all-in for less than a full raise did not reopen the betting for you "
-                "(R3.2)")
-    return "every other player is all-in or folded: there is nobody to raise"
 
 
 def _put_in(state: TableState, hand: HandState, seat: int, amount: int) -> None:

@@ -61,7 +61,7 @@ from .commands import (
     UsePower,
     WindowTimeout,
 )
-from .engine import apply_in_place
+from .engine import apply_in_place, bet_or_raise, can_check
 from .errors import EngineError
 from .events import (
     ActionTaken,
@@ -1117,7 +1117,7 @@ def replay(hand: HandHistory, *, naiko: bool | None = None) -> Replay:
                            "action", "missing_deal")
             if game.actor != action.actor:
                 raise fail(f"p{_actor(game)} is to act, not {action.player}", "wrong_player")
-            command = _command(game, action, setup.scale)
+            command = _command(state, game, action, setup.scale)
             try:
                 events = apply_in_place(state, command)
             except EngineError as exc:
@@ -1199,17 +1199,19 @@ def _actor(game: HandState) -> str:
     return "?" if game.actor is None else str(game.actor + 1)
 
 
-def _command(game: HandState, action: Action, scale: int) -> Command:
+def _command(state: TableState, game: HandState, action: Action, scale: int) -> Command:
+    """The engine command for a betting line: ``cc`` is a check when the engine's check rule
+    allows one (else a call), ``cbr`` a bet or a raise as R2.7 names it (the engine's rules,
+    :func:`naiko.engine.can_check` and :func:`naiko.engine.bet_or_raise`, not a copy)."""
     seat = action.actor
     assert seat is not None
     if action.verb == "f":
         return Fold(seat_index=seat)
     if action.verb == "cc":
-        owed = game.current_bet - game.bets[seat]
-        return Check(seat_index=seat) if owed <= 0 else Call(seat_index=seat)
+        return Check(seat_index=seat) if can_check(state, seat) else Call(seat_index=seat)
     assert action.amount is not None
     amount = _to_chips(action.amount, scale)
-    if game.current_bet == 0:
+    if bet_or_raise(game) is Move.BET:
         return Bet(seat_index=seat, amount=amount)
     return RaiseTo(seat_index=seat, amount=amount)
 

@@ -274,6 +274,15 @@ def _verify_shield(state: TableState, hand: HandState, powers: PowersState, seat
     if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms > window.deadline_ms:
         raise PowerRejected(f"the Seal Shield window closed at {window.deadline_ms}",
                             code="window_closed", rule_id="R6.5")
+    _verify_shield_owned(state, powers, seat)
+
+
+def _verify_shield_owned(state: TableState, powers: PowersState, seat: int) -> None:
+    """*seat* holds a Seal Shield it may use this hand, the window aside: in the Carousel, not
+    used yet, affordable (R5.5, R5.7).
+
+    :raises PowerRejected: If it does not.
+    """
     if Power.SEAL_SHIELD not in powers.carousel:
         raise PowerRejected("seal_shield is not in this hand's Carousel", code="not_in_carousel",
                             rule_id="R5.7")
@@ -352,10 +361,13 @@ def _short_anchor(state: TableState, hand: HandState, powers: PowersState, seat:
 
 
 def _can_shield(state: TableState, powers: PowersState, seat: int) -> bool:
-    """Whether *seat* could answer an Anchor with Seal Shield (before its window opens)."""
-    player = state.seats[seat]
-    return (Power.SEAL_SHIELD in powers.carousel and Power.SEAL_SHIELD not in powers.used[seat]
-            and player is not None and player.destellos >= COSTS[Power.SEAL_SHIELD])
+    """Whether *seat* could answer an Anchor with Seal Shield (before its window opens), as
+    :func:`_verify_shield` decides once the window is open."""
+    try:
+        _verify_shield_owned(state, powers, seat)
+    except PowerRejected:
+        return False
+    return True
 
 
 def _seal_shield(state: TableState, hand: HandState, powers: PowersState, seat: int,
