@@ -603,7 +603,7 @@ def _prompt(state: TableState, hand: HandState, seat: int) -> Prompt:
     actions = ["fold", "call" if owed else "check"]
     bounds = raise_bounds(state, hand, seat)
     if bounds is not None:
-        actions.append(bet_or_raise(hand).value)
+        actions.append("bet" if bet_or_raise(hand) is Move.BET else "raise_to")
     if _all_in_move(state, hand, seat, bounds) is not None:
         actions.append("all_in")
     min_to, max_to = (None, None) if bounds is None else bounds
@@ -644,8 +644,10 @@ def _anyone_to_raise(state: TableState, hand: HandState, seat: int) -> bool:
     """Whether another live player could put in more than the current bet (raising against
     nobody is pointless, so it is not allowed)."""
     current = hand.current_bet
-    return any(t != seat and hand.is_live(t) and state.stack(t) + hand.bets[t] > current
-               for t in range(state.config.seat_count))
+    for t in range(state.config.seat_count):  # a loop: cheaper than any() on the hot path
+        if t != seat and hand.is_live(t) and state.stack(t) + hand.bets[t] > current:
+            return True
+    return False
 
 
 def _no_raise_reason(state: TableState, hand: HandState, seat: int) -> str | None:
@@ -876,15 +878,10 @@ def can_all_in(state: TableState, seat_index: int) -> bool:
     return _can(verify_all_in, state, seat_index)
 
 
-def _hand(state: TableState) -> HandState:
-    hand = state.hand
-    assert hand is not None
-    return hand
-
-
 def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
     verify_fold(state, c.seat_index)
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None
     seat = c.seat_index
     powers.on_poker_action(hand, seat, events)
     hand.folded[seat] = True
@@ -900,7 +897,8 @@ def _fold(state: TableState, c: Fold, events: list[Event]) -> None:
 
 def _check(state: TableState, c: Check, events: list[Event]) -> None:
     verify_check(state, c.seat_index)
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None
     seat = c.seat_index
     powers.on_poker_action(hand, seat, events)
     hand.acted[seat] = True
@@ -911,22 +909,29 @@ def _check(state: TableState, c: Check, events: list[Event]) -> None:
 
 def _call(state: TableState, c: Call, events: list[Event]) -> None:
     amount = verify_call(state, c.seat_index)
-    _do_call(state, _hand(state), c.seat_index, amount, events)
+    hand = state.hand
+    assert hand is not None
+    _do_call(state, hand, c.seat_index, amount, events)
 
 
 def _bet(state: TableState, c: Bet, events: list[Event]) -> None:
     _verify_raising(state, c.seat_index, Move.BET, c.amount)
-    _do_raise(state, _hand(state), c.seat_index, c.amount, Move.BET, events)
+    hand = state.hand
+    assert hand is not None
+    _do_raise(state, hand, c.seat_index, c.amount, Move.BET, events)
 
 
 def _raise(state: TableState, c: RaiseTo, events: list[Event]) -> None:
     _verify_raising(state, c.seat_index, Move.RAISE_TO, c.amount)
-    _do_raise(state, _hand(state), c.seat_index, c.amount, Move.RAISE_TO, events)
+    hand = state.hand
+    assert hand is not None
+    _do_raise(state, hand, c.seat_index, c.amount, Move.RAISE_TO, events)
 
 
 def _all_in(state: TableState, c: AllIn, events: list[Event]) -> None:
     move = verify_all_in(state, c.seat_index)
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None
     seat = c.seat_index
     if move is Move.CALL:
         _do_call(state, hand, seat, state.stack(seat), events)
