@@ -79,6 +79,12 @@ cited as R..., is docs/protocol.md; the same payload schemas as standalone JSON 
 docs/schemas/. Every example here comes from a real session through the service
 (scripts/protocol_examples.py)."""
 
+LANG_DESCRIPTION = (
+    "The connection's language (a BCP 47 tag; its base language counts): `en` (the default), "
+    "`pl`, `pt`, `vi` or `ro`; any other value is English. The `message` of every `error` "
+    "sent to the connection is in that language, its `code` never changes "
+    "(naiko_service.i18n; docs/protocol.md, \"Languages\")."
+)
 TOKEN_DESCRIPTION = (
     "The player's token (a Naiko v1 Ed25519 token, or the configured OIDC provider's JWT; "
     "docs/auth.md), passed as the `token` query parameter of the WebSocket handshake: "
@@ -379,6 +385,10 @@ def build(session: Any | None = None) -> dict[str, Any]:
                             "minLength": 1,
                             "maxLength": 4096,
                             "description": TOKEN_DESCRIPTION,
+                        }, "lang": {
+                            "type": "string",
+                            "maxLength": 35,
+                            "description": LANG_DESCRIPTION,
                         }},
                         "required": ["token"],
                     },

@@ -69,6 +69,7 @@ from naiko_service.auth import (
     check_token_shape,
     fetch_jwks_url,
 )
+from naiko_service.i18n import language_of
 
 logger = Logger(service="naiko")
 metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "Naiko",
@@ -123,8 +124,13 @@ def reset_verifier() -> None:
     _verifier = None
 
 
-def allow_policy(player_id: str, method_arn: str) -> dict[str, Any]:
-    """The authorizer response that lets *player_id* connect."""
+def allow_policy(player_id: str, method_arn: str, lang: str | None = None) -> dict[str, Any]:
+    """The authorizer response that lets *player_id* connect; *lang*, the connection's
+    language (``?lang=``), rides in its context too, which API Gateway passes with every frame
+    (docs/protocol.md, "Languages")."""
+    context: dict[str, Any] = {"player_id": player_id}
+    if lang is not None:
+        context["lang"] = lang
     return {
         "principalId": player_id,
         "policyDocument": {
@@ -133,7 +139,7 @@ def allow_policy(player_id: str, method_arn: str) -> dict[str, Any]:
                 {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": method_arn},
             ],
         },
-        "context": {"player_id": player_id},
+        "context": context,
     }
 
 
@@ -205,4 +211,6 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     logger.info("connection authorized",
                 extra={"player_id": player_id, "connection_id": connection_id})
     _count("AuthAllowed")
-    return allow_policy(player_id, method_arn)
+    requested = (event.get("queryStringParameters") or {}).get("lang")
+    return allow_policy(player_id, method_arn,
+                        language_of(requested) if requested is not None else None)

@@ -35,7 +35,8 @@ def internal_error(event: dict[str, Any]) -> None:
     service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
     reply(service, event["requestContext"]["connectionId"], "internal_error",
           "the server failed to handle that request; please retry",
-          logger.thread_safe_get_current_keys().get("request_id"))
+          logger.thread_safe_get_current_keys().get("request_id"),
+          lang=connection_language(event["requestContext"]))
 
 
 @bootstrap.entry_point("game", correlation_id_path=correlation_paths.API_GATEWAY_REST,
@@ -44,8 +45,11 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     connection_id = bootstrap.connection_of(event)
     service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
     context = event["requestContext"]
-    serve(service, connection_id, event.get("body"), authorized_player(context),
-          context.get("messageId"))
+    from naiko_service.i18n import speaking
+
+    with speaking(connection_language(context)):  # its error texts in its language
+        serve(service, connection_id, event.get("body"), authorized_player(context),
+              context.get("messageId"))
     return OK
 
 
@@ -55,6 +59,15 @@ def authorized_player(request_context: dict[str, Any]) -> str | None:
     authorizer = request_context.get("authorizer") or {}
     player_id = authorizer.get("player_id") or authorizer.get("principalId")
     return player_id if isinstance(player_id, str) and player_id else None
+
+
+def connection_language(request_context: dict[str, Any]) -> str:
+    """The language the connection chose at ``$connect`` (``?lang=``), which the authorizer
+    put in its context next to the player; English without one (docs/protocol.md,
+    "Languages")."""
+    from naiko_service.i18n import language_of
+
+    return language_of((request_context.get("authorizer") or {}).get("lang"))
 
 
 def serve(service: TableService, connection_id: str, body: str | None,
@@ -101,7 +114,7 @@ def refuse(service: TableService, connection_id: str, admission: Admission,
     logger.thread_safe_append_keys(request_id=request_id)
     bootstrap.count("RateLimited")
     reply(service, connection_id, "rate_limited", rate_limited_text(admission), request_id,
-          admission.retry_after_ms)
+          admission.retry_after_ms, scope=admission.by or "connection")
     if admission.close:
         logger.warning("connection closed: its frames kept exceeding the rate limit",
                        extra={"refusals": admission.refusals, "limited_by": admission.by})
@@ -140,17 +153,20 @@ def screen(service: TableService, body: str | None,
     except ProtocolError as error:
         request_id = error.request_id
     return (error_message("rate_limited", rate_limited_text(admission), request_id,
-                          admission.retry_after_ms), admission.close)
+                          admission.retry_after_ms, lang=connection_language(request_context),
+                          scope=admission.by or "connection"), admission.close)
 
 
 def reply(service: TableService, connection_id: str, code: str, message: str,
-          request_id: str | None, retry_after_ms: int | None = None) -> None:
-    """Send an ``error`` frame to the connection; a connection that is gone is not an error."""
+          request_id: str | None, retry_after_ms: int | None = None, **params: Any) -> None:
+    """Send an ``error`` frame to the connection (its text in the connection's language, the
+    code's *params* filled in); a connection that is gone is not an error."""
     from naiko_service.ports import ConnectionGone
     from naiko_service.protocol import error_message
 
     try:
         service.deps.gateway.send(connection_id,
-                                  error_message(code, message, request_id, retry_after_ms))
+                                  error_message(code, message, request_id, retry_after_ms,
+                                                **params))
     except ConnectionGone:
         logger.info("connection gone before the reply", extra={"code": code})

@@ -780,10 +780,20 @@ def json_schemas() -> dict[str, Any]:
 
 
 def error_message(code: str, message: str, request_id: str | None,
-                  retry_after_ms: int | None = None) -> dict[str, Any]:
-    """An ``error`` frame; *retry_after_ms* only for ``rate_limited``."""
+                  retry_after_ms: int | None = None, *, lang: str | None = None,
+                  **params: Any) -> dict[str, Any]:
+    """An ``error`` frame; *retry_after_ms* only for ``rate_limited``. *message* is the English
+    text; a connection that chose another language (*lang*, default the one being spoken,
+    :func:`naiko_service.i18n.speaking`) gets the catalogue's ``error.<code>`` in it, formatted
+    with *params* (the code's named parameters, docs/protocol.md "Languages")."""
+    from naiko_service.i18n import error_text
+
+    if code == "frame_too_large":
+        params.setdefault("limit", MAX_FRAME_BYTES)
+    if retry_after_ms is not None:
+        params.setdefault("retry_after_ms", retry_after_ms)
     error: dict[str, Any] = {"type": "error", "request_id": request_id, "code": code,
-                             "message": message}
+                             "message": error_text(code, message, lang, **params)}
     if retry_after_ms is not None:
         error["retry_after_ms"] = retry_after_ms
     return error
