@@ -19,6 +19,7 @@ import { renderLobby } from "./lobby.js";
 import { narrate } from "./narrate.js";
 import { ProofTracker, verifyStoredHand } from "./proofs.js";
 import { buyInRange, renderTable } from "./table.js";
+import { tr } from "./i18n.js";
 
 const LOG_LINES = 200;
 
@@ -90,13 +91,13 @@ export class App {
     if (state === "offline") document.body.dataset.drops = String(Number(document.body.dataset.drops || 0) + 1);
     document.body.dataset.conn = state;
     this.elements.status.dataset.state = state;
-    this.elements.status.textContent = state === "online" ? "online" : detail;
+    this.elements.status.textContent = state === "online" ? tr("online") : detail;
   }
 
   onOpen(again) {
     if (this.tableId) {
       // Resume: the snapshot marks us back at our seat and brings the confirmed state (R8.3).
-      this.watch(this.tableId, again ? "Reconnected: the table shows the server's confirmed state." : null);
+      this.watch(this.tableId, again ? tr("Reconnected: the table shows the server's confirmed state.") : null);
     } else {
       this.loadLobby();
     }
@@ -107,7 +108,7 @@ export class App {
     const frame = table && this.tableId ? { table_id: this.tableId, ...fields } : fields;
     const reply = await this.conn.request(action, frame);
     if (reply.type === "error") this.toast(`${action}: ${reply.message} (${reply.code})`, true);
-    if (reply.type === "lost") this.toast(`${action}: no answer (${reply.message}); the table shows what the server applied`, true);
+    if (reply.type === "lost") this.toast(tr("{action}: no answer ({reason}); the table shows what the server applied", { action, reason: reply.message }), true);
     return reply;
   }
 
@@ -195,12 +196,12 @@ export class App {
     const started = (message.events || []).find((e) => e.kind === "tournament_started");
     if (!started) return;
     if (this.view && this.view.seat_index !== null && this.screen === "table") {
-      this.toast(`Your tournament started at table ${message.table_id}`);
+      this.toast(tr("Your tournament started at table {table}", { table: message.table_id }));
       return;
     }
     this.showTable(message.table_id);
     this.apply(message);
-    this.toast("Your tournament starts: your seat is below.");
+    this.toast(tr("Your tournament starts: your seat is below."));
   }
 
   /** Turn deadlines are the server's now + the clock: correct a local clock that is off. */
@@ -242,7 +243,7 @@ export class App {
     if (seatIndex !== null && seatIndex !== undefined) fields.seat_index = seatIndex;
     if (this.inviteCode) fields.invite_code = this.inviteCode;
     const reply = await this.send("join_table", fields);
-    if (applied(reply)) this.toast("You sit down.");
+    if (applied(reply)) this.toast(tr("You sit down."));
   }
 
   /** What the form proposes for `view` (buyInRange: the buy-in R7.11 requires, if any). */
@@ -298,22 +299,22 @@ export class App {
         const reply = await this.send("find_table", { code }, { table: false });
         if (reply.type === "table_found") {
           this.inviteCode = code;
-          await this.watch(reply.table_id, "Private table found: sit down when you like.");
+          await this.watch(reply.table_id, tr("Private table found: sit down when you like."));
         }
       },
       createTable: async (fields) => {
         const reply = await this.send("create_table", fields, { table: false });
         if (applied(reply)) {
           this.inviteCode = null;
-          await this.watch(reply.table_id, "Your table is open: sit down when you like.");
+          await this.watch(reply.table_id, tr("Your table is open: sit down when you like."));
         }
       },
       quickSeat: async (fields) => {
         const reply = await this.send("quick_seat", fields, { table: false });
         if (applied(reply)) await this.watch(reply.table_id);
       },
-      register: (id) => this.tournamentRequest("register", id, "Registered: the entry is paid. Your table opens here when it starts."),
-      unregister: (id) => this.tournamentRequest("unregister", id, "Unregistered: the entry is back on your account."),
+      register: (id) => this.tournamentRequest("register", id, tr("Registered: the entry is paid. Your table opens here when it starts.")),
+      unregister: (id) => this.tournamentRequest("unregister", id, tr("Unregistered: the entry is back on your account.")),
       addBots: (id) => this.tournamentRequest("tournament_add_bots", id, "BOTs added."),
     };
   }
@@ -376,7 +377,7 @@ export class App {
     document.body.dataset.screen = this.screen;
     if (this.screen === "table") {
       if (!this.view) {
-        fill(main, h("p", { class: "muted centre-text" }, "Opening the table…"));
+        fill(main, h("p", { class: "muted centre-text" }, tr("Opening the table…")));
         return;
       }
       renderTable(main, this.view, {

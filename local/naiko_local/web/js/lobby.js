@@ -3,6 +3,7 @@
 // published terms (R9.1, R9.3, R9.9, R9.10).
 
 import { chips, fill, h, ordinal } from "./dom.js";
+import { tr } from "./i18n.js";
 
 const KINDS = { sit_and_go: "Sit & Go", spin: "Spin", scheduled: "Scheduled" };
 const PAYOUTS = {
@@ -19,41 +20,41 @@ const PAYOUTS = {
 export function renderLobby(root, state, ctx) {
   fill(root, 
     h("div", { class: "lobby-head" },
-      h("h1", {}, "Lobby"),
+      h("h1", {}, tr("Lobby")),
       state.account ? h("span", { class: "balance", dataset: { balance: state.account.balance } },
-        `Balance ${chips(state.account.balance)} chips`) : null,
-      h("button", { class: "ghost", dataset: { action: "refresh" }, onclick: () => ctx.refresh() }, "Refresh")),
+        tr("Balance {chips} chips", { chips: chips(state.account.balance) })) : null,
+      h("button", { class: "ghost", dataset: { action: "refresh" }, onclick: () => ctx.refresh() }, tr("Refresh"))),
     h("div", { class: "lobby-grid" },
-      h("section", { class: "panel" }, h("h2", {}, "Cash tables"), cashTables(state, ctx),
+      h("section", { class: "panel" }, h("h2", {}, tr("Cash tables")), cashTables(state, ctx),
         privateTable(ctx), quickSeat(state, ctx), createTable(ctx)),
-      h("section", { class: "panel" }, h("h2", {}, "Tournaments"), tournaments(state, ctx))),
+      h("section", { class: "panel" }, h("h2", {}, tr("Tournaments")), tournaments(state, ctx))),
   );
 }
 
 function cashTables(state, ctx) {
   const tables = state.tables;
-  if (tables === null) return h("p", { class: "muted" }, "Loading…");
-  if (!tables.length) return h("p", { class: "muted" }, "No public table has a free seat.");
+  if (tables === null) return h("p", { class: "muted" }, tr("Loading…"));
+  if (!tables.length) return h("p", { class: "muted" }, tr("No public table has a free seat."));
   return h("table", { class: "list" },
-    h("thead", {}, h("tr", {}, ["Table", "Game", "Blinds", "Players", "Buy-in", ""].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, [tr("Table"), tr("Game"), tr("Blinds"), tr("Players"), tr("Buy-in"), ""].map((x) => h("th", {}, x)))),
     h("tbody", {}, tables.map((t) => h("tr", { dataset: { table: t.table_id } },
       h("td", {}, t.name), h("td", {}, t.variant), h("td", {}, `${t.small_blind}/${t.big_blind}`),
       h("td", {}, `${t.seated}/${t.seat_count}`),
       h("td", {}, `${chips(t.min_buy_in)}–${chips(t.max_buy_in)}`),
       h("td", { class: "row-actions" },
         h("button", { class: "primary small", dataset: { action: "play", table: t.table_id },
-          onclick: () => ctx.openTable(t, true) }, "Play"),
+          onclick: () => ctx.openTable(t, true) }, tr("Play")),
         h("button", { class: "ghost small", dataset: { action: "watch", table: t.table_id },
-          onclick: () => ctx.openTable(t, false) }, "Watch"))))));
+          onclick: () => ctx.openTable(t, false) }, tr("Watch")))))));
 }
 
 function privateTable(ctx) {
   // The typed code survives a re-draw of the lobby (a refresh while typing).
-  const input = h("input", { type: "text", placeholder: "INVITE CODE", maxlength: 16,
+  const input = h("input", { type: "text", placeholder: tr("INVITE CODE"), maxlength: 16,
     class: "code", dataset: { inviteCode: "1" }, value: ctx.code || "",
     oninput: (e) => { ctx.code = e.target.value; } });
   return h("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); ctx.findCode(input.value.trim().toUpperCase()); } },
-    h("h3", {}, "Private table"), input, h("button", { type: "submit", dataset: { action: "find" } }, "Open"));
+    h("h3", {}, tr("Private table")), input, h("button", { type: "submit", dataset: { action: "find" } }, tr("Open")));
 }
 
 /** quick_seat at one of the stakes the deployment publishes (list_tables' quick_seat_stakes):
@@ -68,20 +69,20 @@ function quickSeat(state, ctx) {
     const s = published[Number(stakes.value)];
     ctx.quickSeat({ variant: s.variant, small_blind: s.small_blind, big_blind: s.big_blind,
       buy_in: 100 * s.big_blind });
-  } }, h("h3", {}, "Quick seat"), stakes, h("button", { type: "submit" }, "Seat me"));
+  } }, h("h3", {}, tr("Quick seat")), stakes, h("button", { type: "submit" }, tr("Seat me")));
 }
 
 /** create_table: a public or a private table you host (R7.12); buy-ins 20 to 200 big blinds. */
 function createTable(ctx) {
-  const name = h("input", { type: "text", value: "My table", maxlength: 40, size: 12, dataset: { tableName: "1" } });
+  const name = h("input", { type: "text", value: tr("My table"), maxlength: 40, size: 12, dataset: { tableName: "1" } });
   const variant = h("select", { dataset: { tableVariant: "1" } }, ["NLHE", "PLO", "NAIKO"].map((v) => h("option", { value: v }, v)));
   const seats = h("select", { dataset: { tableSeats: "1" } },
-    [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("option", { value: n, selected: n === 6 }, `${n} seats`)));
+    [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("option", { value: n, selected: n === 6 }, tr("{n} seats", { n }))));
   const blinds = h("input", { type: "text", value: "1/2", size: 5 });
   // BOTs are for the tables you host (R7.12): you add them from the host's bar. A public table
   // has no host and is for people, as at a real card room: the box is not offered there.
   const bots = h("input", { type: "checkbox", checked: true, dataset: { tableBots: "1" } });
-  const botsLabel = h("label", { class: "small", title: "add BOTs from the host's bar" }, bots, " BOTs");
+  const botsLabel = h("label", { class: "small", title: tr("add BOTs from the host's bar") }, bots, tr(" BOTs"));
   const isPrivate = h("input", { type: "checkbox", checked: true, dataset: { tablePrivate: "1" },
     onchange: () => { botsLabel.hidden = !isPrivate.checked; } });
   return h("form", { class: "inline", onsubmit: (e) => {
@@ -92,15 +93,15 @@ function createTable(ctx) {
       private: isPrivate.checked, bots: isPrivate.checked && bots.checked };
     if (isPrivate.checked) fields.min_players = 2;
     ctx.createTable(fields);
-  } }, h("h3", {}, "New table"), name, variant, seats, blinds,
-  h("label", { class: "small" }, isPrivate, " private"), botsLabel,
-  h("button", { type: "submit", dataset: { action: "create_table" } }, "Open"));
+  } }, h("h3", {}, tr("New table")), name, variant, seats, blinds,
+  h("label", { class: "small" }, isPrivate, tr(" private")), botsLabel,
+  h("button", { type: "submit", dataset: { action: "create_table" } }, tr("Open")));
 }
 
 function tournaments(state, ctx) {
   const list = state.tournaments;
-  if (list === null) return h("p", { class: "muted" }, "Loading…");
-  if (!list.length) return h("p", { class: "muted" }, "No tournament is registering or running.");
+  if (list === null) return h("p", { class: "muted" }, tr("Loading…"));
+  if (!list.length) return h("p", { class: "muted" }, tr("No tournament is registering or running."));
   return h("div", { class: "tournaments" }, list.map((t) => tournamentCard(t, state, ctx)));
 }
 
@@ -109,56 +110,56 @@ function tournamentCard(t, state, ctx) {
   const registered = detail ? (detail.registered || []).includes(state.me) : false;
   const terms = t.terms || {};
   const open = t.status === "registering";
-  const starts = t.starts_ms ? h("span", {}, " · starts in ",
+  const starts = t.starts_ms ? h("span", {}, tr(" · starts in "),
     h("span", { class: "countdown", dataset: { countdownMs: t.starts_ms, format: "clock" } }, "")) : null;
-  const opens = t.opens_ms && t.opens_ms > state.nowMs ? h("span", {}, " · registration opens in ",
+  const opens = t.opens_ms && t.opens_ms > state.nowMs ? h("span", {}, tr(" · registration opens in "),
     h("span", { class: "countdown", dataset: { countdownMs: t.opens_ms, format: "clock" } }, "")) : null;
   const levels = terms.structure?.levels || [];
   const facts = [
-    ["Entry", chips(t.entry)], ["Starting stack", chips(t.starting_stack)],
-    ["Seats per table", t.seat_count], ["Players", `${chips(t.entrants)}/${chips(t.max_players)} (min ${t.min_players})`],
-    ["Clock", terms.decision_ms ? `${terms.decision_ms / 1000} s` : "—"],
-    ["Levels", levels.length ? `${levels.length} × ${levels[0].minutes} min, from ${levels[0].small_blind}/${levels[0].big_blind}` : "—"],
-    ["Payout", PAYOUTS[terms.payout] || terms.payout || "—"],
-    ["Late registration", terms.late_registration_level ? `until level ${terms.late_registration_level}` : "no"],
-    ["BOTs", terms.bots_allowed ? "allowed" : "no"],
+    [tr("Entry"), chips(t.entry)], [tr("Starting stack"), chips(t.starting_stack)],
+    [tr("Seats per table"), t.seat_count], [tr("Players"), `${chips(t.entrants)}/${chips(t.max_players)} (min ${t.min_players})`],
+    [tr("Clock"), terms.decision_ms ? `${terms.decision_ms / 1000} s` : "—"],
+    [tr("Levels"), levels.length ? `${levels.length} × ${levels[0].minutes} min, from ${levels[0].small_blind}/${levels[0].big_blind}` : "—"],
+    [tr("Payout"), tr(PAYOUTS[terms.payout] || terms.payout || "—")],
+    [tr("Late registration"), terms.late_registration_level ? tr("until level {level}", { level: terms.late_registration_level }) : tr("no")],
+    [tr("BOTs"), terms.bots_allowed ? tr("allowed") : tr("no")],
   ];
   const placesOf = (prizes) => prizes.map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(", ");
-  if (t.payouts?.length) facts.push(["Prizes", placesOf(t.payouts)]);
-  else if (t.payout_split) facts.push([`Prizes (${chips(t.payout_split.entrants)} players)`, placesOf(t.payout_split.prizes)]);
-  if (t.multiplier) facts.push(["Multiplier", `×${t.multiplier}`]);
+  if (t.payouts?.length) facts.push([tr("Prizes"), placesOf(t.payouts)]);
+  else if (t.payout_split) facts.push([tr("Prizes ({n} players)", { n: chips(t.payout_split.entrants) }), placesOf(t.payout_split.prizes)]);
+  if (t.multiplier) facts.push([tr("Multiplier"), `×${t.multiplier}`]);
   const spin = terms.spin_table?.prizes;
   return h("article", { class: "tournament", dataset: { tournament: t.tournament_id, kind: t.kind, status: t.status } },
     h("header", {},
-      h("strong", {}, t.name), h("span", { class: "badge" }, KINDS[t.kind] || t.kind),
-      h("span", { class: "badge" }, t.variant), h("span", { class: `badge status-${t.status}` }, t.status),
-      registered ? h("span", { class: "badge ok", dataset: { registered: "1" } }, "registered") : null),
-    h("div", { class: "muted small" }, `${chips(t.entrants)}/${chips(t.max_players)} players`, starts, opens),
-    h("details", {}, h("summary", {}, "Terms"),
+      h("strong", {}, t.name), h("span", { class: "badge" }, tr(KINDS[t.kind] || t.kind)),
+      h("span", { class: "badge" }, t.variant), h("span", { class: `badge status-${t.status}` }, tr(t.status)),
+      registered ? h("span", { class: "badge ok", dataset: { registered: "1" } }, tr("registered")) : null),
+    h("div", { class: "muted small" }, tr("{entrants}/{max} players", { entrants: chips(t.entrants), max: chips(t.max_players) }), starts, opens),
+    h("details", {}, h("summary", {}, tr("Terms")),
       h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])),
       levels.length ? h("table", { class: "levels" },
-        levels.length > 12 ? h("caption", { class: "muted small" }, `the first 12 of ${levels.length} levels`) : null,
-        h("thead", {}, h("tr", {}, ["Level", "Blinds", "Ante", "Minutes"].map((x) => h("th", {}, x)))),
+        levels.length > 12 ? h("caption", { class: "muted small" }, tr("the first 12 of {n} levels", { n: levels.length })) : null,
+        h("thead", {}, h("tr", {}, [tr("Level"), tr("Blinds"), tr("Ante"), tr("Minutes")].map((x) => h("th", {}, x)))),
         h("tbody", {}, levels.slice(0, 12).map((l) => h("tr", {}, h("td", {}, l.number),
           h("td", {}, `${l.small_blind}/${l.big_blind}`), h("td", {}, l.ante ? `${l.ante}${l.ante_mode === "big_blind" ? " (BB)" : ""}` : "—"),
           h("td", {}, l.minutes))))) : null,
       t.payout_table?.length ? h("table", { class: "levels", dataset: { payoutTable: "1" } },
-        h("thead", {}, h("tr", {}, ["Players", "Split %"].map((x) => h("th", {}, x)))),
+        h("thead", {}, h("tr", {}, [tr("Players"), tr("Split %")].map((x) => h("th", {}, x)))),
         h("tbody", {}, t.payout_table.map((r) => h("tr", {},
           h("td", {}, r.min_entrants === r.max_entrants ? `${r.min_entrants}` : `${r.min_entrants}–${r.max_entrants}`),
           h("td", {}, r.percent.join(" / ")))))) : null,
       spin ? h("table", { class: "levels" },
-        h("thead", {}, h("tr", {}, ["Multiplier", "Chance", "Split %"].map((x) => h("th", {}, x)))),
+        h("thead", {}, h("tr", {}, [tr("Multiplier"), tr("Chance"), tr("Split %")].map((x) => h("th", {}, x)))),
         h("tbody", {}, spin.map((p) => h("tr", {}, h("td", {}, `×${p.multiplier}`),
           h("td", {}, `${(p.weight / 10000).toFixed(4)} %`), h("td", {}, p.split.join(" / ")))))) : null),
     h("div", { class: "row-actions" },
       open && !registered ? h("button", { class: "primary small", dataset: { action: "register", tournament: t.tournament_id },
-        onclick: () => ctx.register(t.tournament_id) }, `Register (${chips(t.entry)})`) : null,
+        onclick: () => ctx.register(t.tournament_id) }, tr("Register ({entry})", { entry: chips(t.entry) })) : null,
       open && registered ? h("button", { class: "ghost small", dataset: { action: "unregister", tournament: t.tournament_id },
-        onclick: () => ctx.unregister(t.tournament_id) }, "Unregister") : null,
+        onclick: () => ctx.unregister(t.tournament_id) }, tr("Unregister")) : null,
       open && terms.bots_allowed ? h("button", { class: "ghost small", dataset: { action: "add_bots", tournament: t.tournament_id },
-        title: "the creator may fill the free seats with BOTs", onclick: () => ctx.addBots(t.tournament_id) }, "Fill with BOTs") : null,
+        title: tr("the creator may fill the free seats with BOTs"), onclick: () => ctx.addBots(t.tournament_id) }, tr("Fill with BOTs")) : null,
       t.status === "running" && detail?.tables?.length && registered ? h("button", { class: "small", dataset: { action: "open-tournament-table" },
-        onclick: () => ctx.openTable({ table_id: detail.tables[0] }, false) }, "Open my table") : null));
+        onclick: () => ctx.openTable({ table_id: detail.tables[0] }, false) }, tr("Open my table")) : null));
 }
 

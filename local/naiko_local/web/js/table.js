@@ -15,6 +15,7 @@
 
 import { POWER_COSTS, POWER_NAMES, shownName } from "./narrate.js";
 import { cardBack, cardFace, cardSlot, chips, fill, h, ordinal, ring, splitCards } from "./dom.js";
+import { tr } from "./i18n.js";
 
 /**
  * The two ways the felt is drawn (naiko.css picks one: `portrait` below 600 px wide, a phone
@@ -95,7 +96,7 @@ export function placed(position, count, kind) {
 export function nameOf(view, seat, start = true) {
   const entry = (view?.seats || [])[seat];
   if (!entry) return `seat ${seat}`;
-  if (entry.seat_index === view.seat_index) return start ? "You" : "you";
+  if (entry.seat_index === view.seat_index) return start ? tr("You") : tr("you");
   return shownName(entry.player_id);
 }
 
@@ -157,10 +158,10 @@ function panelButtons(view, ctx) {
     onclick: () => ctx.togglePanel(panel),
   }, label, extra);
   return h("div", { class: "panel-buttons" },
-    view.hand?.powers ? button("carousel", "Carousel",
-      usable ? h("span", { class: "badge usable", title: "powers you can use now" }, String(usable)) : null) : null,
-    button("log", "Log"),
-    hosting(view, ctx) ? button("host", "Host") : null);
+    view.hand?.powers ? button("carousel", tr("Carousel"),
+      usable ? h("span", { class: "badge usable", title: tr("powers you can use now") }, String(usable)) : null) : null,
+    button("log", tr("Log")),
+    hosting(view, ctx) ? button("host", tr("Host")) : null);
 }
 
 /** Whether the viewer hosts this private table (R7.12): the host's bar is drawn. */
@@ -172,7 +173,7 @@ function hosting(view, ctx) {
 /** The ✕ of a phone's panel (hidden on a wide screen, where the panels stay open). */
 function closePanel(ctx) {
   return h("button", { class: "ghost small close-panel", dataset: { action: "close-panel" },
-    title: "Close", onclick: () => ctx.togglePanel(null) }, "✕");
+    title: tr("Close"), onclick: () => ctx.togglePanel(null) }, "✕");
 }
 
 // -- header ----------------------------------------------------------------------------------
@@ -265,16 +266,16 @@ function tournamentBar(view, ctx) {
     (l.ante ? (l.ante_mode === "big_blind" ? ` BB ante ${chips(l.ante)}` : ` ante ${chips(l.ante)}`) : "");
   const prizes = (t.payouts || []).map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(" · ");
   return h("div", { class: "tournament-bar", dataset: { tournament: t.tournament_id } },
-    h("span", { class: "level" }, `Level ${t.level}`),
-    h("span", { class: "blinds" }, `Blinds ${blinds(t)}`),
-    t.level_ends_ms ? h("span", {}, "Next level in ",
+    h("span", { class: "level" }, tr("Level {level}", { level: t.level })),
+    h("span", { class: "blinds" }, tr("Blinds {blinds}", { blinds: blinds(t) })),
+    t.level_ends_ms ? h("span", {}, tr("Next level in "),
       h("span", { class: "countdown", dataset: { countdownMs: t.level_ends_ms, format: "clock",
-        expired: "next hand" } }, "")) : h("span", {}, "Last level"),
-    next ? h("span", { class: "muted next-level" }, `then ${blinds(next)} (${next.minutes} min)`) : null,
-    h("span", {}, `Players ${t.players_left}/${t.entrants}`),
-    h("span", { class: "prizes" }, `Prizes: ${prizes || "—"}`),
+        expired: tr("next hand") } }, "")) : h("span", {}, tr("Last level")),
+    next ? h("span", { class: "muted next-level" }, tr("then {blinds} ({minutes} min)", { blinds: blinds(next), minutes: next.minutes })) : null,
+    h("span", {}, tr("Players {left}/{entrants}", { left: t.players_left, entrants: t.entrants })),
+    h("span", { class: "prizes" }, tr("Prizes: {prizes}", { prizes: prizes || "—" })),
     t.multiplier ? h("span", { class: "badge spin" }, `Spin ×${t.multiplier}`) : null,
-    t.first_hand_ms && t.first_hand_ms > ctx.nowMs ? h("span", { class: "flag" }, "First hand in ",
+    t.first_hand_ms && t.first_hand_ms > ctx.nowMs ? h("span", { class: "flag" }, tr("First hand in "),
       h("span", { class: "countdown", dataset: { countdownMs: t.first_hand_ms, format: "s" } }, "")) : null,
   );
 }
@@ -298,7 +299,7 @@ function felt(view, ctx) {
         dataset: { betSeat: index } }, h("span", { class: "chip" }), chips(seat.bet)));
     }
     if (hand && hand.button === index) {
-      table.append(h("div", { class: "dealer", title: "Button", style: placed(position + 0.32, count, "button") }, "D"));
+      table.append(h("div", { class: "dealer", title: tr("Button"), style: placed(position + 0.32, count, "button") }, "D"));
     }
   });
   table.append(centre(view, ctx));
@@ -310,7 +311,7 @@ function seatElement(view, seat, index, style, winners, ctx) {
     const canSit = view.seat_index === null && !view.tournament && !(view.room || {}).closed;
     return h("div", { class: "seat empty", style, dataset: { seat: index } },
       canSit ? h("button", { class: "ghost small", dataset: { action: "sit-here", seat: index },
-        onclick: () => ctx.join(index) }, "Sit here") : h("span", { class: "muted" }, "empty"));
+        onclick: () => ctx.join(index) }, tr("Sit here")) : h("span", { class: "muted" }, tr("empty")));
   }
   const hand = view.hand;
   const me = index === view.seat_index;
@@ -387,12 +388,12 @@ function centre(view, ctx) {
 
 function waitingText(view) {
   const room = view.room || {};
-  if (room.closed) return view.tournament ? "The tournament is over" : "The table is closed";
-  if (room.paused) return "No new hand while the table is paused";
+  if (room.closed) return view.tournament ? tr("The tournament is over") : tr("The table is closed");
+  if (room.paused) return tr("No new hand while the table is paused");
   const seated = view.seats.filter(Boolean).length;
   const needed = view.settings?.min_players || 2;
-  if (!view.hand && seated < needed) return `Waiting for players (${seated} seated, ${needed} to start)`;
-  return view.hand ? "Next hand in a moment…" : "The first hand is about to be dealt";
+  if (!view.hand && seated < needed) return tr("Waiting for players ({seated} seated, {needed} to start)", { seated, needed });
+  return view.hand ? tr("Next hand in a moment…") : tr("The first hand is about to be dealt");
 }
 
 // -- Naiko powers ----------------------------------------------------------------------------
@@ -408,36 +409,36 @@ function naikoPanel(view, ctx) {
   const carousel = h("div", { class: "carousel" }, (powers.carousel || []).map((power) => {
     const buttons = [];
     if (power === "peek") {
-      buttons.push(powerButton("Peek", can.has("peek"), { power: "peek" },
+      buttons.push(powerButton(tr("Peek"), can.has("peek"), { power: "peek" },
         () => ctx.send("use_power", { power: "peek" })));
     } else if (power === "sleeve_swap") {
-      myCards.slice(0, 2).forEach((card, i) => buttons.push(powerButton(`Swap ${card}`,
+      myCards.slice(0, 2).forEach((card, i) => buttons.push(powerButton(tr("Swap {card}", { card }),
         can.has("sleeve_swap"), { power: "sleeve_swap", cardIndex: i },
         () => ctx.send("use_power", { power: "sleeve_swap", card_index: i }))));
     } else if (power === "short_anchor") {
       for (const target of prompt?.anchor_targets || []) {
-        buttons.push(powerButton(`Anchor ${nameOf(view, target)}`, can.has("short_anchor"),
+        buttons.push(powerButton(tr("Anchor {player}", { player: nameOf(view, target) }), can.has("short_anchor"),
           { power: "short_anchor", target },
           () => ctx.send("use_power", { power: "short_anchor", target_seat: target })));
       }
     }
     return h("div", { class: `power${usedByMe.has(power) ? " used" : ""}`, dataset: { carousel: power } },
-      h("div", { class: "power-name" }, POWER_NAMES[power] || power,
+      h("div", { class: "power-name" }, tr(POWER_NAMES[power] || power),
         h("span", { class: "cost" }, ` ${"✦".repeat(POWER_COSTS[power] || 0)}`)),
-      usedByMe.has(power) ? h("div", { class: "muted small" }, "used") : null,
-      power === "seal_shield" ? h("div", { class: "muted small" }, "answers a Short Anchor") : null,
+      usedByMe.has(power) ? h("div", { class: "muted small" }, tr("used")) : null,
+      power === "seal_shield" ? h("div", { class: "muted small" }, tr("answers a Short Anchor")) : null,
       buttons);
   }));
   const anchors = Object.entries(powers.anchors || {}).map(([seat, a]) =>
     h("div", { class: "small" }, `⚓ ${nameOf(view, a.by)} → ${nameOf(view, Number(seat), false)}: ${a.state}`));
   const others = (powers.windows || []).filter((w) => w.target !== view.seat_index).map((w) =>
-    h("div", { class: "small window-other" }, `${nameOf(view, w.target)} may shield `,
+    h("div", { class: "small window-other" }, tr("{player} may shield ", { player: nameOf(view, w.target) }),
       h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, "")));
-  const peek = powers.peek ? h("div", { class: "peek" }, "Your peek: ",
-    proved(cardFace(powers.peek, { hand: view.hand.number, small: true }), powers.peek, ctx), " comes next") : null;
+  const peek = powers.peek ? h("div", { class: "peek" }, tr("Your peek: "),
+    proved(cardFace(powers.peek, { hand: view.hand.number, small: true }), powers.peek, ctx), tr(" comes next")) : null;
   return h("div", { class: "naiko-panel" },
-    h("div", { class: "panel-title" }, "Carousel",
-      h("span", { class: "muted small" }, ` powers this round ${powers.round_activations}/3`), closePanel(ctx)),
+    h("div", { class: "panel-title" }, tr("Carousel"),
+      h("span", { class: "muted small" }, tr(" powers this round {n}/3", { n: powers.round_activations })), closePanel(ctx)),
     carousel, peek, anchors, others, shieldWindow(view, ctx));
 }
 
@@ -452,13 +453,13 @@ function shieldWindow(view, ctx) {
   const total = view.config?.shield_window_ms || 8000;
   return h("div", { class: "shield-window", dataset: { window: w.window_id } },
     ringFor(w.deadline_ms, total, "turn-ring shield-ring", "the Shield window (R6.5)"),
-    h("div", {}, h("strong", {}, `${nameOf(view, w.attacker)}'s Short Anchor aims at you`),
-      h("div", { class: "small" }, "Seal Shield cancels it (1 ✦); play does not pause. ",
+    h("div", {}, h("strong", {}, tr("{player}'s Short Anchor aims at you", { player: nameOf(view, w.attacker) })),
+      h("div", { class: "small" }, tr("Seal Shield cancels it (1 ✦); play does not pause. "),
         h("span", { class: "countdown", dataset: { countdownMs: w.deadline_ms, format: "s" } }, ""))),
     h("div", { class: "shield-buttons" },
       h("button", { class: "primary", dataset: { action: "shield" }, disabled: !view.hand.powers.can_shield,
-        onclick: () => ctx.send("shield", {}) }, "Seal Shield ✦"),
-      h("button", { dataset: { action: "pass_window" }, onclick: () => ctx.send("pass_window", {}) }, "Let it apply")));
+        onclick: () => ctx.send("shield", {}) }, tr("Seal Shield ✦")),
+      h("button", { dataset: { action: "pass_window" }, onclick: () => ctx.send("pass_window", {}) }, tr("Let it apply"))));
 }
 
 // -- the log ---------------------------------------------------------------------------------
@@ -466,7 +467,7 @@ function shieldWindow(view, ctx) {
 function logPanel(ctx) {
   const list = h("ol", { class: "log" }, ctx.log.slice(-60).map((line) => h("li", {}, line)));
   queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
-  return h("div", { class: "log-panel" }, h("div", { class: "panel-title" }, "Table", closePanel(ctx)), list);
+  return h("div", { class: "log-panel" }, h("div", { class: "panel-title" }, tr("Table"), closePanel(ctx)), list);
 }
 
 // -- the controls ----------------------------------------------------------------------------
@@ -488,19 +489,19 @@ function hostBar(view, ctx) {
   const room = view.room || {};
   const invitee = h("input", { type: "text", placeholder: "player id", size: 10, dataset: { invitee: "1" } });
   return h("div", { class: "hostbar" },
-    h("span", { class: "muted small" }, "Host:"), closePanel(ctx),
+    h("span", { class: "muted small" }, tr("Host:")), closePanel(ctx),
     h("button", { class: "ghost small", dataset: { action: "create_invite_code" },
-      onclick: () => ctx.send("create_invite_code", {}) }, room.invite_code ? "New invite code" : "Make an invite code"),
+      onclick: () => ctx.send("create_invite_code", {}) }, room.invite_code ? tr("New invite code") : tr("Make an invite code")),
     room.invite_code ? h("button", { class: "ghost small", dataset: { action: "revoke_invite_code" },
-      onclick: () => ctx.send("revoke_invite_code", {}) }, "Revoke the code") : null,
+      onclick: () => ctx.send("revoke_invite_code", {}) }, tr("Revoke the code")) : null,
     invitee, h("button", { class: "ghost small", dataset: { action: "invite" },
-      onclick: () => invitee.value.trim() && ctx.send("invite", { player_id: invitee.value.trim() }) }, "Invite"),
+      onclick: () => invitee.value.trim() && ctx.send("invite", { player_id: invitee.value.trim() }) }, tr("Invite")),
     view.settings.bots ? h("button", { class: "ghost small", dataset: { action: "host_add_bot" },
-      onclick: () => ctx.send("host_add_bot", {}) }, "Add a BOT") : null,
+      onclick: () => ctx.send("host_add_bot", {}) }, tr("Add a BOT")) : null,
     h("button", { class: "ghost small", dataset: { action: "host_pause" },
-      onclick: () => ctx.send("host_pause", { paused: !room.paused }) }, room.paused ? "Resume" : "Pause"),
+      onclick: () => ctx.send("host_pause", { paused: !room.paused }) }, room.paused ? tr("Resume") : tr("Pause")),
     h("button", { class: "ghost small", dataset: { action: "host_close" },
-      onclick: () => ctx.send("host_close", {}) }, "Close the table"));
+      onclick: () => ctx.send("host_close", {}) }, tr("Close the table")));
 }
 
 function actionBar(view, prompt, ctx) {
@@ -509,12 +510,12 @@ function actionBar(view, prompt, ctx) {
   const me = view.seats[view.seat_index];
   const bar = h("div", { class: "actions", dataset: { prompt: hand.number } });
   const deadline = h("span", { class: "countdown turn-countdown", dataset: { countdownMs: prompt.deadline_ms, format: "s" } }, "");
-  bar.append(h("div", { class: "your-turn" }, "Your turn ", deadline,
-    prompt.anchored ? h("span", { class: "badge anchored" }, "⚓ anchored: pot-size raise at most") : null));
+  bar.append(h("div", { class: "your-turn" }, tr("Your turn "), deadline,
+    prompt.anchored ? h("span", { class: "badge anchored" }, tr("⚓ anchored: pot-size raise at most")) : null));
   const act = (move, amount) => ctx.send("act", amount === undefined ? { move } : { move, amount });
-  if (actions.has("fold")) bar.append(h("button", { class: "fold", dataset: { action: "fold" }, onclick: () => act("fold") }, "Fold"));
-  if (actions.has("check")) bar.append(h("button", { dataset: { action: "check" }, onclick: () => act("check") }, "Check"));
-  if (actions.has("call")) bar.append(h("button", { dataset: { action: "call" }, onclick: () => act("call") }, `Call ${chips(prompt.to_call)}`));
+  if (actions.has("fold")) bar.append(h("button", { class: "fold", dataset: { action: "fold" }, onclick: () => act("fold") }, tr("Fold")));
+  if (actions.has("check")) bar.append(h("button", { dataset: { action: "check" }, onclick: () => act("check") }, tr("Check")));
+  if (actions.has("call")) bar.append(h("button", { dataset: { action: "call" }, onclick: () => act("call") }, tr("Call {chips}", { chips: chips(prompt.to_call) })));
   const move = actions.has("bet") ? "bet" : actions.has("raise_to") ? "raise_to" : null;
   if (move && prompt.min_raise_to !== null && prompt.max_raise_to !== null) {
     const min = prompt.min_raise_to;
@@ -531,7 +532,7 @@ function actionBar(view, prompt, ctx) {
       ctx.ui.raiseTo = amount;
       slider.value = amount;
       number.value = amount;
-      label.textContent = `${move === "bet" ? "Bet" : "Raise to"} ${chips(amount)}`;
+      label.textContent = (move === "bet" ? tr("Bet {chips}", { chips: chips(amount) }) : tr("Raise to {chips}", { chips: chips(amount) }));
     };
     slider.addEventListener("input", () => set(slider.value));
     number.addEventListener("change", () => set(number.value));
@@ -543,12 +544,12 @@ function actionBar(view, prompt, ctx) {
     set(value);
     bar.append(h("div", { class: "raise" }, slider, number,
       presets.map(([text, v]) => h("button", { class: "ghost small", dataset: { preset: text },
-        onclick: () => set(v) }, text)), button,
+        onclick: () => set(v) }, tr(text))), button,
       h("span", { class: "muted small" }, `${chips(min)}–${chips(max)}`)));
   }
   if (actions.has("all_in")) {
     bar.append(h("button", { class: "allin", dataset: { action: "all_in" }, onclick: () => act("all_in") },
-      `All-in ${chips((me?.stack || 0) + (me?.bet || 0))}`));
+      tr("All-in {chips}", { chips: chips((me?.stack || 0) + (me?.bet || 0)) })));
   }
   return bar;
 }
@@ -560,17 +561,17 @@ function seatBar(view, ctx) {
   const room = view.room || {};
   if (hand && !hand.complete && hand.actor !== null && hand.actor !== undefined) {
     const actor = view.seats[hand.actor];
-    bar.append(h("span", { class: "muted", dataset: { waiting: hand.actor } }, `Waiting for ${nameOf(view, hand.actor, false)}` +
+    bar.append(h("span", { class: "muted", dataset: { waiting: hand.actor } }, tr("Waiting for {player}", { player: nameOf(view, hand.actor, false) }) +
       (actor?.is_bot ? " (BOT)" : "") + " ",
       h("span", { class: "countdown", dataset: { countdownMs: hand.actor_deadline_ms, format: "s" } }, "")));
   }
   if (view.tournament) {
     if (me) {
       bar.append(me.sitting_out
-        ? h("button", { dataset: { action: "sit_in" }, onclick: () => ctx.send("sit_in", {}) }, "I'm back")
-        : h("button", { class: "ghost", dataset: { action: "sit_out" }, onclick: () => ctx.send("sit_out", {}) }, "Sit out"));
+        ? h("button", { dataset: { action: "sit_in" }, onclick: () => ctx.send("sit_in", {}) }, tr("I'm back"))
+        : h("button", { class: "ghost", dataset: { action: "sit_out" }, onclick: () => ctx.send("sit_out", {}) }, tr("Sit out")));
     } else {
-      bar.append(h("span", { class: "muted" }, "You are watching this tournament's table"));
+      bar.append(h("span", { class: "muted" }, tr("You are watching this tournament's table")));
     }
     return bar;
   }
@@ -596,36 +597,36 @@ function seatBar(view, ctx) {
     }
     const free = view.seats.some((s) => !s) && !(room.held_seats >= view.seats.filter((s) => !s).length);
     if (ctx.offerUntil) {
-      bar.append(h("span", { class: "flag" }, "A seat is held for you ",
+      bar.append(h("span", { class: "flag" }, tr("A seat is held for you "),
         h("span", { class: "countdown", dataset: { countdownMs: ctx.offerUntil, format: "s" } }, "")));
     }
     if (room.closed) {
-      bar.append(h("span", { class: "muted" }, "This table is closed."));
+      bar.append(h("span", { class: "muted" }, tr("This table is closed.")));
     } else if (free || ctx.offerUntil) {
-      bar.append(h("label", {}, "Buy-in ", input), h("button", { class: "primary", dataset: { action: "join" },
-        onclick: () => ctx.join(null) }, "Sit down"));
+      bar.append(h("label", {}, tr("Buy-in "), input), h("button", { class: "primary", dataset: { action: "join" },
+        onclick: () => ctx.join(null) }, tr("Sit down")));
     } else {
       bar.append(h("button", { dataset: { action: "join_waitlist" }, onclick: () => ctx.send("join_waitlist", {}) },
-        "Join the waiting list"));
+        tr("Join the waiting list")));
     }
     return bar;
   }
   if (me.owes_big || me.owes_small) {
-    bar.append(h("span", { class: "muted" }, me.entry === "post" ? "You post to be dealt in at the next hand" : "You wait for the big blind"),
+    bar.append(h("span", { class: "muted" }, me.entry === "post" ? tr("You post to be dealt in at the next hand") : tr("You wait for the big blind")),
       h("button", { class: "ghost", dataset: { action: "choose_entry" },
         onclick: () => ctx.send("choose_entry", { entry: me.entry === "post" ? "wait" : "post" }) },
-      me.entry === "post" ? "Wait instead" : "Post now"));
+      me.entry === "post" ? tr("Wait instead") : tr("Post now")));
   }
   bar.append(me.sitting_out
-    ? h("button", { dataset: { action: "sit_in" }, onclick: () => ctx.send("sit_in", {}) }, "Sit in")
-    : h("button", { class: "ghost", dataset: { action: "sit_out" }, onclick: () => ctx.send("sit_out", {}) }, "Sit out"));
+    ? h("button", { dataset: { action: "sit_in" }, onclick: () => ctx.send("sit_in", {}) }, tr("Sit in"))
+    : h("button", { class: "ghost", dataset: { action: "sit_out" }, onclick: () => ctx.send("sit_out", {}) }, tr("Sit out")));
   if (!me.in_hand || hand?.complete) {
     const room = (view.settings?.max_buy_in || 0) - me.stack;
     if (room > 0) {
       bar.append(h("button", { class: "ghost", dataset: { action: "add_chips" },
-        onclick: () => ctx.send("add_chips", { amount: room }) }, `Top up ${chips(room)}`));
+        onclick: () => ctx.send("add_chips", { amount: room }) }, tr("Top up {chips}", { chips: chips(room) })));
     }
   }
-  bar.append(h("button", { class: "ghost", dataset: { action: "leave_table" }, onclick: () => ctx.send("leave_table", {}) }, "Leave"));
+  bar.append(h("button", { class: "ghost", dataset: { action: "leave_table" }, onclick: () => ctx.send("leave_table", {}) }, tr("Leave")));
   return bar;
 }
