@@ -1,4 +1,4 @@
-"""The web client's catalogues (local/naiko_local/web/i18n/<lang>.json, read by js/i18n.js):
+"""The web client's catalogues (local/naiko_local/web/js/lang/<lang>.js, read by js/i18n.js):
 every text the code looks up (``tr("…")`` in js/, ``data-i18n`` in index.html) is an English
 key, and every language has exactly those keys, with the same named parameters and the same
 leading and trailing spaces (the page joins some texts to what follows them)."""
@@ -17,7 +17,10 @@ FIELD = re.compile(r"\{(\w+)\}")
 
 
 def catalogue(lang: str) -> dict[str, str]:
-    data = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    module = (WEB / "js" / "lang" / f"{lang}.js").read_text(encoding="utf-8")
+    body = module.split("export default ", 1)[1].strip()
+    assert body.endswith(";")
+    data = json.loads(body[:-1])  # strict JSON: no comment, no trailing comma
     assert isinstance(data, dict) and all(isinstance(v, str) for v in data.values())
     return data
 

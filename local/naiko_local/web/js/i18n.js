@@ -1,8 +1,9 @@
 // i18n.js: every text the page shows a person, in five languages (docs/web.md, "Languages").
 //
-// tr(english, params) is the lookup. The catalogues are web/i18n/<lang>.json: the English text is the key (as in gettext), each
-// language maps it to its own, with the same named parameters ({chips}, {n}…). English needs no
-// fetch (en.json lists every key, for the completeness test tests/unit/test_web_i18n.py). The
+// tr(english, params) is the lookup. The catalogues are js/lang/<lang>.js (a module whose default
+// export is a JSON object): the English text is the key (as in gettext), each language maps it to
+// its own, with the same named parameters ({chips}, {n}…). English needs no import (en.js lists
+// every key, for the completeness test tests/unit/test_web_i18n.py). The
 // language is chosen by ?lang=, else the picker's last choice (localStorage), else the browser's
 // language when served, else English; the WebSocket asks the server for the same one (?lang= at
 // the handshake), so its error texts match the page.
@@ -32,8 +33,7 @@ export async function loadLanguage(lang) {
   catalogue = {};
   if (current !== "en") {
     try {
-      const response = await fetch(`/i18n/${current}.json`);
-      if (response.ok) catalogue = await response.json();
+      catalogue = (await import(`./lang/${current}.js`)).default;
     } catch {
       // not served: English it is
     }

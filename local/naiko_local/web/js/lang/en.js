@@ -1,4 +1,6 @@
-{
+// English: the reference (identity; every key the page looks up) texts of the web client, by their English text (js/i18n.js).
+// Strict JSON after `export default`: tests/unit/test_web_i18n.py reads it as JSON.
+export default {
  "online": "online",
  "Reconnected: the table shows the server's confirmed state.": "Reconnected: the table shows the server's confirmed state.",
  "{action}: no answer ({reason}); the table shows what the server applied": "{action}: no answer ({reason}); the table shows what the server applied",
@@ -163,4 +165,4 @@
  "Sleeve Swap": "Sleeve Swap",
  "Short Anchor": "Short Anchor",
  "Seal Shield": "Seal Shield"
-}
+};

@@ -1,4 +1,6 @@
-{
+// Romanian texts of the web client, by their English text (js/i18n.js).
+// Strict JSON after `export default`: tests/unit/test_web_i18n.py reads it as JSON.
+export default {
  "online": "conectat",
  "Reconnected: the table shows the server's confirmed state.": "Reconectat: masa arată starea confirmată de server.",
  "{action}: no answer ({reason}); the table shows what the server applied": "{action}: niciun răspuns ({reason}); masa arată ce a aplicat serverul",
@@ -163,4 +165,4 @@
  "Sleeve Swap": "Schimb din Mânecă",
  "Short Anchor": "Ancora Scurtă",
  "Seal Shield": "Sigiliul Protector"
-}
+};

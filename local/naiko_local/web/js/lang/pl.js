@@ -1,4 +1,6 @@
-{
+// Polish texts of the web client, by their English text (js/i18n.js).
+// Strict JSON after `export default`: tests/unit/test_web_i18n.py reads it as JSON.
+export default {
  "online": "połączono",
  "Reconnected: the table shows the server's confirmed state.": "Połączono ponownie: stół pokazuje stan potwierdzony przez serwer.",
  "{action}: no answer ({reason}); the table shows what the server applied": "{action}: brak odpowiedzi ({reason}); stół pokazuje to, co zastosował serwer",
@@ -163,4 +165,4 @@
  "Sleeve Swap": "Zamiana w Rękawie",
  "Short Anchor": "Krótka Kotwica",
  "Seal Shield": "Pieczęć Ochronna"
-}
+};

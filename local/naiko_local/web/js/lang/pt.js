@@ -1,4 +1,6 @@
-{
+// Portuguese texts of the web client, by their English text (js/i18n.js).
+// Strict JSON after `export default`: tests/unit/test_web_i18n.py reads it as JSON.
+export default {
  "online": "conectado",
  "Reconnected: the table shows the server's confirmed state.": "Reconectado: a mesa mostra o estado confirmado pelo servidor.",
  "{action}: no answer ({reason}); the table shows what the server applied": "{action}: sem resposta ({reason}); a mesa mostra o que o servidor aplicou",
@@ -163,4 +165,4 @@
  "Sleeve Swap": "Troca de Manga",
  "Short Anchor": "Âncora Curta",
  "Seal Shield": "Escudo do Selo"
-}
+};

@@ -1,4 +1,6 @@
-{
+// Vietnamese texts of the web client, by their English text (js/i18n.js).
+// Strict JSON after `export default`: tests/unit/test_web_i18n.py reads it as JSON.
+export default {
  "online": "trực tuyến",
  "Reconnected: the table shows the server's confirmed state.": "Đã kết nối lại: bàn hiển thị trạng thái đã được máy chủ xác nhận.",
  "{action}: no answer ({reason}); the table shows what the server applied": "{action}: không có phản hồi ({reason}); bàn hiển thị những gì máy chủ đã áp dụng",
@@ -163,4 +165,4 @@
  "Sleeve Swap": "Đổi Bài Trong Tay Áo",
  "Short Anchor": "Mỏ Neo Ngắn",
  "Seal Shield": "Lá Chắn Phong Ấn"
-}
+};
