@@ -44,6 +44,7 @@ from naiko.commitment import CardProof, MalformedProof
 from naiko.commitment import verify as verify_proof
 from naiko.verify import check_hand
 
+from .i18n import LANGUAGES, set_language
 from .keepalive import KeepAlive, keep_alive
 from .render import (
     POWER_COSTS,
@@ -638,6 +639,22 @@ def default_buy_in(settings: dict[str, Any], big_blind: int | None) -> int:
     lo = int(settings.get("min_buy_in") or 1)
     hi = int(settings.get("max_buy_in") or lo)
     return min(hi, max(lo, 100 * int(big_blind or 0)))
+
+
+def with_language(url: str, lang: str) -> str:
+    """*url* asking the server for its texts in *lang* (``?lang=``, docs/protocol.md
+    "Languages"); English, the server's default, adds nothing.
+
+    >>> with_language("ws://127.0.0.1:8000/", "pl"), with_language("ws://h/?lang=ro", "pt")
+    ('ws://127.0.0.1:8000/?lang=pl', 'ws://h/?lang=pt')
+    >>> with_language("ws://127.0.0.1:8000/", "en")
+    'ws://127.0.0.1:8000/'
+    """
+    if lang == "en":
+        return url
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "lang"] + [("lang", lang)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def with_token(url: str, token: str) -> str:
@@ -1373,15 +1390,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", action="store_true",
                         help="with several open tables, join the first without asking")
     parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en",
+                        help="the client's and the server's texts in English (default), "
+                             "Polish, Portuguese, Vietnamese or Romanian; the commands stay "
+                             "the same")
     args = parser.parse_args(argv)
+    lang = set_language(args.lang)
     if args.buy_in is not None and args.buy_in <= 0:
         parser.error("--buy-in must be a positive number of chips")
     out = sys.stdout
     in_fd = sys.stdin.fileno()
     color = (not args.no_color and out.isatty() and os.environ.get("TERM") != "dumb"
              and "NO_COLOR" not in os.environ)
-    client = Client(args.url, args.token, table_id=args.table, buy_in=args.buy_in, out=out,
-                    in_fd=in_fd, color=color, pick=not args.first and os.isatty(in_fd),
+    client = Client(with_language(args.url, lang), args.token, table_id=args.table,
+                    buy_in=args.buy_in, out=out, in_fd=in_fd, color=color,
+                    pick=not args.first and os.isatty(in_fd),
                     player_id=token_subject(args.token))
     with Terminal(in_fd, out):
         code = asyncio.run(run(client))

@@ -30,6 +30,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .i18n import tr
+
 POWER_NAMES = {"peek": "Peek", "sleeve_swap": "Sleeve Swap", "short_anchor": "Short Anchor",
                "seal_shield": "Seal Shield"}
 POWER_COSTS = {"peek": 1, "sleeve_swap": 2, "short_anchor": 2, "seal_shield": 1}
@@ -64,6 +66,12 @@ HELP = (
     "  history    your last hands                            history N  hand N, deck checked",
     "  help       show or hide this help                     q      quit (the seat stays)",
 )
+
+def help_lines() -> tuple[str, ...]:
+    """:data:`HELP` with its heading in the client's language (the commands are typed the same
+    in every language)."""
+    return (tr(HELP[0]), *HELP[1:])
+
 
 _STYLES = {"bold": "\x1b[1m", "turn": "\x1b[1;30;43m", "error": "\x1b[1;31m",
            "header": "\x1b[7m", "dim": "\x1b[2m", "good": "\x1b[32m"}
@@ -102,7 +110,7 @@ def clock_text(deadline_ms: int | None, now_ms: int) -> str:
 
 
 def power_name(power: str) -> str:
-    return POWER_NAMES.get(power, power)
+    return tr(POWER_NAMES.get(power, power))
 
 
 def seat_name(view: dict[str, Any] | None, seat_index: int | None) -> str:
@@ -675,7 +683,7 @@ def render(view: dict[str, Any] | None, *, now_ms: int, player_id: str | None = 
     if view is None:
         top.append((_header_text("Naiko", player_id, connection), "header"))
         top.append(("", ""))
-        top.append(("Waiting for the table...", ""))
+        top.append((tr("Waiting for the table..."), ""))
         bottom: list[Line] = []
     else:
         top.extend(_table_section(view, now_ms, player_id, connection, version))
@@ -686,7 +694,7 @@ def render(view: dict[str, Any] | None, *, now_ms: int, player_id: str | None = 
     room = max(height - len(top) - len(bottom) - 1, 1)
     middle: list[Line] = [("-" * width, "dim")]
     if show_help:
-        middle.extend((line, "") for line in HELP[:room])
+        middle.extend((line, "") for line in help_lines()[:room])
     else:
         shown = list(log)[-room:] if room else []
         middle.extend((line, "") for line in shown)
@@ -991,8 +999,8 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
     lines: list[Line] = [("-" * width, "dim")]
     if offer_until_ms is not None and view.get("seat_index") is None:
         clock = clock_text(offer_until_ms, now_ms)
-        lines.append((f"SEAT OFFERED {clock}: a seat is held for you: `take` (or `take N`) to "
-                      "sit down", "turn"))
+        lines.append((tr("SEAT OFFERED {clock}: a seat is held for you: `take` (or `take N`) "
+                         "to sit down", clock=clock), "turn"))
     hand = view.get("hand") or {}
     prompt = view.get("prompt")
     window = open_window_for(view, view.get("seat_index"))
@@ -1000,9 +1008,9 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
         attacker = seat_person(view, window.get("attacker")).whose(True)
         clock = clock_text(window.get("deadline_ms"), now_ms)
         can = (hand.get("powers") or {}).get("can_shield")
-        answer = "`shield` (1 destello) or `pass`" if can else "`pass` (you cannot shield)"
-        lines.append((f"SHIELD WINDOW {clock}: {attacker} Short Anchor aims at you: {answer}",
-                      "turn"))
+        answer = tr("`shield` (1 destello) or `pass`") if can else tr("`pass` (you cannot shield)")
+        lines.append((tr("SHIELD WINDOW {clock}: {attacker} Short Anchor aims at you: {answer}",
+                         clock=clock, attacker=attacker, answer=answer), "turn"))
     if prompt:
         lines.extend(_prompt_lines(view, prompt, now_ms))
     elif hand and not hand.get("complete") and hand.get("actor") is not None:
@@ -1011,26 +1019,29 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
         seat = seats[hand["actor"]] if hand["actor"] < len(seats) else None
         bot = " (BOT)" if seat and seat.get("is_bot") else ""
         clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
-        lines.append((f"Waiting for {actor}{bot} to act" + (f"  {clock}" if clock else ""), ""))
+        lines.append((tr("Waiting for {actor} to act", actor=f"{actor}{bot}")
+                      + (f"  {clock}" if clock else ""), ""))
     elif (view.get("room") or {}).get("closed") and is_tournament(view):
-        lines.append(("No more hands: the tournament is over (`tournaments` for the lobby's, "
-                      "`q` to quit).", ""))
+        lines.append((tr("No more hands: the tournament is over (`tournaments` for the "
+                         "lobby's, `q` to quit)."), ""))
     elif (view.get("room") or {}).get("closed"):
-        lines.append(("No more hands: the table is closed (`q` to quit).", ""))
+        lines.append((tr("No more hands: the table is closed (`q` to quit)."), ""))
     elif (view.get("room") or {}).get("paused"):
-        lines.append(("No new hand while the table is paused.", ""))
+        lines.append((tr("No new hand while the table is paused."), ""))
     elif hand and hand.get("complete"):
-        lines.append((f"Hand #{hand.get('number')} is over; the next one starts shortly.", ""))
+        lines.append((tr("Hand #{number} is over; the next one starts shortly.",
+                         number=hand.get("number")), ""))
     elif is_tournament(view):
         first = (view.get("tournament") or {}).get("first_hand_ms")
         clock = clock_text(int(first), now_ms) if first else ""
-        lines.append((f"The tournament starts: the first hand is dealt in {clock}." if clock
-                      else "The tournament starts: the first hand is dealt shortly.", ""))
+        lines.append((tr("The tournament starts: the first hand is dealt in {clock}.",
+                         clock=clock) if clock
+                      else tr("The tournament starts: the first hand is dealt shortly."), ""))
     else:
         seated = sum(1 for s in view.get("seats") or [] if s)
         needed = (view.get("settings") or {}).get("min_players") or 3
-        lines.append((f"Waiting for players ({seated} seated); the first hand starts with "
-                      f"{needed}.", ""))
+        lines.append((tr("Waiting for players ({seated} seated); the first hand starts with "
+                         "{needed}.", seated=seated, needed=needed), ""))
     return lines
 
 
@@ -1038,18 +1049,21 @@ def _prompt_lines(view: dict[str, Any], prompt: dict[str, Any], now_ms: int) -> 
     actions = list(prompt.get("actions") or [])
     lo, hi = prompt.get("min_raise_to"), prompt.get("max_raise_to")
     clock = clock_text(prompt.get("deadline_ms"), now_ms)
-    head = "YOUR TURN" + (f"  {clock}" if clock else "")
-    head += f"   to call {prompt.get('to_call', 0)}"
+    head = tr("YOUR TURN") + (f"  {clock}" if clock else "")
+    head += "   " + tr("to call {amount}", amount=prompt.get("to_call", 0))
     if lo is not None and hi is not None:
-        head += f"   raise to {lo}..{hi}" if "raise_to" in actions else f"   bet {lo}..{hi}"
+        head += "   " + (tr("raise to {lo}..{hi}", lo=lo, hi=hi) if "raise_to" in actions
+                         else tr("bet {lo}..{hi}", lo=lo, hi=hi))
     if prompt.get("anchored"):
-        head += "   ANCHORED: your raises are capped"
+        head += "   " + tr("ANCHORED: your raises are capped")
     lines: list[Line] = [(head, "turn")]
     me = my_seat(view) or {}
     all_in_to = int(me.get("stack") or 0) + int(me.get("bet") or 0)
-    labels = {"fold": "f fold", "check": "x check", "call": f"c call {prompt.get('to_call')}",
-              "bet": f"b N bet ({lo}-{hi})", "raise_to": f"r N raise to N ({lo}-{hi})",
-              "all_in": f"a all-in ({all_in_to})"}
+    labels = {"fold": tr("f fold"), "check": tr("x check"),
+              "call": tr("c call {amount}", amount=prompt.get("to_call")),
+              "bet": tr("b N bet ({lo}-{hi})", lo=lo, hi=hi),
+              "raise_to": tr("r N raise to N ({lo}-{hi})", lo=lo, hi=hi),
+              "all_in": tr("a all-in ({amount})", amount=all_in_to)}
     lines.append(("  " + " | ".join(labels.get(a, a) for a in actions), "bold"))
     powers = list(prompt.get("powers") or [])
     if powers:
@@ -1060,7 +1074,7 @@ def _prompt_lines(view: dict[str, Any], prompt: dict[str, Any], now_ms: int) -> 
                 targets = prompt.get("anchor_targets") or []
                 key = "anchor " + "|".join(str(t) for t in targets)
             parts.append(f"{key} ({power_name(p)}, {POWER_COSTS.get(p, '?')})")
-        lines.append(("  powers: " + " | ".join(parts), ""))
+        lines.append(("  " + tr("powers: ") + " | ".join(parts), ""))
     return lines
 
 
