@@ -91,7 +91,7 @@ export class App {
     if (state === "offline") document.body.dataset.drops = String(Number(document.body.dataset.drops || 0) + 1);
     document.body.dataset.conn = state;
     this.elements.status.dataset.state = state;
-    this.elements.status.textContent = state === "online" ? tr("online") : detail;
+    this.elements.status.textContent = state === "online" ? tr("online") : tr(detail);
   }
 
   onOpen(again) {

@@ -7,6 +7,7 @@
 import { narrate, shownName } from "./narrate.js";
 import { cardFace, chips, fill, h, splitCards } from "./dom.js";
 import { PROOF_MARKS } from "./table.js";
+import { tr } from "./i18n.js";
 
 /**
  * @param {HTMLElement} root
@@ -17,7 +18,7 @@ import { PROOF_MARKS } from "./table.js";
 export function renderHistory(root, state, ctx) {
   const body = state.hand ? handDetail(state.hand, state, ctx) : handList(state, ctx);
   fill(root, 
-    h("div", { class: "panel-title" }, "Hand history",
+    h("div", { class: "panel-title" }, tr("Hand history"),
       h("button", { class: "ghost small", dataset: { action: "close-history" }, onclick: () => ctx.close() }, "✕")),
     state.error ? h("p", { class: "error" }, state.error) : null, body);
 }
@@ -29,8 +30,8 @@ export function netText(net) {
 }
 
 function handList(state, ctx) {
-  if (state.hands === null) return h("p", { class: "muted" }, "Loading…");
-  if (!state.hands.length) return h("p", { class: "muted" }, "No hands yet: play one!");
+  if (state.hands === null) return h("p", { class: "muted" }, tr("Loading…"));
+  if (!state.hands.length) return h("p", { class: "muted" }, tr("No hands yet: play one!"));
   return h("div", {},
     h("ul", { class: "hands" }, state.hands.map((hand) => h("li", {},
       h("button", { class: "link", dataset: { hand: hand.hand_number, table: hand.table_id },
@@ -39,7 +40,7 @@ function handList(state, ctx) {
       h("span", { class: `net ${hand.net > 0 ? "up" : hand.net < 0 ? "down" : "even"}`, dataset: { net: hand.net } },
         ` · ${netText(hand.net)}`),
       hand.cancelled ? h("span", { class: "muted small" }, ` cancelled (${hand.cancelled})`) : null))),
-    state.next ? h("button", { class: "ghost small", onclick: () => ctx.more() }, "Older hands") : null);
+    state.next ? h("button", { class: "ghost small", onclick: () => ctx.more() }, tr("Older hands")) : null);
 }
 
 function handDetail(hand, state, ctx) {
@@ -69,11 +70,11 @@ function handDetail(hand, state, ctx) {
     h("div", { class: "muted small" }, `${hand.variant} ${hand.config?.small_blind}/${hand.config?.big_blind}` +
       ` · ${new Date(hand.started_ms).toLocaleString()}`),
     deckCheck(hand, verdict),
-    h("div", { class: "row" }, "You: ", cards.map(face)),
-    h("div", { class: "row" }, "Board: ", splitCards(board).map(face)),
+    h("div", { class: "row" }, tr("You: "), cards.map(face)),
+    h("div", { class: "row" }, tr("Board: "), splitCards(board).map(face)),
     shown.map((s) => h("div", { class: "row" }, `${shownName(nameOf(s.seat_index))}: `,
       splitCards(s.cards).map(face), ` ${s.hand || ""}`)),
-    h("div", { class: "row" }, "Result: ", Object.entries(hand.results || {})
+    h("div", { class: "row" }, tr("Result: "), Object.entries(hand.results || {})
       .map(([p, n]) => `${p === names.get(hand.seat_index) ? "You" : shownName(p)} ${n > 0 ? "+" : ""}${n}`)
       .join(", ")),
     h("ol", { class: "log" }, narrate(hand.events, nameOf, { seat: hand.seat_index ?? null })

@@ -164,5 +164,13 @@ export default {
  "Max": "Max",
  "Sleeve Swap": "Sleeve Swap",
  "Short Anchor": "Short Anchor",
- "Seal Shield": "Seal Shield"
+ "Seal Shield": "Seal Shield",
+ "No hands yet: play one!": "No hands yet: play one!",
+ "Older hands": "Older hands",
+ "You: ": "You: ",
+ "Board: ": "Board: ",
+ "Result: ": "Result: ",
+ "connecting": "connecting",
+ "reconnecting": "reconnecting",
+ "reconnected": "reconnected"
 };

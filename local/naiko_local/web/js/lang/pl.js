@@ -164,5 +164,13 @@ export default {
  "Max": "Maks",
  "Sleeve Swap": "Zamiana w Rękawie",
  "Short Anchor": "Krótka Kotwica",
- "Seal Shield": "Pieczęć Ochronna"
+ "Seal Shield": "Pieczęć Ochronna",
+ "No hands yet: play one!": "Jeszcze żadnych rozdań: zagraj!",
+ "Older hands": "Starsze rozdania",
+ "You: ": "Ty: ",
+ "Board: ": "Stół: ",
+ "Result: ": "Wynik: ",
+ "connecting": "łączenie",
+ "reconnecting": "ponowne łączenie",
+ "reconnected": "połączono ponownie"
 };

@@ -164,5 +164,13 @@ export default {
  "Max": "Máx",
  "Sleeve Swap": "Troca de Manga",
  "Short Anchor": "Âncora Curta",
- "Seal Shield": "Escudo do Selo"
+ "Seal Shield": "Escudo do Selo",
+ "No hands yet: play one!": "Nenhuma mão ainda: jogue uma!",
+ "Older hands": "Mãos anteriores",
+ "You: ": "Você: ",
+ "Board: ": "Mesa: ",
+ "Result: ": "Resultado: ",
+ "connecting": "conectando",
+ "reconnecting": "reconectando",
+ "reconnected": "reconectado"
 };

@@ -164,5 +164,13 @@ export default {
  "Max": "Max",
  "Sleeve Swap": "Schimb din Mânecă",
  "Short Anchor": "Ancora Scurtă",
- "Seal Shield": "Sigiliul Protector"
+ "Seal Shield": "Sigiliul Protector",
+ "No hands yet: play one!": "Încă nicio mână: joacă una!",
+ "Older hands": "Mâini mai vechi",
+ "You: ": "Tu: ",
+ "Board: ": "Masa: ",
+ "Result: ": "Rezultat: ",
+ "connecting": "se conectează",
+ "reconnecting": "se reconectează",
+ "reconnected": "reconectat"
 };

@@ -164,5 +164,13 @@ export default {
  "Max": "Tối đa",
  "Sleeve Swap": "Đổi Bài Trong Tay Áo",
  "Short Anchor": "Mỏ Neo Ngắn",
- "Seal Shield": "Lá Chắn Phong Ấn"
+ "Seal Shield": "Lá Chắn Phong Ấn",
+ "No hands yet: play one!": "Chưa có ván nào: hãy chơi một ván!",
+ "Older hands": "Các ván cũ hơn",
+ "You: ": "Bạn: ",
+ "Board: ": "Bài chung: ",
+ "Result: ": "Kết quả: ",
+ "connecting": "đang kết nối",
+ "reconnecting": "đang kết nối lại",
+ "reconnected": "đã kết nối lại"
 };
