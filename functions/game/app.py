@@ -33,8 +33,10 @@ OK = {"statusCode": 200}
 def internal_error(event: dict[str, Any]) -> None:
     """Tell the client that its frame failed on our side (nothing it sent was wrong)."""
     service = bootstrap.get_service(bootstrap.endpoint_from_event(event))
+    from naiko_service.i18n import text
+
     reply(service, event["requestContext"]["connectionId"], "internal_error",
-          "the server failed to handle that request; please retry",
+          text("error.internal_error"),
           logger.thread_safe_get_current_keys().get("request_id"),
           lang=connection_language(event["requestContext"]))
 
@@ -76,14 +78,14 @@ def serve(service: TableService, connection_id: str, body: str | None,
     authorizer's context (older events, tests) the player is looked up by connection.
     *frame_id* is the event's ``messageId`` (a frame :func:`screen` admitted takes no second
     token)."""
+    from naiko_service.i18n import text
     from naiko_service.protocol import ProtocolError, parse_request
 
     if player_id is None:
         player_id = service.deps.connections.player_of(connection_id)
     if player_id is None:
         bootstrap.count("NotConnected")
-        reply(service, connection_id, "not_connected",
-              "this connection has no verified player; reconnect", None)
+        reply(service, connection_id, "not_connected", text("error.not_connected"), None)
         return
     logger.thread_safe_append_keys(player_id=player_id)
     admission = service.admit(connection_id, player_id, frame_id)
@@ -125,8 +127,12 @@ def refuse(service: TableService, connection_id: str, admission: Admission,
 
 
 def rate_limited_text(admission: Admission) -> str:
-    return (f"too many frames on this {admission.by or 'connection'}; retry in "
-            f"{admission.retry_after_ms} ms")
+    """The English text of ``rate_limited`` (the catalogue's; other languages:
+    :func:`naiko_service.protocol.error_message`)."""
+    from naiko_service.i18n import text
+
+    return text("error.rate_limited", scope=admission.by or "connection",
+                retry_after_ms=admission.retry_after_ms)
 
 
 def screen(service: TableService, body: str | None,

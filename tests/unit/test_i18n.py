@@ -5,6 +5,7 @@ named parameters, an entry for every error code, and the language a connection c
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -149,3 +150,13 @@ def test_a_frame_error_for_a_vi_connection_is_vietnamese(stack: Stack) -> None: 
     reply = stack.frames()[-1]
     assert reply["code"] == "malformed_json"
     assert reply["message"] == "tin nhắn không phải là một đối tượng JSON hợp lệ"
+
+
+def test_the_handler_s_own_english_texts_are_the_catalogue_s() -> None:
+    # The codes the message handler itself sends take their English from the catalogue too
+    # (the service's and the engine's refusals keep their raise site's text in English).
+    source = (Path(__file__).resolve().parents[2] / "functions" / "game" / "app.py").read_text()
+    for code in ("internal_error", "not_connected", "rate_limited"):
+        assert f'text("error.{code}"' in source
+    assert i18n.text("error.rate_limited", scope="player", retry_after_ms=250) == \
+        "too many frames on this player; retry in 250 ms"
