@@ -7,7 +7,7 @@ The REAL handlers (``functions/game/app.py`` for every frame, ``functions/timer/
 every wake-up) run against the in-memory adapters wrapped so that each port call takes the
 time the AWS call it stands for takes (:data:`LATENCY_MS`, lognormal around the median, p99
 about 2.5 x the median). Each table is played by bots in its own thread, which stands for the
-table's Lambda containers: it has its own fan-out pool of ``path.FAN_OUT_WORKERS``, as each
+table's Lambda containers: it has its own fan-out pool of ``fanout.FAN_OUT_WORKERS``, as each
 Lambda process does (in one process the module's pool would be shared by every table). The
 tables of a run play at once. Each run is made twice, in the same process, with the fan-out
 posting one message after another (``Deps.parallel_fan_out = False``, as before issue 15) and
@@ -189,7 +189,7 @@ def play(tables: int, actions: int, parallel: bool, seed: int, spectators: int =
         RecordingScheduler,
     )
     from naiko_service.protocol import parse_request
-    from naiko_service.usecases import Deps, TableService, path
+    from naiko_service.usecases import Deps, TableService, fanout
 
     latency = Latency(seed)
     accounts = MemoryAccounts()
@@ -218,15 +218,15 @@ def play(tables: int, actions: int, parallel: bool, seed: int, spectators: int =
 
     # every table's thread is one Lambda container: its own fan-out pool
     local = threading.local()
-    original_executor = path._executor
+    original_executor = fanout._executor
 
     def own_pool() -> ThreadPoolExecutor:
         pool = getattr(local, "pool", None)
         if pool is None:
-            pool = local.pool = ThreadPoolExecutor(path.FAN_OUT_WORKERS)
+            pool = local.pool = ThreadPoolExecutor(fanout.FAN_OUT_WORKERS)
         return pool
 
-    path._executor = own_pool
+    fanout._executor = own_pool
 
     table_ids = []
     for t in range(tables):
@@ -326,7 +326,7 @@ def play(tables: int, actions: int, parallel: bool, seed: int, spectators: int =
         for future in [drivers.submit(drive, i, t) for i, t in enumerate(table_ids)]:
             future.result()
     run.wall = time.perf_counter() - started
-    path._executor = original_executor
+    fanout._executor = original_executor
     bootstrap.reset()
     return run
 
@@ -408,10 +408,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-crowd", action="store_true",
                         help="skip the 10-seat table with 20 spectators")
     args = parser.parse_args(argv)
-    from naiko_service.usecases import path
+    from naiko_service.usecases import fanout
 
     global FAN_OUT
-    FAN_OUT = path.FAN_OUT_WORKERS
+    FAN_OUT = fanout.FAN_OUT_WORKERS
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "Naiko")

@@ -28,7 +28,7 @@ tournament, sub-item), by what made the write (the table path at a hand's end or
 hands, a hand-for-hand round closing, a prize, a level timer, ...) and by the kind of timer
 execution it ran in (its token's prefix: ``bot``, ``hold``, ``next_hand``, ...). An execution
 with the same deadline, table and token as an earlier one is counted as a duplicate (an attempt
-whose write lost had armed it too: ``path.arm`` starts the execution before the write). A Query
+whose write lost had armed it too: ``arming.arm`` starts the execution before the write). A Query
 reads a range of the tournament's sorted keys, as DynamoDB does (the memory store sorts the
 whole partition per call, which at 10,000 players would dominate the run). Item sizes are the
 sizes of
@@ -51,7 +51,7 @@ the prizes' payments make thousands, one after the other, in one execution, and 
 through them would only hold the window up): a table's load and its later
 conditional write interleave with the other executions' writes as Lambda invocations do on
 DynamoDB, and a write conditional on a version that moved on fails and is retried by the
-service (``usecases.path.mutate``: :class:`~naiko_service.ports.ConcurrentUpdate`, up to
+service (``usecases.transaction.mutate``: :class:`~naiko_service.ports.ConcurrentUpdate`, up to
 ``MAX_ATTEMPTS`` = 4 attempts, then ``busy``; the tournament's own transactions likewise). All
 the executions of a window overlap (up to the thread count), where real ones, each some 30 ms
 long, would overlap only partly within 200 ms: the conflict counts are an upper bound. The

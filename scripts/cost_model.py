@@ -20,7 +20,7 @@ at its ``$.due`` with ``{table_id, token}``, as the state machine's Task does
 Designs compared on the same seeded players:
 
 ``wake-up``   this design: one armed wake-up per table, re-armed only when the earliest
-              deadline moves earlier (``usecases.path.arm``), sent on the timer queue (SQS
+              deadline moves earlier (``usecases.arming.arm``), sent on the timer queue (SQS
               delay queue) up to 15 minutes, else STANDARD (``TimerTransport=queue``).
 ``express``   the same wake-ups on the EXPRESS machine up to 45 s, else STANDARD
               (``TimerTransport=express``, the design before).
@@ -121,7 +121,7 @@ Manager and KMS: the state key is read once per container (``GetSecretValue``, a
 ``Decrypt`` Secrets Manager makes with the secret's key), so they scale with cold starts, not
 actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
 
-The fan-out posts concurrently (``usecases.path.FAN_OUT_WORKERS`` at once): the posts made from
+The fan-out posts concurrently (``usecases.fanout.FAN_OUT_WORKERS`` at once): the posts made from
 its pool's threads are modelled as ``ceil(posts / FAN_OUT_WORKERS)`` rounds of one post's
 latency, and the time the invocation waits for them is not counted as its CPU.
 
@@ -151,7 +151,7 @@ assumed to live about 1.5 hours; 1,000 hands are ~11 table-hours, 0.15 container
 GOAL = 0.15
 """Dollars per 1,000 6-max hands (issue 15)."""
 FAN_OUT_WORKERS = 10
-"""``naiko_service.usecases.path.FAN_OUT_WORKERS`` (read from it when the model runs)."""
+"""``naiko_service.usecases.fanout.FAN_OUT_WORKERS`` (read from it when the model runs)."""
 EXPRESS_OVERHEAD_MS = 30
 """Step Functions' own time around the Lambda call inside an Express execution (assumed)."""
 QUEUE_POLLERS = 5
@@ -609,10 +609,10 @@ class Simulation:
         from naiko.cards import seeded_random
         from naiko_service import bootstrap
         from naiko_service.records import TableRecord, TimerKind
-        from naiko_service.usecases import path
+        from naiko_service.usecases import arming, fanout
 
         global FAN_OUT_WORKERS
-        FAN_OUT_WORKERS = path.FAN_OUT_WORKERS
+        FAN_OUT_WORKERS = fanout.FAN_OUT_WORKERS
         bootstrap.reset()
         # the logs as deployed: the template's level, every line counted
         bootstrap.logger.setLevel(template["Parameters"]["LogLevel"]["Default"])
@@ -644,7 +644,7 @@ class Simulation:
                         service.deps.scheduler.schedule(table_id, timer.token, timer.due_ms,
                                                         timer.kind)
 
-            patch = mock.patch.object(path, "arm", per_timer)
+            patch = mock.patch.object(arming, "arm", per_timer)
         else:
             patch = contextlib.nullcontext()  # type: ignore[assignment]
         world = World(counting, posts, names, handlers, clock, service, random.Random(self.seed))

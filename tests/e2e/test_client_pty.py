@@ -184,16 +184,16 @@ class LocalServer:
         # The scripted seats are marked BOT (for the labels) yet play by requests, which the
         # service refuses for a BOT seat (R8.4: bot_seat). They stand in for the server's own
         # BOT strategy, so the seat check lets these scripted ids through while this runs.
-        from naiko_service.usecases import path
+        from naiko_service.usecases import transaction
 
-        checked = self._seat_check = path.refuse_bot_seat
+        checked = self._seat_check = transaction.refuse_bot_seat
         scripted = frozenset(self.scripted_ids)
 
         def scripted_may_act(record: Any, player_id: str) -> None:
             if player_id not in scripted:
                 checked(record, player_id)
 
-        path.refuse_bot_seat = scripted_may_act
+        transaction.refuse_bot_seat = scripted_may_act
         self._thread = threading.Thread(target=self._run, name="naiko-test-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(15) or self._error is not None:
@@ -205,9 +205,9 @@ class LocalServer:
             self.loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(10)
         if self._seat_check is not None:
-            from naiko_service.usecases import path
+            from naiko_service.usecases import transaction
 
-            path.refuse_bot_seat = self._seat_check  # type: ignore[assignment]
+            transaction.refuse_bot_seat = self._seat_check  # type: ignore[assignment]
             self._seat_check = None
 
     def _run(self) -> None:

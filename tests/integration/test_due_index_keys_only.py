@@ -25,7 +25,7 @@ from naiko_service.memory import (
     RecordingScheduler,
 )
 from naiko_service.records import Sealer, TableRecord, TableSettings, Timer, TimerKind
-from naiko_service.usecases import Deps, TableService, path, timers
+from naiko_service.usecases import Deps, TableService, arming, timers
 from naiko_testing import table
 from service_testing import ACCEPTED, Harness
 
@@ -147,7 +147,7 @@ def test_an_old_item_still_carrying_due_tokens_is_found_and_woken_by_the_sweep(
                              decision_ms=600_000)
     lost = TableRecord("old", 1, settings, table([200] * 3), due_ms - 60_000,
                        timers=[Timer("next_hand:1", TimerKind.NEXT_HAND, due_ms),
-                               Timer(path.WAKE_PREFIX + "next_hand:1", TimerKind.WAKE, due_ms)])
+                               Timer(arming.WAKE_PREFIX + "next_hand:1", TimerKind.WAKE, due_ms)])
     item = moto.store.to_item(lost)
     item["due_tokens"] = {"S": json.dumps([[t.token, t.due_ms] for t in lost.timers],
                                           separators=(",", ":"))}  # as written before

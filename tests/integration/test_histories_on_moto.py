@@ -253,7 +253,7 @@ def test_r10_1_a_record_stored_already_fails_only_its_own_condition_on_dynamodb(
     from naiko_service.ports import ConcurrentUpdate, HistoryStored
     from naiko_service.records import TableRecord, TableSettings
     from naiko_service.usecases.base import Deps, Outcome
-    from naiko_service.usecases.path import write
+    from naiko_service.usecases.transaction import write
     from naiko_testing import start, table
 
     _, names, _ = aws

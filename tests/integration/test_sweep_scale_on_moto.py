@@ -32,7 +32,7 @@ from naiko_service import bootstrap
 from naiko_service.aws import execution_name
 from naiko_service.aws.dynamodb import DUE_SHARDS, DynamoTableStore, due_shard
 from naiko_service.records import Sealer, TableRecord, TableSettings, Timer, TimerKind
-from naiko_service.usecases import path
+from naiko_service.usecases import arming
 from naiko_testing import table
 
 TABLES = 2_000
@@ -116,7 +116,7 @@ def lost_table(table_id: str, due_ms: int) -> TableRecord:
                              decision_ms=600_000)  # no clock runs out during the test
     return TableRecord(table_id, 1, settings, table([200] * 6), due_ms - 60_000,
                        timers=[Timer("next_hand:1", TimerKind.NEXT_HAND, due_ms),
-                               Timer(path.WAKE_PREFIX + "next_hand:1", TimerKind.WAKE, due_ms)])
+                               Timer(arming.WAKE_PREFIX + "next_hand:1", TimerKind.WAKE, due_ms)])
 
 
 def test_the_sweep_recovers_2000_lost_timers_within_two_periods(world: World) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from naiko_service import protocol as p
 from naiko_service.records import TableRecord
-from naiko_service.usecases import ServiceError, path, private, tournaments
+from naiko_service.usecases import ServiceError, private, tournaments, transaction
 from naiko_service.usecases.base import Caller, Outcome
 from naiko_service.usecases.private import HOUSE_BOTS
 from service_testing import ACCEPTED, Harness, Player, harness
@@ -78,7 +78,7 @@ def _bot_table(h: Harness, bot: str) -> tuple[str, Player]:
     def seat(record: TableRecord, now: int) -> Outcome:
         return private.seat_bot(h.service.deps, record, now, bot, 200)
 
-    path.mutate(h.service.deps, table_id, seat)  # as ops would, never a client
+    transaction.mutate(h.service.deps, table_id, seat)  # as ops would, never a client
     if bot != "bot-1":
         h.service.add_bot(table_id, "bot-1", 200)
     assert human.send(action="join_table", table_id=table_id, buy_in=200)["type"] in ACCEPTED

@@ -15,7 +15,7 @@ import pytest
 from naiko_service import bootstrap
 from naiko_service.aws.gateway import encode_message
 from naiko_service.ports import ConnectionGone, Encoded
-from naiko_service.usecases import path
+from naiko_service.usecases import fanout
 from service_testing import Harness, Player, harness
 from test_service import actor, seated
 
@@ -77,7 +77,7 @@ def test_posts_go_out_concurrently_at_most_the_pool_size_at_once() -> None:
     started = time.perf_counter()
     assert actor(players).send(action="act", table_id=table_id, move="call")["type"] == "update"
     elapsed = time.perf_counter() - started
-    assert slow.most == path.FAN_OUT_WORKERS  # bounded, and used
+    assert slow.most == fanout.FAN_OUT_WORKERS  # bounded, and used
     assert elapsed < 30 * 0.02 / 2  # 3 rounds of 10, not 30 posts one after another
     for watcher in (*players, *spectators):
         assert len(versions(watcher)) >= 1
@@ -210,7 +210,7 @@ def test_a_lone_surrogate_is_escaped_like_encode_message_does() -> None:
     table_id, players = seated(h, 3)
     record = h.store.load(table_id)
     record.connections["\ud800odd"] = "conn-odd"
-    message = path.Updates(record, []).message("\ud800odd", "r\ud800")
+    message = fanout.Updates(record, []).message("\ud800odd", "r\ud800")
     assert message.data == encode_message(dict(message))
 
 

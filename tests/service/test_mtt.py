@@ -21,7 +21,7 @@ from naiko_local.tournament import Simulation, VirtualScheduler, terms_for
 from naiko_service.ports import PutItem, PutTournament, TournamentNotFound
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentRecord, TournamentStatus
-from naiko_service.usecases import mtt, path
+from naiko_service.usecases import mtt, transaction
 from naiko_service.usecases.tournament_tables import Out
 
 PLAYERS = 13
@@ -180,7 +180,7 @@ def test_r9_7_a_balancing_move_writes_both_tables_in_the_moves_transaction(
                     {1: (2, 1), 2: (4, 3)})
     chips = total_chips(simulation)
     stack = table(simulation, 1).state.seats[3].stack  # type: ignore[union-attr]
-    monkeypatch.setattr(path, "run_after", lambda deps, table_id, outcome: None)
+    monkeypatch.setattr(transaction, "run_after", lambda deps, table_id, outcome: None)
     deal(simulation, 1)
     assert where(simulation, names["d"]) == [(2, 5)]
     assert table(simulation, 2).state.seats[5].stack == stack  # type: ignore[union-attr]

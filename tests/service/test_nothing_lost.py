@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from naiko.engine import legal_actions
 from naiko_service.records import TableRecord, TimerKind
-from naiko_service.usecases import path
+from naiko_service.usecases import arming, fanout, transaction
 from service_testing import ACCEPTED, Harness, Player, harness
 from test_service import actor, chips_everywhere, seated
 
@@ -301,14 +301,14 @@ def test_an_idle_wake_up_a_moment_early_on_our_clock_still_re_arms() -> None:
     assert actor(players).send(action="act", table_id=table_id, move="call")["type"] in ACCEPTED
     record = h.store.load(table_id)
     marker = next(t for t in record.timers if t.kind is TimerKind.WAKE)
-    assert marker.token == path.WAKE_PREFIX + first.token  # armed for the turn that ended
+    assert marker.token == arming.WAKE_PREFIX + first.token  # armed for the turn that ended
     scheduled = len(h.scheduler.scheduled)
     h.clock.now = marker.due_ms - 500  # Step Functions' clock runs a little ahead of ours
     h.service.timer_fired(table_id, first.token)
     record = h.store.load(table_id)
     marker = next(t for t in record.timers if t.kind is TimerKind.WAKE)
     current = next(t for t in record.timers if t.kind is TimerKind.DECISION)
-    assert marker.token == path.WAKE_PREFIX + current.token  # re-armed, not left to the sweep
+    assert marker.token == arming.WAKE_PREFIX + current.token  # re-armed, not left to the sweep
     assert len(h.scheduler.scheduled) == scheduled + 1
 
 
@@ -324,7 +324,7 @@ def test_no_attempt_starts_without_the_time_to_finish_it() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     version = h.store.load(table_id).version
-    h.service.deps.deadline = Remaining(path.ATTEMPT_WORST_MS - 1)
+    h.service.deps.deadline = Remaining(transaction.ATTEMPT_WORST_MS - 1)
     reply = actor(players).send(action="act", table_id=table_id, move="call")
     assert reply["type"] != "ack"  # busy, or no answer at all when even that cannot be sent
     assert h.store.load(table_id).version == version
@@ -334,9 +334,9 @@ def test_no_attempt_starts_without_the_time_to_finish_it() -> None:
 def test_the_fan_out_skips_what_it_has_no_time_to_send() -> None:
     h = harness()
     table_id, players = seated(h, 3)
-    h.service.deps.deadline = Remaining(path.AWS_CALL_WORST_MS - 1)
+    h.service.deps.deadline = Remaining(fanout.AWS_CALL_WORST_MS - 1)
     version = h.store.load(table_id).version
-    h.service.deps.deadline = Remaining(path.ATTEMPT_WORST_MS)  # time for the write only
+    h.service.deps.deadline = Remaining(transaction.ATTEMPT_WORST_MS)  # time for the write only
     mover = actor(players)
     before = [len(updates(p)) for p in players]
 
@@ -344,7 +344,7 @@ def test_the_fan_out_skips_what_it_has_no_time_to_send() -> None:
         def remaining_ms(self) -> float:  # the write took the time: nothing left to post
             return self.ms if h.store.load(table_id).version == version else 0
 
-    h.service.deps.deadline = Ticking(path.ATTEMPT_WORST_MS)
+    h.service.deps.deadline = Ticking(transaction.ATTEMPT_WORST_MS)
     mover.harness.service.handle(mover.connection_id, mover.player_id, _call(table_id))
     assert h.store.load(table_id).version == version + 1
     assert [len(updates(p)) for p in players] == before

@@ -16,7 +16,7 @@ from typing import Any
 from naiko_service import bootstrap
 from naiko_service.ports import UnreadableTable
 from naiko_service.records import TableRecord, TableSettings, Timer, TimerKind
-from naiko_service.usecases import path, timers
+from naiko_service.usecases import arming, timers
 from naiko_testing import table
 from service_testing import Harness, harness
 
@@ -28,7 +28,7 @@ def lost_table(table_id: str, due_ms: int, *, marker_due_ms: int | None = None) 
     marker = due_ms if marker_due_ms is None else marker_due_ms
     return TableRecord(table_id, 1, settings, table([200] * 3), due_ms - 60_000,
                        timers=[Timer("next_hand:1", TimerKind.NEXT_HAND, due_ms),
-                               Timer(path.WAKE_PREFIX + "next_hand:1", TimerKind.WAKE, marker)])
+                               Timer(arming.WAKE_PREFIX + "next_hand:1", TimerKind.WAKE, marker)])
 
 
 def lose(h: Harness, count: int, overdue_ms: int = 90_000) -> list[str]:
@@ -150,7 +150,7 @@ def test_r8_1_stuck_tables_and_timer_lag_are_measured() -> None:
     wake = next(t for t in record.timers if t.kind is TimerKind.WAKE)
     h.clock.now = wake.due_ms + 1_200
     values.clear()
-    assert h.service.timer_fired("lost", wake.token.removeprefix(path.WAKE_PREFIX))
+    assert h.service.timer_fired("lost", wake.token.removeprefix(arming.WAKE_PREFIX))
     assert values == [("TimerLag", 1_200)]
 
 

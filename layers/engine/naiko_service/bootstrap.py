@@ -352,7 +352,7 @@ BOTO_SETTINGS: dict[str, Any] = {"connect_timeout": 0.5, "read_timeout": 1.0,
                                  "max_pool_connections": 64}
 """Every AWS client's settings: two attempts of at most 0.5 s to connect and 1 s to read, and
 the SDK's backoff (at most 1 s) between them: at most 4 s a call
-(:data:`naiko_service.usecases.path.AWS_CALL_WORST_MS`). Up to 64 connections a client, so
+(:data:`naiko_service.usecases.fanout.AWS_CALL_WORST_MS`). Up to 64 connections a client, so
 that threads sharing it (the sweep's :attr:`Config.sweep_workers`) do not queue for one (the
 SDK's default is 10; connections are opened only when used)."""
 
@@ -400,7 +400,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     websocket_endpoint = config.websocket_endpoint or endpoint
     if websocket_endpoint is None:
         raise ConfigurationError("WEBSOCKET_ENDPOINT is not set and the event names no API")
-    # The worst case of one call is bounded (usecases.path.AWS_CALL_WORST_MS, docs/deploy.md
+    # The worst case of one call is bounded (usecases.fanout.AWS_CALL_WORST_MS, docs/deploy.md
     # "Worst cases"); the adapters map errors to ports.
     boto = BotoConfig(**BOTO_SETTINGS)
     dynamodb = boto3.client("dynamodb", config=boto)

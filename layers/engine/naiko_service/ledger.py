@@ -32,6 +32,9 @@ from .records import Sealer
 HOUSE_PREFIX = "house:"
 """Accounts of the house (bots' bankroll, the prize account) are named ``house:...``."""
 
+HOUSE_BOTS = HOUSE_PREFIX + "bots"
+"""The house account BOT seats buy in from and cash out to (R8.4, R7.12)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Audit:

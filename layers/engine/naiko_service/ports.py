@@ -18,12 +18,10 @@ from .limits import (
     MAX_VISITED,
     MAX_WAITLISTS_PER_PLAYER,
 )
-from .records import Fallback, TableRecord, TableSummary, TimerKind
+from .port_errors import PortError as PortError
+from .port_errors import UnreadableTable as UnreadableTable
+from .records import TableRecord, TableSummary, TimerKind
 from .tournament_records import TournamentRecord
-
-
-class PortError(Exception):
-    """Base class of the errors adapters raise through the ports."""
 
 
 class ConcurrentUpdate(PortError):
@@ -40,21 +38,6 @@ class InsufficientFunds(PortError):
 
 class ConnectionGone(PortError):
     """The WebSocket connection no longer exists (API Gateway answered 410)."""
-
-
-class UnreadableTable(PortError):
-    """The table's stored state cannot be opened or read (R8.6). ``version`` is the stored
-    version; ``fallback`` is the table as it would be with its hand cancelled (kept sealed on its
-    own, written with every write during a hand), when there is one and it can be read.
-
-    :param fallback: A :class:`~naiko_service.records.Fallback`, or ``None``.
-    """
-
-    def __init__(self, table_id: str, version: int, fallback: Fallback | None):
-        super().__init__(table_id)
-        self.table_id = table_id
-        self.version = version
-        self.fallback = fallback
 
 
 class HistoryStored(PortError):
@@ -442,7 +425,7 @@ class Encoded(dict[str, Any]):
 
 class Gateway(Protocol):
     """Pushes messages to connections (API Gateway Management API, or the local hub). The
-    fan-out calls :meth:`send` from several threads at once (``usecases.path.fan_out``)."""
+    fan-out calls :meth:`send` from several threads at once (``usecases.transaction.fan_out``)."""
 
     def send(self, connection_id: str, message: dict[str, Any]) -> None:
         """Post *message* (an :class:`Encoded` one: post its ``data``).

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from naiko.state import TableState
 from naiko.tournaments.structures import BlindStructure
 
+from .port_errors import UnreadableTable
 from .sealing import Sealer as Sealer  # re-exported: every store imports it from here
 from .sealing import UnknownKeyVersion as UnknownKeyVersion
 
@@ -85,6 +86,10 @@ class TimerKind(StrEnum):
     timer, never on a table."""
     WAKE = "wake"
     """Not a timer: the marker of the table's one armed wake-up execution (docs/timers.md)."""
+
+
+DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
+"""Timers that belong to the turn of the seat to act."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -552,6 +557,4 @@ def open_record(sealer: Sealer, table_id: str, version: int, blob: bytes,
                 rescue = Fallback.from_document(table_id, version, doc)
             except Exception:
                 rescue = None
-        from .ports import UnreadableTable
-
         raise UnreadableTable(table_id, version, rescue) from exc

@@ -2,7 +2,7 @@
 (:class:`DelayQueueScheduler`, the default) or as Step Functions executions
 (:class:`StepFunctionsScheduler`).
 
-The service keeps one armed wake-up per table (``usecases.path.arm``, ``docs/timers.md``) and
+The service keeps one armed wake-up per table (``usecases.arming.arm``, ``docs/timers.md``) and
 asks for a new one only when the table's earliest deadline moves earlier than the armed one.
 
 **Delay queue** (``TimerTransport=queue``): a wake-up up to :data:`QUEUE_MAX_DELAY_S` (15

@@ -1,24 +1,32 @@
 """:mod:`naiko_service.usecases` is the table service: every route and timer, written once
 against the ports, one module per concern:
 
-========================  =================================================================
-:mod:`.connections`       ``$connect``, ``$disconnect``, ``snapshot``, ``heartbeat``
-:mod:`.lobby`             ``create_table``, ``list_tables``
-:mod:`.cash`              ``join_table``, ``leave_table``, ``sit_out``, ``sit_in``, ``add_chips``
-:mod:`.play`              ``act``, ``use_power``, ``shield``, ``pass_window``
-:mod:`.timers`            the timer callback, the sweep, one handler per timer kind
-:mod:`.tournaments`       ``create_tournament``, ``list_tournaments``, ``get_tournament``,
-                          ``register``, ``unregister``, ``tournament_add_bots``,
-                          ``cancel_tournament``, the tournaments' timers (R9)
-:mod:`.histories`         ``hand_history``, ``get_hand``: the stored hands (R10.1)
-:mod:`.tournament_tables` what a tournament's table adds to the dealer and the clock
+=========================== ==============================================================
+:mod:`.connections`         ``$connect``, ``$disconnect``, ``snapshot``, ``heartbeat``
+:mod:`.lobby`               ``create_table``, ``list_tables``, ``quick_seat``, ``get_account``
+:mod:`.cash`                ``join_table``, ``leave_table``, ``sit_out``, ``sit_in``,
+                            ``add_chips``, ``join_waitlist``, ``leave_waitlist``
+:mod:`.private`             a private table's host: invitations, settings, BOTs, pause, close
+:mod:`.play`                ``act``, ``use_power``, ``shield``, ``pass_window``
+:mod:`.timers`              the timer callback, the sweep (:mod:`.deadlines`: one handler per
+                            timer kind)
+:mod:`.tournaments`         ``create_tournament``, ``list_tournaments``, ``get_tournament``,
+                            ``register``, ``unregister``, ``tournament_add_bots``,
+                            ``cancel_tournament``, the tournaments' timers (R9)
+:mod:`.histories`           ``hand_history``, ``get_hand``: the stored hands (R10.1)
+:mod:`.policies`            one policy per table type (cash, private, Sit & Go / Spin,
+                            scheduled multi-table), asked by the dealer and the clock
+:mod:`.tournament_tables`   what a tournament's table adds to the dealer and the clock
+:mod:`.mtt`                 what a scheduled tournament's tables do together (R9.7, R9.8)
 :mod:`.tournament_payments` prizes and refunds, each paid once
-:mod:`.bots`              BOT seats
-:mod:`.path`              the one way a table changes: load, change, drive, arm, conditional
-                          write, answer, fan out
-:mod:`.dealer`            what drives a table after any change (hands, timers)
-:mod:`.seats`, :mod:`.subscriptions`   record-level seat and connection changes
-========================  =================================================================
+:mod:`.bots`                BOT seats
+:mod:`.transaction`         the one way a table changes: load, change, drive, arm, conditional
+                            write, answer, fan out
+:mod:`.views`, :mod:`.fanout`, :mod:`.arming`   what a player sees, telling them, the wake-up
+:mod:`.dealer`              what drives a table after any change (hands, timers)
+:mod:`.seats`, :mod:`.room`, :mod:`.subscriptions`   record-level seat, waiting-list and
+                            connection changes
+=========================== ==============================================================
 
 :func:`handle` dispatches a parsed request with an exhaustive ``match`` (``mypy --strict``
 proves that every request kind of :data:`naiko_service.protocol.ClientRequest` is handled);
@@ -40,14 +48,14 @@ from . import (
     bots,
     cash,
     connections,
+    fanout,
     histories,
     lobby,
-    path,
     play,
     private,
-    room,
     timers,
     tournaments,
+    views,
 )
 from .base import Caller, Deps, ServiceError, refuse_bot
 
@@ -66,12 +74,12 @@ def handle(deps: Deps, connection_id: str, player_id: str, request: p.ClientRequ
         dispatch(deps, caller, request)
     except (ServiceError, EngineError) as error:
         deps.count("Errors", 1)
-        path.send(deps, connection_id,
-                  p.error_message(error.code, error.message, request.request_id))
+        fanout.send(deps, connection_id,
+                    p.error_message(error.code, error.message, request.request_id))
     except TableNotFound:
         deps.count("Errors", 1)
-        path.send(deps, connection_id,
-                  p.error_message("unknown_table", "no table has that id", request.request_id))
+        fanout.send(deps, connection_id,
+                    p.error_message("unknown_table", "no table has that id", request.request_id))
 
 
 def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
@@ -106,13 +114,13 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
         case p.PassWindow():
             play.pass_window(deps, caller, request)
         case p.JoinWaitlist():
-            room.join_waitlist(deps, caller, request)
+            cash.join_waitlist(deps, caller, request)
         case p.LeaveWaitlist():
-            room.leave_waitlist(deps, caller, request)
+            cash.leave_waitlist(deps, caller, request)
         case p.QuickSeat():
-            room.quick_seat(deps, caller, request)
+            lobby.quick_seat(deps, caller, request)
         case p.GetAccount():
-            room.get_account(deps, caller, request)
+            lobby.get_account(deps, caller, request)
         case p.Invite():
             private.invite(deps, caller, request)
         case p.Uninvite():
@@ -214,6 +222,6 @@ class TableService:
 
     def view(self, record: TableRecord, seat_index: int | None, *,
              proofs: bool = False) -> dict[str, Any]:
-        """What *seat_index* sees of the table: see :func:`.path.table_view` (*proofs*: as in
+        """What *seat_index* sees of the table: see :func:`.views.table_view` (*proofs*: as in
         a snapshot)."""
-        return path.table_view(record, seat_index, proofs=proofs)
+        return views.table_view(record, seat_index, proofs=proofs)

@@ -134,7 +134,7 @@ class Deps:
     """R7.10: the stakes quick seat serves (the deployment's ``QUICK_SEAT_STAKES``); others are
     refused (``unknown_stakes``): one player cannot open tables at stakes of their own."""
     parallel_fan_out: bool = True
-    """Post a fan-out's messages concurrently (``usecases.path.FAN_OUT_WORKERS`` at once);
+    """Post a fan-out's messages concurrently (``usecases.fanout.FAN_OUT_WORKERS`` at once);
     ``False``: one after another, in the order of ``record.connections`` (deterministic: the
     fault-injection matrix numbers every call)."""
 
@@ -170,10 +170,14 @@ class Outcome:
     after: list[Callable[[], Any]] = field(default_factory=list)
     """Run once the write is committed and fanned out (a tournament's prizes: each payment is
     a transaction of its own, R9.9); a failure is logged, the timers retry."""
+    announce: list[TableRecord] = field(default_factory=list)
+    """Tables this change created and wrote with it (a scheduled tournament's final table,
+    R9.7): their players get their view once the follow-ups ran, before the table's own
+    fan-out."""
     others: dict[str, OtherTable] = field(default_factory=dict)
     """Other tables read by this change (a move between a scheduled tournament's tables,
     R9.7), by id: each is read once, and those changed are written in the same transaction,
-    conditional on the version read, then told (:func:`.path.write`)."""
+    conditional on the version read, then told (:func:`.transaction.write`)."""
 
     def add(self, other: Outcome) -> Outcome:
         """Append *other*'s events, moves, writes and callbacks; returns ``self``."""
@@ -181,6 +185,7 @@ class Outcome:
         self.moves.extend(other.moves)
         self.writes.extend(other.writes)
         self.after.extend(other.after)
+        self.announce.extend(other.announce)
         self.others.update(other.others)
         self.quiet = self.quiet or other.quiet
         return self
@@ -207,13 +212,13 @@ nothing."""
 def backoff(deps: Deps, attempt: int) -> None:
     """The pause before retry *attempt* (1, 2, ...) of a write that met a conflict or
     ``busy``: a random 1 to ``10 * attempt`` ms (at most 100 ms), which spreads the writers
-    out (:func:`.path.mutate_until_written`, :func:`.tournament_uow.transact`)."""
+    out (:func:`.transaction.mutate_until_written`, :func:`.tournament_uow.transact`)."""
     deps.pause(deps.rng.randrange(1, 10 * min(attempt, 10) + 1) / 1000)
 
 
 def engine_step(deps: Deps, record: TableRecord, command: cmd.Command) -> Outcome:
     """Apply one engine command to the record's state, in place. The record is already this
-    attempt's private copy (see :func:`naiko_service.usecases.path.mutate`), so there is no
+    attempt's private copy (see :func:`naiko_service.usecases.transaction.mutate`), so there is no
     second copy per command: the engine makes every check before its first change, and a
     failed change is never written anyway."""
     events = apply_in_place(record.state, command)

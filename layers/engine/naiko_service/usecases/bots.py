@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..auth import BOT_ID_PREFIX, is_bot_id
 from ..records import TableRecord
-from . import path, private
+from . import private, transaction
 from .base import Deps, NoOp, Outcome
 
 
@@ -27,6 +27,6 @@ def add_bot(deps: Deps, table_id: str, bot_id: str, buy_in: int) -> None:
         return private.seat_bot(deps, record, now, bot_id, buy_in)
 
     try:
-        path.mutate(deps, table_id, change)
+        transaction.mutate(deps, table_id, change)
     except NoOp:
         pass

@@ -4,7 +4,7 @@ table returns to exactly its state before the hand (the engine's
 their account, and everyone is told why.
 
 A hand is cancelled when applying a command fails unexpectedly (not a rule rejection: see
-:func:`.path.mutate`), when the stored state cannot be read (the store then hands over the
+:func:`.transaction.mutate`), when the stored state cannot be read (the store then hands over the
 :class:`~naiko_service.records.Fallback` written with the hand's last write), and when it has not
 progressed for 5 minutes (a ``stalled`` timer, :data:`.dealer.STALLED_MS`, which the
 sweep also finds)."""

@@ -1,6 +1,6 @@
 """:mod:`naiko_service.usecases.cash` is a player's life at a cash or private table: joining with
-a buy-in from the account, leaving with the stack, sitting out and in, adding chips (R7.1,
-R7.2, R7.9, R7.11)."""
+a buy-in from the account, leaving with the stack, sitting out and in, adding chips, and the
+waiting list of a full table (R7.1, R7.2, R7.9, R7.10, R7.11)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,22 @@ from naiko import commands as cmd
 from naiko.state import EntryChoice
 
 from .. import protocol as p
-from ..ports import AccountMove, LedgerReason, visited_after
+from ..limits import MAX_WAITLIST
+from ..notices import WaitlistChanged
+from ..ports import AccountMove, LedgerReason, TableNotFound, visited_after
 from ..records import TableRecord
-from . import path
+from . import fanout, subscriptions, transaction
 from .base import Caller, Change, Deps, Outcome, ServiceError, engine_step, seat_of
-from .room import Return, invite, may_sit, returning, utc_day
+from .policies import policy_for
+from .room import Return, invite, may_sit, off_the_waitlist, returning, utc_day
 from .seats import remove_player, sit_out
-from .tournament_tables import refuse_at_tournament
 
 
 def join_table(deps: Deps, caller: Caller, request: p.JoinTable) -> None:
     """Sit down with a buy-in moved from the account in the same transaction (R7.1)."""
-    path.mutate(deps, request.table_id,
-                seat_player(deps, caller, request.buy_in, request.seat_index, request.entry,
-                            request.invite_code), caller=caller)
+    transaction.mutate(deps, request.table_id,
+                       seat_player(deps, caller, request.buy_in, request.seat_index, request.entry,
+                                   request.invite_code), caller=caller)
 
 
 def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None, entry: str,
@@ -43,7 +45,7 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         settings = record.settings
         state = record.state
         room = record.room
-        refuse_at_tournament(record, "buying in")
+        policy_for(record).refuse(record, "buying in")
         if record.closed:
             raise ServiceError("table_closed", "this table is closed")
         if record.seat_of(player_id) is not None:
@@ -92,7 +94,7 @@ def seat_player(deps: Deps, caller: Caller, buy_in: int, seat_index: int | None,
         record.connections[player_id] = caller.connection_id
         record.disconnected.pop(player_id, None)
         record.left_stacks.pop(player_id, None)
-        path.watch(deps, caller.connection_id, record.table_id)
+        subscriptions.watch(deps, caller.connection_id, record.table_id)
         outcome.moves.append(AccountMove(player_id, buy_in, record.table_id,
                                          visited=visited_after(profile, record.table_id),
                                          rathole=rathole,
@@ -117,10 +119,10 @@ def leave_table(deps: Deps, caller: Caller, request: p.LeaveTable) -> None:
     """Leave; the stack returns to the account (after the hand if still in it)."""
     def change(record: TableRecord, now: int) -> Outcome:
         seat_of(record, caller.player_id)
-        refuse_at_tournament(record, "leaving with your chips")
+        policy_for(record).refuse(record, "leaving with your chips")
         return remove_player(deps, record, now, caller.player_id, reason="left")
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def sit_out_request(deps: Deps, caller: Caller, request: p.SitOut) -> None:
@@ -129,7 +131,7 @@ def sit_out_request(deps: Deps, caller: Caller, request: p.SitOut) -> None:
         seat_of(record, caller.player_id)
         return sit_out(deps, record, now, caller.player_id)
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def sit_in(deps: Deps, caller: Caller, request: p.SitIn) -> None:
@@ -143,23 +145,23 @@ def sit_in(deps: Deps, caller: Caller, request: p.SitIn) -> None:
             record.sit_out_after_hand.remove(player_id)
         return outcome
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def choose_entry(deps: Deps, caller: Caller, request: p.ChooseEntry) -> None:
     """Post now or wait for the big blind (R7.8), until the next hand starts."""
     def change(record: TableRecord, now: int) -> Outcome:
-        refuse_at_tournament(record, "posting to enter")
+        policy_for(record).refuse(record, "posting to enter")
         return engine_step(deps, record, cmd.ChooseEntry(
             seat_index=seat_of(record, caller.player_id), entry=EntryChoice(request.entry)))
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def add_chips(deps: Deps, caller: Caller, request: p.AddChips) -> None:
     """Reload between hands, up to the maximum buy-in (R7.1)."""
     def change(record: TableRecord, now: int) -> Outcome:
-        refuse_at_tournament(record, "adding chips")
+        policy_for(record).refuse(record, "adding chips")
         seat_index = seat_of(record, caller.player_id)
         seat = record.state.seats[seat_index]
         assert seat is not None
@@ -176,4 +178,59 @@ def add_chips(deps: Deps, caller: Caller, request: p.AddChips) -> None:
             record.sitting_out_since.pop(caller.player_id, None)
         return outcome
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
+
+
+# -- the waiting list (R7.10) -------------------------------------------------------------------
+
+def join_waitlist(deps: Deps, caller: Caller, request: p.JoinWaitlist) -> None:
+    """Join a full table's waiting list (R7.10): at most :data:`MAX_WAITLIST` players per table
+    and :data:`MAX_WAITLISTS_PER_PLAYER` lists per player (the account's ``waiting`` set, in
+    the same transaction); the connection is subscribed, so the seat offer reaches it."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        player_id = caller.player_id
+        policy_for(record).refuse(record, "a waiting list")
+        if record.closed:
+            raise ServiceError("table_closed", "this table is closed")
+        if record.seat_of(player_id) is not None:
+            raise ServiceError("already_seated", "you already have a seat at this table")
+        if not may_sit(record, player_id):
+            raise ServiceError("not_invited", "this private table is for invited players (R7.2)")
+        if player_id in record.room.waitlist or player_id in record.room.offers:
+            record.connections[player_id] = caller.connection_id
+            return Outcome(quiet=True)  # already in line
+        if record.free_seats:
+            raise ServiceError("seat_available", "a seat is free: join the table")
+        if len(record.room.waitlist) >= MAX_WAITLIST:
+            raise ServiceError("waitlist_full", f"{MAX_WAITLIST} players are waiting for this "
+                               "table already, the most a list may hold: try another table")
+        record.room.waitlist.append(player_id)
+        record.connections[player_id] = caller.connection_id
+        subscriptions.watch(deps, caller.connection_id, record.table_id)
+        return Outcome([WaitlistChanged(waitlist=tuple(record.room.waitlist))],
+                       moves=[AccountMove(player_id, 0, record.table_id, waitlist=True)])
+
+    transaction.mutate(deps, request.table_id, change, caller=caller)
+
+
+def leave_waitlist(deps: Deps, caller: Caller, request: p.LeaveWaitlist) -> None:
+    """Leave the waiting list (an offer held for the player goes to the next in line). Also
+    answered when the table no longer holds the player (closed, gone): the account forgets it
+    either way."""
+    def change(record: TableRecord, now: int) -> Outcome:
+        player_id = caller.player_id
+        outcome = Outcome()
+        if not off_the_waitlist(record, player_id, outcome):
+            raise ServiceError("not_waiting", "you are not on this table's waiting list")
+        return outcome
+
+    try:
+        transaction.mutate(deps, request.table_id, change, caller=caller)
+    except (ServiceError, TableNotFound) as error:
+        if isinstance(error, ServiceError) and error.code != "not_waiting":
+            raise
+        if request.table_id not in deps.accounts.profile(caller.player_id).waiting:
+            raise ServiceError("not_waiting", "you are not on this table's waiting list") \
+                from None
+        deps.accounts.forget_waiting(caller.player_id, request.table_id)  # a stale entry
+        fanout.send(deps, caller.connection_id, fanout.ack(caller, request.table_id, None))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import protocol as p
 from ..limits import MAX_SPECTATORS
 from ..records import TableRecord
-from . import path
+from . import fanout, subscriptions, transaction, views
 from .base import Caller, Deps, NoOp, Outcome, ServiceError, refuse_bot_seat
 from .room import invite, may_sit
 from .subscriptions import drop_connection, spectators, subscribe
@@ -34,8 +34,8 @@ def disconnect(deps: Deps, connection_id: str) -> None:
         if player_id is not None:
             for table_id in deps.connections.tables_of(connection_id):
                 try:
-                    path.mutate_until_written(deps, table_id,
-                                              drop_connection(player_id, connection_id))
+                    transaction.mutate_until_written(deps, table_id,
+                                                     drop_connection(player_id, connection_id))
                 except ServiceError:  # out of time: the next fan-out finds it gone (410)
                     deps.count("DisconnectsDeferred", 1)
                     deps.warn("disconnect left to the next fan-out",
@@ -49,7 +49,7 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
     new connection (or coming back after a disconnect) is a table write, retried while the
     table is busy (a crowd of spectators arriving together must not be refused); a snapshot on
     the connection already subscribed is a read only."""
-    record = path.load(deps, request.table_id)
+    record = transaction.load(deps, request.table_id)
     player_id = caller.player_id
     refuse_bot_seat(record, player_id)  # R8.4: a BOT's view (its cards) is nobody's
     code = request.invite_code
@@ -72,9 +72,9 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
             return subscribe(rec, player_id, caller.connection_id)
 
         watched = record.connections.get(player_id) == caller.connection_id
-        path.watch(deps, caller.connection_id, request.table_id)  # refused at the cap
+        subscriptions.watch(deps, caller.connection_id, request.table_id)  # refused at the cap
         try:
-            written = path.mutate_until_written(deps, request.table_id, change)
+            written = transaction.mutate_until_written(deps, request.table_id, change)
         except ServiceError:
             if not watched:  # refused: the connection does not watch it after all
                 deps.connections.remove_table(caller.connection_id, request.table_id)
@@ -82,10 +82,10 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
         if written is not None:
             # Its fan-out may have written again (connections found gone): answer with the
             # table as stored now, never an older version.
-            record = path.load(deps, request.table_id)
-    path.send(deps, caller.connection_id,
-              path.snapshot_message(record, player_id, caller.request_id,
-                                    deps.clock.now_ms()))
+            record = transaction.load(deps, request.table_id)
+    fanout.send(deps, caller.connection_id,
+                views.snapshot_message(record, player_id, caller.request_id,
+                                      deps.clock.now_ms()))
 
 
 def unwatch(deps: Deps, caller: Caller, request: p.Unwatch) -> None:
@@ -106,9 +106,9 @@ def unwatch(deps: Deps, caller: Caller, request: p.Unwatch) -> None:
         return Outcome(quiet=True)
 
     try:
-        path.mutate(deps, request.table_id, change, caller=caller)
+        transaction.mutate(deps, request.table_id, change, caller=caller)
     except NoOp:
-        path.send(deps, caller.connection_id, path.ack(caller, request.table_id, None))
+        fanout.send(deps, caller.connection_id, fanout.ack(caller, request.table_id, None))
     deps.connections.remove_table(caller.connection_id, request.table_id)
 
 
@@ -116,4 +116,4 @@ def heartbeat(deps: Deps, connection_id: str, request: p.Heartbeat) -> None:
     """Answer a ``heartbeat`` with the server's time. The frame itself is what keeps the
     connection open (API Gateway's idle timeout counts client frames); nothing is read or
     written."""
-    path.send(deps, connection_id, p.heartbeat_message(request.request_id, deps.clock.now_ms()))
+    fanout.send(deps, connection_id, p.heartbeat_message(request.request_id, deps.clock.now_ms()))

@@ -1,7 +1,7 @@
 """:mod:`naiko_service.usecases.deadlines` is what happens when one of a table's deadlines comes:
 one handler per :class:`~naiko_service.records.TimerKind` (:data:`HANDLERS`), and
 :func:`fire_due`, which fires every timer already due. Timer executions (the wake-up callback,
-the sweep: :mod:`.timers`) and every table write (:func:`.path.mutate`, before it applies a
+the sweep: :mod:`.timers`) and every table write (:func:`.transaction.mutate`, before it applies a
 new request: a late Shield or a late action meets the deadline first, R6.5, R8.1) use it."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..ports import AccountMove
 from ..records import TableRecord, Timer, TimerKind
 from . import cancel, dealer, mtt, room, seats
 from .base import Deps, Outcome, engine_step
+from .policies import policy_for
 
 MAX_TIMERS_PER_WAKE = 16
 """Timers fired at most in one write (several can be due together: a decision and a sit-out
@@ -87,10 +88,9 @@ def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outc
     outcome = engine_step(deps, record, command)
     outcome.events.insert(0, TimedOut(
         seat_index=actor, decision="check" if isinstance(command, cmd.Check) else "fold"))
-    if record.tournament is not None:  # R9.4: sitting out from now on, played at once
-        outcome.add(seats.sit_out(deps, record, now, player))
-    elif player in record.disconnected and player not in record.sit_out_after_hand:
-        record.sit_out_after_hand.append(player)  # R8.2
+    # R8.2 (a disconnected cash player sits out after the hand), R9.4 (a tournament player
+    # sits out now, played at once)
+    outcome.add(policy_for(record).on_timeout(deps, record, now, player))
     return outcome
 
 

@@ -2,27 +2,23 @@
 folds players who are leaving when their turn comes, runs the end-of-hand chores, deals the
 next hand when the table may start one, and keeps exactly the timers the new state needs.
 
-:func:`after_change` runs inside every table write (:func:`naiko_service.usecases.path.mutate`),
-after the use case's own change and before the conditional write."""
+:func:`after_change` runs inside every table write
+(:func:`naiko_service.usecases.transaction.mutate`), after the use case's own change and before
+the conditional write. What differs between table types, it asks the table's policy
+(:mod:`.policies`)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from naiko import commands as cmd
 from naiko.cards import shuffled_deck
 from naiko.commitment import SEED_SIZE
 from naiko.powers import draw_carousel
-from naiko.tournaments.seating import next_deal
 
 from .. import hand_records
-from ..ports import AccountMove, LedgerReason
-from ..records import TableRecord, Timer, TimerKind
-from . import mtt, private, room, seats, tournament_tables
+from ..records import DEALT_IN_TIMERS, TableRecord, Timer, TimerKind
+from . import room, seats
 from .base import Deps, Outcome, engine_step
-
-DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
-"""Timers that belong to the turn of the seat to act."""
+from .policies import policy_for
 
 IDLE_CLOSE_MS = 10 * 60_000
 """A table nobody sits at for this long closes (and stops counting against its opener)."""
@@ -33,9 +29,11 @@ STALLED_MS = 5 * 60_000
 
 def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
     """Drive the table after any change: end-of-hand chores, start the next hand, and keep
-    exactly the timers the new state needs."""
-    # Players leaving fold as soon as they are to act; absent tournament players are checked
-    # or folded at once (R9.4).
+    exactly the timers the new state needs. What differs between table types is the table's
+    policy's (:func:`.policies.policy_for`)."""
+    policy = policy_for(record)
+    # Players leaving fold as soon as they are to act; the policy may play a turn at once
+    # (absent tournament players are checked or folded, R9.4).
     while True:
         hand = record.state.hand
         if hand is None or hand.complete or hand.actor is None:
@@ -44,7 +42,7 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
         if seat is not None and seat.player_id in seats.leaving(record):
             outcome.add(engine_step(deps, record, cmd.Fold(seat_index=hand.actor)))
             continue
-        absent = tournament_tables.absent_turn(record)
+        absent = policy.absent_turn(record)
         if absent is None:
             break
         outcome.add(engine_step(deps, record, absent))
@@ -55,13 +53,10 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
         # this write; hands_closed makes it once per hand.
         record.histories.append(hand_records.from_table(record, now))
         close_hand(deps, record, now, outcome)
-        held = record.tournament is not None and record.tournament.hold is not None
-        if not record.closed and not held:
+        if not record.closed and not policy.held(record):
             record.timers.append(Timer(f"next_hand:{hand.number}", TimerKind.NEXT_HAND,
                                        now + record.settings.pause_ms))
-    if not record.state.hand_in_progress and may_start(record, now) and (
-            record.tournament is None or not record.tournament.multi
-            or mtt.at_deal(deps, record, now, outcome)):
+    if not record.state.hand_in_progress and may_start(deps, record, now, outcome):
         start_hand(deps, record, outcome, now)
     room.offer_seats(deps, record, now, outcome)  # R7.10: a freed seat goes to the first in line
     seated = any(seat is not None for seat in record.state.seats)
@@ -72,56 +67,28 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
     sync_timers(deps, record, now)
 
 
-def may_start(record: TableRecord, now: int) -> bool:
-    """Whether the table may deal now: the pause after the last hand is over and enough
-    players are in (R7.7)."""
-    state = record.state
+def may_start(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> bool:
+    """Whether the table may deal now: neither closed nor paused, the pause after the last
+    hand is over, and its policy says so (R7.7, R9.4; a scheduled tournament's table first
+    does what the tables do together, R9.7)."""
     if record.closed or record.room.paused:
         return False
     if any(t.kind is TimerKind.NEXT_HAND and t.due_ms > now for t in record.timers):
         return False
-    if record.tournament is not None:  # a scheduled one's table: :func:`mtt.at_deal` decides
-        return record.tournament.hold is None and (
-            record.tournament.multi or tournament_tables.may_deal(record))
-    active = [s for s in state.seats if s and not s.sitting_out and s.stack > 0]
-    # R7.7: a new table needs 3 players (2 at a heads-up table; a private table's host may
-    # say 2); a table that keeps dealing goes on with 2; one that stopped (fewer than 2 could
-    # play when a hand was due) waits for its minimum again.
-    if state.hand_count and not record.room.stopped:
-        if len(active) < 2:
-            record.room.stopped = True
-            return False
-        return True
-    return len(active) >= min(record.settings.min_players, state.config.seat_count)
+    return policy_for(record).may_deal(deps, record, now, outcome)
 
 
 def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> None:
-    """Deal: a shuffled deck, the first button at random (R2.6), a Carousel in Naiko mode. The
-    host's changes wait for this moment (R7.12); a tournament table deals the level in effect
-    now (R9.3)."""
-    if record.room.pending:
-        private.apply_settings(record, record.room.pending)
-        record.room.pending = {}
-    wait: frozenset[int] = frozenset()
-    if record.tournament is not None:
-        tournament_tables.before_deal(record, now, outcome)
-        if record.tournament.multi and record.state.last_big_blind_seat is not None:
-            deal = next_deal(mtt.seats_of(record))  # R9.7: arrivals in the gap wait
-            wait = frozenset(deal.waiting)
-            record.tournament = replace(record.tournament, waiting=wait, arrived=frozenset())
-        elif record.tournament.multi:
-            record.tournament = replace(record.tournament, waiting=frozenset(),
-                                        arrived=frozenset())
+    """Deal: a shuffled deck, the first button at random (R2.6), a Carousel in Naiko mode.
+    Before it, the table's policy has its say (a host's changes, R7.12; a tournament table's
+    level in effect now, R9.3; the seats that wait, R9.7)."""
+    policy = policy_for(record)
+    wait = policy.before_deal(deps, record, now, outcome)
     state = record.state
     rng = deps.rng
     button = None
     if state.last_big_blind_seat is None:
-        dealt_absent = state.config.deal_absent
-        active = [i for i, s in enumerate(state.seats)
-                  if s and (dealt_absent or not s.sitting_out) and s.stack > 0]
-        first = None if record.tournament is None else record.tournament.first_button
-        # R2.6: placed at random (a tournament drew it when it started, R9.2)
-        button = first if first in active else active[rng.randrange(len(active))]
+        button = policy.draw_button(deps, record)
     carousel = draw_carousel(rng) if state.config.rules.powers else ()
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
     record.hand_started_ms = now
@@ -133,7 +100,9 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
 
 def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
     """End-of-hand chores: sit out players the clock decided for while disconnected (R8.2),
-    let leaving players go with their stacks."""
+    let leaving players go with their stacks; then the table's policy
+    (:meth:`~.policies.TablePolicy.after_hand`: busted players R7.9, a host's close R7.12, a
+    tournament's places R9.5 and what its tables do together R9.7)."""
     state = record.state
     leaving = seats.leaving(record)
     for player in list(record.sit_out_after_hand):
@@ -149,36 +118,7 @@ def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> N
         outcome.add(seats.remove_player(deps, record, now, player, reason="left"))
     record.sit_out_after_hand = [x for x in record.sit_out_after_hand
                                  if not x.startswith("leave:")]
-    if record.tournament is not None:  # R9.5: the log, eliminations, places and prizes
-        tournament_tables.after_hand(deps, record, now, outcome)
-        return
-    if record.room.closing:  # R7.12: the host closed the table during the hand
-        outcome.add(private.close_table(deps, record, now, reason="host"))
-        return
-    if state.config.entry_rules:  # R7.9: no chips left: sat out until a reload (or leaving)
-        for index, seat in enumerate(state.seats):
-            if seat is not None and seat.stack == 0 and not seat.sitting_out:
-                reloaded = reload_house_bot(deps, record, index)
-                outcome.add(reloaded if reloaded is not None
-                            else seats.sit_out(deps, record, now, seat.player_id))
-
-
-def reload_house_bot(deps: Deps, record: TableRecord, seat_index: int) -> Outcome | None:
-    """A BOT seat the house funds (:data:`.private.HOUSE_BOTS`) that went broke reloads at once,
-    as a person may between hands (R7.1), to the table's middle buy-in, so a table of BOTs (the
-    local demo table) keeps playing instead of emptying one broke BOT after another. ``None``
-    for a person's seat, or when the house's bot account cannot pay (then it sits out, R7.9)."""
-    seat = record.state.seats[seat_index]
-    if seat is None or not seat.is_bot \
-            or record.room.funding.get(seat.player_id) != private.HOUSE_BOTS:
-        return None
-    amount = (record.settings.min_buy_in + record.settings.max_buy_in) // 2
-    if deps.accounts.balance(private.HOUSE_BOTS) < amount:
-        return None
-    outcome = engine_step(deps, record, cmd.AddChips(seat_index=seat_index, amount=amount))
-    outcome.moves.append(AccountMove(private.HOUSE_BOTS, amount, record.table_id,
-                                     LedgerReason.RELOAD))
-    return outcome
+    policy_for(record).after_hand(deps, record, now, outcome)
 
 
 def turn_key(record: TableRecord) -> str:
@@ -211,8 +151,7 @@ def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
     if stalled is not None:  # R8.6
         wanted.append(next((t for t in record.timers if t.token == stalled),
                            Timer(stalled, TimerKind.STALLED, now + STALLED_MS)))
-    wanted += room.offer_timers(record)
-    wanted += mtt.hold_timers(record, now)
+    wanted += policy_for(record).timers(record, now)  # R7.10 offers, a tournament's hold
     wanted += bot_timers(deps, record, now)
     for player, since in record.sitting_out_since.items():  # R7.9
         token = f"sit_out_limit:{player}:{since}"

@@ -4,7 +4,7 @@ full, as that player saw it).
 
 Both only read (:class:`~naiko_service.ports.HandHistories`: a Query of the player's entries, a
 read by key), never a table. The records are written with the table writes that end the hands
-(:func:`naiko_service.usecases.dealer.after_change`, :func:`.path.write`).
+(:func:`naiko_service.usecases.dealer.after_change`, :func:`.transaction.write`).
 
 Who may read a hand: the players dealt into it, and only them (``not_in_hand``): a spectator
 watched the table, but a history is a player's own record (their cards, their Peeks and
@@ -17,7 +17,7 @@ from __future__ import annotations
 from .. import hand_records
 from .. import protocol as p
 from ..ports import HandHistories
-from . import path
+from . import fanout
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 
 
@@ -34,7 +34,7 @@ def store(deps: Deps) -> HandHistories:
 def hand_history(deps: Deps, caller: Caller, request: p.HandHistory) -> None:
     """The requester's hands, newest first, ``limit`` at a time; ``next`` continues."""
     page = store(deps).player_hands(caller.player_id, request.before, request.limit)
-    path.send(deps, caller.connection_id, {
+    fanout.send(deps, caller.connection_id, {
         "type": "hands", "request_id": request.request_id,
         "hands": [hand.to_dict() for hand in page.hands], "next": page.next})
 
@@ -55,5 +55,5 @@ def get_hand(deps: Deps, caller: Caller, request: p.GetHand) -> None:
         hand = hand_records.for_reader(record, caller.player_id)
     except hand_records.NotInHand as exc:
         raise ServiceError("not_in_hand", "you were not dealt into that hand (R10.1)") from exc
-    path.send(deps, caller.connection_id, {"type": "hand", "request_id": request.request_id,
-                                           "hand": hand})
+    fanout.send(deps, caller.connection_id, {"type": "hand", "request_id": request.request_id,
+                                             "hand": hand})

@@ -1,5 +1,6 @@
 """:mod:`naiko_service.usecases.lobby` is the lobby: creating a table (its creator is the host)
-and listing the public tables with a free seat (an index query, never a scan)."""
+listing the public tables with a free seat (an index query, never a scan), quick seat (R7.10)
+and the account a player reads (balance, open tables, the day's ratholing counter, R7.11)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import hashlib
 from naiko.state import TableConfig, TableState, Variant
 
 from .. import protocol as p
-from ..ports import AccountMove, ConcurrentUpdate, TooManyTables
-from ..records import TableKind, TableRecord, TableSettings
-from . import dealer, path
+from ..ports import AccountMove, ConcurrentUpdate, TableNotFound, TooManyTables
+from ..records import TableKind, TableRecord, TableSettings, stakes_key
+from . import arming, dealer, fanout, transaction
 from .base import Caller, Deps, ServiceError
+from .cash import seat_player
+from .room import utc_day
 
 
 def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
@@ -41,7 +44,7 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
                          seq=1, opened_by=caller.player_id, empty_since=now)
     record.remember_request(f"{caller.player_id}/{caller.request_id}", 1)
     dealer.sync_timers(deps, record, now)  # the empty table's closing time
-    path.arm(deps, table_id, record, now)
+    arming.arm(deps, table_id, record, now)
     replayed = False
     try:
         deps.tables.create(record, (AccountMove(caller.player_id, 0, table_id, at_ms=now,
@@ -49,8 +52,8 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
     except ConcurrentUpdate:
         replayed = True
     except TooManyTables as exc:
-        raise ServiceError("too_many_tables", path.too_many_tables_message()) from exc
-    path.send(deps, caller.connection_id, path.ack(caller, table_id, 1, replayed=replayed))
+        raise ServiceError("too_many_tables", transaction.too_many_tables_message()) from exc
+    fanout.send(deps, caller.connection_id, fanout.ack(caller, table_id, 1, replayed=replayed))
 
 
 def _min_players(request: p.CreateTable) -> int:
@@ -69,6 +72,104 @@ def _min_players(request: p.CreateTable) -> int:
 def list_tables(deps: Deps, caller: Caller, request: p.ListTables) -> None:
     """Public tables with a free seat, newest first."""
     tables = [s.to_dict() for s in deps.tables.list_open()]
-    path.send(deps, caller.connection_id, {
+    fanout.send(deps, caller.connection_id, {
         "type": "tables", "request_id": request.request_id, "tables": tables,
         "quick_seat_stakes": [s.to_dict() for s in deps.quick_seat_stakes]})
+
+
+# -- quick seat (R7.10) -------------------------------------------------------------------------
+
+QUICK_SEAT_BUY_INS = (40, 200)
+"""The buy-in range, in big blinds, of a table quick seat opens (a real room's usual)."""
+
+
+QUICK_SEAT_CANDIDATES = 20
+"""Tables of the stakes quick seat reads from the index before choosing."""
+
+
+QUICK_SEAT_PASSES_OVER = frozenset({"table_full", "table_closed", "busy", "not_invited",
+                                    "bad_buy_in", "already_seated"})
+"""Refusals for which quick seat tries the next table (R7.10: a table the player may not join,
+its buy-in rule included, is passed over, never an error while another table can take them)."""
+
+
+def quick_seat(deps: Deps, caller: Caller, request: p.QuickSeat) -> None:
+    """R7.10: a seat at a table of this variant and these stakes (a query of the stakes index,
+    never a scan), at random among the tables the player may join: a table they played at
+    before first, then the fewest players, ties drawn at random. A table the player may not
+    join (full, closed, private, or whose buy-in rule they cannot meet, R7.11) is passed over;
+    when none can take them, a new public table is opened and the player waits in it until 3
+    are there (R7.7). The ``ack`` names the table."""
+    if request.small_blind > request.big_blind:
+        raise ServiceError("invalid_request", "the small blind cannot exceed the big blind")
+    stakes = stakes_key(request.variant, request.small_blind, request.big_blind)
+    published = [s.key for s in deps.quick_seat_stakes]
+    if stakes not in published:
+        raise ServiceError("unknown_stakes", "quick seat serves the published stakes only: "
+                           + ", ".join(k.replace(":", " ") for k in published))
+    profile = deps.accounts.profile(caller.player_id)
+    candidates = deps.tables.find_open(stakes, limit=QUICK_SEAT_CANDIDATES)
+    draw = {s.table_id: deps.rng.randrange(1 << 30) for s in candidates}  # "aleatoriu"
+    ordered = sorted(candidates, key=lambda s: (s.table_id not in profile.visited, s.seated,
+                                                draw[s.table_id]))
+    for summary in ordered:
+        try:
+            transaction.mutate(deps, summary.table_id,
+                        seat_player(deps, caller, request.buy_in, None, request.entry),
+                        caller=caller)
+            return
+        except ServiceError as error:
+            if error.code not in QUICK_SEAT_PASSES_OVER:
+                raise
+        except TableNotFound:
+            continue
+    if profile.balance < request.buy_in:  # refuse before opening a table nobody would sit at
+        raise ServiceError("insufficient_funds", "your account cannot cover that buy-in")
+    table_id = _open_quick_table(deps, caller, request)
+    transaction.mutate(deps, table_id,
+                       seat_player(deps, caller, request.buy_in, None, request.entry),
+                       caller=caller)
+
+
+def _open_quick_table(deps: Deps, caller: Caller, request: p.QuickSeat) -> str:
+    """A public table of the requested game, opened by the room for the caller: it counts
+    among the caller's open tables while they sit there (``settings.quick``; released when they
+    leave, :func:`release_quick_table`), so one player cannot open more than
+    :data:`~naiko_service.limits.MAX_OPEN_TABLES` empty tables. Replaying the request finds the
+    same table."""
+    table_id = "q" + hashlib.sha256(
+        f"{caller.player_id}/{caller.request_id}".encode()).hexdigest()[:20]
+    big = request.big_blind
+    low, high = QUICK_SEAT_BUY_INS
+    config = TableConfig(variant=Variant(request.variant), seat_count=6,
+                         small_blind=request.small_blind, big_blind=big, entry_rules=True)
+    settings = TableSettings(
+        name=f"{request.variant} {request.small_blind}/{big}", host=caller.player_id,
+        min_buy_in=low * big, max_buy_in=high * big, decision_ms=deps.default_decision_ms,
+        pause_ms=deps.default_pause_ms, kind=TableKind.CASH, quick=True)
+    if not settings.min_buy_in <= request.buy_in <= settings.max_buy_in:
+        raise ServiceError("bad_buy_in", f"a quick-seat table takes {settings.min_buy_in} to "
+                           f"{settings.max_buy_in} ({low} to {high} big blinds)")
+    now = deps.clock.now_ms()
+    record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
+                         seq=1, empty_since=now, opened_by=caller.player_id)
+    dealer.sync_timers(deps, record, now)
+    arming.arm(deps, table_id, record, now)
+    try:
+        deps.tables.create(record, (AccountMove(caller.player_id, 0, table_id, at_ms=now,
+                                                open_tables=1),))
+    except ConcurrentUpdate:
+        pass  # a replay: the table exists
+    except TooManyTables as exc:
+        raise ServiceError("too_many_tables", transaction.too_many_tables_message()) from exc
+    return table_id
+
+
+def get_account(deps: Deps, caller: Caller, request: p.GetAccount) -> None:
+    """The player's own account: balance, open tables, and today's ratholing counter (R7.11)."""
+    profile = deps.accounts.profile(caller.player_id)
+    today = utc_day(deps.clock.now_ms())
+    fanout.send(deps, caller.connection_id, {
+        "type": "account", "request_id": request.request_id, "balance": profile.balance,
+        "open_tables": profile.open_tables, "ratholes_today": profile.ratholes_on(today),
+        "day": today})

@@ -1,8 +1,9 @@
 """:mod:`naiko_service.usecases.mtt` runs a scheduled tournament's tables together (R9.7, R9.8):
 balancing, breaking, the final table and hand-for-hand, with no coordinator.
 
-Each table decides **between its hands**: when a hand ends (:func:`at_hand_end`) and when its
-next hand is due (:func:`at_deal`). Both read the tournament item, whose
+Each table decides **between its hands** (:func:`between_hands`): when a hand ends
+(:meth:`.policies.mtt.MttPolicy.after_hand`) and when its next hand is due (:func:`at_deal`).
+Both read the tournament item, whose
 :class:`~naiko_service.tournament_records.Seating` holds what every table needs of the others
 (how many players each has, the moves waiting for a table to finish its hand, the tables being
 broken, the final table, the hand-for-hand round), and they write it only when one of those
@@ -36,8 +37,9 @@ from ..notices import FinalTable, PlayerMoved
 from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
 from ..records import TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
+from . import arming
 from .base import Deps, OtherTable, Outcome, engine_step
-from .tournament_tables import Out, give_places, log_entry, stand_up_out
+from .tournament_tables import Out, close_late, give_places, log_entry
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 HOLD_POLL_MS = 15_000
@@ -71,23 +73,19 @@ def paid_places(record: TournamentRecord) -> int:
 
 # -- the two moments a table decides ---------------------------------------------------------
 
-def at_hand_end(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
-    """A scheduled tournament's table finished a hand (in its write): eliminations, then
-    :func:`_between_hands`."""
-    info = record.tournament
-    hand = record.state.hand
-    assert info is not None and hand is not None
-    outs = [] if hand.cancelled else stand_up_out(deps, record, outcome)
-    _between_hands(deps, record, now, outcome, outs=outs, hand_ended=True)
-
-
 def at_deal(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> bool:
-    """The table's next hand is due: whether it may deal now (see :func:`_between_hands`)."""
-    return _between_hands(deps, record, now, outcome, outs=[], hand_ended=False)
+    """The table's next hand is due: whether it may deal now (see :func:`between_hands`)."""
+    return between_hands(deps, record, now, outcome, outs=[], hand_ended=False)
 
 
-def _between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *,
-                   outs: list[Out], hand_ended: bool) -> bool:
+def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *,
+                  outs: list[Out], hand_ended: bool) -> bool:
+    """This table is between hands: its hand ended (*hand_ended*, with its players *outs*
+    stood up; :meth:`.policies.mtt.MttPolicy.after_hand`), or its next hand is due
+    (:func:`at_deal`). Reads the tournament item; places (R9.5), then the moves waiting for
+    this table, the final table, hand-for-hand, a break, a move out, balancing (R9.7, R9.8),
+    the first that applies; writes the tournament item with the table only if it changed.
+    Returns whether the table may deal now."""
     info = record.tournament
     assert info is not None
     tournaments = store(deps)
@@ -157,10 +155,8 @@ def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: lis
         # R9.11: the field falls to one while late registration is open: it closes now (the
         # prizes fixed for the field, the earlier players out placed), and this hand's
         # players out and the winner get their places below, as at any finish.
-        from . import scheduled
-
         new.timers = [t for t in new.timers if t.kind is not TimerKind.LATE_CLOSE]
-        scheduled.close_late(deps, new, now, outcome.writes)
+        close_late(deps, new, now, outcome.writes)
 
     def remaining() -> tuple[str, str]:
         winner = next(s.player_id for s in record.state.seats if s is not None)
@@ -556,8 +552,6 @@ def _start_final(new: TournamentRecord, now: int, writes: list[Any]) -> None:
 
 def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
                 outcome: Outcome) -> None:
-    from . import path
-
     seating = new.seating
     assert seating is not None and record.tournament is not None
     others: list[TableRecord] = []
@@ -601,7 +595,7 @@ def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int
         if account is not None:
             final.room.funding[player_id] = account
     final.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, now + FINAL_DELAY_MS))
-    path.arm(deps, final_id, final, now)
+    arming.arm(deps, final_id, final, now)
     outcome.writes.append(PutTable(final, None))
     event = FinalTable(table_id=final_id)
     for table in tables:
@@ -615,7 +609,7 @@ def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int
     for other in others:
         _touch(outcome, other, [event])
     outcome.events.append(event)
-    outcome.after.append(lambda: path.fan_out(deps, final, []))
+    outcome.announce.append(final)
     seating.counts = {layout.number: layout.player_count}
     seating.table_ids = {layout.number: final_id}
     seating.final = False

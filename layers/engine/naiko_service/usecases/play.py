@@ -9,7 +9,7 @@ from naiko.events import Power
 
 from .. import protocol as p
 from ..records import TableRecord
-from . import path
+from . import transaction
 from .base import Caller, Deps, Outcome, ServiceError, engine_step, seat_of
 
 
@@ -19,7 +19,7 @@ def act(deps: Deps, caller: Caller, request: p.Act) -> None:
         return engine_step(deps, record,
                            betting_command(seat_of(record, caller.player_id), request))
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def use_power(deps: Deps, caller: Caller, request: p.UsePower) -> None:
@@ -29,7 +29,7 @@ def use_power(deps: Deps, caller: Caller, request: p.UsePower) -> None:
             seat_index=seat_of(record, caller.player_id), power=Power(request.power),
             target_seat=request.target_seat, card_index=request.card_index, at_ms=now))
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def shield(deps: Deps, caller: Caller, request: p.Shield) -> None:
@@ -38,7 +38,7 @@ def shield(deps: Deps, caller: Caller, request: p.Shield) -> None:
         return engine_step(deps, record, cmd.UsePower(
             seat_index=seat_of(record, caller.player_id), power=Power.SEAL_SHIELD, at_ms=now))
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def pass_window(deps: Deps, caller: Caller, request: p.PassWindow) -> None:
@@ -47,7 +47,7 @@ def pass_window(deps: Deps, caller: Caller, request: p.PassWindow) -> None:
         return engine_step(deps, record,
                            cmd.PassWindow(seat_index=seat_of(record, caller.player_id)))
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def betting_command(seat_index: int, request: p.Act) -> cmd.Command:

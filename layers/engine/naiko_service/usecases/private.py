@@ -12,17 +12,15 @@ from naiko import commands as cmd
 
 from .. import auth
 from .. import protocol as p
-from ..ledger import HOUSE_PREFIX
-from ..notices import SettingsChanged, TableClosed, TablePaused
+from ..ledger import HOUSE_BOTS as HOUSE_BOTS  # where BOT seats buy in from (R8.4)
+from ..notices import SettingsChanged, TablePaused
 from ..ports import AccountMove
 from ..records import TableRecord
-from . import path, room
+from . import fanout, room, transaction
 from .base import Caller, Deps, Outcome, ServiceError, engine_step
+from .policies import policy_for
+from .policies.private import apply_settings, close_table
 from .seats import remove_player
-from .tournament_tables import refuse_at_tournament
-
-HOUSE_BOTS = HOUSE_PREFIX + "bots"
-"""The house account BOT seats buy in from and cash out to (R8.4, R7.12)."""
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Invite-code letters: capitals and digits without the easily confused 0/O, 1/I."""
@@ -34,7 +32,7 @@ def host_of(record: TableRecord, player_id: str) -> None:
     """:raises ServiceError: ``not_host`` unless *player_id* hosts the table: a private
     table's host (R7.12). Public tables are the room's and have no host controls
     (``not_private``); a tournament's table neither (``tournament_table``)."""
-    refuse_at_tournament(record, "hosting")
+    policy_for(record).refuse(record, "hosting")
     if not record.settings.private:
         raise ServiceError("not_private", "host controls are for private tables (R7.12); "
                            "a public table is run by the room")
@@ -51,7 +49,7 @@ def invite(deps: Deps, caller: Caller, request: p.Invite) -> None:
         room.invite(record, request.player_id)
         return Outcome(quiet=True)
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def uninvite(deps: Deps, caller: Caller, request: p.Uninvite) -> None:
@@ -68,7 +66,7 @@ def uninvite(deps: Deps, caller: Caller, request: p.Uninvite) -> None:
         room.off_the_waitlist(record, request.player_id, outcome)
         return outcome
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def create_invite_code(deps: Deps, caller: Caller, request: p.CreateInviteCode) -> None:
@@ -80,12 +78,12 @@ def create_invite_code(deps: Deps, caller: Caller, request: p.CreateInviteCode) 
             CODE_ALPHABET[deps.rng.randrange(len(CODE_ALPHABET))] for _ in range(CODE_LENGTH))
         return Outcome(quiet=True)
 
-    record = path.mutate(deps, request.table_id, change, caller=caller)
+    record = transaction.mutate(deps, request.table_id, change, caller=caller)
     if record.room.invite_code is not None:  # a replay after a revoke: no code to give
-        path.send(deps, caller.connection_id, {"type": "invite_code", "request_id":
-                                               request.request_id,
-                                               "table_id": record.table_id,
-                                               "code": record.room.invite_code})
+        fanout.send(deps, caller.connection_id, {"type": "invite_code", "request_id":
+                                                 request.request_id,
+                                                 "table_id": record.table_id,
+                                                 "code": record.room.invite_code})
 
 
 def revoke_invite_code(deps: Deps, caller: Caller, request: p.RevokeInviteCode) -> None:
@@ -95,7 +93,7 @@ def revoke_invite_code(deps: Deps, caller: Caller, request: p.RevokeInviteCode) 
         record.room.invite_code = None
         return Outcome(quiet=True)
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def find_table(deps: Deps, caller: Caller, request: p.FindTable) -> None:
@@ -103,8 +101,8 @@ def find_table(deps: Deps, caller: Caller, request: p.FindTable) -> None:
     table_id = deps.tables.find_by_code(request.code)
     if table_id is None:
         raise ServiceError("bad_invite_code", "no table has that invite code")
-    path.send(deps, caller.connection_id, {"type": "table_found", "request_id":
-                                           request.request_id, "table_id": table_id})
+    fanout.send(deps, caller.connection_id, {"type": "table_found", "request_id":
+                                             request.request_id, "table_id": table_id})
 
 
 def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
@@ -141,18 +139,7 @@ def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
         record.room.pending = {}
         return Outcome([SettingsChanged(changes=dict(changes), pending=False)])
 
-    path.mutate(deps, request.table_id, change, caller=caller)
-
-
-def apply_settings(record: TableRecord, changes: dict[str, int]) -> None:
-    """Put the host's changes in effect (between hands)."""
-    config = record.state.config
-    record.state.config = replace(config,
-                                  small_blind=changes.get("small_blind", config.small_blind),
-                                  big_blind=changes.get("big_blind", config.big_blind))
-    record.settings = replace(
-        record.settings, decision_ms=changes.get("decision_ms", record.settings.decision_ms),
-        min_players=changes.get("min_players", record.settings.min_players))
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def host_add_bot(deps: Deps, caller: Caller, request: p.HostAddBot) -> None:
@@ -161,7 +148,7 @@ def host_add_bot(deps: Deps, caller: Caller, request: p.HostAddBot) -> None:
         host_of(record, caller.player_id)
         return seat_bot(deps, record, now, None, request.buy_in)
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def seat_bot(deps: Deps, record: TableRecord, now: int, bot_id: str | None,
@@ -200,7 +187,7 @@ def host_remove(deps: Deps, caller: Caller, request: p.HostRemove) -> None:
             raise ServiceError("not_seated", f"{request.player_id} has no seat here")
         return remove_player(deps, record, now, request.player_id, reason="removed_by_host")
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def host_pause(deps: Deps, caller: Caller, request: p.HostPause) -> None:
@@ -210,7 +197,7 @@ def host_pause(deps: Deps, caller: Caller, request: p.HostPause) -> None:
         record.room.paused = request.paused
         return Outcome([TablePaused(paused=request.paused)])
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 def host_close(deps: Deps, caller: Caller, request: p.HostClose) -> None:
@@ -223,23 +210,6 @@ def host_close(deps: Deps, caller: Caller, request: p.HostClose) -> None:
             return Outcome([TablePaused(paused=True)])
         return close_table(deps, record, now, reason="host")
 
-    path.mutate(deps, request.table_id, change, caller=caller)
+    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
-def close_table(deps: Deps, record: TableRecord, now: int, reason: str) -> Outcome:
-    """Every player stands up with their stack back on their account; the table closes and
-    stops counting against the player who opened it."""
-    outcome = Outcome()
-    record.room.closing = True  # nobody takes over as host while everyone stands up
-    for seat in list(record.state.seats):
-        if seat is not None:
-            outcome.add(remove_player(deps, record, now, seat.player_id, reason="table_closed"))
-    record.closed = True
-    record.room.closing = False
-    for player_id in [*record.room.waitlist, *record.room.offers]:
-        room.off_the_waitlist(record, player_id, outcome)
-    record.room.invite_code = None
-    outcome.events.append(TableClosed(reason=reason))
-    if record.opened_by is not None:
-        outcome.moves.append(AccountMove(record.opened_by, 0, record.table_id, open_tables=-1))
-    return outcome

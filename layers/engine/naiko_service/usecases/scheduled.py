@@ -12,16 +12,16 @@ from functools import partial
 from typing import Any
 
 from naiko.cards import seeded_random
-from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.seating import initial_seating
 
 from ..notices import TournamentStarted
-from ..ports import ConcurrentUpdate, PutItem, PutTable, TableNotFound, Write
+from ..ports import ConcurrentUpdate, PutTable, TableNotFound, Write
 from ..records import TableRecord, Timer, TimerKind
-from ..tournament_records import PendingMove, Result, Seating, TournamentRecord, TournamentStatus
+from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from .base import Deps, Outcome
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
+from .tournament_tables import close_late as close_late  # R9.11, used by tournaments
 from .tournament_tables import log_entry
 from .tournament_uow import Plan, Unchanged, store, transact
 
@@ -58,12 +58,12 @@ def start_scheduled(deps: Deps, tournament_id: str) -> None:
     if not seated.written or seated.result is None:
         return
     deps.count("TournamentsStarted", 1)
-    from . import path
+    from . import transaction
 
     for table in seated.result:
         for connection in table.connections.values():
             deps.connections.add_table(connection, table.table_id)
-        path.fan_out(deps, table, [TournamentStarted(**started_fields(seated.record))])
+        transaction.fan_out(deps, table, [TournamentStarted(**started_fields(seated.record))])
 
 
 def _close_registration(new: TournamentRecord, now: int, plan: Plan, *,
@@ -91,7 +91,7 @@ def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
     """The start's second transaction: the seats drawn from the kept seed, the tables
     written in batches (all but the last before this transaction, each found written by a
     retry), and the last batch with the tournament in play (``running``) and its log."""
-    from . import path
+    from . import arming
 
     if new.status is not TournamentStatus.STARTING:
         raise Unchanged
@@ -119,7 +119,7 @@ def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
         new.timers.append(Timer("late_close", TimerKind.LATE_CLOSE, ends))
     arm_tournament(deps, new)
     for table in tables:
-        path.arm(deps, table.table_id, table, now)
+        arming.arm(deps, table.table_id, table, now)
     batches = [tables[i:i + TABLES_PER_TRANSACTION]
                for i in range(0, len(tables), TABLES_PER_TRANSACTION)]
     for batch in batches[:-1]:
@@ -172,7 +172,7 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
     written in the same transaction), else when its hand ends (it pulls them, :mod:`.mtt`);
     when every table is full a new table opens and balancing fills it. Returns what to do
     after the commit (tell the tables)."""
-    from . import mtt, path
+    from . import arming, mtt, transaction
     seating = new.seating
     assert seating is not None
     after: list[Callable[[], None]] = []
@@ -228,49 +228,16 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
         from . import dealer
 
         dealer.sync_timers(deps, table, now)
-        path.arm(deps, table.table_id, table, now)
+        arming.arm(deps, table.table_id, table, now)
     for table, version in touched.values():
         table.version = version + 1
         table.seq += 1
         from . import dealer
 
         dealer.sync_timers(deps, table, now)
-        path.arm(deps, table.table_id, table, now)
+        arming.arm(deps, table.table_id, table, now)
         writes.append(PutTable(table, version))
-        after.append(partial(path.fan_out, deps, table, []))
+        after.append(partial(transaction.fan_out, deps, table, []))
     return after
 
-
-def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write]) -> None:
-    """R9.11: late registration closes: the prizes are fixed for the field and published
-    (``prizes_final``); the players who went out meanwhile get their places now, from the
-    bottom, in the order they went out (those out in the same hand ranked by their stacks at
-    its start, R9.5)."""
-    new.payouts = new.terms.prizes(new.entrants)
-    writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
-                            prize_pool=sum(new.payouts), payouts=list(new.payouts)))
-    place = new.entrants
-    groups: list[list[dict[str, Any]]] = []
-    for out in new.late:
-        if groups and (groups[-1][0]["table"], groups[-1][0]["hand"]) == (out["table"],
-                                                                            out["hand"]):
-            groups[-1].append(out)
-        else:
-            groups.append([out])
-    for group in groups:
-        ranked = prize_rules.rank_eliminations([(o["player_id"], o["stack"]) for o in group],
-                                               place)
-        prizes = prize_rules.prizes_for(ranked, new.payouts)
-        by_player = {o["player_id"]: o for o in group}
-        for tie in reversed(ranked):
-            for player_id in tie.player_ids:
-                out = by_player[player_id]
-                writes.append(PutItem(new.tournament_id, f"result#{player_id}", Result(
-                    player_id, tie.place, prizes[player_id], False, int(out["hand"]),
-                    str(out["table"]), str(out["account"])).to_dict(), new=True))
-                writes.append(log_entry(new, int(out["at_ms"]), "eliminated",
-                                        player=player_id, place=tie.place,
-                                        table=out["table"], hand=out["hand"]))
-        place -= len(group)
-    new.late = []
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from naiko.events import Event
 
+from ..limits import MAX_TABLES_PER_CONNECTION
 from ..notices import Disconnected, Reconnected
+from ..ports import TooManyWatched
 from ..records import TableRecord
-from .base import Change, NoOp, Outcome
+from .base import Change, Deps, NoOp, Outcome, ServiceError
 
 
 def spectators(record: TableRecord) -> int:
@@ -62,3 +64,17 @@ def drop_connections(gone: list[tuple[str, str]]) -> Change:
         return Outcome(events) if events else Outcome(quiet=True)
 
     return change
+
+
+def watch(deps: Deps, connection_id: str, table_id: str) -> None:
+    """Record that *connection_id* watches *table_id* (its fan-out reaches it).
+
+    :raises ServiceError: ``too_many_tables_watched`` when the connection watches as many
+        tables as one may (:data:`~naiko_service.limits.MAX_TABLES_PER_CONNECTION`).
+    """
+    try:
+        deps.connections.add_table(connection_id, table_id)
+    except TooManyWatched as exc:
+        raise ServiceError("too_many_tables_watched", f"this connection watches "
+                           f"{MAX_TABLES_PER_CONNECTION} tables already: stop watching one "
+                           "first (unwatch)") from exc

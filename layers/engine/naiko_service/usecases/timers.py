@@ -18,7 +18,7 @@ from typing import TypeVar
 from ..ports import TableNotFound
 from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import TOURNAMENT_PREFIX
-from . import deadlines, path, tournaments
+from . import arming, deadlines, tournaments, transaction
 from .base import Deps, NoOp, Outcome
 
 _N = TypeVar("_N", int, float)
@@ -36,7 +36,7 @@ event source mapping's ``BatchSize``)."""
 SWEEP_LIMIT = 100_000
 """Due tables one sweep run reads at most: a bound on memory (a few MB), ten times a
 10,000-table launch, not on throughput. What bounds a run is its time: a table is
-woken only with :data:`~.path.ATTEMPT_WORST_MS` left, the rest wait for the next run."""
+woken only with :data:`~.transaction.ATTEMPT_WORST_MS` left, the rest wait for the next run."""
 
 STUCK_AFTER_MS = 5_000
 """A table the sweep finds this far past a deadline that has a wake-up (not a sweep-only
@@ -58,7 +58,7 @@ def timer_fired(deps: Deps, table_id: str, token: str) -> bool:
     It acts if *token* is still pending on the table (that timer fires), or if it names the
     table's armed wake-up and its time has come (every timer already due fires: the deadline
     may have moved since it was armed). Either way the table then re-arms one wake-up for its
-    earliest remaining deadline (:func:`~naiko_service.usecases.path.arm`). A target
+    earliest remaining deadline (:func:`~naiko_service.usecases.arming.arm`). A target
     ``T:<id>`` names a tournament's timer (:func:`.tournaments.tournament_timer`). The lag
     (now minus the deadline of what acted) is measured as ``TimerLag``."""
     if tournaments.is_tournament_timer(table_id):
@@ -121,7 +121,7 @@ def _sweep_tables(deps: Deps, tables: list[str]) -> list[Woken]:
     out_of_time = threading.Event()
 
     def wake(shared: Deps, table_id: str) -> Woken:
-        if shared.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
+        if shared.deadline.remaining_ms() < transaction.ATTEMPT_WORST_MS:
             out_of_time.set()  # the next run (a minute later) goes on
             return Woken(0)
         try:
@@ -188,7 +188,7 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
         if token is None:  # the sweep takes over an overdue wake-up (lost, or late)
             ours = wake is not None and wake.due_ms <= horizon
         else:  # the armed execution fired: its time came, or its timer is still pending
-            ours = (wake is not None and wake.token == path.WAKE_PREFIX + token
+            ours = (wake is not None and wake.token == arming.WAKE_PREFIX + token
                     and (wake.due_ms <= horizon or pending is not None))
         if pending is None and not ours and (
                 token is not None or not deadlines.due(record, horizon)):
@@ -196,7 +196,7 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
             raise NoOp()  # stale, duplicated, or not yet time
         lag = _lag(record, now, horizon, wake if ours else None, pending)
         if ours and wake is not None:
-            record.timers.remove(wake)  # consumed: the write re-arms (path.arm)
+            record.timers.remove(wake)  # consumed: the write re-arms (arming.arm)
         outcome = Outcome()
         fired = deadlines.fire_due(deps, record, now, outcome, first=pending,
                                    horizon=horizon)
@@ -210,11 +210,11 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
         return outcome
 
     try:
-        path.mutate(deps, table_id, change, catch_up=False)
+        transaction.mutate(deps, table_id, change, catch_up=False)
     except (NoOp, TableNotFound):
         if duplicate:
             deps.count("TimersDuplicated", 1)
-            path.fan_out(deps, path.load(deps, table_id), [])
+            transaction.fan_out(deps, transaction.load(deps, table_id), [])
         return Woken(0)
     return Woken(fired, lag)
 
@@ -225,7 +225,7 @@ def _lag(record: TableRecord, now: int, horizon: int, wake: Timer | None,
     named, the overdue wake-up taken over, or a timer due; sweep-only timers are left out (the
     sweep is their clock). ``None`` when none of those is overdue."""
     due = [t.due_ms for t in record.timers
-           if t.due_ms <= horizon and t.kind not in path.SWEEP_ONLY
+           if t.due_ms <= horizon and t.kind not in arming.SWEEP_ONLY
            and (t.kind is not TimerKind.WAKE or t is wake)]
     if pending is not None:
         due.append(pending.due_ms)

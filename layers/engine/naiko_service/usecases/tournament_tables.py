@@ -1,10 +1,11 @@
 """:mod:`naiko_service.usecases.tournament_tables` is what a tournament's table adds to the
-dealer (:mod:`.dealer`) and the clock (:mod:`.deadlines`): it deals the level in effect
+dealer and the clock, through the tournament tables' policies (:mod:`.policies.sit_and_go`,
+:mod:`.policies.mtt`): it deals the level in effect
 (R9.3) to everybody with chips, absent or not (R9.4); it plays absent players' turns at once;
 and when a hand ends it writes the hand's log entry and eliminates players left without chips,
 giving them their places (R9.5) and prizes (R9.9).
 
-Everything here edits the table record of one write (:func:`.path.mutate`); what it changes
+Everything here edits the table record of one write (:func:`.transaction.mutate`); what it changes
 elsewhere (the tournament item, results, log entries) goes into ``outcome.writes``, the same
 transaction as the table."""
 
@@ -20,10 +21,7 @@ from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.structures import level_at
 
 from ..notices import Eliminated, LevelChanged, TournamentFinished
-from ..ports import (
-    PutItem,
-    PutTournament,
-)
+from ..ports import PutItem, PutTournament, Write
 from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import (
     Result,
@@ -37,14 +35,14 @@ from .tournament_uow import store
 
 def refuse_at_tournament(record: TableRecord, what: str) -> None:
     """Cash-table requests (buying in, reloading, leaving with chips, waiting lists) have no
-    meaning at a tournament's table: its seats and chips are the tournament's (R7.6, R9.4).
+    meaning at a tournament's table (:meth:`.policies.sit_and_go.SitAndGoPolicy.refuse`): its
+    seats and chips are the tournament's (R7.6, R9.4).
 
     :raises ServiceError: ``tournament_table``.
     """
-    if record.tournament is not None:
-        raise ServiceError("tournament_table", f"{what} is not possible at a tournament table: "
-                           "seats and chips are the tournament's (sit out to stop playing; "
-                           "you are dealt in and blinded away)")
+    raise ServiceError("tournament_table", f"{what} is not possible at a tournament table: "
+                       "seats and chips are the tournament's (sit out to stop playing; "
+                       "you are dealt in and blinded away)")
 
 
 # -- dealing (R9.3, R9.4) ---------------------------------------------------------------------
@@ -78,7 +76,7 @@ def absent_turn(record: TableRecord) -> cmd.Command | None:
     """R9.4: the player to act is sitting out: checked when they can, otherwise folded, at
     once and without a clock (until they say they are back)."""
     hand = record.state.hand
-    if record.tournament is None or hand is None or hand.complete or hand.actor is None:
+    if hand is None or hand.complete or hand.actor is None:
         return None
     seat = record.state.seats[hand.actor]
     if seat is None or not seat.sitting_out:
@@ -92,21 +90,6 @@ def absent_turn(record: TableRecord) -> cmd.Command | None:
 
 
 # -- the end of a hand (R9.5, R9.9) -----------------------------------------------------------
-
-def after_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
-    """The hand's log entry, then eliminations (:func:`eliminate`); at a scheduled
-    tournament's table also what the tables do together (:func:`.mtt.at_hand_end`); in the
-    table's write."""
-    from . import mtt
-
-    outcome.writes.append(hand_log(record, now))
-    hand = record.state.hand
-    assert hand is not None and record.tournament is not None
-    if record.tournament.multi:
-        mtt.at_hand_end(deps, record, now, outcome)
-    elif not hand.cancelled:
-        eliminate(deps, record, now, outcome)
-
 
 def hand_log(record: TableRecord, now: int) -> PutItem:
     """The ``hand`` entry of the tournament log: level and blinds, button and blind seats,
@@ -286,3 +269,37 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
         arm_tournament(deps, new)
         tournament_id = new.tournament_id
         outcome.after.append(lambda: settle(deps, tournament_id))
+
+
+def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write]) -> None:
+    """R9.11: late registration closes: the prizes are fixed for the field and published
+    (``prizes_final``); the players who went out meanwhile get their places now, from the
+    bottom, in the order they went out (those out in the same hand ranked by their stacks at
+    its start, R9.5)."""
+    new.payouts = new.terms.prizes(new.entrants)
+    writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
+                            prize_pool=sum(new.payouts), payouts=list(new.payouts)))
+    place = new.entrants
+    groups: list[list[dict[str, Any]]] = []
+    for out in new.late:
+        if groups and (groups[-1][0]["table"], groups[-1][0]["hand"]) == (out["table"],
+                                                                            out["hand"]):
+            groups[-1].append(out)
+        else:
+            groups.append([out])
+    for group in groups:
+        ranked = prize_rules.rank_eliminations([(o["player_id"], o["stack"]) for o in group],
+                                               place)
+        prizes = prize_rules.prizes_for(ranked, new.payouts)
+        by_player = {o["player_id"]: o for o in group}
+        for tie in reversed(ranked):
+            for player_id in tie.player_ids:
+                out = by_player[player_id]
+                writes.append(PutItem(new.tournament_id, f"result#{player_id}", Result(
+                    player_id, tie.place, prizes[player_id], False, int(out["hand"]),
+                    str(out["table"]), str(out["account"])).to_dict(), new=True))
+                writes.append(log_entry(new, int(out["at_ms"]), "eliminated",
+                                        player=player_id, place=tie.place,
+                                        table=out["table"], hand=out["hand"]))
+        place -= len(group)
+    new.late = []

@@ -1,5 +1,5 @@
 """:mod:`naiko_service.usecases.tournament_uow` is the one unit of work over a tournament item,
-what :func:`.path.mutate` is to a table: read it, answer a request already applied from its
+what :func:`.transaction.mutate` is to a table: read it, answer a request already applied from its
 ``recent_requests`` instead of applying it again, let the change edit a private copy (its
 version one more), then write the copy on condition that the version read is still the stored
 one, alone or in one transaction with the other items and account moves the change asks for

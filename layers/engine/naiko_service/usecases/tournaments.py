@@ -53,7 +53,7 @@ from ..tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from . import path, scheduled
+from . import arming, fanout, scheduled, transaction
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
 from .tournament_payments import (
@@ -86,7 +86,7 @@ def _load(tournaments: TournamentStore, tournament_id: str) -> TournamentRecord:
 
 def _ack(deps: Deps, caller: Caller, tournament_id: str, version: int,
          replayed: bool = False) -> None:
-    path.send(deps, caller.connection_id, {
+    fanout.send(deps, caller.connection_id, {
         "type": "ack", "request_id": caller.request_id, "tournament_id": tournament_id,
         "version": version, "replayed": replayed})
 
@@ -177,14 +177,14 @@ def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: st
 
 def list_tournaments(deps: Deps, caller: Caller, request: p.ListTournaments) -> None:
     """Tournaments registering or running, with their terms (an index query)."""
-    path.send(deps, caller.connection_id, {"type": "tournaments",
+    fanout.send(deps, caller.connection_id, {"type": "tournaments",
                                            "request_id": request.request_id,
                                            "tournaments": store(deps).list_open()})
 
 
 def tournament(deps: Deps, caller: Caller, request: p.GetTournament) -> None:
     """One tournament: terms, progress, who registered, places and prizes so far."""
-    path.send(deps, caller.connection_id, {"type": "tournament",
+    fanout.send(deps, caller.connection_id, {"type": "tournament",
                                            "request_id": request.request_id,
                                            "tournament": describe(deps, request.tournament_id)})
 
@@ -389,7 +389,7 @@ def _announce_start(deps: Deps, new: TournamentRecord, tables: list[TableRecord]
         for pid, data in registrations.items():
             if data.get("connection_id") and table.seat_of(pid) is not None:
                 deps.connections.add_table(str(data["connection_id"]), table.table_id)
-        path.fan_out(deps, table, [TournamentStarted(**started_fields(new))])
+        transaction.fan_out(deps, table, [TournamentStarted(**started_fields(new))])
     _respawn(deps, new)
 
 
@@ -478,7 +478,7 @@ def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[st
     tables = []
     for seating in initial_seating(sorted(registrations), terms.seat_count, deps.rng):
         table = new_table(deps, record, seating.number, seating.seats, registrations, now)
-        path.arm(deps, table.table_id, table, now)
+        arming.arm(deps, table.table_id, table, now)
         record.tables.append(table.table_id)
         writes.append(PutTable(table, None))
         tables.append(table)
@@ -602,7 +602,7 @@ def sweep(deps: Deps) -> int:
     fired = 0
     for tournament_id in dict.fromkeys(tid for tid, _ in deps.tournaments.due(
             deps.clock.now_ms())):
-        if deps.deadline.remaining_ms() < path.ATTEMPT_WORST_MS:
+        if deps.deadline.remaining_ms() < transaction.ATTEMPT_WORST_MS:
             break
         fired += tournament_timer(deps, tournament_id, None)
     return fired
