@@ -45,6 +45,22 @@ class TableKind(StrEnum):
     """A table of a tournament: tournament chips, seats given by the tournament (R9)."""
 
 
+class Hold(StrEnum):
+    """Why a scheduled tournament's table does not deal its next hand (R9.7, R9.8):
+    :attr:`TournamentSeat.hold`. Its value is in the table's ``hold`` timer's token."""
+
+    ALONE = "alone"
+    """One player with chips is left here: the others come to this table (R9.7)."""
+    MOVE = "move"
+    """A player of its waits to move to a table still playing a hand (R9.7)."""
+    BREAK = "break"
+    """The table is broken: its players are leaving (R9.7)."""
+    FINAL = "final"
+    """The final table is being formed (R9.7)."""
+    HFH = "hfh"
+    """Hand-for-hand: waiting for the other tables to finish the round (R9.8)."""
+
+
 class TimerKind(StrEnum):
     """What a table timer is for; its token names the exact turn or window it was set for."""
 
@@ -189,10 +205,9 @@ class TournamentSeat:
     """The table's number in its tournament (the highest breaks first, R9.7)."""
     multi: bool = False
     """A scheduled tournament's table: balanced, broken, held hand-for-hand (R9.7, R9.8)."""
-    hold: str | None = None
-    """Why the table does not deal its next hand: ``move`` (a player of its waits to move to a
-    table still playing a hand), ``break`` (its players are leaving), ``final`` (the final
-    table is being formed), ``hfh`` (hand-for-hand: waiting for the other tables, R9.8)."""
+    hold: Hold | None = None
+    """Why the table does not deal its next hand (:class:`Hold`); ``None``: it deals when it
+    may."""
     waiting: frozenset[int] = frozenset()
     """Seats whose players arrived on the small blind or between the button and the small
     blind: they wait, without posting, until the big blind reaches them (R9.7)."""
@@ -225,7 +240,8 @@ class TournamentSeat:
                    tuple(int(x) for x in data.get("payouts", [])), int(data.get("entrants", 0)),
                    int(data.get("players_left", 0)), optional("multiplier"),
                    optional("first_button"), int(data.get("number", 1)),
-                   bool(data.get("multi", False)), data.get("hold"),
+                   bool(data.get("multi", False)),
+                   None if data.get("hold") is None else Hold(data["hold"]),
                    frozenset(int(x) for x in data.get("waiting", [])),
                    frozenset(int(x) for x in data.get("arrived", [])),
                    optional("dealt_round"), optional("hfh_done"))

@@ -35,7 +35,7 @@ from naiko.tournaments.seating import TableSeats
 
 from ..notices import FinalTable, PlayerMoved
 from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
-from ..records import TableRecord, Timer, TimerKind, TournamentSeat
+from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from . import arming
 from .base import Deps, OtherTable, Outcome, engine_step
@@ -130,7 +130,7 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
     if may_deal and sum(1 for s in record.state.seats if s is not None and s.stack > 0) < 2:
         may_deal = False  # alone here: the others come to this table (R9.7)
         if info.hold is None:
-            record.tournament = info = replace(info, hold="alone")
+            record.tournament = info = replace(info, hold=Hold.ALONE)
     record.tournament = replace(info, players_left=new.players_left,
                                 payouts=tuple(new.payouts), entrants=new.entrants)
     if me in seating.counts and seating.counts[me] == 0 and not record.closed \
@@ -322,7 +322,7 @@ def _release_alone(table: TableRecord, now: int) -> None:
     """A table held for want of a second player deals again once it has one."""
     info = table.tournament
     assert info is not None
-    if info.hold == "alone" and sum(
+    if info.hold == Hold.ALONE and sum(
             1 for s in table.state.seats if s is not None and s.stack > 0) >= 2:
         table.tournament = replace(info, hold=None)
         table.timers = [t for t in table.timers if t.kind is not TimerKind.NEXT_HAND]
@@ -333,7 +333,7 @@ def _release(source: TableRecord, seating: Seating, now: int) -> None:
     """A table that held for its players to move deals again once none is waiting to."""
     info = source.tournament
     assert info is not None
-    if info.hold in ("move", "alone") and not any(
+    if info.hold in (Hold.MOVE, Hold.ALONE) and not any(
             m.from_table == info.number for m in seating.pending):
         source.tournament = replace(info, hold=None)
         source.timers = [t for t in source.timers if t.kind is not TimerKind.NEXT_HAND]
@@ -377,7 +377,7 @@ def _pending_out(deps: Deps, record: TableRecord, new: TournamentRecord, now: in
     for move in [m for m in seating.pending if m.from_table == info.number]:
         _push(deps, record, new, move, now, outcome)
     if any(m.from_table == info.number for m in seating.pending):
-        record.tournament = replace(info, hold="move")
+        record.tournament = replace(info, hold=Hold.MOVE)
         return True
     return False
 
@@ -407,10 +407,10 @@ def _balance(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
                for player, target in zip(movers, destinations, strict=False)]
     for move in planned:
         _plan(new, move, now, outcome.writes)
-    record.tournament = replace(info, hold="move")
+    record.tournament = replace(info, hold=Hold.MOVE)
     for move in planned:
         _push(deps, record, new, move, now, outcome)
-    return record.tournament.hold == "move"
+    return record.tournament.hold == Hold.MOVE
 
 
 def _plan(new: TournamentRecord, move: PendingMove, now: int, writes: list[Any]) -> None:
@@ -441,7 +441,7 @@ def _push(deps: Deps, record: TableRecord, new: TournamentRecord, move: PendingM
     assert new.seating is not None
     destination = _table(deps, outcome, new.seating, move.to_table, record)
     if destination is None or destination is record or destination.state.hand_in_progress \
-            or (destination.tournament is not None and destination.tournament.hold == "final"):
+            or (destination.tournament is not None and destination.tournament.hold == Hold.FINAL):
         return
     _execute(deps, record, destination, new, move, now, outcome)
 
@@ -459,7 +459,7 @@ def _break(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
     if me not in seating.breaking:
         return False
     _plan_break(deps, new, record, now, outcome.writes)
-    record.tournament = replace(info, hold="break")
+    record.tournament = replace(info, hold=Hold.BREAK)
     for move in [m for m in seating.pending if m.from_table == me]:
         _push(deps, record, new, move, now, outcome)
     return True
@@ -529,7 +529,7 @@ def _final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
         _start_final(new, now, outcome.writes)
     if info.number not in seating.final_held:
         seating.final_held.append(info.number)
-    record.tournament = replace(info, hold="final")
+    record.tournament = replace(info, hold=Hold.FINAL)
     if set(seating.final_held) >= set(seating.counts):
         _form_final(deps, record, new, now, outcome)
     return True
@@ -691,7 +691,7 @@ def _report(deps: Deps, record: TableRecord, new: TournamentRecord, round_: int,
 def _hold_for_round(record: TableRecord, round_: int, now: int) -> None:
     info = record.tournament
     assert info is not None
-    record.tournament = replace(info, hold="hfh")
+    record.tournament = replace(info, hold=Hold.HFH)
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
 
 
@@ -705,7 +705,7 @@ def hold_timers(record: TableRecord, now: int) -> list[Timer]:
     info = record.tournament
     if info is None or info.hold is None or record.closed:
         return []
-    if info.hold == "hfh":
+    if info.hold == Hold.HFH:
         token = f"hold:hfh:{info.hfh_done}"
         existing = next((t for t in record.timers if t.token == token), None)
         return [existing or Timer(token, TimerKind.HOLD, now + HOLD_POLL_MS)]

@@ -16,7 +16,7 @@ from naiko.tournaments.seating import initial_seating
 
 from ..notices import TournamentStarted
 from ..ports import ConcurrentUpdate, PutTable, TableNotFound, Write
-from ..records import TableRecord, Timer, TimerKind
+from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from .base import Deps, Outcome
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
@@ -189,7 +189,7 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
             # Alone there: it holds (polling) until balancing or the next entrant brings a
             # second player, who releases it (:func:`.mtt._execute`).
             assert table.tournament is not None
-            table.tournament = replace(table.tournament, hold="alone")
+            table.tournament = replace(table.tournament, hold=Hold.ALONE)
             table.timers = []
             created[number] = table
             seating.counts[number] = 1
