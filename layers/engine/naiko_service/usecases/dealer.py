@@ -129,35 +129,63 @@ def turn_key(record: TableRecord) -> str:
 
 
 def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
-    """Keep exactly the timers the state needs (a kept timer keeps its deadline)."""
-    state = record.state
-    hand = state.hand
+    """Keep exactly the timers the state needs (a kept timer keeps its deadline): the pause
+    before the next hand, then the turn's clock, the Shield windows, the empty table's and the
+    stalled hand's, the table type's own (:meth:`~.policies.TablePolicy.timers`), the BOTs'
+    and the sitting-out limits; the wake-up marker stays (:mod:`.arming`)."""
     wanted: list[Timer] = [t for t in record.timers if t.kind is TimerKind.NEXT_HAND]
-    if hand is not None and not hand.complete and hand.actor is not None:
-        key = turn_key(record)
-        kept = [t for t in record.timers if t.kind in DEALT_IN_TIMERS
-                and t.token.split(":", 1)[1] == key]
-        wanted += kept or [Timer(f"decision:{key}", TimerKind.DECISION,
-                                 now + record.settings.decision_ms, hand.actor)]
-    if hand is not None and hand.powers is not None and not hand.complete:
-        for window in hand.powers.windows:
-            token = f"window:{window.window_id}"
-            wanted.append(next((t for t in record.timers if t.token == token),
-                               Timer(token, TimerKind.WINDOW, window.deadline_ms)))
-    if record.empty_since is not None and not record.closed:
-        token = f"idle_close:{record.empty_since}"
-        wanted.append(Timer(token, TimerKind.IDLE_CLOSE, record.empty_since + IDLE_CLOSE_MS))
-    stalled = stalled_token(record)
-    if stalled is not None:  # R8.6
-        wanted.append(next((t for t in record.timers if t.token == stalled),
-                           Timer(stalled, TimerKind.STALLED, now + STALLED_MS)))
+    wanted += turn_timers(record, now)
+    wanted += window_timers(record)
+    wanted += idle_timers(record, now)
     wanted += policy_for(record).timers(record, now)  # R7.10 offers, a tournament's hold
     wanted += bot_timers(deps, record, now)
-    for player, since in record.sitting_out_since.items():  # R7.9
-        token = f"sit_out_limit:{player}:{since}"
-        wanted.append(Timer(token, TimerKind.SIT_OUT_LIMIT,
-                            since + record.settings.sit_out_limit_ms))
+    wanted += sit_out_timers(record)
     record.timers = wanted + [t for t in record.timers if t.kind is TimerKind.WAKE]
+
+
+def _kept(record: TableRecord, timer: Timer) -> Timer:
+    """*timer*, or the table's pending timer of the same token (it keeps its deadline)."""
+    return next((t for t in record.timers if t.token == timer.token), timer)
+
+
+def turn_timers(record: TableRecord, now: int) -> list[Timer]:
+    """R8.1: the decision clock of the seat to act (or its R8.2 grace, already running)."""
+    hand = record.state.hand
+    if hand is None or hand.complete or hand.actor is None:
+        return []
+    key = turn_key(record)
+    kept = [t for t in record.timers if t.kind in DEALT_IN_TIMERS
+            and t.token.split(":", 1)[1] == key]
+    return kept or [Timer(f"decision:{key}", TimerKind.DECISION,
+                          now + record.settings.decision_ms, hand.actor)]
+
+
+def window_timers(record: TableRecord) -> list[Timer]:
+    """R6.5: one timer per open Seal Shield window."""
+    hand = record.state.hand
+    if hand is None or hand.powers is None or hand.complete:
+        return []
+    return [_kept(record, Timer(f"window:{w.window_id}", TimerKind.WINDOW, w.deadline_ms))
+            for w in hand.powers.windows]
+
+
+def idle_timers(record: TableRecord, now: int) -> list[Timer]:
+    """An empty table's ``idle_close``; a hand's ``stalled`` (R8.6)."""
+    timers = []
+    if record.empty_since is not None and not record.closed:
+        timers.append(Timer(f"idle_close:{record.empty_since}", TimerKind.IDLE_CLOSE,
+                            record.empty_since + IDLE_CLOSE_MS))
+    stalled = stalled_token(record)
+    if stalled is not None:  # R8.6
+        timers.append(_kept(record, Timer(stalled, TimerKind.STALLED, now + STALLED_MS)))
+    return timers
+
+
+def sit_out_timers(record: TableRecord) -> list[Timer]:
+    """R7.9: sitting out 10 minutes removes the player."""
+    return [Timer(f"sit_out_limit:{player}:{since}", TimerKind.SIT_OUT_LIMIT,
+                  since + record.settings.sit_out_limit_ms)
+            for player, since in record.sitting_out_since.items()]
 
 
 def stalled_token(record: TableRecord) -> str | None:

@@ -113,32 +113,49 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
         may_deal = _hand_for_hand(deps, record, new, outs if deferred else [], now, outcome,
                                   hand_ended)
     else:
-        _pull(deps, record, new, now, outcome)
-        if _final(deps, record, new, now, outcome):
-            may_deal = False
-        elif _start_hand_for_hand(record, new, now, outcome):
-            # before breaking: the bubble must not pass while this table breaks (the break's
-            # moves are planned when round 0 closes, :func:`_plan_moves`)
-            may_deal = _hand_for_hand(deps, record, new, [], now, outcome, hand_ended)
-        elif _break(deps, record, new, now, outcome):
-            may_deal = False
-        elif _pending_out(deps, record, new, now, outcome):
-            may_deal = False
-        elif _balance(deps, record, new, now, outcome):
-            may_deal = False
+        may_deal = _moves_first(deps, record, new, now, outcome, hand_ended)
     info = record.tournament
-    if may_deal and sum(1 for s in record.state.seats if s is not None and s.stack > 0) < 2:
+    assert info is not None
+    if may_deal and not _can_deal(record):
         may_deal = False  # alone here: the others come to this table (R9.7)
         if info.hold is None:
             record.tournament = info = replace(info, hold=Hold.ALONE)
     record.tournament = replace(info, players_left=new.players_left,
                                 payouts=tuple(new.payouts), entrants=new.entrants)
-    if me in seating.counts and seating.counts[me] == 0 and not record.closed \
-            and not any(m.from_table == me for m in seating.pending):
+    if _left_empty(record, seating, me):
         _close_empty(record, new, now, outcome)  # every player left or went out
     if new.to_document() != before:
         outcome.writes.append(PutTournament(new, stored.version))
     return may_deal and not record.closed
+
+
+def _moves_first(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
+                 outcome: Outcome, hand_ended: bool) -> bool:
+    """Outside hand-for-hand: the moves waiting for this table (R9.7), then the first of the
+    final table, hand-for-hand starting (R9.8), a break, a move out, balancing; whether the
+    table may deal."""
+    _pull(deps, record, new, now, outcome)
+    if _final(deps, record, new, now, outcome):
+        return False
+    if _start_hand_for_hand(record, new, now, outcome):
+        # before breaking: the bubble must not pass while this table breaks (the break's
+        # moves are planned when round 0 closes, :func:`_plan_moves`)
+        return _hand_for_hand(deps, record, new, [], now, outcome, hand_ended)
+    return not (_break(deps, record, new, now, outcome)
+                or _pending_out(deps, record, new, now, outcome)
+                or _balance(deps, record, new, now, outcome))
+
+
+def _can_deal(record: TableRecord) -> bool:
+    """Two players with chips are at the table (R9.4)."""
+    return sum(1 for s in record.state.seats if s is not None and s.stack > 0) >= 2
+
+
+def _left_empty(record: TableRecord, seating: Seating, me: int) -> bool:
+    """Nobody is left at table *me* (every player left or went out) and no move from it
+    waits: it closes."""
+    return seating.counts.get(me) == 0 and not record.closed \
+        and not any(m.from_table == me for m in seating.pending)
 
 
 def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: list[Out],
@@ -552,37 +569,83 @@ def _start_final(new: TournamentRecord, now: int, writes: list[Any]) -> None:
 
 def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
                 outcome: Outcome) -> None:
+    """The final table forms once every table is between hands (the last one forms it): a
+    new table item, every player reseated at random (R9.7) with their stack, the old tables
+    closed, all in this write."""
     seating = new.seating
     assert seating is not None and record.tournament is not None
+    others = _others_between_hands(deps, outcome, seating, record)
+    if others is None:
+        return  # not everyone is between hands yet: the last one forms it
+    tables = [record, *others]
+    layout = rules.final_table([seats_of(t) for t in tables], new.terms.seat_count, deps.rng)
+    final = _final_record(deps, record, new, layout, now)
+    _seat_final(deps, final, tables, layout, outcome)
+    final.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, now + FINAL_DELAY_MS))
+    arming.arm(deps, final.table_id, final, now)
+    outcome.writes.append(PutTable(final, None))
+    event = FinalTable(table_id=final.table_id)
+    for table in tables:
+        _close_for_final(deps, table)
+    for other in others:
+        _touch(outcome, other, [event])
+    outcome.events.append(event)
+    outcome.announce.append(final)
+    seating.counts = {layout.number: layout.player_count}
+    seating.table_ids = {layout.number: final.table_id}
+    seating.final = False
+    seating.final_held = []
+    new.tables = [final.table_id]
+    assert final.tournament is not None
+    outcome.writes.append(log_entry(new, now, "final_table", table=final.table_id,
+                                    seats={str(i): p for i, p in enumerate(layout.seats) if p},
+                                    button=final.tournament.first_button))
+
+
+def _others_between_hands(deps: Deps, outcome: Outcome, seating: Seating,
+                          record: TableRecord) -> list[TableRecord] | None:
+    """The tournament's other tables, or ``None`` while one of them plays a hand."""
+    assert record.tournament is not None
     others: list[TableRecord] = []
     for number in sorted(seating.counts):
         if number == record.tournament.number:
             continue
         other = _table(deps, outcome, seating, number, record)
         if other is None or other.state.hand_in_progress:
-            return  # not everyone is between hands yet: the last one forms it
+            return None
         others.append(other)
-    tables = [record, *others]
-    layout = rules.final_table([seats_of(t) for t in tables], new.terms.seat_count, deps.rng)
-    seats_by_player = {s.player_id: (t, i, s) for t in tables
-                       for i, s in enumerate(t.state.seats) if s is not None}
+    return others
+
+
+def _final_record(deps: Deps, record: TableRecord, new: TournamentRecord,
+                  layout: TableSeats, now: int) -> TableRecord:
+    """The final table's item, empty, dealing absent players (R9.4), its first button drawn
+    among the seats the layout fills (R9.2)."""
+    assert record.tournament is not None
     config = replace(record.state.config, deal_absent=True)
-    state = TableState.new(config)
-    final_id = f"{new.tournament_id}-final"
-    started = record.tournament.started_ms
     occupied = [i for i, p in enumerate(layout.seats) if p is not None]
     first_button = occupied[deps.rng.randrange(len(occupied))]
-    final = TableRecord(final_id, 1, replace(record.settings, name=f"{new.name} final table"),
-                        state, created_ms=now, seq=1,
-                        tournament=TournamentSeat(
-                            new.tournament_id, started, record.tournament.structure,
-                            payouts=tuple(new.payouts), entrants=new.entrants,
-                            players_left=new.players_left, first_button=first_button,
-                            number=layout.number, multi=True))
+    info = record.tournament
+    return TableRecord(f"{new.tournament_id}-final", 1,
+                       replace(record.settings, name=f"{new.name} final table"),
+                       TableState.new(config), created_ms=now, seq=1,
+                       tournament=TournamentSeat(
+                           new.tournament_id, info.started_ms, info.structure,
+                           payouts=tuple(new.payouts), entrants=new.entrants,
+                           players_left=new.players_left, first_button=first_button,
+                           number=layout.number, multi=True))
+
+
+def _seat_final(deps: Deps, final: TableRecord, tables: list[TableRecord],
+                layout: TableSeats, outcome: Outcome) -> None:
+    """Every player sits at the final table as the layout says, with their stack, sitting
+    out if they were; their connection and their prize's account follow them."""
+    seats_by_player = {s.player_id: (t, s) for t in tables
+                       for s in t.state.seats if s is not None}
     for index, player_id in enumerate(layout.seats):
         if player_id is None:
             continue
-        table, old_index, seat = seats_by_player[player_id]
+        table, seat = seats_by_player[player_id]
         engine_step(deps, final, cmd.SitDown(seat_index=index, player_id=player_id,
                                              stack=seat.stack, is_bot=seat.is_bot))
         if seat.sitting_out:
@@ -590,34 +653,23 @@ def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int
         connection = table.connections.get(player_id)
         if connection is not None:
             final.connections[player_id] = connection
-            outcome.after.append(partial(deps.connections.add_table, connection, final_id))
+            outcome.after.append(partial(deps.connections.add_table, connection,
+                                         final.table_id))
         account = table.room.funding.get(player_id)
         if account is not None:
             final.room.funding[player_id] = account
-    final.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, now + FINAL_DELAY_MS))
-    arming.arm(deps, final_id, final, now)
-    outcome.writes.append(PutTable(final, None))
-    event = FinalTable(table_id=final_id)
-    for table in tables:
-        for index, occupant in enumerate(table.state.seats):
-            if occupant is not None:
-                engine_step(deps, table, cmd.StandUp(seat_index=index))
-        table.closed = True
-        assert table.tournament is not None
-        table.tournament = replace(table.tournament, hold=None)
-        table.timers = [t for t in table.timers if t.kind is TimerKind.WAKE]
-    for other in others:
-        _touch(outcome, other, [event])
-    outcome.events.append(event)
-    outcome.announce.append(final)
-    seating.counts = {layout.number: layout.player_count}
-    seating.table_ids = {layout.number: final_id}
-    seating.final = False
-    seating.final_held = []
-    new.tables = [final_id]
-    outcome.writes.append(log_entry(new, now, "final_table", table=final_id,
-                                    seats={str(i): p for i, p in enumerate(layout.seats) if p},
-                                    button=first_button))
+
+
+def _close_for_final(deps: Deps, table: TableRecord) -> None:
+    """A table whose players went to the final table: empty, closed, no timer but its
+    wake-up marker."""
+    for index, occupant in enumerate(table.state.seats):
+        if occupant is not None:
+            engine_step(deps, table, cmd.StandUp(seat_index=index))
+    table.closed = True
+    assert table.tournament is not None
+    table.tournament = replace(table.tournament, hold=None)
+    table.timers = [t for t in table.timers if t.kind is TimerKind.WAKE]
 
 
 # -- hand-for-hand (R9.8) ------------------------------------------------------------------------

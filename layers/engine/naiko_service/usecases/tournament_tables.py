@@ -228,6 +228,17 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
         groups = [prize_rules.TieGroup(1, (winner,)), *groups]
     prizes = prize_rules.prizes_for(groups, new.payouts)
     by_player = {o.player_id: o for o in outs}
+    _place(new, groups, prizes, by_player, winner_account, now, outcome)
+    if finished:
+        _finish(deps, new, groups, prizes, by_player, now, outcome)
+    if any(prizes.values()):
+        _pay_after(deps, new, now, outcome)
+
+
+def _place(new: TournamentRecord, groups: list[prize_rules.TieGroup], prizes: dict[str, int],
+           by_player: dict[str, Out], winner_account: str, now: int, outcome: Outcome) -> None:
+    """R9.5: each player's result (place, prize, where their prize goes), last place first;
+    the players out get their log entry and ``eliminated`` event."""
     for group in reversed(groups):  # last place first
         for player_id in group.player_ids:
             out = by_player.get(player_id)
@@ -242,33 +253,43 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
                                                 hand=out.hand))
                 outcome.events.append(Eliminated(player_id=player_id, place=group.place,
                                                  prize=prizes[player_id]))
-    if finished:
-        new.status = TournamentStatus.FINISHED
-        new.timers = [t for t in new.timers if t.kind is not TimerKind.LEVEL]
-        earlier = [Result.from_dict(data) for _, data in store(deps).items(
-            new.tournament_id, "result#")]
-        # and those given in this very transaction (late registration closing with the
-        # field at one, R9.11), not stored yet
-        earlier += [Result.from_dict(w.data) for w in outcome.writes
-                    if isinstance(w, PutItem) and w.key.startswith("result#")
-                    and w.data["player_id"] not in by_player]
-        places = {r.player_id: r.place for r in earlier}
-        paid_out = {r.player_id: r.prize for r in earlier if r.prize}
-        places.update({pid: g.place for g in groups for pid in g.player_ids})
-        paid_out.update({pid: prize for pid, prize in prizes.items() if prize})
-        outcome.writes.append(log_entry(new, now, "finished",
-                                        places=dict(sorted(places.items(),
-                                                           key=lambda item: item[1])),
-                                        prizes=paid_out))
-        outcome.events.append(TournamentFinished(winner=groups[0].player_ids[0],
-                                                 prize=prizes[groups[0].player_ids[0]]))
-    if any(prizes.values()):
-        new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
-        new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
-                                now + PAYOUT_RETRY_MS))
-        arm_tournament(deps, new)
-        tournament_id = new.tournament_id
-        outcome.after.append(lambda: settle(deps, tournament_id))
+
+
+def _finish(deps: Deps, new: TournamentRecord, groups: list[prize_rules.TieGroup],
+            prizes: dict[str, int], by_player: dict[str, Out], now: int,
+            outcome: Outcome) -> None:
+    """One player is left: the tournament is finished, its ``finished`` log entry lists every
+    place and prize (those stored, and those given in this very transaction)."""
+    new.status = TournamentStatus.FINISHED
+    new.timers = [t for t in new.timers if t.kind is not TimerKind.LEVEL]
+    earlier = [Result.from_dict(data) for _, data in store(deps).items(
+        new.tournament_id, "result#")]
+    # and those given in this very transaction (late registration closing with the
+    # field at one, R9.11), not stored yet
+    earlier += [Result.from_dict(w.data) for w in outcome.writes
+                if isinstance(w, PutItem) and w.key.startswith("result#")
+                and w.data["player_id"] not in by_player]
+    places = {r.player_id: r.place for r in earlier}
+    paid_out = {r.player_id: r.prize for r in earlier if r.prize}
+    places.update({pid: g.place for g in groups for pid in g.player_ids})
+    paid_out.update({pid: prize for pid, prize in prizes.items() if prize})
+    outcome.writes.append(log_entry(new, now, "finished",
+                                    places=dict(sorted(places.items(),
+                                                       key=lambda item: item[1])),
+                                    prizes=paid_out))
+    outcome.events.append(TournamentFinished(winner=groups[0].player_ids[0],
+                                             prize=prizes[groups[0].player_ids[0]]))
+
+
+def _pay_after(deps: Deps, new: TournamentRecord, now: int, outcome: Outcome) -> None:
+    """R9.9: the prizes are paid after the write (:func:`~.tournament_payments.settle`),
+    backed up by the tournament's ``payout`` timer."""
+    new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
+    new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
+                            now + PAYOUT_RETRY_MS))
+    arm_tournament(deps, new)
+    tournament_id = new.tournament_id
+    outcome.after.append(lambda: settle(deps, tournament_id))
 
 
 def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write]) -> None:

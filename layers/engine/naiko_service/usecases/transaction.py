@@ -92,84 +92,137 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
             deps.count("OutOfTime", 1)
             break
-        try:
-            record = deps.tables.load(table_id)
-        except UnreadableTable as unreadable:
-            recover(deps, unreadable)
+        record = _read(deps, table_id)
+        if record is None:  # it was unreadable: its fallback was written (R8.6), read again
             continue
-        if caller is not None:
-            refuse_bot_seat(record, caller.player_id)  # R8.4: before anything is written
-            if key in record.recent_requests:
-                replay(deps, caller, record)
-                return record
+        if caller is not None and _replayed(deps, caller, record):
+            return record
         now = deps.clock.now_ms()
-        new = record.copy()
-        new.version = record.version + 1
-        outcome = Outcome()
-        refusal: ServiceError | EngineError | None = None
-        try:
-            # Strictly past: an action (or a Shield) at its deadline's millisecond is in time.
-            caught_up = (deadlines.fire_due(deps, new, now, outcome, horizon=now - 1)
-                         if catch_up else 0)
-            before_change = new.copy() if caught_up else new
-            try:
-                outcome.add(change(new, now))
-            except (ServiceError, EngineError) as error:
-                if not caught_up:
-                    raise
-                refusal = error  # the deadlines that passed are written; the request is not
-                new = before_change
-            dealer.after_change(deps, new, now, outcome)
-        except (ServiceError, EngineError, NoOp):
-            raise
-        except ConcurrentUpdate:  # another item read for the change was older than this one
-            deps.count("Conflicts", 1)
+        applied = _apply(deps, record, change, now, catch_up, cancel_on_failure)
+        if applied is None:  # another item read for the change was older than this one
             continue
-        except Exception as failure:
-            if cancel_on_failure:
-                cancel_after_failure(deps, record, failure)
-            raise
+        new, outcome, refusal = applied
         announced = announce and bool(outcome.events or not outcome.quiet)
         new.seq = record.seq + 1 if announced else record.seq
         if key is not None and refusal is None:
             new.remember_request(key, new.seq)
         new.fallback = cancel.fallback_for(deps, new, now)
         arming.arm(deps, table_id, new, now)
-        try:
-            write(deps, new, record.version, outcome, now)
-        except ConcurrentUpdate:
-            deps.count("Conflicts", 1)
+        if not _commit(deps, new, record.version, outcome, now):
             continue
-        except InsufficientFunds as exc:
-            raise ServiceError("insufficient_funds",
-                               "your account cannot cover that buy-in") from exc
-        except TooManyTables as exc:
-            raise ServiceError("too_many_tables", too_many_tables_message()) from exc
-        except TooManyWaitlists as exc:
-            raise ServiceError("too_many_waitlists", f"you are on {MAX_WAITLISTS_PER_PLAYER} "
-                               "waiting lists already: leave one first (leave_waitlist)") \
-                from exc
         if attempt:
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
-        # The requester's answer: the update it gets anyway (it carries the request id), or,
-        # when no update goes to its connection, an ``ack`` (docs/protocol.md, "Replies").
-        requester = caller if refusal is None else None
-        folded = announced and requester is not None and watching(new, requester)
-        if requester is not None and not folded:
-            send(deps, requester.connection_id, ack(requester, table_id, new.seq))
-        run_after(deps, table_id, outcome)  # prizes on the accounts before players hear of them
-        for table in outcome.announce:  # tables this change created (a final table)
-            fan_out(deps, table, [])
-        if announced:
-            fan_out(deps, new, outcome.events, answer=requester if folded else None)
-        for other in outcome.others.values():
-            if other.changed:
-                fan_out(deps, other.record, other.events)
+        _answer(deps, caller if refusal is None else None, new, outcome, announced)
         if refusal is not None:
             raise refusal
         return new
     raise ServiceError("busy", "the table is busy; please retry")
+
+
+def _read(deps: Deps, table_id: str) -> TableRecord | None:
+    """Step 1: the table as stored; ``None`` when it could not be read and its fallback was
+    written in its place (R8.6, :func:`recover`)."""
+    try:
+        return deps.tables.load(table_id)
+    except UnreadableTable as unreadable:
+        recover(deps, unreadable)
+        return None
+
+
+def _replayed(deps: Deps, caller: Caller, record: TableRecord) -> bool:
+    """Whether *caller*'s request was applied already (then it is answered, :func:`replay`).
+
+    :raises ServiceError: ``bot_seat`` (R8.4), before anything is written.
+    """
+    refuse_bot_seat(record, caller.player_id)
+    if f"{caller.player_id}/{caller.request_id}" not in record.recent_requests:
+        return False
+    replay(deps, caller, record)
+    return True
+
+
+Applied = tuple[TableRecord, Outcome, ServiceError | EngineError | None]
+"""One attempt's copy of the table changed, what the change produced, and the request's
+refusal when deadlines that passed are written without it."""
+
+
+def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: bool,
+           cancel_on_failure: bool) -> Applied | None:
+    """Steps 2-4 on a copy of *record*: the deadlines already past, the change, the dealer.
+    ``None`` when another item the change read was older than this one (read again).
+
+    :raises ServiceError: A refusal (or :class:`EngineError`, :class:`NoOp`) when no
+        deadline passed; an unexpected failure cancels the hand first (R8.6).
+    """
+    new = record.copy()
+    new.version = record.version + 1
+    outcome = Outcome()
+    refusal: ServiceError | EngineError | None = None
+    try:
+        # Strictly past: an action (or a Shield) at its deadline's millisecond is in time.
+        caught_up = (deadlines.fire_due(deps, new, now, outcome, horizon=now - 1)
+                     if catch_up else 0)
+        before_change = new.copy() if caught_up else new
+        try:
+            outcome.add(change(new, now))
+        except (ServiceError, EngineError) as error:
+            if not caught_up:
+                raise
+            refusal = error  # the deadlines that passed are written; the request is not
+            new = before_change
+        dealer.after_change(deps, new, now, outcome)
+    except (ServiceError, EngineError, NoOp):
+        raise
+    except ConcurrentUpdate:
+        deps.count("Conflicts", 1)
+        return None
+    except Exception as failure:
+        if cancel_on_failure:
+            cancel_after_failure(deps, record, failure)
+        raise
+    return new, outcome, refusal
+
+
+def _commit(deps: Deps, new: TableRecord, expected_version: int, outcome: Outcome,
+            now: int) -> bool:
+    """Step 6: the conditional write (:func:`write`); ``False`` on a conflict (try again).
+
+    :raises ServiceError: An account that cannot pay, or a cap of the account reached.
+    """
+    try:
+        write(deps, new, expected_version, outcome, now)
+    except ConcurrentUpdate:
+        deps.count("Conflicts", 1)
+        return False
+    except InsufficientFunds as exc:
+        raise ServiceError("insufficient_funds",
+                           "your account cannot cover that buy-in") from exc
+    except TooManyTables as exc:
+        raise ServiceError("too_many_tables", too_many_tables_message()) from exc
+    except TooManyWaitlists as exc:
+        raise ServiceError("too_many_waitlists", f"you are on {MAX_WAITLISTS_PER_PLAYER} "
+                           "waiting lists already: leave one first (leave_waitlist)") from exc
+    return True
+
+
+def _answer(deps: Deps, requester: Caller | None, new: TableRecord, outcome: Outcome,
+            announced: bool) -> None:
+    """Step 7, after the commit: the requester's answer, the write's follow-ups, then every
+    watching connection of the tables written."""
+    # The requester's answer: the update it gets anyway (it carries the request id), or,
+    # when no update goes to its connection, an ``ack`` (docs/protocol.md, "Replies").
+    folded = announced and requester is not None and watching(new, requester)
+    if requester is not None and not folded:
+        send(deps, requester.connection_id, ack(requester, new.table_id, new.seq))
+    run_after(deps, new.table_id, outcome)  # prizes on the accounts before players hear of them
+    for table in outcome.announce:  # tables this change created (a final table)
+        fan_out(deps, table, [])
+    if announced:
+        fan_out(deps, new, outcome.events, answer=requester if folded else None)
+    for other in outcome.others.values():
+        if other.changed:
+            fan_out(deps, other.record, other.events)
 
 
 def mutate_until_written(deps: Deps, table_id: str, change: Change) -> TableRecord | None:
