@@ -172,8 +172,8 @@ class Outcome:
     a transaction of its own, R9.9); a failure is logged, the timers retry."""
     announce: list[TableRecord] = field(default_factory=list)
     """Tables this change created and wrote with it (a scheduled tournament's final table,
-    R9.7): their players get their view once the follow-ups ran, before the table's own
-    fan-out."""
+    R9.7): their players get their view as the last follow-up (:attr:`after`), before the
+    table's own fan-out."""
     others: dict[str, OtherTable] = field(default_factory=dict)
     """Other tables read by this change (a move between a scheduled tournament's tables,
     R9.7), by id: each is read once, and those changed are written in the same transaction,

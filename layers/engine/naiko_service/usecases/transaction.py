@@ -33,7 +33,10 @@ No step starts an AWS call whose worst case would outlast the invocation
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
+from typing import Any
 
 from naiko.errors import EngineError
 from naiko.events import Event, event_from_dict
@@ -216,8 +219,6 @@ def _answer(deps: Deps, requester: Caller | None, new: TableRecord, outcome: Out
     if requester is not None and not folded:
         send(deps, requester.connection_id, ack(requester, new.table_id, new.seq))
     run_after(deps, new.table_id, outcome)  # prizes on the accounts before players hear of them
-    for table in outcome.announce:  # tables this change created (a final table)
-        fan_out(deps, table, [])
     if announced:
         fan_out(deps, new, outcome.events, answer=requester if folded else None)
     for other in outcome.others.values():
@@ -297,10 +298,13 @@ def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outc
 
 
 def run_after(deps: Deps, table_id: str, outcome: Outcome) -> None:
-    """Run the write's follow-ups (:attr:`Outcome.after`), before the fan-out: a player told
+    """Run the write's follow-ups (:attr:`Outcome.after`, then the fan-out of each table the
+    change created, :attr:`Outcome.announce`), before the table's own fan-out: a player told
     of their prize finds it on their account. Each stands alone: a failure is logged, and the
     timer that backs it up (a tournament's ``payout``) does it later."""
-    for callback in outcome.after:
+    callbacks: list[Callable[[], Any]] = [*outcome.after, *(
+        partial(fan_out, deps, table, []) for table in outcome.announce)]
+    for callback in callbacks:
         if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
             deps.count("AfterSkipped", 1)
             return
