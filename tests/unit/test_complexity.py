@@ -14,11 +14,6 @@ USECASES = Path(__file__).resolve().parents[2] / "layers" / "engine" / "naiko_se
 LIMIT = 20
 
 ALLOWED: dict[str, str] = {
-    # The tournament unit of work (branch tournament-uow, issue 22 item 3) reshapes these.
-    "tournaments.enter": "tournament-uow",
-    "scheduled.start_scheduled": "tournament-uow",
-    "tournaments.tournament_timer": "tournament-uow",
-    "mtt.close_round": "tournament-uow",
     # One case per request kind: the exhaustive match mypy checks (test_service_dispatch.py
     # fails when a kind has no case), which a routes dict could not be.
     "__init__.dispatch": "exhaustive match over the protocol's request union",
