@@ -91,6 +91,22 @@ PRICES = {
     # https://aws.amazon.com/kms/pricing/ (requests; the secret's key is aws/secretsmanager)
     "secrets_api_call": 0.05 / 10_000,
     "kms_request": 0.03 / 10_000,
+    # https://aws.amazon.com/api-gateway/pricing/ ("data transfer out ... at the Amazon EC2
+    # data transfer rates"), https://aws.amazon.com/ec2/pricing/on-demand/ (Data Transfer OUT
+    # from Amazon EC2 to the internet: the first 10 TB a month; EGRESS_TIERS below for the rest)
+    "internet_egress_gb": 0.09,
+    # https://aws.amazon.com/dynamodb/pricing/on-demand/ (data storage after the first 25 GB,
+    # Standard table class; continuous backups, PITR, per GB-month of table size)
+    "dynamodb_storage_gb_month": 0.25,
+    "dynamodb_pitr_gb_month": 0.20,
+    # https://aws.amazon.com/cloudwatch/pricing/ (standard-resolution alarm, dashboard,
+    # custom metric: first 10,000 a month; Logs, Standard class: stored, per GB-month)
+    "cloudwatch_alarm_month": 0.10,
+    "cloudwatch_dashboard_month": 3.00,
+    "cloudwatch_metric_month": 0.30,
+    "logs_stored_gb_month": 0.03,
+    # https://aws.amazon.com/secrets-manager/pricing/ (per secret per month)
+    "secret_month": 0.40,
 }
 __doc__ += "".join(f"\n    {name:26} ${price:.10f}" for name, price in PRICES.items())
 __doc__ += """
@@ -130,6 +146,23 @@ Hand histories (R10.1) are part of the bill and reported on their own: every ite
 per player dealt in, each ceil(size / 1 KB) WRU, doubled in a transaction), plus what the
 record makes the table write cost: a hand-ending write that would have been a ``PutItem`` is a
 ``TransactWriteItems`` because of it, which doubles the table put's units too.
+
+What else is billed (issue 23, item 10), each its own line:
+
+``Internet egress``  the bytes of every post (``PostToConnection``'s ``Data``, measured) leave
+                     AWS for the players: data transfer out, at the tiers' blend for the month's
+                     volume of ``--tables`` busy tables (``EGRESS_TIERS``).
+``API access logs``  one line per frame in (the stage's ``AccessLogSettings`` format, rendered
+                     with values of the real lengths), ingested into CloudWatch Logs.
+``Stored hands``     every hand item and player entry written (measured, plus DynamoDB's 100
+                     bytes of storage overhead per item), kept ``HandRetentionDays`` (the
+                     template's default; TTL deletes are free) at the storage and PITR prices:
+                     the GB-months of 1,000 hands over their whole life.
+``Fixed per stage``  what a stage costs a month whether hands are played or not: the alarms and
+                     dashboard of the template, its secret, the custom metrics the handlers
+                     emitted here (EMF), the sweep's runs and the timer queue's empty long
+                     polls; per 1,000 hands at ``--tables`` busy tables (and the break-even
+                     table count is printed).
 """
 
 MEMORY_GB = 512 / 1024
@@ -138,6 +171,15 @@ LATENCY_MS = {"GetItem": 4, "PutItem": 6, "UpdateItem": 6, "DeleteItem": 6, "Que
               "TransactWriteItems": 12, "PostToConnection": 12, "StartExecution": 15,
               "SendMessage": 8,
               "GetSecretValue": 20}
+EGRESS_TIERS = [(10 * 1024, 0.09), (40 * 1024, 0.085), (100 * 1024, 0.07), (math.inf, 0.05)]
+"""Data transfer out to the internet, per GB, by the month's volume: (GB in the tier, price),
+https://aws.amazon.com/ec2/pricing/on-demand/ (first 10 TB, next 40 TB, next 100 TB, over
+150 TB). A stage's posts are billed at the blend of its month's volume (:func:`egress_price`)."""
+RETENTION_DAYS = 90
+"""Days a stored hand is kept when the template has no ``HandRetentionDays`` parameter."""
+ITEM_STORAGE_OVERHEAD = 100
+"""Bytes DynamoDB bills per item stored besides its attributes (the pricing page)."""
+MONTH_S = 30 * 86_400
 PLATFORM_LOG_BYTES = 370
 """Lambda's START (~70 B), END (~52 B) and REPORT (~250 B with the X-Ray line) per invocation."""
 LOG_EVENT_OVERHEAD = 26
@@ -296,6 +338,17 @@ class Bill:
     log_bytes: int = 0
     """Bytes the counted invocations wrote to their logs (stdout), lines included."""
     log_lines: int = 0
+    post_bytes: int = 0
+    """Bytes of every post's ``Data`` (internet egress)."""
+    access_log_bytes: int = 0
+    """Bytes of the API access log lines of the frames in (one each)."""
+    history_entry_bytes: list[int] = field(default_factory=list)
+    """Size of every player entry written (``history_bytes``: the hand items)."""
+    retention_days: int = RETENTION_DAYS
+    fixed_month: dict[str, float] = field(default_factory=dict)
+    """Dollars a month per stage whatever is played (see :func:`fixed_per_month`)."""
+    metrics: set[str] = field(default_factory=set)
+    """Custom metrics (namespace, name, dimensions) the handlers' EMF lines emitted."""
     answers: Counter[str] = field(default_factory=Counter)
     """How each counted frame was answered: ``update`` (the answer folded in), ``ack``,
     ``error``..."""
@@ -360,6 +413,7 @@ class Counting:
                 self.bill.history_bytes.append(item_size(put["Item"]))
             else:
                 self.bill.history_wru["entries"] += charged
+                self.bill.history_entry_bytes.append(item_size(put["Item"]))
         others = [i for i, e in enumerate(items) if not ("Put" in e and e["Put"] in puts)]
         if len(others) == 1 and "Put" in items[others[0]]:  # else a transaction anyway
             # the table put (and its index updates) at transactional price: twice, not once
@@ -442,6 +496,7 @@ class Counting:
             self.bill.rru += max(0.5, math.ceil(size / 4096) * 0.5)
         elif operation == "PostToConnection":
             self.bill.messages_out += max(1, math.ceil(len(params["Data"]) / 32768))
+            self.bill.post_bytes += len(params["Data"])
         elif operation == "SendMessage":
             self.bill.queue_messages += 1
         elif operation == "StartExecution":
@@ -450,6 +505,39 @@ class Counting:
                 self.bill.express.append((self.now_ms, execution["due_ms"]))
             else:
                 self.bill.standard += 1
+
+
+def emf_metrics(text: str) -> set[str]:
+    """The custom metrics (one per namespace, name and dimension values) of EMF lines."""
+    found: set[str] = set()
+    for line in text.splitlines():
+        try:
+            blob = json.loads(line)
+            directives = blob["_aws"]["CloudWatchMetrics"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        for directive in directives:
+            for dims in directive.get("Dimensions", [[]]):
+                values = ",".join(f"{d}={blob.get(d)}" for d in dims)
+                for metric in directive.get("Metrics", []):
+                    found.add(f"{directive.get('Namespace')}/{metric.get('Name')}[{values}]")
+    return found
+
+
+def access_log_line(template: dict[str, Any], route: str, player_id: str) -> int:
+    """Bytes of one API access log line for a frame: the stage's format with values of the
+    lengths API Gateway fills in (request and connection ids, epoch ms, a 2xx, no error)."""
+    stage = next(r for r in template["Resources"].values()
+                 if r["Type"] == "AWS::ApiGatewayV2::Stage"
+                 and "AccessLogSettings" in r["Properties"])
+    line = str(stage["Properties"]["AccessLogSettings"]["Format"])
+    values = {"requestId": "Xa1b2C3d4E5f6G7=", "requestTimeEpoch": str(START_MS),
+              "connectionId": "L0SM9cOFvHcCIhw=", "eventType": "MESSAGE", "routeKey": route,
+              "status": "200", "integrationLatency": "45", "error.messageString": "-",
+              "authorizer.principalId": player_id}
+    for name in sorted(values, key=len, reverse=True):
+        line = line.replace(f"$context.{name}", values[name])
+    return len(line.encode()) + 1
 
 
 class LogMeter(io.TextIOBase):
@@ -466,6 +554,8 @@ class LogMeter(io.TextIOBase):
                 bill = self.counting.bill
                 bill.log_bytes += len(text.encode())
                 bill.log_lines += text.count("\n")
+                if '"_aws"' in text:
+                    bill.metrics.update(emf_metrics(text))
         return len(text)
 
     def writable(self) -> bool:
@@ -648,6 +738,7 @@ class Simulation:
         else:
             patch = contextlib.nullcontext()  # type: ignore[assignment]
         world = World(counting, posts, names, handlers, clock, service, random.Random(self.seed))
+        world.template = template
         for seat in range(self.seats):
             world.add_player(f"human{seat}")
         with patch:
@@ -657,6 +748,9 @@ class Simulation:
             self.finish(world)
             counting.bill.seconds = (clock.now - world.first_ms) / 1000
             counting.bill.seats = self.seats
+            counting.bill.retention_days = int(template["Parameters"].get(
+                "HandRetentionDays", {}).get("Default", RETENTION_DAYS))
+            counting.bill.fixed_month = fixed_per_month(template, counting.bill)
             bootstrap.reset()
             return counting.bill
 
@@ -669,6 +763,7 @@ class World:
         self.counting, self.posts, self.names = counting, posts, names
         self.handlers, self.clock, self.service, self.rng = handlers, clock, service, rng
         self.players: list[Player] = []
+        self.template: dict[str, Any] = {}
         self.counter = itertools.count()
         self.queue: list[tuple[int, int, str, Any]] = []
         self.seq = itertools.count()
@@ -709,6 +804,8 @@ class World:
         body = json.dumps(frame)
         if self.counting.current is None and self.counting_on:
             self.counting.bill.messages_in += max(1, math.ceil(len(body.encode()) / 32768))
+            self.counting.bill.access_log_bytes += access_log_line(
+                self.template, str(frame["action"]), player.player_id)
             with self.counting.invocation("game"):
                 self.handlers["game"].lambda_handler(
                     self.event(player, str(frame["action"]), "MESSAGE", body), Context())
@@ -913,6 +1010,51 @@ class Tournament(Simulation):
 
 # -- the bill -----------------------------------------------------------------------------------
 
+TABLES = 10_000
+"""Busy tables a stage runs (``--tables``): what the fixed cost per stage is shared by."""
+
+
+def fixed_per_month(template: dict[str, Any], bill: Bill) -> dict[str, float]:
+    """Dollars a month one stage costs with no hand played: counted from the template's
+    resources (alarms, dashboards, secrets, unconditional or not) and from the run (the custom
+    metrics emitted, the sweep's mean run, the timer queue's pollers)."""
+    kinds = Counter(r["Type"] for r in template["Resources"].values())
+    out = {
+        f"{kinds['AWS::CloudWatch::Alarm']} alarms":
+            kinds["AWS::CloudWatch::Alarm"] * PRICES["cloudwatch_alarm_month"],
+        f"{kinds['AWS::CloudWatch::Dashboard']} dashboard":
+            kinds["AWS::CloudWatch::Dashboard"] * PRICES["cloudwatch_dashboard_month"],
+        f"{kinds['AWS::SecretsManager::Secret']} secret":
+            kinds["AWS::SecretsManager::Secret"] * PRICES["secret_month"],
+        f"{len(bill.metrics)} custom metrics":
+            len(bill.metrics) * PRICES["cloudwatch_metric_month"],
+    }
+    runs = MONTH_S // 60
+    if bill.sweep_invocations:
+        ms = sum(i.modeled_ms for i in bill.sweep_invocations) / len(bill.sweep_invocations)
+        out["sweep (1 a minute)"] = runs * (
+            PRICES["lambda_request"] + ms / 1000 * MEMORY_GB * PRICES["lambda_gb_second_arm"]
+            + 0.5 * PRICES["dynamodb_rru"])
+    if bill.queue_messages:
+        polls = QUEUE_POLLERS * 60 / QUEUE_LONG_POLL_S * runs
+        out["timer queue's empty long polls"] = polls * PRICES["sqs_request"]
+    return out
+
+
+def egress_price(gb_a_month: float) -> float:
+    """Dollars per GB of internet egress, blended over a month of *gb_a_month* GB."""
+    left, dollars = gb_a_month, 0.0
+    for size, price in EGRESS_TIERS:
+        dollars += min(left, size) * price
+        left -= min(left, size)
+        if left <= 0:
+            break
+    return dollars / gb_a_month if gb_a_month > 0 else EGRESS_TIERS[0][1]
+
+
+def hands_per_month(bill: Bill, tables: int) -> float:
+    return tables * MONTH_S / (bill.seconds / bill.hands)
+
 def costs(bill: Bill) -> dict[str, dict[str, float]]:
     """Per 1,000 hands: quantities and dollars per service."""
     scale = 1000 / bill.hands
@@ -931,6 +1073,14 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
                + invocations * (PLATFORM_LOG_BYTES + 3 * LOG_EVENT_OVERHEAD)) / 1024**3
     traces = invocations * XRAY_SAMPLED if bill.tracing else 0.0
     cold_starts = COLD_STARTS_PER_1000_HANDS * bill.hands / 1000
+    egress_gb = bill.post_bytes / 1024**3
+    egress_rate = egress_price(egress_gb / bill.hands * hands_per_month(bill, TABLES))
+    access_gb = (bill.access_log_bytes + LOG_EVENT_OVERHEAD * bill.messages_in) / 1024**3
+    stored = (sum(bill.history_bytes) + sum(bill.history_entry_bytes)
+              + ITEM_STORAGE_OVERHEAD * (len(bill.history_bytes) + len(bill.history_entry_bytes)))
+    stored_gb_months = stored / 1024**3 * bill.retention_days * 86_400 / MONTH_S
+    unscale = bill.hands / 1000  # for the two figures that are not per 1,000 hands (below)
+    fixed = sum(bill.fixed_month.values())
     out = {
         "Lambda": {"requests": lambda_requests, "GB-s": lambda_gbs,
                    "$": lambda_requests * PRICES["lambda_request"]
@@ -955,6 +1105,14 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
         "X-Ray": {"traces": traces, "$": traces * PRICES["xray_trace_recorded"]},
         "Secrets+KMS": {"calls": 2 * cold_starts,
                         "$": cold_starts * (PRICES["secrets_api_call"] + PRICES["kms_request"])},
+        "Internet egress": {"MB out": egress_gb * 1024, "$": egress_gb * egress_rate},
+        "API access logs": {"MB ingested": access_gb * 1024,
+                            "$": access_gb * PRICES["logs_ingested_gb"]},
+        "Stored hands": {"MB-months": stored_gb_months * 1024,
+                         "$": stored_gb_months * (PRICES["dynamodb_storage_gb_month"]
+                                                  + PRICES["dynamodb_pitr_gb_month"])},
+        "Fixed per stage": {"$ a month": fixed * unscale,
+                            "$": fixed * 1000 / hands_per_month(bill, TABLES) * unscale},
     }
     return {service: {k: v * scale for k, v in row.items()} for service, row in out.items()}
 
@@ -1028,7 +1186,26 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
         lines.append(f"timer queue's empty long polls (per deployment, not per table): "
                      f"{QUEUE_POLLERS} pollers x {60 / QUEUE_LONG_POLL_S:.0f} a minute = "
                      f"{polls:,.0f} requests, ${polls * PRICES['sqs_request']:.4f} per month")
+    lines.append(fixed_line(designs[0], first, totals[designs[0]], table[designs[0]]))
     return "\n".join(lines)
+
+
+def fixed_line(design: str, bill: Bill, total: float, table: dict[str, dict[str, float]]) -> str:
+    """The fixed cost per stage, what it is made of, per 1,000 hands at :data:`TABLES` busy
+    tables, and the fewest busy tables at which the goal still holds."""
+    month = sum(bill.fixed_month.values())
+    parts = ", ".join(f"{name} ${dollars:.2f}" for name, dollars in bill.fixed_month.items())
+    variable = total - table["Fixed per stage"]["$"]
+    per_table = hands_per_month(bill, 1) / 1000  # thousands of hands a busy table plays a month
+    if variable < GOAL:
+        least = f"the goal holds from {math.ceil(month / ((GOAL - variable) * per_table)):,} " \
+                "busy tables up"
+    else:
+        least = "the goal is not met at any size"
+    return (f"fixed per stage ({design}): ${month:.2f} a month ({parts}) = "
+            f"${table['Fixed per stage']['$']:.6f} per 1,000 hands at {TABLES:,} busy tables "
+            f"({per_table * TABLES / 1000:,.0f} M hands a month); {least}; hands stored "
+            f"{bill.retention_days} days (HandRetentionDays)")
 
 
 def goal_line(design: str, total: float, table: dict[str, dict[str, float]]) -> str:
@@ -1057,6 +1234,7 @@ def history_line(design: str, bill: Bill) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global TABLES
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
@@ -1066,7 +1244,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="a whole Sit & Go (6 humans) or Spin (3) instead of a cash table")
     parser.add_argument("--no-histories", action="store_true",
                         help="store no hand histories (HISTORY_TABLE unset), to compare")
+    parser.add_argument("--tables", type=int, default=TABLES,
+                        help="busy tables the stage's fixed monthly cost is shared by")
+    parser.add_argument("--retention-days", type=int, default=None,
+                        help="days stored hands are kept (default: the template's "
+                             "HandRetentionDays)")
     args = parser.parse_args(argv)
+    TABLES = args.tables
     designs = (["wake-up", "express", "per-timer", "naive"] if args.design == "all"
                else [args.design])
     bills = {}
@@ -1076,6 +1260,8 @@ def main(argv: list[str] | None = None) -> int:
                                   else Tournament(design, args.tournament, args.seed))
         simulation.histories = not args.no_histories
         bills[design] = simulation.run()
+        if args.retention_days is not None:
+            bills[design].retention_days = args.retention_days
         print(f"[{design}: {bills[design].hands} hands simulated in "
               f"{time.perf_counter() - started:.0f} s]", file=sys.stderr)
     if args.tournament is None:
