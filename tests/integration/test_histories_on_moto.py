@@ -299,3 +299,50 @@ def test_r10_1_a_record_stored_already_fails_only_its_own_condition_on_dynamodb(
                            KeyConditionExpression="pk = :pk",
                            ExpressionAttributeValues={":pk": {"S": "player#p0"}})["Items"]
     assert len(entries) == 1
+
+
+def test_r10_1_stored_hands_expire_after_the_templates_retention_on_dynamodb(
+        aws: tuple[Session, dict[str, str], Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """R10.1's retention: with ``HISTORY_RETENTION_DAYS`` as the template passes it
+    (``HandRetentionDays``), every hand item and player entry written through the handlers
+    carries ``expires_at`` = the hand's end (epoch seconds) + the retention, and the table's
+    TTL (created from the template) deletes by that attribute."""
+    from aws_testing import load_template
+
+    template = load_template()
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["HISTORY_RETENTION_DAYS"] in ("HandRetentionDays",
+                                                   {"Ref": "HandRetentionDays"})
+    days = int(template["Parameters"]["HandRetentionDays"]["Default"])
+    monkeypatch.setenv("HISTORY_RETENTION_DAYS", str(days))
+    session, names, _ = aws
+    connections = []
+    for i in range(3):  # a hand starts with the third player
+        grant(names, f"player{i}")
+        connections.append(session.connect(f"player{i}"))
+    send(session, connections[0], {"action": "create_table", "name": "ttl", "variant": "NLHE",
+                                   "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
+                                   "max_buy_in": 400}, False)
+    ack = next(m for m in session.messages(connections[0]) if m["type"] in ("ack", "update"))
+    table_id = ack["table_id"]
+    for connection in connections:
+        send(session, connection, {"action": "join_table", "table_id": table_id,
+                                   "buy_in": 200}, False)
+    client = boto3.client("dynamodb", region_name=REGION)
+    tables = DynamoTableStore(client, names["TablesTable"], names["AccountsTable"], Sealer(KEY))
+    play(session, tables, table_id, connections, 2, random.Random(5), False)
+
+    ttl = client.describe_time_to_live(TableName=names["HandHistoryTable"])
+    assert ttl["TimeToLiveDescription"] == {"TimeToLiveStatus": "ENABLED",
+                                            "AttributeName": "expires_at"}
+    items = client.scan(TableName=names["HandHistoryTable"])["Items"]
+    hands = {i["pk"]["S"][len("table#"):] + "/" + i["sk"]["S"]: i for i in items
+             if i["sk"]["S"].startswith("hand#")}
+    entries = [i for i in items if i["pk"]["S"].startswith("player#")]
+    assert hands and len(entries) >= 2 * len(hands)
+    for item in hands.values():
+        ended_s = int(item["ended_ms"]["N"]) // 1000
+        assert int(item["expires_at"]["N"]) == ended_s + days * 86_400
+    for entry in entries:
+        ended_s = int(entry["sk"]["S"].split("#")[0]) // 1000  # "<ended_ms>#<table>#<n>"
+        assert int(entry["expires_at"]["N"]) == ended_s + days * 86_400

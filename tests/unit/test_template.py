@@ -445,7 +445,7 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "TIMER_QUEUE_URL", "TIMER_TRANSPORT",
                     "STATE_KEY_SECRET_ARN",
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
-                    "TOURNAMENTS_TABLE", "HISTORY_TABLE",
+                    "TOURNAMENTS_TABLE", "HISTORY_TABLE", "HISTORY_RETENTION_DAYS",
                     "DUE_INDEX_SHARDS", "DUE_INDEX_PREVIOUS_SHARDS", "SWEEP_WORKERS",
                     "QUICK_SEAT_STAKES"}
     # STATE_KEY is for local/dev only; STATE_KEY_SECRET_ARN is the service functions' own

@@ -585,3 +585,35 @@ def test_the_tables_are_protected_from_deletion(template: dict[str, Any]) -> Non
     for name, table in tables.items():
         assert table["Properties"]["DeletionProtectionEnabled"] is True, name
     assert "--no-deletion-protection-enabled" in DEPLOY.read_text()
+
+
+# -- issue 23 item 7: launch capacity and data growth ------------------------------------------
+
+HOT_TABLES = ("TablesTable", "HandHistoryTable", "TournamentsTable", "ConnectionsTable")
+
+
+def test_warm_throughput_is_off_by_default_and_prewarms_the_hot_tables(
+        template: dict[str, Any]) -> None:
+    assert default(template, "WarmThroughput") == 0
+    off = render(template)
+    for name, table in of_type(off, "AWS::DynamoDB::Table").items():
+        assert "WarmThroughput" not in table["Properties"], name
+    on = render(template, WarmThroughput="16000")
+    assert dangling(on) == set()
+    warmed = {name for name, table in of_type(on, "AWS::DynamoDB::Table").items()
+              if "WarmThroughput" in table["Properties"]}
+    assert warmed == set(HOT_TABLES)
+    for name in HOT_TABLES:
+        assert on["Resources"][name]["Properties"]["WarmThroughput"] == {
+            "WriteUnitsPerSecond": {"Ref": "WarmThroughput"}}
+
+
+def test_stored_hands_expire_after_a_retention_parameter(template: dict[str, Any]) -> None:
+    """R10.1: the hands' table deletes by ``expires_at`` (TTL), which the service writes from
+    ``HISTORY_RETENTION_DAYS`` = the ``HandRetentionDays`` parameter."""
+    hands = template["Resources"]["HandHistoryTable"]["Properties"]
+    assert hands["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert default(template, "HandRetentionDays") >= 1
+    assert template["Parameters"]["HandRetentionDays"]["MinValue"] >= 1  # they always expire
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["HISTORY_RETENTION_DAYS"] == {"Ref": "HandRetentionDays"}

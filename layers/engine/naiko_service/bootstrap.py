@@ -145,6 +145,9 @@ class Config:
     history_table: str | None = None
     """``HandHistoryTable``: every finished or cancelled hand (R10.1); without it none is
     stored."""
+    history_retention_days: int = 0
+    """Days a stored hand is kept before it expires (``HISTORY_RETENTION_DAYS``, the template's
+    ``HandRetentionDays``, R10.1); 0: kept forever (no ``expires_at``)."""
     rate_limits: RateLimits = field(default_factory=lambda: RateLimits())
     """Frames per connection and per player (:mod:`naiko_service.ratelimit`)."""
     due_index_shards: int = 16
@@ -237,6 +240,7 @@ class Config:
             seat_offer_seconds=seconds("SEAT_OFFER_SECONDS", 30),
             tournaments_table=optional("TOURNAMENTS_TABLE"),
             history_table=optional("HISTORY_TABLE"),
+            history_retention_days=count("HISTORY_RETENTION_DAYS", 0),
             rate_limits=rate_limits,
             due_index_shards=count("DUE_INDEX_SHARDS", 16, least=1),
             due_index_previous_shards=count("DUE_INDEX_PREVIOUS_SHARDS", 0),
@@ -426,6 +430,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     tables = DynamoTableStore(dynamodb, config.tables_table, config.accounts_table, sealer,
                               ledger_table=config.ledger_table,
                               history_table=config.history_table,
+                              history_retention_days=config.history_retention_days,
                               due_shards=config.due_index_shards,
                               due_previous_shards=config.due_index_previous_shards)
     histories = None

@@ -137,8 +137,10 @@ class DynamoTableStore:
     def __init__(self, client: Any, tables_table: str, accounts_table: str, sealer: Sealer,
                  *, ledger_table: str | None = None, max_open_tables: int = MAX_OPEN_TABLES,
                  history_table: str | None = None, due_shards: int = DUE_SHARDS,
-                 due_previous_shards: int = 0):
+                 due_previous_shards: int = 0, history_retention_days: int = 0):
         self.client = client
+        self.history_retention_days = history_retention_days
+        """Days a stored hand is kept (its items' ``expires_at``, R10.1); 0: forever."""
         self.tables_table = tables_table
         self.accounts_table = accounts_table
         self.sealer = sealer
@@ -261,7 +263,8 @@ class DynamoTableStore:
         if self.history_table is None:
             return []
         return [(history.key, put) for history in record.histories
-                for put in history_puts(self.history_table, self.sealer, history)]
+                for put in history_puts(self.history_table, self.sealer, history,
+                                        self.history_retention_days)]
 
     def _write(self, table_id: str, put: dict[str, Any], version: int,
                moves: tuple[AccountMove, ...],

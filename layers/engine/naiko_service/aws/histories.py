@@ -10,6 +10,9 @@ One table, key ``pk`` (HASH) + ``sk`` (RANGE), two kinds of item:
   <hand_number:010d>"``, ``summary`` (JSON of :class:`~naiko_service.hand_records.PlayerHand`):
   a player's hands are one Query, newest first, that opens no record.
 
+Both carry ``expires_at`` (epoch seconds: the hand's end + the retention, ``HandRetentionDays``
+in the template) when a retention is given: DynamoDB's TTL deletes them after it (R10.1).
+
 :func:`history_puts` builds the ``Put`` requests of one record (the hand and one entry per
 player dealt in), each conditioned on ``attribute_not_exists``; the table store writes them in
 the same ``TransactWriteItems`` as the table write that ends the hand
@@ -37,21 +40,26 @@ def hand_key(table_id: str, hand_number: int) -> Item:
     return {"pk": {"S": TABLE_PREFIX + table_id}, "sk": {"S": f"{HAND_PREFIX}{hand_number:010d}"}}
 
 
-def history_puts(history_table: str, sealer: Sealer, record: HandRecord) -> list[dict[str, Any]]:
+def history_puts(history_table: str, sealer: Sealer, record: HandRecord,
+                  retention_days: int = 0) -> list[dict[str, Any]]:
     """The ``Put`` requests that store *record*: its hand item, then one entry per player
-    dealt in (:meth:`~naiko_service.hand_records.HandRecord.pointers`), each only if absent."""
+    dealt in (:meth:`~naiko_service.hand_records.HandRecord.pointers`), each only if absent;
+    each expiring *retention_days* after the hand ended (``expires_at``; 0: never)."""
     absent = {"ConditionExpression": "attribute_not_exists(#pk)",
               "ExpressionAttributeNames": {"#pk": "pk"}}
+    ttl = ({"expires_at": {"N": str(record.ended_ms // 1000 + retention_days * 86_400)}}
+           if retention_days > 0 else {})
     puts: list[dict[str, Any]] = [{
         "TableName": history_table,
         "Item": {**hand_key(*record.key),
                  "blob": {"B": hand_records.seal(sealer, record)},
-                 "ended_ms": {"N": str(record.ended_ms)}},
+                 "ended_ms": {"N": str(record.ended_ms)}, **ttl},
         **absent}]
     for pointer in record.pointers():
         puts.append({"TableName": history_table, "Item": {
             "pk": {"S": PLAYER_PREFIX + pointer.player_id}, "sk": {"S": pointer.cursor},
-            "summary": {"S": json.dumps(pointer.to_dict(), separators=(",", ":"))}}, **absent})
+            "summary": {"S": json.dumps(pointer.to_dict(), separators=(",", ":"))}, **ttl},
+            **absent})
     return puts
 
 
