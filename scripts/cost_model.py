@@ -338,6 +338,12 @@ class Bill:
     log_bytes: int = 0
     """Bytes the counted invocations wrote to their logs (stdout), lines included."""
     log_lines: int = 0
+    table_wru: Counter[str] = field(default_factory=Counter)
+    """Write units per DynamoDB table (name), indexes included (``scripts/capacity.py``)."""
+    largest_item: Counter[str] = field(default_factory=Counter)
+    """The largest item written to each table (bytes)."""
+    posts_by_connection: Counter[str] = field(default_factory=Counter)
+    """Posts (messages) sent to each connection."""
     post_bytes: int = 0
     """Bytes of every post's ``Data`` (internet egress)."""
     access_log_bytes: int = 0
@@ -397,6 +403,8 @@ class Counting:
                                 self.keys.get(table, []))
         self.bill.wru += factor * units
         self.bill.gsi_wru += factor * index_units
+        self.bill.table_wru[table] += factor * (units + index_units)
+        self.bill.largest_item[table] = max(self.bill.largest_item[table], item_size(item))
         return units + index_units
 
     def _histories(self, items: list[dict[str, Any]], units: list[int]) -> None:
@@ -465,6 +473,8 @@ class Counting:
             for entry in params["TransactItems"]:
                 if "Put" not in entry and self.current is not None:
                     self.bill.wru += 2  # account updates and condition checks: < 1 KB items
+                    (other,) = entry.values()
+                    self.bill.table_wru[other["TableName"]] += 2
             if self.current is not None:
                 self._histories(params["TransactItems"], units)
         if operation == "StartExecution":  # fires in the simulation, billed or not
@@ -491,12 +501,14 @@ class Counting:
             self.bill.rru += units
         elif operation in ("UpdateItem", "DeleteItem"):
             self.bill.wru += 1
+            self.bill.table_wru[params["TableName"]] += 1
         elif operation == "Query":
             size = sum(item_size(i) for i in response.get("Items", []))
             self.bill.rru += max(0.5, math.ceil(size / 4096) * 0.5)
         elif operation == "PostToConnection":
             self.bill.messages_out += max(1, math.ceil(len(params["Data"]) / 32768))
             self.bill.post_bytes += len(params["Data"])
+            self.bill.posts_by_connection[params["ConnectionId"]] += 1
         elif operation == "SendMessage":
             self.bill.queue_messages += 1
         elif operation == "StartExecution":

@@ -34,7 +34,7 @@ SMALLEST: dict[str, list[str]] = {
     "bench_scale.py": ["--tables", "1", "--actions", "5", "--no-crowd"],
     "bench_service.py": ["--players", "3", "--actions", "5", "--warm-up", "1"],
     "build_eval_tables.py": ["--check"],
-    "capacity.py": ["--tables", "10"],
+    "capacity.py": ["--tables", "10", "--hands", "2"],
     "cost_model.py": ["--hands", "2", "--design", "wake-up"],
     "export_asyncapi.py": ["--check"],
     "export_schemas.py": ["--check"],
