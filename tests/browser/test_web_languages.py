@@ -33,6 +33,8 @@ def test_the_picker_switches_the_page_and_the_server_to_polish(
     page.wait_for_url("**lang=pl**")
     page.wait_for_selector("[data-action=refresh]:text('Odśwież')")
     assert page.locator("html").get_attribute("lang") == "pl"
+    # the reloaded page reconnects: "łączenie" (connecting) until its socket opens
+    page.wait_for_selector("#conn:text-is('połączono')")
     assert page.locator("#conn").inner_text() == "połączono"
     assert page.locator("[data-action=history]").inner_text() == "Historia rozdań"
     assert page.locator(".lobby h2, section h2").first.inner_text() == "Stoły cash"
