@@ -163,6 +163,16 @@ def _deny(code: str, connection_id: object) -> Exception:
     return Exception("Unauthorized")
 
 
+def _failure(error: Exception, connection_id: object) -> Exception:
+    """Log and count an authorizer failure; the exception that refuses the handshake. Only the
+    error's type is logged, in case a message ever quoted the input."""
+    logger.error("authorizer failure",
+                 extra={"reason": "internal_error", "error": type(error).__name__,
+                        "connection_id": connection_id})
+    _count("AuthErrors")
+    return Exception("Unauthorized")
+
+
 @logger.inject_lambda_context(log_event=False, clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -181,14 +191,8 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     except InvalidToken as error:
         _count("AuthRejectedCheaply")
         raise _deny(error.code, connection_id) from None
-    except Exception as error:
-        # An unexpected event: fail closed. Only the type is logged, in case a message ever
-        # quoted the input.
-        logger.error("authorizer failure",
-                     extra={"reason": "internal_error", "error": type(error).__name__,
-                            "connection_id": connection_id})
-        _count("AuthErrors")
-        raise Exception("Unauthorized") from None
+    except Exception as error:  # an unexpected event: fail closed
+        raise _failure(error, connection_id) from None
     try:
         verifier = get_verifier()
     except Exception as error:  # fail closed; the message names the bad setting, not the token
@@ -201,13 +205,8 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     except InvalidToken as error:
         _count("AuthDenied")
         raise _deny(error.code, connection_id) from None
-    except Exception as error:
-        # An unreachable identity provider: fail closed (type only, as above).
-        logger.error("authorizer failure",
-                     extra={"reason": "internal_error", "error": type(error).__name__,
-                            "connection_id": connection_id})
-        _count("AuthErrors")
-        raise Exception("Unauthorized") from None
+    except Exception as error:  # an unreachable identity provider: fail closed
+        raise _failure(error, connection_id) from None
     logger.info("connection authorized",
                 extra={"player_id": player_id, "connection_id": connection_id})
     _count("AuthAllowed")
