@@ -203,6 +203,9 @@ class _Population:
         """A shuffled deck; for a lucky pair both dealt in, sometimes arranged so the lucky one
         holds the better seven cards."""
         deck = shuffled_deck(self.rng)
+        seated = {s.player_id for s in state.seats if s is not None}
+        if not any(u in seated and lucky in seated for u, lucky in self.lucky_over.items()):
+            return deck  # no lucky pair at this table: no trial deal
         trial, events = apply(state, StartHand(deck=tuple(deck), button=button))
         started = next(e for e in events if isinstance(e, HandStarted))
         order = list(started.seats_dealt)
