@@ -332,3 +332,35 @@ def test_r9_2_a_start_that_always_conflicts_is_busy_and_changes_nothing() -> Non
         scheduled.start_scheduled(deps, tid)
     assert refused.value.code == "busy" and len(commits) == MAX_ATTEMPTS
     assert sim.tournaments.load(tid).to_document() == before  # still registering, start timer
+
+
+def test_r9_2_a_crash_between_the_starts_two_transactions_is_taken_up_by_its_start_timer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registration closed (``starting``), then the process died before the field was seated:
+    a ``start`` timer is still armed, and its execution seats the field once."""
+    sim = simulation(20)
+    tid = listed(sim)
+    deps = sim.service.deps
+    tournaments.enter(deps, None, tid, humans(sim, 7))
+    sim.clock.now = sim.tournaments.load(tid).starts_ms  # type: ignore[assignment]
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the container died")
+
+    seat_field = scheduled._seat_field
+    monkeypatch.setattr(scheduled, "_seat_field", crash)
+    with pytest.raises(RuntimeError):
+        scheduled.start_scheduled(deps, tid)
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.STARTING
+    starts = [t for t in record.timers if t.kind.value == "start"]
+    assert len(starts) == 1 and starts[0].due_ms == sim.clock.now + scheduled.START_RETRY_MS
+    monkeypatch.setattr(scheduled, "_seat_field", seat_field)
+    sim.clock.now = starts[0].due_ms
+    assert tournaments.tournament_timer(deps, tid, starts[0].token) == 1
+    record = sim.tournaments.load(tid)
+    assert record.status is TournamentStatus.RUNNING
+    assert not [t for t in record.timers if t.kind.value == "start"]
+    seated = [s.player_id for t in record.tables for s in sim.store.load(t).state.seats if s]
+    assert sorted(seated) == sorted(f"p{n}" for n in range(7))
+    assert sim.store.audit().holds

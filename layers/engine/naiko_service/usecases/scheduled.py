@@ -25,6 +25,10 @@ from .tournament_tables import close_late as close_late  # R9.11, used by tourna
 from .tournament_tables import log_entry
 from .tournament_uow import Plan, Unchanged, store, transact
 
+START_RETRY_MS = 30_000
+"""When a start whose second transaction did not commit (a crash, ``busy``) is taken up again
+by its ``start`` timer."""
+
 TABLES_PER_TRANSACTION = 90
 """Table items written per transaction when a tournament starts (DynamoDB takes 100 items
 per ``TransactWriteItems``; the last batch also carries the tournament and its log)."""
@@ -84,6 +88,10 @@ def _close_registration(new: TournamentRecord, now: int, plan: Plan, *,
         return
     new.status = TournamentStatus.STARTING
     new.start_seed = deps.rng.randrange(2**63)
+    # The second transaction may never run (a crash, or busy on every attempt): a start timer
+    # stays armed until the field is seated, so its execution (or the sweep) takes it up.
+    new.timers.append(Timer(f"start:{new.version}", TimerKind.START, now + START_RETRY_MS))
+    arm_tournament(deps, new)
 
 
 def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
@@ -95,6 +103,7 @@ def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
 
     if new.status is not TournamentStatus.STARTING:
         raise Unchanged
+    new.timers = [t for t in new.timers if t.kind is not TimerKind.START]
     registrations = dict(entries(store(deps), new.tournament_id))
     assert new.start_seed is not None
     draw = seeded_random(new.start_seed)
