@@ -257,6 +257,47 @@ def test_the_helpers_agree_with_the_terminal_client(page: Any) -> None:
     assert shown == [[reads_as_you(n), shown_name(n)] for n in names]
 
 
+RAISE = {"kind": "action", "seat_index": 1, "action": "raise_to", "to": 8, "all_in": True}
+CHECKED = {"kind": "timed_out", "seat_index": 1, "decision": "check"}
+SPLIT = {"kind": "pot_awarded", "pot_index": 1, "amount": 40, "winners": {"0": 20, "1": 20},
+         "showdown": True}
+PEEK = {"kind": "power_used", "seat_index": 1, "power": "peek", "destellos": 1}
+FOLD = {"kind": "action", "seat_index": 1, "action": "fold"}
+OUT = {"kind": "eliminated", "player_id": "bob", "place": 2, "prize": 210}
+CHECK = {"kind": "action", "seat_index": 1, "action": "check"}
+SHIELD = {"kind": "power_used", "seat_index": 1, "power": "seal_shield", "target_seat": 0,
+          "destellos": 2}
+LANGUAGE_CASES: dict[str, list[tuple[dict[str, Any], str, str]]] = {
+    # language: (event about bob at seat 1, as bob reads it, as carol reads it)
+    "pl": [(RAISE, "Podbijasz do 8 (all-in)", "bob podbija do 8 (all-in)"),
+           (CHECKED, "Twój czas minął: czekasz", "Czas gracza bob minął: bob czeka"),
+           (SPLIT, "alice wygrywa 20, wygrywasz 20 (pula boczna 1: 40)",
+            "alice wygrywa 20, bob wygrywa 20 (pula boczna 1: 40)")],
+    "pt": [(RAISE, "Você aumenta para 8 (all-in)", "bob aumenta para 8 (all-in)"),
+           (PEEK, "Você usa Olhar Furtivo (resta 1 Destello)",
+            "bob usa Olhar Furtivo (resta 1 Destello)")],
+    "vi": [(FOLD, "Bạn bỏ bài", "bob bỏ bài"),
+           (OUT, "Bạn bị loại ở hạng 2, nhận 210", "bob bị loại ở hạng 2, nhận 210")],
+    "ro": [(CHECK, "Dai check", "bob dă check"),
+           (SHIELD, "Folosești Sigiliul Protector", "bob folosește Sigiliul Protector")],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGE_CASES))
+def test_events_read_in_the_pages_language(page: Any, lang: str) -> None:
+    """The log speaks the page's language (js/i18n.js), in the second person for the reader
+    and by name for others, as in English."""
+    cases = LANGUAGE_CASES[lang]
+    events = [event for event, _, _ in cases]
+    try:
+        page.evaluate("async (lang) => (await import('/js/i18n.js')).loadLanguage(lang)", lang)
+        assert narrate_in_page(page, events, NAMES, 1) == [[mine] for _, mine, _ in cases]
+        assert narrate_in_page(page, events, NAMES, 3) == [[theirs] for _, _, theirs in cases]
+    finally:
+        page.evaluate("async () => (await import('/js/i18n.js')).loadLanguage('en')")
+    assert narrate_in_page(page, events[:1], NAMES, 3) != [[cases[0][2]]]  # English again
+
+
 # -- the table -------------------------------------------------------------------------------
 
 def seated_view() -> dict[str, Any]:

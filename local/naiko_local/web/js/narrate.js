@@ -5,6 +5,12 @@
 // you fold"), about anybody else by name with third-person verbs ("ana raises to 8"); a player
 // whose id reads as "you" is quoted (`"you" raises to 8`), so that nobody is taken for the
 // reader. The terminal client says the same (naiko_client.render, docs/client.md).
+//
+// Every sentence is looked up in the page's language (js/i18n.js): a sentence about the reader
+// and one about another player are two texts ("You raise to {to}", "{name} raises to {to}"),
+// since languages other than English conjugate differently for "you".
+
+import { tr } from "./i18n.js";
 
 export const POWER_NAMES = {
   peek: "Peek", sleeve_swap: "Sleeve Swap", short_anchor: "Short Anchor", seal_shield: "Seal Shield",
@@ -67,8 +73,14 @@ function cardsText(cards) {
   return (cards || "").match(/.{2}/g)?.join(" ") || "";
 }
 
-function destellosLeft(count) {
-  return `${count} destello${count === 1 ? "" : "s"} left`;
+/** The power's name in the page's language. */
+export function powerName(power) {
+  return POWER_NAMES[power] ? tr(POWER_NAMES[power]) : String(power);
+}
+
+/** The sentence about the reader if *person* is the reader, else the one about them. */
+function say(person, mine, theirs) {
+  return person.me ? mine : theirs;
 }
 
 /**
@@ -100,130 +112,190 @@ export function narrate(events, nameOf, me = {}) {
 
 function sentence(e, people) {
   const p = people.seat(e.seat_index);
-  const allIn = e.all_in ? ` and ${p.does("is")} all-in` : "";
+  const name = p.who();
   switch (e.kind) {
     case "seated": {
       const who = people.player(e.player_id);
-      return `${who.who(true)}${e.is_bot ? " (BOT)" : ""} ${who.does("sits")} down with ${e.stack}`;
+      const n = { name: who.who(), stack: e.stack };
+      if (e.is_bot) return tr("{name} (BOT) sits down with {stack}", n);
+      return say(who, tr("You sit down with {stack}", n), tr("{name} sits down with {stack}", n));
     }
     case "hand_started":
-      return `— Hand #${e.hand_number}: blinds ${e.small_blind}/${e.big_blind}` +
-        (e.ante ? ` ante ${e.ante}` : "") + " —";
+      return e.ante
+        ? tr("— Hand #{hand}: blinds {sb}/{bb} ante {ante} —", { hand: e.hand_number, sb: e.small_blind, bb: e.big_blind, ante: e.ante })
+        : tr("— Hand #{hand}: blinds {sb}/{bb} —", { hand: e.hand_number, sb: e.small_blind, bb: e.big_blind });
     case "blind_posted":
-      if (e.blind === "post") return `${p.who(true)} ${p.does("posts")} a big blind of ${e.amount} to come in${allIn}`;
-      if (e.blind === "dead") return `${p.who(true)} ${p.does("posts")} a dead small blind of ${e.amount}${allIn}`;
-      return `${p.who(true)} ${p.does("posts")} the ${e.blind} blind of ${e.amount}${allIn}`;
-    case "ante_posted":
-      return `${p.who(true)} ${p.does("posts")} an ante of ${e.amount}${allIn}`;
+      return blind(p, e);
+    case "ante_posted": {
+      const n = { name, amount: e.amount };
+      return e.all_in
+        ? say(p, tr("You post an ante of {amount} and are all-in", n), tr("{name} posts an ante of {amount} and is all-in", n))
+        : say(p, tr("You post an ante of {amount}", n), tr("{name} posts an ante of {amount}", n));
+    }
     case "deck_committed": // R10.2: the deck is fixed before the first card (docs/fairness.md)
-      return `Deck committed before the deal: ${String(e.root).slice(0, 16)}…`;
+      return tr("Deck committed before the deal: {root}…", { root: String(e.root).slice(0, 16) });
     case "hole_cards": // private to the reader
-      return `You are dealt ${cardsText(e.cards)}`;
+      return tr("You are dealt {cards}", { cards: cardsText(e.cards) });
     case "carousel":
-      return "Carousel: " + (e.powers || []).map((power) => POWER_NAMES[power] || power).join(", ");
+      return tr("Carousel: {powers}", { powers: (e.powers || []).map(powerName).join(", ") });
     case "action":
       return action(p, e);
-    case "board_dealt":
-      return `${STREETS[e.street] || e.street}: ${cardsText(e.cards)}${e.run_out ? " (run out)" : ""}`;
-    case "uncalled_bet_returned":
-      return `${e.amount} uncalled returned to ${p.who()}`;
+    case "board_dealt": {
+      const street = { flop: tr("Flop"), turn: tr("Turn"), river: tr("River") }[e.street] || e.street;
+      return e.run_out
+        ? tr("{street}: {cards} (run out)", { street, cards: cardsText(e.cards) })
+        : tr("{street}: {cards}", { street, cards: cardsText(e.cards) });
+    }
+    case "uncalled_bet_returned": {
+      const n = { name, amount: e.amount };
+      return say(p, tr("{amount} uncalled returned to you", n), tr("{amount} uncalled returned to {name}", n));
+    }
     case "showdown":
       return (e.hands || []).map((hand) => {
         const who = people.seat(hand.seat_index);
-        return `${who.who(true)} ${who.does("shows")} ${cardsText(hand.cards)}: ${hand.hand || ""}`;
+        const n = { name: who.who(), cards: cardsText(hand.cards), hand: hand.hand || "" };
+        return say(who, tr("You show {cards}: {hand}", n), tr("{name} shows {cards}: {hand}", n));
       }).join("\n");
     case "pot_awarded": {
       const winners = Object.entries(e.winners || {}).map(([seat, amount], i) => {
         const who = people.seat(Number(seat));
-        return `${who.who(i === 0)} ${who.does("wins")} ${amount}`;
-      });
-      const pot = e.pot_index ? `side pot ${e.pot_index}` : "the pot";
-      return `${winners.join(", ")} (${pot} of ${e.amount}${e.showdown ? "" : ", uncontested"})`;
+        const n = { name: who.who(), amount };
+        if (!who.me) return tr("{name} wins {amount}", n);
+        return i === 0 ? tr("You win {amount}", n) : tr("you win {amount}", n);
+      }).join(", ");
+      const n = { winners, amount: e.amount, index: e.pot_index };
+      if (e.pot_index) {
+        return e.showdown ? tr("{winners} (side pot {index} of {amount})", n)
+          : tr("{winners} (side pot {index} of {amount}, uncontested)", n);
+      }
+      return e.showdown ? tr("{winners} (the pot of {amount})", n)
+        : tr("{winners} (the pot of {amount}, uncontested)", n);
     }
     case "hand_ended":
-      return `Hand #${e.hand_number} is over`;
+      return tr("Hand #{hand} is over", { hand: e.hand_number });
     case "hand_cancelled":
-      return `Hand #${e.hand_number} was cancelled (${e.reason}): every bet was returned`;
+      return tr("Hand #{hand} was cancelled ({reason}): every bet was returned", { hand: e.hand_number, reason: e.reason });
     case "power_used":
       return power(p, e, people);
     case "peek_result": // private to the reader
-      return `You peek: ${e.card} will come on the ${e.street}`;
+      return tr("You peek: {card} will come on the {street}", {
+        card: e.card, street: { flop: tr("flop"), turn: tr("turn"), river: tr("river") }[e.street] || e.street,
+      });
     case "sleeve_swap_result": // private to the reader
-      return `You swap ${e.discarded} for ${e.received}: your cards are now ${cardsText(e.cards)}`;
-    case "window_opened":
-      return `${people.seat(e.target).who(true)} may answer ${people.seat(e.attacker).whose()} ` +
-        "Short Anchor with Seal Shield";
+      return tr("You swap {discarded} for {received}: your cards are now {cards}", {
+        discarded: e.discarded, received: e.received, cards: cardsText(e.cards),
+      });
+    case "window_opened": {
+      const target = people.seat(e.target);
+      const attacker = people.seat(e.attacker);
+      const n = { name: target.who(), attacker: attacker.who() };
+      if (target.me) return tr("You may answer {attacker}'s Short Anchor with Seal Shield", n);
+      if (attacker.me) return tr("{name} may answer your Short Anchor with Seal Shield", n);
+      return tr("{name} may answer {attacker}'s Short Anchor with Seal Shield", n);
+    }
     case "window_closed": {
       const target = people.seat(e.target);
-      return {
-        shielded: `${target.who(true)} ${target.does("shields")}: the Short Anchor is cancelled`,
-        passed: `${target.who(true)} ${target.does("lets")} the Short Anchor apply`,
-        acted: `${target.who(true)} acted: the Short Anchor applies`,
-        timed_out: "The Shield window closed: the Short Anchor applies",
-        round_ended: "The betting round ended: the Short Anchor expires",
-      }[e.reason] || "The Shield window closed";
+      const n = { name: target.who() };
+      switch (e.reason) {
+        case "shielded": return say(target, tr("You shield: the Short Anchor is cancelled", n), tr("{name} shields: the Short Anchor is cancelled", n));
+        case "passed": return say(target, tr("You let the Short Anchor apply", n), tr("{name} lets the Short Anchor apply", n));
+        case "acted": return say(target, tr("You acted: the Short Anchor applies", n), tr("{name} acted: the Short Anchor applies", n));
+        case "timed_out": return tr("The Shield window closed: the Short Anchor applies");
+        case "round_ended": return tr("The betting round ended: the Short Anchor expires");
+        default: return tr("The Shield window closed");
+      }
     }
-    case "anchor_applied":
-      return `${people.seat(e.attacker).whose(true)} Short Anchor caps ${people.seat(e.target).whose()} ` +
-        "raises this round";
-    case "timed_out":
-      return `${p.whose(true)} clock ran out: ${p.who()} ${p.does(e.decision === "check" ? "checks" : "folds")}`;
-    case "disconnected":
-      return `${people.player(e.player_id).who(true)} lost the connection`;
+    case "anchor_applied": {
+      const attacker = people.seat(e.attacker);
+      const target = people.seat(e.target);
+      const n = { name: attacker.who(), target: target.who() };
+      if (attacker.me) return tr("Your Short Anchor caps {target}'s raises this round", n);
+      if (target.me) return tr("{name}'s Short Anchor caps your raises this round", n);
+      return tr("{name}'s Short Anchor caps {target}'s raises this round", n);
+    }
+    case "timed_out": {
+      const n = { name };
+      if (e.decision === "check") return say(p, tr("Your clock ran out: you check", n), tr("{name}'s clock ran out: {name} checks", n));
+      return say(p, tr("Your clock ran out: you fold", n), tr("{name}'s clock ran out: {name} folds", n));
+    }
+    case "disconnected": {
+      const who = people.player(e.player_id);
+      return say(who, tr("You lost the connection"), tr("{name} lost the connection", { name: who.who() }));
+    }
     case "reconnect_grace":
-      return `${p.who(true)} ${p.does("is")} disconnected: extra time to reconnect`;
+      return say(p, tr("You are disconnected: extra time to reconnect"), tr("{name} is disconnected: extra time to reconnect", { name }));
     case "reconnected": {
       const who = people.player(e.player_id);
-      return `${who.who(true)} ${who.does("is")} back`;
+      return say(who, tr("You are back"), tr("{name} is back", { name: who.who() }));
     }
     case "sat_out":
-      return `${p.who(true)} ${p.does("sits")} out`;
+      return say(p, tr("You sit out"), tr("{name} sits out", { name }));
     case "sat_in":
-      return `${p.who(true)} ${p.does("is")} dealt in again`;
-    case "chips_added":
-      return `${p.who(true)} ${p.does("adds")} ${e.amount} (stack ${e.stack})`;
+      return say(p, tr("You are dealt in again"), tr("{name} is dealt in again", { name }));
+    case "chips_added": {
+      const n = { name, amount: e.amount, stack: e.stack };
+      return say(p, tr("You add {amount} (stack {stack})", n), tr("{name} adds {amount} (stack {stack})", n));
+    }
     case "leaving_after_hand":
-      return `${p.who(true)} will leave after this hand`;
+      return say(p, tr("You will leave after this hand"), tr("{name} will leave after this hand", { name }));
     case "stood_up": {
       const who = people.player(e.player_id);
-      return `${who.who(true)} ${who.does("stands")} up with ${e.stack}`;
+      const n = { name: who.who(), stack: e.stack };
+      return say(who, tr("You stand up with {stack}", n), tr("{name} stands up with {stack}", n));
     }
-    case "left_table":
-      return `${people.player(e.player_id).who(true)} left the table` +
-        (e.reason && e.reason !== "left" ? ` (${e.reason})` : "");
+    case "left_table": {
+      const who = people.player(e.player_id);
+      const n = { name: who.who(), reason: e.reason };
+      if (e.reason && e.reason !== "left") {
+        return say(who, tr("You left the table ({reason})", n), tr("{name} left the table ({reason})", n));
+      }
+      return say(who, tr("You left the table"), tr("{name} left the table", n));
+    }
     case "table_closed":
-      return e.reason === "host" ? "The host closed the table" : "The table closed";
+      return e.reason === "host" ? tr("The host closed the table") : tr("The table closed");
     case "entry_chosen":
-      return e.entry === "post" ? `${p.who(true)} will post to be dealt in` : `${p.who(true)} will wait for the big blind`;
+      if (e.entry === "post") return say(p, tr("You will post to be dealt in"), tr("{name} will post to be dealt in", { name }));
+      return say(p, tr("You will wait for the big blind"), tr("{name} will wait for the big blind", { name }));
     case "waitlist_changed":
       return (e.waitlist || []).length
-        ? `Waiting list: ${e.waitlist.map((id) => people.player(id).who()).join(", ")}`
-        : "The waiting list is empty";
-    case "seat_offered": // R7.10: told to that player only (a reader with no id is that player)
-      return `A seat is held for ${offered(people, e).who()}`;
-    case "offer_expired":
-      return `The seat held for ${offered(people, e).who()} went to the next in line`;
+        ? tr("Waiting list: {players}", { players: e.waitlist.map((id) => people.player(id)).map((who) => (who.me ? tr("you") : who.who())).join(", ") })
+        : tr("The waiting list is empty");
+    case "seat_offered": { // R7.10: told to that player only (a reader with no id is that player)
+      const who = offered(people, e);
+      return say(who, tr("A seat is held for you"), tr("A seat is held for {name}", { name: who.who() }));
+    }
+    case "offer_expired": {
+      const who = offered(people, e);
+      return say(who, tr("The seat held for you went to the next in line"), tr("The seat held for {name} went to the next in line", { name: who.who() }));
+    }
     case "host_changed": {
       const who = people.player(e.host);
-      return `${who.who(true)} ${who.does("is")} now the host`;
+      return say(who, tr("You are now the host"), tr("{name} is now the host", { name: who.who() }));
     }
-    case "settings_changed":
-      return `The host changed ${Object.keys(e.changes || {}).join(", ")}` +
-        (e.pending ? " (from the next hand)" : "");
+    case "settings_changed": {
+      const n = { changes: Object.keys(e.changes || {}).join(", ") };
+      return e.pending ? tr("The host changed {changes} (from the next hand)", n) : tr("The host changed {changes}", n);
+    }
     case "table_paused":
-      return e.paused ? "The table is paused" : "The table resumes";
+      return e.paused ? tr("The table is paused") : tr("The table resumes");
     case "tournament_started":
-      return `The tournament starts: prize pool ${e.prize_pool}` +
-        (e.multiplier ? `, Spin x${e.multiplier}` : "");
-    case "level_changed":
-      return `Level ${e.level}: blinds ${e.small_blind}/${e.big_blind}` + (e.ante ? ` ante ${e.ante}` : "");
+      return e.multiplier
+        ? tr("The tournament starts: prize pool {pool}, Spin x{multiplier}", { pool: e.prize_pool, multiplier: e.multiplier })
+        : tr("The tournament starts: prize pool {pool}", { pool: e.prize_pool });
+    case "level_changed": {
+      const n = { level: e.level, sb: e.small_blind, bb: e.big_blind, ante: e.ante };
+      return e.ante ? tr("Level {level}: blinds {sb}/{bb} ante {ante}", n) : tr("Level {level}: blinds {sb}/{bb}", n);
+    }
     case "eliminated": {
       const who = people.player(e.player_id);
-      return `${who.who(true)} ${who.does("is")} out in place ${e.place}` + (e.prize ? `, winning ${e.prize}` : "");
+      const n = { name: who.who(), place: e.place, prize: e.prize };
+      if (e.prize) return say(who, tr("You are out in place {place}, winning {prize}", n), tr("{name} is out in place {place}, winning {prize}", n));
+      return say(who, tr("You are out in place {place}", n), tr("{name} is out in place {place}", n));
     }
     case "tournament_finished": {
       const who = people.player(e.winner);
-      return `${who.who(true)} ${who.does("wins")} the tournament and ${e.prize}`;
+      const n = { name: who.who(), prize: e.prize };
+      return say(who, tr("You win the tournament and {prize}", n), tr("{name} wins the tournament and {prize}", n));
     }
     default:
       return null; // "turn" and kinds this client does not know
@@ -235,23 +307,61 @@ function offered(people, e) {
   return people.reader === null ? new Person(who.name, true) : who;
 }
 
+function blind(p, e) {
+  const n = { name: p.who(), amount: e.amount, blind: e.blind };
+  if (e.blind === "post") {
+    return e.all_in
+      ? say(p, tr("You post a big blind of {amount} to come in and are all-in", n), tr("{name} posts a big blind of {amount} to come in and is all-in", n))
+      : say(p, tr("You post a big blind of {amount} to come in", n), tr("{name} posts a big blind of {amount} to come in", n));
+  }
+  if (e.blind === "dead") {
+    return e.all_in
+      ? say(p, tr("You post a dead small blind of {amount} and are all-in", n), tr("{name} posts a dead small blind of {amount} and is all-in", n))
+      : say(p, tr("You post a dead small blind of {amount}", n), tr("{name} posts a dead small blind of {amount}", n));
+  }
+  if (e.blind === "small") {
+    return e.all_in
+      ? say(p, tr("You post the small blind of {amount} and are all-in", n), tr("{name} posts the small blind of {amount} and is all-in", n))
+      : say(p, tr("You post the small blind of {amount}", n), tr("{name} posts the small blind of {amount}", n));
+  }
+  return e.all_in
+    ? say(p, tr("You post the big blind of {amount} and are all-in", n), tr("{name} posts the big blind of {amount} and is all-in", n))
+    : say(p, tr("You post the big blind of {amount}", n), tr("{name} posts the big blind of {amount}", n));
+}
+
 function action(p, e) {
-  const who = p.who(true);
+  const n = { name: p.who(), amount: e.amount ?? "", to: e.to, action: e.action };
   switch (e.action) {
-    case "fold": return `${who} ${p.does("folds")}`;
-    case "check": return `${who} ${p.does("checks")}`;
-    case "call": return `${who} ${p.does("calls")} ${e.amount ?? ""}`.trim() + (e.all_in ? ` and ${p.does("is")} all-in` : "");
-    case "bet": return `${who} ${p.does("bets")} ${e.to}` + (e.all_in ? " (all-in)" : "");
-    case "raise_to": return `${who} ${p.does("raises")} to ${e.to}` + (e.all_in ? " (all-in)" : "");
-    default: return `${who} ${e.action}`;
+    case "fold": return say(p, tr("You fold"), tr("{name} folds", n));
+    case "check": return say(p, tr("You check"), tr("{name} checks", n));
+    case "call":
+      if (e.all_in) return say(p, tr("You call {amount} and are all-in", n), tr("{name} calls {amount} and is all-in", n));
+      return say(p, tr("You call {amount}", n), tr("{name} calls {amount}", n)).trim();
+    case "bet":
+      if (e.all_in) return say(p, tr("You bet {to} (all-in)", n), tr("{name} bets {to} (all-in)", n));
+      return say(p, tr("You bet {to}", n), tr("{name} bets {to}", n));
+    case "raise_to":
+      if (e.all_in) return say(p, tr("You raise to {to} (all-in)", n), tr("{name} raises to {to} (all-in)", n));
+      return say(p, tr("You raise to {to}", n), tr("{name} raises to {to}", n));
+    default: return `${p.who(true)} ${e.action}`;
   }
 }
 
 function power(p, e, people) {
-  const name = POWER_NAMES[e.power] || e.power;
-  const uses = `${p.who(true)} ${p.does("uses")}`;
-  if (e.power === "short_anchor") return `${uses} Short Anchor on ${people.seat(e.target_seat).who()}`;
-  if (e.power === "seal_shield") return `${uses} Seal Shield`;
-  if (e.power === "sleeve_swap") return `${uses} Sleeve Swap (card ${Number(e.card_index) + 1})`;
-  return `${uses} ${name} (${destellosLeft(e.destellos)})`;
+  const n = { name: p.who() };
+  if (e.power === "short_anchor") {
+    const target = people.seat(e.target_seat);
+    const m = { name: p.who(), target: target.who() };
+    if (p.me) return tr("You use Short Anchor on {target}", m);
+    if (target.me) return tr("{name} uses Short Anchor on you", m);
+    return tr("{name} uses Short Anchor on {target}", m);
+  }
+  if (e.power === "seal_shield") return say(p, tr("You use Seal Shield"), tr("{name} uses Seal Shield", n));
+  if (e.power === "sleeve_swap") {
+    const m = { name: p.who(), card: Number(e.card_index) + 1 };
+    return say(p, tr("You use Sleeve Swap (card {card})", m), tr("{name} uses Sleeve Swap (card {card})", m));
+  }
+  const m = { name: p.who(), power: powerName(e.power), left: e.destellos };
+  if (e.destellos === 1) return say(p, tr("You use {power} (1 destello left)", m), tr("{name} uses {power} (1 destello left)", m));
+  return say(p, tr("You use {power} ({left} destellos left)", m), tr("{name} uses {power} ({left} destellos left)", m));
 }
