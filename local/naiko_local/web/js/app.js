@@ -174,8 +174,9 @@ export class App {
         const good = result.proved.map((p) => `${p.card}@${p.position}`).join(" ");
         const cards = result.proved.map((p) => p.card);
         const index = this.log.findLastIndex((line) => cards.some((card) => line.includes(card)));
-        if (index >= 0 && !this.log[index].includes("✓ proved")) this.log[index] += `  ✓ proved ${good}`;
-        else this.log.push(`✓ proved against the commitment: ${good}`);
+        const mark = tr("✓ proved {cards}", { cards: good });
+        if (index >= 0 && !this.log[index].includes(mark)) this.log[index] += `  ${mark}`;
+        else this.log.push(tr("✓ proved against the commitment: {cards}", { cards: good }));
       }
       for (const failure of result.failed) {
         console.error(failure.sentence, failure);

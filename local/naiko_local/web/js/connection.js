@@ -13,6 +13,8 @@
 // reply to that request (a server may fold the `ack` into the update), and unknown message
 // types and fields are passed through untouched.
 
+import { tr } from "./i18n.js";
+
 /** Reply types that answer a request (matched by `request_id`). */
 const REPLY_TYPES = new Set([
   "ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
@@ -62,7 +64,7 @@ export class NaikoConnection {
     try {
       token = typeof this.token === "function" ? await this.token() : this.token;
     } catch (error) {
-      this._scheduleReconnect(`no token: ${error.message || error}`);
+      this._scheduleReconnect(tr("no token: {error}", { error: error.message || error }));
       return;
     }
     const sep = this.url.includes("?") ? "&" : "?";
@@ -92,7 +94,7 @@ export class NaikoConnection {
       this._failPending();
       if (this.closedByUs) return;
       // A refused handshake (401/403) looks like a close with code 1006 before onopen.
-      const reason = event.code === 1006 ? "connection lost" : `closed (${event.code})`;
+      const reason = event.code === 1006 ? tr("connection lost") : tr("closed ({code})", { code: event.code });
       this._scheduleReconnect(reason);
     };
     ws.onerror = () => {}; // onclose follows and handles it
@@ -122,7 +124,7 @@ export class NaikoConnection {
     const frame = { action, ...fields, request_id };
     return new Promise((resolve) => {
       if (!this.online) {
-        resolve({ type: "lost", request_id, message: "not connected" });
+        resolve({ type: "lost", request_id, message: tr("not connected") });
         return;
       }
       this.pending.set(request_id, { resolve, action });
@@ -143,7 +145,7 @@ export class NaikoConnection {
 
   _failPending() {
     for (const [request_id, { resolve }] of this.pending) {
-      resolve({ type: "lost", request_id, message: "the connection dropped" });
+      resolve({ type: "lost", request_id, message: tr("the connection dropped") });
     }
     this.pending.clear();
   }
@@ -151,7 +153,7 @@ export class NaikoConnection {
   _scheduleReconnect(reason) {
     const delay = RECONNECT_DELAYS[Math.min(this.attempt, RECONNECT_DELAYS.length - 1)];
     this.attempt += 1;
-    this.onStatus("offline", `${reason}: reconnecting in ${delay}s`);
+    this.onStatus("offline", tr("{reason}: reconnecting in {delay}s", { reason, delay }));
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay * 1000);
   }

@@ -65,8 +65,8 @@ function handDetail(hand, state, ctx) {
   const verdict = state.verdict ?? null;
   const face = (c) => marked(cardFace(c, { ...tag, small: true }), c, verdict);
   return h("div", { class: "hand-detail", dataset: { historyHand: hand.hand_number } },
-    h("button", { class: "ghost small", onclick: () => ctx.back() }, "← All hands"),
-    h("h3", {}, `${hand.table_name} · hand #${hand.hand_number}`),
+    h("button", { class: "ghost small", onclick: () => ctx.back() }, tr("← All hands")),
+    h("h3", {}, tr("{table} · hand #{hand}", { table: hand.table_name, hand: hand.hand_number })),
     h("div", { class: "muted small" }, `${hand.variant} ${hand.config?.small_blind}/${hand.config?.big_blind}` +
       ` · ${new Date(hand.started_ms).toLocaleString()}`),
     deckCheck(hand, verdict),
@@ -75,7 +75,7 @@ function handDetail(hand, state, ctx) {
     shown.map((s) => h("div", { class: "row" }, `${shownName(nameOf(s.seat_index))}: `,
       splitCards(s.cards).map(face), ` ${s.hand || ""}`)),
     h("div", { class: "row" }, tr("Result: "), Object.entries(hand.results || {})
-      .map(([p, n]) => `${p === names.get(hand.seat_index) ? "You" : shownName(p)} ${n > 0 ? "+" : ""}${n}`)
+      .map(([p, n]) => `${p === names.get(hand.seat_index) ? tr("You") : shownName(p)} ${n > 0 ? "+" : ""}${n}`)
       .join(", ")),
     h("ol", { class: "log" }, narrate(hand.events, nameOf, { seat: hand.seat_index ?? null })
       .map((l) => h("li", {}, l))));
@@ -86,28 +86,29 @@ function deckCheck(hand, verdict) {
   const root = typeof hand.commitment === "string" ? `${hand.commitment.slice(0, 16)}…` : "";
   if (hand.commitment == null && hand.proofs == null) {
     return h("div", { class: "deck-check muted small", dataset: { deckCheck: "uncommitted" } },
-      "Deck: not committed (dealt before R10.2): nothing to check");
+      tr("Deck: not committed (dealt before R10.2): nothing to check"));
   }
   if (verdict === null) {
     return h("div", { class: "deck-check muted small", dataset: { deckCheck: "pending" } },
-      `Deck: checking the proofs against commitment ${root}`);
+      tr("Deck: checking the proofs against commitment {root}", { root }));
   }
   if (!verdict.checked) {
     return h("div", { class: "deck-check muted small", dataset: { deckCheck: "unchecked" } },
-      `Deck: not checked: ${verdict.problems.join("; ")}`);
+      tr("Deck: not checked: {problems}", { problems: verdict.problems.join("; ") }));
   }
   if (verdict.ok) {
     return h("div", { class: "deck-check ok", dataset: { deckCheck: "ok", proved: verdict.proved } },
-      `✓ ${verdict.proved} card${verdict.proved === 1 ? "" : "s"} proved against commitment ${root}`,
-      h("span", { class: "muted small" }, " (each at the position the dealing order gives it)"));
+      verdict.proved === 1 ? tr("✓ 1 card proved against commitment {root}", { root })
+        : tr("✓ {n} cards proved against commitment {root}", { n: verdict.proved, root }),
+      h("span", { class: "muted small" }, tr(" (each at the position the dealing order gives it)")));
   }
   if (!verdict.problems.length) { // no card shown (a hand cancelled before its deal), as naiko-verify
     return h("div", { class: "deck-check muted small", dataset: { deckCheck: "empty" } },
-      `Deck: nothing to verify (no card was shown) · commitment ${root}`);
+      tr("Deck: nothing to verify (no card was shown) · commitment {root}", { root }));
   }
   return h("div", { class: "deck-check failed", role: "alert",
     dataset: { deckCheck: "failed", problems: verdict.problems.length } },
-  h("strong", {}, `✗ Deck check FAILED against commitment ${root || "(none)"}`),
+  h("strong", {}, tr("✗ Deck check FAILED against commitment {root}", { root: root || tr("(none)") })),
   h("ul", { class: "problems" }, verdict.problems.map((p) => h("li", {}, p))));
 }
 
@@ -116,8 +117,8 @@ function marked(element, card, verdict) {
   const status = verdict?.cards?.get(card);
   if (!verdict || !verdict.checked || !status) return element;
   const title = status.state === "proved"
-    ? `proved at position ${status.position} against commitment ${verdict.root.slice(0, 16)}…`
-    : `proof FAILED: ${status.reason}`;
+    ? tr("proved at position {position} against commitment {root}…", { position: status.position, root: verdict.root.slice(0, 16) })
+    : tr("proof FAILED: {reason}", { reason: status.reason });
   element.dataset.proof = status.state;
   if (Number.isInteger(status.position)) element.dataset.position = String(status.position);
   element.title = `${card}: ${title}`;

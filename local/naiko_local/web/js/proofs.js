@@ -14,6 +14,11 @@
 // SHA-256 is the browser's own (WebCrypto `crypto.subtle`, async). Browsers offer it only in a
 // secure context (https, or http from 127.0.0.1 / localhost): elsewhere the proofs are marked
 // "not checked" rather than taken on trust.
+//
+// Its sentences are in the page's language (js/i18n.js); in English the stored hand's problems
+// read as naiko-verify words them.
+
+import { tr } from "./i18n.js";
 
 export const DECK_SIZE = 52;
 export const RANKS = "23456789TJQKA";
@@ -292,13 +297,13 @@ export class ProofTracker {
       this.root && hashing ? verifyProof(this.root, job.proof) : Promise.resolve(false)));
     if (generation !== this.generation) return result; // a new hand began meanwhile
     jobs.forEach((job, i) => {
-      if (!this.root) return this.fail(result, job, "the hand carries no deck commitment");
+      if (!this.root) return this.fail(result, job, tr("the hand carries no deck commitment"));
       if (!hashing) {
         this.cards.set(job.card, { state: "unchecked", position: job.position,
-          reason: "this page cannot hash (WebCrypto needs https or localhost)" });
+          reason: tr("this page cannot hash (WebCrypto needs https or localhost)") });
         return undefined;
       }
-      if (!verdicts[i]) return this.fail(result, job, "it is not in the deck committed before the deal");
+      if (!verdicts[i]) return this.fail(result, job, tr("it is not in the deck committed before the deal"));
       const problem = this.placeProblem(job, shown);
       if (problem) return this.fail(result, job, problem);
       if (job.repeat && this.cards.get(job.card)?.state !== "pending") return undefined; // as before
@@ -313,39 +318,40 @@ export class ProofTracker {
   placeProblem(job, shown) {
     const { card, position, previous } = job;
     if (previous && previous.state === "proved" && previous.position !== position) {
-      return `${card} is proved at positions ${previous.position} and ${position} (a deck holds each card once)`;
+      return tr("{card} is proved at positions {first} and {position} (a deck holds each card once)", { card, first: previous.position, position });
     }
     for (const [other, entry] of this.cards) {
       if (other !== card && entry.position === position && entry.state === "proved") {
-        return `position ${position} is proved for both ${other} and ${card}`;
+        return tr("position {position} is proved for both {other} and {card}", { position, other, card });
       }
     }
     const allowed = this.schedule.expected.get(card); // set only while the deal was followed
     if (allowed) {
       if (!allowed.has(position)) {
         const want = [...allowed].sort((a, b) => a - b);
-        return `it is proved at position ${position}, but the dealing order puts it at ${want.length === 1 ? want[0] : want.join(" or ")}`;
+        return tr("it is proved at position {position}, but the dealing order puts it at {want}", { position, want: want.length === 1 ? want[0] : want.join(tr(" or ")) });
       }
       return null;
     }
     if (!shown.has(card)) {
-      return "a proof of a card this page was not shown";
+      return tr("a proof of a card this page was not shown");
     }
     const board = shown.board;
     const index = board.indexOf(card);
     if (index > 0) { // the board comes off the deck in order (R1.1): after the cards before it
       const before = this.cards.get(board[index - 1]);
       if (before && before.state === "proved" && !(position > before.position)) {
-        return `the board card ${card} is at position ${position}, not after ${board[index - 1]} (${before.position})`;
+        return tr("the board card {card} is at position {position}, not after {before} ({at})", { card, position, before: board[index - 1], at: before.position });
       }
     }
     return null;
   }
 
   fail(result, job, reason) {
-    const where = Number.isInteger(job.position) ? ` at position ${job.position}` : "";
     this.cards.set(job.card, { state: "failed", position: job.position, reason });
-    const sentence = `Card proof FAILED for ${job.card}${where}: ${reason} (R10.2).`;
+    const sentence = Number.isInteger(job.position)
+      ? tr("Card proof FAILED for {card} at position {position}: {reason} (R10.2).", { card: job.card, position: job.position, reason })
+      : tr("Card proof FAILED for {card}: {reason} (R10.2).", { card: job.card, reason });
     if (this.failures.includes(sentence)) return undefined; // the same failure, sent again
     this.failures.push(sentence);
     result.failed.push({ card: job.card, position: job.position, reason, sentence });
@@ -439,17 +445,17 @@ export async function verifyStoredHand(hand) {
   const raw = hand?.proofs ?? null;
   if (root === null && raw === null) {
     out.committed = false;
-    out.problems.push("the hand carries no deck commitment (dealt before R10.2)");
+    out.problems.push(tr("the hand carries no deck commitment (dealt before R10.2)"));
     return out;
   }
   if (typeof root !== "string" || !Array.isArray(raw)) {
-    out.problems.push("the hand's commitment or proofs are malformed");
+    out.problems.push(tr("the hand's commitment or proofs are malformed"));
     return out;
   }
   out.root = root;
   if (!canVerify()) {
     out.checked = false;
-    out.problems.push("this page cannot hash (WebCrypto needs https or localhost)");
+    out.problems.push(tr("this page cannot hash (WebCrypto needs https or localhost)"));
     return out;
   }
   const fail = (card, position, reason) => {
@@ -460,42 +466,42 @@ export async function verifyStoredHand(hand) {
   const proofs = [];
   raw.forEach((proof, index) => {
     const problem = malformed(proof);
-    if (problem) out.problems.push(`proof ${index} is malformed: ${problem}`);
+    if (problem) out.problems.push(tr("proof {index} is malformed: {problem}", { index, problem }));
     else proofs.push({ ...proof, card: canonical(proof.card) });
   });
   // 1. the proofs against the root (commitment.verify_hand)
   if (hashFromHex(root) === null) {
-    out.problems.push(`the root is not 64 lowercase hex digits: '${root}'`); // Python's repr
+    out.problems.push(tr("the root is not 64 lowercase hex digits: '{root}'", { root })); // Python's repr
   } else {
     const verdicts = await Promise.all(proofs.map((p) => verifyProof(root, p)));
     const cardsAt = new Map();
     const positionsOf = new Map();
     proofs.forEach((p, index) => {
       if (!verdicts[index]) {
-        out.problems.push(`proof ${index} (${p.card} at position ${p.position}) does not match the root`);
-        fail(p.card, p.position, "it is not in the deck committed before the deal");
+        out.problems.push(tr("proof {index} ({card} at position {position}) does not match the root", { index, card: p.card, position: p.position }));
+        fail(p.card, p.position, tr("it is not in the deck committed before the deal"));
       }
       if (!cardsAt.has(p.position)) cardsAt.set(p.position, p.card);
       if (cardsAt.get(p.position) !== p.card) {
-        out.problems.push(`position ${p.position} is claimed for both ${cardsAt.get(p.position)} and ${p.card}`);
-        fail(p.card, p.position, `position ${p.position} is also proved for ${cardsAt.get(p.position)}`);
+        out.problems.push(tr("position {position} is claimed for both {other} and {card}", { position: p.position, other: cardsAt.get(p.position), card: p.card }));
+        fail(p.card, p.position, tr("position {position} is also proved for {other}", { position: p.position, other: cardsAt.get(p.position) }));
       }
       if (!positionsOf.has(p.card)) positionsOf.set(p.card, p.position);
       if (positionsOf.get(p.card) !== p.position) {
-        out.problems.push(`${p.card} is claimed at positions ${positionsOf.get(p.card)} and ${p.position} (a deck holds each card once, R1.1)`);
-        fail(p.card, p.position, "it is proved at two positions");
+        out.problems.push(tr("{card} is claimed at positions {first} and {position} (a deck holds each card once, R1.1)", { card: p.card, first: positionsOf.get(p.card), position: p.position }));
+        fail(p.card, p.position, tr("it is proved at two positions"));
       }
     });
   }
   // 2 and 3. the cards shown, where the dealing order puts them (naiko.verify._schedule)
   const events = hand.events;
   if (!Array.isArray(events)) {
-    out.problems.push("the hand's events are malformed: the hand has no events");
+    out.problems.push(tr("the hand's events are malformed: the hand has no events"));
     return out;
   }
   const broken = malformedEvents(events);
   if (broken) {
-    out.problems.push(`the hand's events are malformed: ${broken}`);
+    out.problems.push(tr("the hand's events are malformed: {problem}", { problem: broken }));
     return out;
   }
   const hole = HOLE_CARDS[String(hand.config?.variant || "NLHE").toUpperCase()] || 2;
@@ -505,21 +511,21 @@ export async function verifyStoredHand(hand) {
   for (const [card, allowed] of schedule.expected) {
     const proof = byCard.get(card);
     if (!proof) {
-      out.problems.push(`${card} was shown without a proof`);
-      fail(card, null, "no proof of this card in the stored hand");
+      out.problems.push(tr("{card} was shown without a proof", { card }));
+      fail(card, null, tr("no proof of this card in the stored hand"));
     } else if (!allowed.has(proof.position)) {
       const want = [...allowed].sort((a, b) => a - b);
       const where = want.length === 1 ? String(want[0]) : `[${want.join(", ")}]`;
-      out.problems.push(`${card} is proved at position ${proof.position}, but the dealing order puts it at ${where}`);
-      fail(card, proof.position, `the dealing order puts it at ${where}`);
+      out.problems.push(tr("{card} is proved at position {position}, but the dealing order puts it at {where}", { card, position: proof.position, where }));
+      fail(card, proof.position, tr("the dealing order puts it at {where}", { where }));
     } else if (!out.cards.has(card)) {
       out.cards.set(card, { state: "proved", position: proof.position });
     }
   }
   for (const proof of proofs) {
     if (!schedule.expected.has(proof.card)) {
-      out.problems.push(`a proof of ${proof.card}, a card the hand never showed its reader`);
-      fail(proof.card, proof.position, "a card the hand never showed its reader");
+      out.problems.push(tr("a proof of {card}, a card the hand never showed its reader", { card: proof.card }));
+      fail(proof.card, proof.position, tr("a card the hand never showed its reader"));
     }
   }
   if (!out.problems.length) out.proved = schedule.expected.size;

@@ -202,15 +202,20 @@ function header(view, ctx) {
       kind !== "tournament" ? h("span", { class: `muted buy-in-range${view.seat_index !== null ? " seated" : ""}` },
         ` · buy-in ${settings.min_buy_in}-${settings.max_buy_in}`) : null),
     h("div", { class: "muted hand-no" },
-      hand ? `Hand #${hand.number} · ${hand.complete ? "over" : hand.street}` : "no hand yet",
+      hand ? tr("Hand #{hand} · {street}", { hand: hand.number, street: hand.complete ? tr("over") : streetName(hand.street) }) : tr("no hand yet"),
       ` · v${ctx.version}`),
-    commitText ? h("div", { class: "commitment", title: `Deck commitment (R10.2): ${commitText}`,
-      dataset: { commitment: commitText } }, `deck commitment ${commitText.slice(0, 12)}…`,
+    commitText ? h("div", { class: "commitment", title: tr("Deck commitment (R10.2): {root}", { root: commitText }),
+      dataset: { commitment: commitText } }, tr("deck commitment {root}…", { root: commitText.slice(0, 12) }),
       proofSummary(ctx)) : null,
     room.invite_code ? h("div", { class: "badge invite" }, `Invite code ${room.invite_code}`) : null,
     flags.length ? h("div", { class: "flag" }, flags.join(" · ")) : null,
     panelButtons(view, ctx),
   );
+}
+
+/** The street's name in the page's language. */
+function streetName(street) {
+  return { preflop: tr("preflop"), flop: tr("Flop"), turn: tr("Turn"), river: tr("River") }[street] || street;
 }
 
 // -- the committed deck (R10.2) ----------------------------------------------------------------
@@ -225,11 +230,11 @@ function proved(element, card, ctx) {
   const state = status ? status.state : "unproved";
   const root = `${tracker.root.slice(0, 16)}…`;
   const title = {
-    proved: `proved at position ${status?.position} against commitment ${root}`,
-    failed: `proof FAILED: ${status?.reason}`,
-    pending: "its proof is being checked",
-    unchecked: `proof not checked: ${status?.reason}`,
-    unproved: `no proof received for this card (commitment ${root})`,
+    proved: tr("proved at position {position} against commitment {root}", { position: status?.position, root }),
+    failed: tr("proof FAILED: {reason}", { reason: status?.reason }),
+    pending: tr("its proof is being checked"),
+    unchecked: tr("proof not checked: {reason}", { reason: status?.reason }),
+    unproved: tr("no proof received for this card (commitment {root})", { root }),
   }[state];
   element.dataset.proof = state;
   if (Number.isInteger(status?.position)) element.dataset.position = String(status.position);
@@ -326,21 +331,21 @@ function seatElement(view, seat, index, style, winners, ctx) {
     }
   }
   const status = [];
-  if (seat.in_hand && seat.folded) status.push("folded");
-  if (seat.in_hand && seat.all_in) status.push("ALL-IN");
-  if (seat.sitting_out) status.push("sitting out");
-  if ((view.disconnected || []).includes(seat.player_id)) status.push("offline");
+  if (seat.in_hand && seat.folded) status.push(tr("folded"));
+  if (seat.in_hand && seat.all_in) status.push(tr("ALL-IN"));
+  if (seat.sitting_out) status.push(tr("sitting out"));
+  if ((view.disconnected || []).includes(seat.player_id)) status.push(tr("offline"));
   if (!view.tournament && !hand?.complete && seat.owes_big && !seat.in_hand && hand) {
-    status.push(seat.entry === "post" ? "posts next hand" : "waits for BB");
+    status.push(seat.entry === "post" ? tr("posts next hand") : tr("waits for BB"));
   }
   const showdownHand = ctx.showdown && hand && ctx.showdown.hand === hand.number
     ? ctx.showdown.hands[index] : null;
   const plate = h("div", { class: "plate" },
     actor ? ringFor(hand.actor_deadline_ms, view.settings?.decision_ms || 20000) : null,
     h("div", { class: "name" }, nameOf(view, index),
-      seat.is_bot ? h("span", { class: "bot", title: "a BOT player (R8.4)" }, "BOT") : null),
+      seat.is_bot ? h("span", { class: "bot", title: tr("a BOT player (R8.4)") }, "BOT") : null),
     h("div", { class: "stack", dataset: { stack: seat.stack } }, chips(seat.stack)),
-    seat.destellos !== undefined ? h("div", { class: "destellos", title: `${seat.destellos} destellos`,
+    seat.destellos !== undefined ? h("div", { class: "destellos", title: tr("{n} Destellos", { n: seat.destellos }),
       dataset: { destellos: seat.destellos } }, "✦".repeat(seat.destellos) + "·".repeat(Math.max(0, 3 - seat.destellos))) : null,
   );
   const blindTag = hand && !hand.complete
@@ -355,7 +360,7 @@ function seatElement(view, seat, index, style, winners, ctx) {
 }
 
 /** A countdown ring: the share of the clock left, and the seconds in its middle. */
-function ringFor(deadlineMs, totalMs, className = "turn-ring", title = "time to act") {
+function ringFor(deadlineMs, totalMs, className = "turn-ring", title = tr("time to act")) {
   const svg = ring("ring");
   svg.dataset.deadline = deadlineMs;
   svg.dataset.total = totalMs;
@@ -487,7 +492,7 @@ function controls(view, ctx) {
 /** The host's controls at a private table (R7.12): invite code, invitations, BOTs, pause, close. */
 function hostBar(view, ctx) {
   const room = view.room || {};
-  const invitee = h("input", { type: "text", placeholder: "player id", size: 10, dataset: { invitee: "1" } });
+  const invitee = h("input", { type: "text", placeholder: tr("player id"), size: 10, dataset: { invitee: "1" } });
   return h("div", { class: "hostbar" },
     h("span", { class: "muted small" }, tr("Host:")), closePanel(ctx),
     h("button", { class: "ghost small", dataset: { action: "create_invite_code" },
@@ -589,10 +594,11 @@ function seatBar(view, ctx) {
       max: range.max, value: ctx.ui.buyIn, dataset: { buyIn: "1" },
       onchange: (e) => { ctx.ui.buyIn = Number(e.target.value); } });
     if (range.required && !room.closed) {
-      const exactly = range.min === range.max ? `exactly ${chips(range.min)}` : `at least ${chips(range.min)}`;
+      const n = { left: chips(range.required.left_with), chips: chips(range.min) };
       bar.append(h("span", { class: "flag", dataset: { requiredBuyIn: String(range.min) } },
-        `Deep-stack table: you left with ${chips(range.required.left_with)}, so you buy in for ${exactly} ` +
-        `(R7.11) for another `,
+        range.min === range.max
+          ? tr("Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ", n)
+          : tr("Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ", n),
         h("span", { class: "countdown", dataset: { countdownMs: range.required.until_ms, format: "clock" } }, "")));
     }
     const free = view.seats.some((s) => !s) && !(room.held_seats >= view.seats.filter((s) => !s).length);
