@@ -13,6 +13,8 @@ The language is the process's (one terminal, one player): :func:`set_language` o
 
 from __future__ import annotations
 
+from .i18n_events import TEXTS as EVENT_TEXTS
+
 LANGUAGES = ("en", "pl", "pt", "vi", "ro")
 
 _current = "en"
@@ -215,3 +217,7 @@ for _lang, _texts in _TEXTS.items():
     if len(_texts) != len(_KEYS):  # pragma: no cover - caught by the tests too
         raise AssertionError(f"the {_lang} catalogue has {len(_texts)} texts, not {len(_KEYS)}")
     CATALOGUES[_lang] = dict(zip(_KEYS, _texts, strict=True))
+for _english, _translations in EVENT_TEXTS.items():  # the event sentences (i18n_events)
+    CATALOGUES["en"][_english] = _english
+    for _lang, _text in zip(LANGUAGES[1:], _translations, strict=True):
+        CATALOGUES[_lang][_english] = _text

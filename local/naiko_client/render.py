@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .i18n import tr
+from .i18n import language, tr
 
 POWER_NAMES = {"peek": "Peek", "sleeve_swap": "Sleeve Swap", "short_anchor": "Short Anchor",
                "seal_shield": "Seal Shield"}
@@ -40,8 +40,6 @@ POWER_COSTS = {"peek": 1, "sleeve_swap": 2, "short_anchor": 2, "seal_shield": 1}
 POWER_KEYS = {"peek": "peek", "sleeve_swap": "swap 1|2", "short_anchor": "anchor SEAT",
               "seal_shield": "shield"}
 """What to type for each power (see :data:`HELP`)."""
-
-STREET_NAMES = {"preflop": "Preflop", "flop": "Flop", "turn": "Turn", "river": "River"}
 
 HELP = (
     "Commands (type one, then Enter):",
@@ -148,16 +146,6 @@ def open_window_for(view: dict[str, Any] | None, seat_index: int | None) -> dict
 
 # -- events as sentences ---------------------------------------------------------------------
 
-CANCEL_REASONS = {"server_error": "a server error", "state_unreadable": "its record was lost",
-                  "stalled": "it stopped moving for 5 minutes"}
-"""Why a hand was cancelled (R8.6), as the client says it."""
-
-LEFT_REASONS = {"sat_out_too_long": " (sat out too long)",
-                "removed_by_host": " (removed by the host)",
-                "table_closed": " (the table closed)"}
-"""Why a player left the table, as the client says it (nothing for a plain ``left``)."""
-
-
 def settings_text(changes: dict[str, Any]) -> str:
     """The host's settings in words.
 
@@ -169,16 +157,16 @@ def settings_text(changes: dict[str, Any]) -> str:
     parts = []
     small, big = changes.get("small_blind"), changes.get("big_blind")
     if small is not None and big is not None:
-        parts.append(f"blinds {small}/{big}")
+        parts.append(tr("blinds {sb}/{bb}", sb=small, bb=big))
     elif small is not None:
-        parts.append(f"small blind {small}")
+        parts.append(tr("small blind {n}", n=small))
     elif big is not None:
-        parts.append(f"big blind {big}")
+        parts.append(tr("big blind {n}", n=big))
     if changes.get("decision_ms") is not None:
-        parts.append(f"clock {int(changes['decision_ms']) // 1000}s")
+        parts.append(tr("clock {n}s", n=int(changes["decision_ms"]) // 1000))
     if changes.get("min_players") is not None:
-        parts.append(f"{changes['min_players']} players to start")
-    return ", ".join(parts) or "no change"
+        parts.append(tr("{n} players to start", n=changes["min_players"]))
+    return ", ".join(parts) or tr("no change")
 
 
 def owing_text(seat: dict[str, Any]) -> str | None:
@@ -200,11 +188,15 @@ def owing_text(seat: dict[str, Any]) -> str | None:
 
 
 def ordinal(number: int) -> str:
-    """``1`` -> ``"1st"``.
+    """``1`` -> ``"1st"`` (in the client's language: ``1.`` in Polish).
 
     >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 103)]
     ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '103rd']
     """
+    lang = language()
+    if lang != "en":  # 1. (pl), 1º (pt), thứ 1 (vi), 1 (ro: "locul 1")
+        return {"pl": f"{number}.", "pt": f"{number}º", "vi": f"thứ {number}"}.get(
+            lang, str(number))
     suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
         number % 10, "th")
     return f"{number}{suffix}"
@@ -236,7 +228,7 @@ def prizes_text(payouts: Sequence[int]) -> str:
     ('1st 390, 2nd 210', 'fixed when it starts')
     """
     if not payouts:
-        return "fixed when it starts"
+        return tr("fixed when it starts")
     return ", ".join(f"{ordinal(place)} {prize}" for place, prize in enumerate(payouts, 1))
 
 
@@ -432,144 +424,182 @@ class Narrator:
     def _sentence(self, e: dict[str, Any]) -> str | None:  # noqa: C901 - one case per kind
         kind = e.get("kind")
         p = self.seat_person(e.get("seat_index"))
+        name = p.who()
         if kind == "seated":
             self.names[e["seat_index"]] = str(e["player_id"])
             p = self.player(e["player_id"])
-            bot = " (BOT)" if e.get("is_bot") else ""
-            return (f"{p.who(True)}{bot} {p.does('sits')} down in seat {e['seat_index']} "
-                    f"with {e['stack']}")
+            n = {"name": p.who(), "seat": e["seat_index"], "stack": e["stack"]}
+            if e.get("is_bot") and not p.me:
+                return tr("{name} (BOT) sits down in seat {seat} with {stack}", **n)
+            return say(p, tr("You sit down in seat {seat} with {stack}", **n),
+                       tr("{name} sits down in seat {seat} with {stack}", **n))
         if kind == "hand_started":
             self.hands = {}
             button = self.seat_person(e.get("button"))
-            said = "you have the button" if button.me else f"button {button.who()}"
-            return (f"--- Hand #{e['hand_number']}: {said}, "
-                    f"blinds {e.get('small_blind')}/{e.get('big_blind')} ---")
-        if kind == "blind_posted" and e.get("blind") == "post":
-            return (f"{p.who(True)} {p.does('posts')} a big blind of {e['amount']} to come in"
-                    + _all_in(p, e))
-        if kind == "blind_posted" and e.get("blind") == "dead":
-            return (f"{p.who(True)} {p.does('posts')} a dead small blind of {e['amount']}"
-                    + _all_in(p, e))
+            n = {"hand": e["hand_number"], "name": button.who(), "sb": e.get("small_blind"),
+                 "bb": e.get("big_blind")}
+            return say(button,
+                       tr("--- Hand #{hand}: you have the button, blinds {sb}/{bb} ---", **n),
+                       tr("--- Hand #{hand}: button {name}, blinds {sb}/{bb} ---", **n))
         if kind in ("blind_posted", "ante_posted"):
-            what = f"the {e.get('blind')} blind" if kind == "blind_posted" else "an ante"
-            return f"{p.who(True)} {p.does('posts')} {what} of {e['amount']}" + _all_in(p, e)
+            return _blind(p, e, kind) + _all_in(p, e)
         if kind == "deck_committed":  # R10.2: the proofs of the cards dealt are checked on it
             root = str(e.get("root"))
-            return f"Deck committed before the deal: {root[:16]}…{root[-8:]}"
+            return tr("Deck committed before the deal: {root}…{tail}", root=root[:16],
+                      tail=root[-8:])
         if kind == "hole_cards":  # private_to the reader
-            return f"You are dealt {cards_text(e.get('cards'))}"
+            return tr("You are dealt {cards}", cards=cards_text(e.get("cards")))
         if kind == "carousel":
-            return "Carousel: " + ", ".join(power_name(p) for p in e.get("powers", []))
+            return tr("Carousel: {powers}",
+                      powers=", ".join(power_name(p) for p in e.get("powers", [])))
         if kind == "action":
             return self._action(p, e)
         if kind == "board_dealt":
-            street = STREET_NAMES.get(str(e.get("street")), str(e.get("street")))
-            run_out = " (run out)" if e.get("run_out") else ""
-            return f"{street}: {cards_text(e.get('cards'))}{run_out}"
+            street = street_name(str(e.get("street")))
+            cards = cards_text(e.get("cards"))
+            if e.get("run_out"):
+                return tr("{street}: {cards} (run out)", street=street, cards=cards)
+            return tr("{street}: {cards}", street=street, cards=cards)
         if kind == "uncalled_bet_returned":
-            return f"{e['amount']} uncalled returned to {p.who()}"
+            return say(p, tr("{amount} uncalled returned to you", amount=e["amount"]),
+                       tr("{amount} uncalled returned to {name}", amount=e["amount"], name=name))
         if kind == "showdown":
             shown = []
             for h in e.get("hands", []):
                 self.hands[int(h["seat_index"])] = str(h.get("hand", ""))
                 who = self.seat_person(h["seat_index"])
-                shown.append(f"{who.who(True)} {who.does('shows')} "
-                             f"{cards_text(h.get('cards'))}: {h.get('hand', '')}")
+                n = {"name": who.who(), "cards": cards_text(h.get("cards")),
+                     "hand": h.get("hand", "")}
+                shown.append(say(who, tr("You show {cards}: {hand}", **n),
+                                 tr("{name} shows {cards}: {hand}", **n)))
             return "\n".join(shown) or None
         if kind == "pot_awarded":
             return self._award(e)
         if kind == "hand_ended":
-            return f"Hand #{e.get('hand_number')} is over"
+            return tr("Hand #{hand} is over", hand=e.get("hand_number"))
         if kind == "hand_cancelled":
-            why = CANCEL_REASONS.get(str(e.get("reason")), "a server fault")
-            return (f"Hand #{e.get('hand_number')} was cancelled ({why}); every bet was "
-                    "returned and the table is as it was before the hand")
+            return tr("Hand #{hand} was cancelled ({why}); every bet was returned and the table "
+                      "is as it was before the hand", hand=e.get("hand_number"),
+                      why=cancel_reason(str(e.get("reason"))))
         if kind == "table_closed":
             if e.get("reason") == "idle":
-                return "The table closed: nobody sat at it for 10 minutes"
+                return tr("The table closed: nobody sat at it for 10 minutes")
             if e.get("reason") == "host":
-                return "The host closed the table: every stack went back to its account"
-            return "The table closed"
+                return tr("The host closed the table: every stack went back to its account")
+            return tr("The table closed")
         if kind == "power_used":
             return self._power(p, e)
         if kind == "peek_result":  # private_to the reader
-            return f"You peek: {e.get('card')} will come on the {e.get('street')}"
+            return tr("You peek: {card} will come on the {street}", card=e.get("card"),
+                      street=street_name(str(e.get("street")), lower=True))
         if kind == "sleeve_swap_result":  # private_to the reader
-            return (f"You swap {e.get('discarded')} for {e.get('received')}: "
-                    f"your cards are now {cards_text(e.get('cards'))}")
+            return tr("You swap {discarded} for {received}: your cards are now {cards}",
+                      discarded=e.get("discarded"), received=e.get("received"),
+                      cards=cards_text(e.get("cards")))
         if kind == "window_opened":
             target = self.seat_person(e.get("target"))
             attacker = self.seat_person(e.get("attacker"))
-            return (f"{target.who(True)} may answer {attacker.whose()} Short Anchor with "
-                    "Seal Shield")
+            n = {"name": target.who(), "attacker": attacker.who()}
+            if target.me:
+                return tr("You may answer {attacker}'s Short Anchor with Seal Shield", **n)
+            if attacker.me:
+                return tr("{name} may answer your Short Anchor with Seal Shield", **n)
+            return tr("{name} may answer {attacker}'s Short Anchor with Seal Shield", **n)
         if kind == "window_closed":
             return self._window_closed(e)
         if kind == "anchor_applied":
             attacker = self.seat_person(e.get("attacker"))
             target = self.seat_person(e.get("target"))
-            return f"{attacker.whose(True)} Short Anchor caps {target.whose()} raises this round"
+            n = {"name": attacker.who(), "target": target.who()}
+            if attacker.me:
+                return tr("Your Short Anchor caps {target}'s raises this round", **n)
+            if target.me:
+                return tr("{name}'s Short Anchor caps your raises this round", **n)
+            return tr("{name}'s Short Anchor caps {target}'s raises this round", **n)
         if kind == "timed_out":
-            decision = "checks" if e.get("decision") == "check" else "folds"
-            return f"{p.whose(True)} clock ran out: {p.who()} {p.does(decision)}"
+            if e.get("decision") == "check":
+                return say(p, tr("Your clock ran out: you check"),
+                           tr("{name}'s clock ran out: {name} checks", name=name))
+            return say(p, tr("Your clock ran out: you fold"),
+                       tr("{name}'s clock ran out: {name} folds", name=name))
         return self._seat_sentence(e, p)
 
     def _seat_sentence(self, e: dict[str, Any], p: Person) -> str | None:
         """A player's connection and seat: away, back, sitting out, chips, standing up."""
         kind = e.get("kind")
+        name = p.who()
         if kind == "disconnected":
             who = self.player(e.get("player_id"))
-            return f"{who.who(True)} lost the connection"
+            return say(who, tr("You lost the connection"),
+                       tr("{name} lost the connection", name=who.who()))
         if kind == "reconnect_grace":
-            return f"{p.who(True)} {p.does('is')} disconnected: extra time to reconnect"
+            return say(p, tr("You are disconnected: extra time to reconnect"),
+                       tr("{name} is disconnected: extra time to reconnect", name=name))
         if kind == "reconnected":
             who = self.player(e.get("player_id"))
-            return f"{who.who(True)} {who.does('is')} back"
+            return say(who, tr("You are back"), tr("{name} is back", name=who.who()))
         if kind == "sat_out":
-            return f"{p.who(True)} {p.does('sits')} out"
+            return say(p, tr("You sit out"), tr("{name} sits out", name=name))
         if kind == "sat_in":
-            return f"{p.who(True)} {p.does('is')} dealt in again"
+            return say(p, tr("You are dealt in again"), tr("{name} is dealt in again", name=name))
         if kind == "chips_added":
-            return f"{p.who(True)} {p.does('adds')} {e.get('amount')} (stack {e.get('stack')})"
+            n = {"name": name, "amount": e.get("amount"), "stack": e.get("stack")}
+            return say(p, tr("You add {amount} (stack {stack})", **n),
+                       tr("{name} adds {amount} (stack {stack})", **n))
         if kind == "leaving_after_hand":
-            return f"{p.who(True)} will leave after this hand"
+            return say(p, tr("You will leave after this hand"),
+                       tr("{name} will leave after this hand", name=name))
         if kind == "stood_up":
             who = self.player(e.get("player_id"))
-            return f"{who.who(True)} {who.does('stands')} up with {e.get('stack')}"
+            n = {"name": who.who(), "stack": e.get("stack")}
+            return say(who, tr("You stand up with {stack}", **n),
+                       tr("{name} stands up with {stack}", **n))
         if kind == "left_table":
             who = self.player(e.get("player_id"))
-            why = LEFT_REASONS.get(str(e.get("reason")), "")
-            return f"{who.who(True)} left the table{why}"
+            left = say(who, tr("You left the table"), tr("{name} left the table", name=who.who()))
+            return left + left_reason(str(e.get("reason")))
         return self._room_sentence(e, p)
 
     def _room_sentence(self, e: dict[str, Any], p: Person) -> str | None:
         """The room around the table: entering a hand, the waiting list, the host (R7.8,
         R7.10, R7.12)."""
         kind = e.get("kind")
+        name = p.who()
         if kind == "entry_chosen":
-            return (f"{p.who(True)} will post to be dealt in" if e.get("entry") == "post"
-                    else f"{p.who(True)} will wait for the big blind")
+            if e.get("entry") == "post":
+                return say(p, tr("You will post to be dealt in"),
+                           tr("{name} will post to be dealt in", name=name))
+            return say(p, tr("You will wait for the big blind"),
+                       tr("{name} will wait for the big blind", name=name))
         if kind == "waitlist_changed":
-            waiting = [self.player(x).who() for x in e.get("waitlist") or []]
-            return ("Waiting list: " + ", ".join(waiting)) if waiting \
-                else "The waiting list is empty"
+            waiting = [self.player(x) for x in e.get("waitlist") or []]
+            if not waiting:
+                return tr("The waiting list is empty")
+            return tr("Waiting list: {players}", players=", ".join(
+                tr("you") if who.me else who.who() for who in waiting))
         if kind in ("seat_offered", "offer_expired"):  # R7.10: told to that player only
             who = self.player(e.get("player_id"))
             if self.reader is None:  # the reader is that player
                 who = Person(who.name, me=True)
             if kind == "offer_expired":
-                return f"The seat held for {who.who()} went to the next in line"
-            if not who.me:
-                return f"A seat is held for {who.who()}"
-            return "A seat is held for you: type `take` to sit down before the countdown ends"
+                return say(who, tr("The seat held for you went to the next in line"),
+                           tr("The seat held for {name} went to the next in line",
+                              name=who.who()))
+            return say(who, tr("A seat is held for you: type `take` to sit down before the "
+                               "countdown ends"),
+                       tr("A seat is held for {name}", name=who.who()))
         if kind == "host_changed":
             who = self.player(e.get("host"))
-            return f"{who.who(True)} {who.does('is')} now the host"
+            return say(who, tr("You are now the host"),
+                       tr("{name} is now the host", name=who.who()))
         if kind == "settings_changed":
-            when = " from the next hand" if e.get("pending") else ""
-            return f"The host sets {settings_text(e.get('changes') or {})}{when}"
+            settings = settings_text(e.get("changes") or {})
+            if e.get("pending"):
+                return tr("The host sets {settings} from the next hand", settings=settings)
+            return tr("The host sets {settings}", settings=settings)
         if kind == "table_paused":
-            return "The host paused the table: no new hand until it resumes" \
-                if e.get("paused") else "The host resumed the table"
+            return tr("The host paused the table: no new hand until it resumes") \
+                if e.get("paused") else tr("The host resumed the table")
         return self._tournament_sentence(e)
 
     def _tournament_sentence(self, e: dict[str, Any]) -> str | None:
@@ -577,81 +607,154 @@ class Narrator:
         R9.3, R9.5, R9.9, R9.10)."""
         kind = e.get("kind")
         if kind == "tournament_started":
-            spin = f", a Spin x{e['multiplier']}" if e.get("multiplier") else ""
-            return (f"The tournament starts{spin}: prize pool {e.get('prize_pool')}, prizes "
-                    f"{prizes_text(e.get('payouts') or [])}; the first hand is dealt shortly")
+            n = {"pool": e.get("prize_pool"), "prizes": prizes_text(e.get("payouts") or []),
+                 "multiplier": e.get("multiplier")}
+            if e.get("multiplier"):
+                return tr("The tournament starts, a Spin x{multiplier}: prize pool {pool}, "
+                          "prizes {prizes}; the first hand is dealt shortly", **n)
+            return tr("The tournament starts: prize pool {pool}, prizes {prizes}; the first "
+                      "hand is dealt shortly", **n)
         if kind == "level_changed":
             following = e.get("next_level")
-            after = f"; next {level_text(following)}" if following else \
-                " (the last level: it goes on)"
-            return f"Level {e.get('level')}: blinds {level_text(e)}{after}"
+            if following:
+                return tr("Level {level}: blinds {blinds}; next {next}", level=e.get("level"),
+                          blinds=level_text(e), next=level_text(following))
+            return tr("Level {level}: blinds {blinds} (the last level: it goes on)",
+                      level=e.get("level"), blinds=level_text(e))
         if kind == "eliminated":
             who = self.player(e.get("player_id"))
-            prize = f" and {who.does('wins')} {e['prize']}" if e.get("prize") else ""
             place = ordinal(int(e.get("place") or 0))
-            return f"{who.who(True)} {who.does('is')} out in {place} place{prize}"
+            out = say(who, tr("You are out in {place} place", place=place),
+                      tr("{name} is out in {place} place", name=who.who(), place=place))
+            if e.get("prize"):
+                out += say(who, tr(" and win {prize}", prize=e["prize"]),
+                           tr(" and wins {prize}", prize=e["prize"]))
+            return out
         if kind == "tournament_finished":
             who = self.player(e.get("winner"))
-            prize = f" and {e['prize']}" if e.get("prize") else ""
-            return f"{who.who(True)} {who.does('wins')} the tournament{prize}"
+            won = say(who, tr("You win the tournament"),
+                      tr("{name} wins the tournament", name=who.who()))
+            return won + (tr(" and {prize}", prize=e["prize"]) if e.get("prize") else "")
         return None  # "turn" and kinds this client does not know
 
     @staticmethod
     def _action(p: Person, e: dict[str, Any]) -> str:
         action = e.get("action")
+        n = {"name": p.who(), "amount": e.get("amount"), "to": e.get("to")}
         if action == "fold":
-            text = f"{p.who(True)} {p.does('folds')}"
+            text = say(p, tr("You fold"), tr("{name} folds", **n))
         elif action == "check":
-            text = f"{p.who(True)} {p.does('checks')}"
+            text = say(p, tr("You check"), tr("{name} checks", **n))
         elif action == "call":
-            text = f"{p.who(True)} {p.does('calls')} {e.get('amount')}"
+            text = say(p, tr("You call {amount}", **n), tr("{name} calls {amount}", **n))
         elif action == "bet":
-            text = f"{p.who(True)} {p.does('bets')} {e.get('to')}"
+            text = say(p, tr("You bet {to}", **n), tr("{name} bets {to}", **n))
         elif action == "raise_to":
-            text = f"{p.who(True)} {p.does('raises')} to {e.get('to')}"
+            text = say(p, tr("You raise to {to}", **n), tr("{name} raises to {to}", **n))
         else:
             text = f"{p.who(True)} {action}"
         return text + _all_in(p, e)
 
     def _award(self, e: dict[str, Any]) -> str:
         winners: dict[str, int] = e.get("winners") or {}
-        pot = "" if not e.get("pot_index") else f" from side pot {e['pot_index']}"
-        split = " (split pot)" if len(winners) > 1 else ""
+        pot = "" if not e.get("pot_index") else tr(" from side pot {index}",
+                                                   index=e["pot_index"])
+        split = tr(" (split pot)") if len(winners) > 1 else ""
         lines = []
         for seat, amount in winners.items():
             hand = self.hands.get(int(seat)) if e.get("showdown") else None
-            with_hand = f" with {hand}" if hand else ""
+            with_hand = tr(" with {hand}", hand=hand) if hand else ""
             who = self.seat_person(seat)
-            lines.append(f"{who.who(True)} {who.does('wins')} {amount}{pot}{with_hand}{split}")
+            wins = say(who, tr("You win {amount}", amount=amount),
+                       tr("{name} wins {amount}", name=who.who(), amount=amount))
+            lines.append(f"{wins}{pot}{with_hand}{split}")
         return "\n".join(lines)
 
     def _power(self, p: Person, e: dict[str, Any]) -> str:
         power = str(e.get("power"))
-        text = f"{p.who(True)} {p.does('uses')} {power_name(power)}"
-        if power == "short_anchor" and e.get("target_seat") is not None:
-            text += f" on {self.seat_person(e['target_seat']).who()}"
-        elif power == "seal_shield" and e.get("target_seat") is not None:
-            text += f" against {self.seat_person(e['target_seat']).who()}"
+        n = {"name": p.who(), "power": power_name(power)}
+        text = say(p, tr("You use {power}", **n), tr("{name} uses {power}", **n))
+        if power in ("short_anchor", "seal_shield") and e.get("target_seat") is not None:
+            target = self.seat_person(e["target_seat"])
+            if power == "short_anchor":
+                text += say(target, tr(" on you"), tr(" on {target}", target=target.who()))
+            else:
+                text += say(target, tr(" against you"),
+                            tr(" against {target}", target=target.who()))
         elif power == "sleeve_swap" and e.get("card_index") is not None:
-            text += f" (card {int(e['card_index']) + 1})"
+            text += tr(" (card {card})", card=int(e["card_index"]) + 1)
         return text + f" ({destellos_left(e.get('destellos'))})"
 
     def _window_closed(self, e: dict[str, Any]) -> str | None:
         target = self.seat_person(e.get("target"))
+        name = target.who()
         reason = e.get("reason")
         if reason == "shielded":
-            return f"{target.who(True)} {target.does('shields')}: the Short Anchor is cancelled"
+            return say(target, tr("You shield: the Short Anchor is cancelled"),
+                       tr("{name} shields: the Short Anchor is cancelled", name=name))
         if reason == "passed":
-            return f"{target.who(True)} {target.does('lets')} the Short Anchor through"
+            return say(target, tr("You let the Short Anchor through"),
+                       tr("{name} lets the Short Anchor through", name=name))
         if reason == "timed_out":
-            return f"{target.whose(True)} Shield window timed out"
+            return say(target, tr("Your Shield window timed out"),
+                       tr("{name}'s Shield window timed out", name=name))
         if reason == "round_ended":
-            return f"The Short Anchor on {target.who()} expires with the round"
+            return say(target, tr("The Short Anchor on you expires with the round"),
+                       tr("The Short Anchor on {name} expires with the round", name=name))
         return None  # "acted": anchor_applied follows
 
 
+def say(person: Person, mine: str, theirs: str) -> str:
+    """The sentence about the reader if *person* is the reader, else the one about them (two
+    texts: the other languages conjugate differently for "you")."""
+    return mine if person.me else theirs
+
+
+def _blind(p: Person, e: dict[str, Any], kind: str) -> str:
+    n = {"name": p.who(), "amount": e.get("amount")}
+    blind = e.get("blind")
+    if kind == "ante_posted":
+        return say(p, tr("You post an ante of {amount}", **n),
+                   tr("{name} posts an ante of {amount}", **n))
+    if blind == "post":
+        return say(p, tr("You post a big blind of {amount} to come in", **n),
+                   tr("{name} posts a big blind of {amount} to come in", **n))
+    if blind == "dead":
+        return say(p, tr("You post a dead small blind of {amount}", **n),
+                   tr("{name} posts a dead small blind of {amount}", **n))
+    if blind == "small":
+        return say(p, tr("You post the small blind of {amount}", **n),
+                   tr("{name} posts the small blind of {amount}", **n))
+    return say(p, tr("You post the big blind of {amount}", **n),
+               tr("{name} posts the big blind of {amount}", **n))
+
+
 def _all_in(p: Person, e: dict[str, Any]) -> str:
-    return f" and {p.does('is')} all-in" if e.get("all_in") else ""
+    if not e.get("all_in"):
+        return ""
+    return say(p, tr(" and are all-in"), tr(" and is all-in"))
+
+
+def street_name(street: str, lower: bool = False) -> str:
+    """A street's name in the client's language (*lower*: inside a sentence, "on the turn")."""
+    if lower:
+        return {"preflop": tr("preflop"), "flop": tr("flop"), "turn": tr("turn"),
+                "river": tr("river")}.get(street, street)
+    return {"preflop": tr("Preflop"), "flop": tr("Flop"), "turn": tr("Turn"),
+            "river": tr("River")}.get(street, street)
+
+
+def cancel_reason(reason: str) -> str:
+    """Why a hand was cancelled (R8.6), in the client's language."""
+    return {"server_error": tr("a server error"), "state_unreadable": tr("its record was lost"),
+            "stalled": tr("it stopped moving for 5 minutes")}.get(reason, tr("a server fault"))
+
+
+def left_reason(reason: str) -> str:
+    """Why a player left the table, in the client's language; ``""`` for a plain ``left``."""
+    return {"sat_out_too_long": tr(" (sat out too long)"),
+            "removed_by_host": tr(" (removed by the host)"),
+            "table_closed": tr(" (the table closed)")}.get(reason, "")
 
 
 def destellos_left(count: Any) -> str:
@@ -660,7 +763,9 @@ def destellos_left(count: Any) -> str:
     >>> destellos_left(0), destellos_left(1), destellos_left(2)
     ('0 destellos left', '1 destello left', '2 destellos left')
     """
-    return f"{count} destello{'' if count == 1 else 's'} left"
+    if count == 1:
+        return tr("1 destello left")
+    return tr("{n} destellos left", n=count)
 
 
 # -- the table screen ------------------------------------------------------------------------
@@ -735,7 +840,7 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     lines: list[Line] = [(_header_text(title, player_id, connection), "header")]
     info = f"table {view.get('table_id', '?')}"
     if hand:
-        street = STREET_NAMES.get(hand.get("street", ""), hand.get("street", ""))
+        street = street_name(hand.get("street", ""))
         info += f"   hand #{hand.get('number')}   {street}"
         if hand.get("complete"):
             info += " (hand over)"

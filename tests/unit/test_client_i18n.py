@@ -84,3 +84,38 @@ def test_english_is_the_default_and_unchanged() -> None:
 def test_the_server_is_asked_for_the_same_language() -> None:
     assert with_language("ws://127.0.0.1:8765", "pt") == "ws://127.0.0.1:8765?lang=pt"
     assert with_language("ws://127.0.0.1:8765", "en") == "ws://127.0.0.1:8765"
+
+
+def test_the_event_sentences_in_polish_about_you_and_about_others(polish: None) -> None:
+    """The Narrator speaks the client's language: the reader in the second person (Polish
+    conjugates: "Podbijasz"), others by name ("bob podbija"), places as Polish ordinals."""
+    from naiko_client.render import Narrator
+
+    view = {"seat_index": 0, "seats": [{"seat_index": 0, "player_id": "ola"},
+                                       {"seat_index": 1, "player_id": "bob"}]}
+    events = [{"kind": "action", "seat_index": 0, "action": "raise_to", "to": 40,
+               "all_in": False},
+              {"kind": "action", "seat_index": 1, "action": "call", "amount": 30,
+               "all_in": True},
+              {"kind": "timed_out", "seat_index": 1, "decision": "fold"},
+              {"kind": "eliminated", "player_id": "bob", "place": 3, "prize": 120},
+              {"kind": "power_used", "seat_index": 1, "power": "short_anchor",
+               "target_seat": 0, "destellos": 1}]
+    assert Narrator("ola").narrate(events, view) == [
+        "Podbijasz do 40",
+        "bob sprawdza 30 i jest all-in",
+        "Czas gracza bob minął: bob pasuje",
+        "bob odpada na 3. miejscu i wygrywa 120",
+        "bob używa: Krótka Kotwica na tobie (został 1 Destello)"]
+
+
+def test_every_event_sentence_has_a_text_in_every_language() -> None:
+    """The sentences of :mod:`naiko_client.i18n_events` are in the catalogues, and no
+    translation is left equal to a long English sentence (a text copied, not translated)."""
+    from naiko_client.i18n_events import TEXTS
+
+    for lang in i18n.LANGUAGES[1:]:
+        catalogue = i18n.CATALOGUES[lang]
+        assert all(english in catalogue for english in TEXTS)
+        copied = [e for e in TEXTS if len(e) > 24 and catalogue[e] == e]
+        assert copied == [], lang
