@@ -19,6 +19,31 @@ the tests do), connecting the sample player and invoking the game handler with
 ``events/create_table.json`` (whose reply must be an ``ack``). Runs alternate between the two
 trees (before, after, after, before, ...) so both see the same machine load; it prints min and
 median per variant and the ratios after / before.
+
+    .venv/bin/python scripts/bench_cold_start.py --functions [--runs 9] [--python python3.12 ...]
+
+``--functions``: the first frame of each function on a new container next to ``import boto3``
+alone, for each Python given (default: ``python3.12`` if one is on ``PATH``, and this one).
+For each, the compiled layer is built for that Python (as above), and every run is a fresh
+interpreter (``-S``, ``PYTHONDONTWRITEBYTECODE=1``, read-only trees, the function's source
+then the layer's ``python/`` on the path) that does one of:
+
+* ``boto3``: ``import boto3``;
+* ``game``: ``import app`` of ``functions/game``, then ``events/create_table.json`` through
+  its handler (the service is built for real: boto3 clients, the state key read from Secrets
+  Manager and stretched with HKDF, as deployed; the reply posted must be an ``ack``);
+* ``connect``: ``functions/connect`` with ``events/connect.json`` (a new connection's item);
+* ``authorizer``: ``functions/authorizer`` with ``events/connect_authorizer.json`` carrying a
+  valid token (an ``Allow`` policy);
+* ``timer``: ``functions/timer`` with one SQS record, the ``next_hand`` wake-up of a table
+  whose hand just ended (the next hand is dealt, its decision timer queued). The table's
+  items are put back before each run, so every run does the same work.
+
+The AWS calls go to a moto server in this process (``ThreadedMotoServer`` on localhost, a
+few ms a call, like DynamoDB from Lambda), seeded before the first run. It prints, per Python
+and function, min and median of ``import app``, of the first invocation and of their sum (the
+first frame), and the first frame's ratio to ``import boto3`` (min / min, median / median);
+the goal (issue 23 item 9) is at most 1.5.
 """
 
 from __future__ import annotations
@@ -75,16 +100,18 @@ print(json.dumps({"import_ms": (imported - started) * 1000,
 """
 
 
-def build_layer(work: Path) -> Path:
-    """The Makefile's layer for this interpreter, in *work*/after; returns its python/."""
+def build_layer(work: Path, python: str = sys.executable) -> Path:
+    """The Makefile's layer for *python* (this interpreter), in *work*/after; returns its
+    python/."""
     started = time.monotonic()
     done = subprocess.run(["make", "--no-print-directory", "-s", "build-EngineLayer",
-                           f"ARTIFACTS_DIR={work / 'after'}", f"PYTHON={sys.executable}",
+                           f"ARTIFACTS_DIR={work / 'after'}", f"PYTHON={python}",
                            "LAYER_PLATFORM="],
                           cwd=ROOT / "layers" / "engine", capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"make build-EngineLayer failed:\n{done.stdout}{done.stderr}")
-    print(f"built the layer with layers/engine/Makefile in {time.monotonic() - started:.1f} s")
+    print(f"built the layer with layers/engine/Makefile for {python} in "
+          f"{time.monotonic() - started:.1f} s")
     return work / "after" / "python"
 
 
@@ -131,13 +158,327 @@ def run_once(layer: Path, function: Path, support: Path, event: Path) -> dict[st
     return measured
 
 
+# -- --functions: each function's first frame next to `import boto3` ---------------------------
+
+FUNCTION_CHILD = r"""
+import json, sys
+mode = sys.argv[1]
+event = json.loads(open(sys.argv[2], encoding="utf-8").read()) if mode != "boto3" else None
+import time
+started, cpu_started = time.perf_counter(), time.process_time()
+if mode == "boto3":
+    import boto3
+    imported = answered = time.perf_counter()
+    result = None
+else:
+    import app
+    imported = time.perf_counter()
+
+    class Context:
+        function_name = "naiko-bench-" + mode
+        function_version = "$LATEST"
+        memory_limit_in_mb = 512
+        invoked_function_arn = "arn:aws:lambda:eu-west-1:123456789012:function:naiko-bench"
+        aws_request_id = "6f1c2d3e-0000-4000-8000-000000000001"
+
+        def get_remaining_time_in_millis(self):
+            return 30_000
+
+    result = app.lambda_handler(event, Context())
+    answered = time.perf_counter()
+cpu = time.process_time() - cpu_started
+print(json.dumps({"import_ms": (imported - started) * 1000,
+                  "first_ms": (answered - imported) * 1000,
+                  "total_ms": (answered - started) * 1000, "cpu_ms": cpu * 1000,
+                  "result": result, "modules": len(sys.modules)}))
+"""
+
+FUNCTIONS = ("game", "connect", "authorizer", "timer")
+BENCH_STAGE = "bench"
+BENCH_PLAYERS = ("alice", "bob", "carol")  # a new table's min_players
+
+
+def default_pythons() -> list[str]:
+    """``python3.12`` when one is on ``PATH`` (``PYENV_VERSION=3.11.7:3.12.1`` puts pyenv's
+    there), then this interpreter."""
+    found = [shutil.which("python3.12")]
+    return [p for p in found if p] + [sys.executable]
+
+
+def resolve_python(python: str) -> tuple[str, str]:
+    """*python*'s own executable (not a pyenv shim, which starts a shell) and version."""
+    done = subprocess.run([python, "-c", "import sys; print(sys.executable); "
+                           "print(sys.version.split()[0])"],
+                          capture_output=True, text=True, check=True)
+    executable, version = done.stdout.split()
+    return executable, version
+
+
+class MotoWorld:
+    """A moto server on localhost with the template's tables, the timer queue, the state-key
+    secret and a seeded table whose ``next_hand`` wake-up the timer runs fire."""
+
+    def __init__(self, work: Path):
+        import logging
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        sys.path[:0] = [str(ROOT / "layers" / "engine"), str(ROOT / "local"),
+                        str(ROOT / "tests")]
+        from moto.server import ThreadedMotoServer
+
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.server.start()
+        host, port = self.server.get_host_and_port()
+        self.url = f"http://{host}:{port}"
+        self.work = work
+        self.posts: dict[str, list[bytes]] = {}
+        self._patch_posts()
+
+    def _patch_posts(self) -> None:
+        from urllib.parse import unquote
+
+        from moto.apigatewaymanagementapi.models import ApiGatewayManagementApiBackend
+
+        posts = self.posts
+
+        def post_to_connection(backend: Any, data: bytes, connection_id: str) -> None:
+            posts.setdefault(unquote(connection_id), []).append(bytes(data))
+
+        ApiGatewayManagementApiBackend.post_to_connection = post_to_connection  # type: ignore[method-assign]
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def environment(self, key_b64: str) -> dict[str, str]:
+        """The functions' environment (template.yaml's, pointed at the moto server)."""
+        import boto3
+        from aws_testing import create_tables_from_template
+        from naiko_local.template import load_template, table_environment
+
+        aws = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+               "AWS_DEFAULT_REGION": "eu-west-1", "AWS_ENDPOINT_URL": self.url}
+        os.environ.update(aws)
+        dynamodb = boto3.client("dynamodb")
+        names = create_tables_from_template(dynamodb, stage=BENCH_STAGE)
+        queue = boto3.client("sqs").create_queue(QueueName="naiko-bench-timers")["QueueUrl"]
+        secret = boto3.client("secretsmanager").create_secret(
+            Name="naiko-bench-state-key", SecretString="k" * 64)["ARN"]  # as CloudFormation's
+        self.dynamodb, self.names = dynamodb, names
+        env = {**aws, **table_environment(load_template(), names),
+               "WEBSOCKET_ENDPOINT": self.url, "TIMER_TRANSPORT": "queue",
+               "TIMER_QUEUE_URL": queue, "STATE_KEY_SECRET_ARN": secret,
+               "DEFAULT_PAUSE_SECONDS": "1", "POWERTOOLS_SERVICE_NAME": "naiko",
+               "POWERTOOLS_METRICS_NAMESPACE": "Naiko", "POWERTOOLS_LOG_LEVEL": "INFO",
+               "POWERTOOLS_TRACE_DISABLED": "true",
+               "AUTH_PUBLIC_KEY": key_b64, "AUTH_ISSUER": f"naiko-{BENCH_STAGE}",
+               "AUTH_AUDIENCE": f"naiko-{BENCH_STAGE}"}
+        return env
+
+    def seed(self, env: dict[str, str]) -> dict[str, str]:
+        """Players with chips, a table whose first hand has ended; the timer event's file."""
+        from naiko_local.stack import LambdaContext
+        from naiko_local.template import load_handler
+        from naiko_service import bootstrap
+        from naiko_service.timer_queue import message_body
+
+        os.environ.update(env)
+        bootstrap.reset()
+        handlers = {name: load_handler(name) for name in ("connect", "game")}
+        for player in BENCH_PLAYERS:
+            self.dynamodb.update_item(
+                TableName=self.names["AccountsTable"], Key={"player_id": {"S": player}},
+                UpdateExpression="ADD balance :c",
+                ExpressionAttributeValues={":c": {"N": "1000000"}})
+
+        def event(player: str, route: str, kind: str, body: str | None = None
+                  ) -> dict[str, Any]:
+            context = {"routeKey": route, "eventType": kind, "connectionId": f"c-{player}",
+                       "domainName": "bench.example", "stage": BENCH_STAGE,
+                       "messageId": f"m-{player}-{time.monotonic_ns()}",
+                       "authorizer": {"principalId": player, "player_id": player}}
+            return {"requestContext": context, **({"body": body} if body else {})}
+
+        def send(player: str, **frame: Any) -> dict[str, Any]:
+            frame.setdefault("request_id", f"seed-{time.monotonic_ns()}")
+            before = len(self.posts.get(f"c-{player}", []))
+            handlers["game"].lambda_handler(
+                event(player, str(frame["action"]), "MESSAGE", json.dumps(frame)),
+                LambdaContext("naiko-bench-seed"))
+            replies = [json.loads(b) for b in self.posts[f"c-{player}"][before:]]
+            return next(m for m in replies if m.get("request_id") == frame["request_id"])
+
+        for player in BENCH_PLAYERS:
+            handlers["connect"].lambda_handler(event(player, "$connect", "CONNECT"),
+                                               LambdaContext("naiko-bench-seed"))
+        table_id = send("alice", action="create_table", name="bench", variant="NLHE",
+                        small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=400)["table_id"]
+        for player in BENCH_PLAYERS:
+            send(player, action="join_table", table_id=table_id, buy_in=200)
+        service = bootstrap.get_service()
+        record = service.deps.tables.load(table_id)
+        while not any(t.kind == "next_hand" for t in record.timers):  # everyone folds
+            hand = record.state.hand
+            assert hand is not None and hand.actor is not None, "the seeded hand did not start"
+            seat = record.state.seats[hand.actor]
+            assert seat is not None
+            send(seat.player_id, action="act", table_id=table_id, move="fold")
+            record = service.deps.tables.load(table_id)
+        timer = next(t for t in record.timers if t.kind == "next_hand")
+        self.table_items = self.dynamodb.scan(TableName=self.names["TablesTable"])["Items"]
+        records = [{"messageId": "bench-1", "receiptHandle": "bench",
+                    "body": message_body(table_id, timer.token, timer.due_ms, "next_hand"),
+                    "attributes": {"ApproximateReceiveCount": "1"},
+                    "eventSource": "aws:sqs"}]
+        bootstrap.reset()
+        files = {}
+        sources = {"game": "create_table", "connect": "connect",
+                   "authorizer": "connect_authorizer"}
+        for name, source in sources.items():
+            files[name] = json.loads((ROOT / "events" / f"{source}.json").read_text())
+        files["timer"] = {"Records": records}
+        paths = {}
+        for name, data in files.items():
+            paths[name] = str(self.work / f"{name}.json")
+            Path(paths[name]).write_text(json.dumps(data), encoding="utf-8")
+        self.timer_due_ms = timer.due_ms
+        return paths
+
+    def restore_table(self) -> None:
+        """Put the seeded table back, so the next timer run deals the same next hand."""
+        for item in self.table_items:
+            self.dynamodb.put_item(TableName=self.names["TablesTable"], Item=item)
+
+
+def run_function(python: str, mode: str, layer: Path, function: Path | None,
+                 event: str | None, env: dict[str, str]) -> dict[str, Any]:
+    child_env = {key: value for key, value in os.environ.items()
+                 if not key.startswith(("PYTHON", "AWS_", "POWERTOOLS_", "AUTH_"))}
+    child_env.update(env)
+    path = [str(function)] if function is not None else []
+    child_env.update({"PYTHONPATH": os.pathsep.join([*path, str(layer)]),
+                      "PYTHONDONTWRITEBYTECODE": "1"})
+    done = subprocess.run([python, "-S", "-c", FUNCTION_CHILD, mode, event or ""],
+                          capture_output=True, text=True, env=child_env,
+                          cwd=str(function or layer), timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"the {mode} run failed:\n{done.stderr[-3000:]}")
+    measured: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return measured
+
+
+def check_result(mode: str, measured: dict[str, Any], world: MotoWorld,
+                 connection_id: str) -> None:
+    result = measured["result"]
+    if mode == "boto3":
+        return
+    if mode == "authorizer":
+        ok = (result or {}).get("principalId") == "alice"
+    elif mode == "timer":
+        ok = result == {"batchItemFailures": []}
+    else:
+        ok = result == {"statusCode": 200}
+    if ok and mode == "game":
+        last = json.loads(world.posts[connection_id][-1])
+        ok = last.get("type") == "ack"
+    if not ok:
+        raise RuntimeError(f"unexpected {mode} result: {result}")
+
+
+def functions_main(runs: int, pythons: list[str], work: Path) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from mint_token import generate_keypair, mint
+
+    private_pem, public_b64 = generate_keypair()
+    world = MotoWorld(work)
+    try:
+        env = world.environment(public_b64)
+        events = world.seed(env)
+        authorizer = json.loads(Path(events["authorizer"]).read_text())
+        token = mint(private_pem, "alice", ttl=86_400, stage=BENCH_STAGE)
+        authorizer["queryStringParameters"] = {"token": token}
+        authorizer["multiValueQueryStringParameters"] = {"token": [token]}
+        Path(events["authorizer"]).write_text(json.dumps(authorizer), encoding="utf-8")
+        connection_id = json.loads(Path(events["game"]).read_text())["requestContext"][
+            "connectionId"]
+        layers: dict[str, Path] = {}
+        versions: dict[str, str] = {}
+        resolved = [resolve_python(python) for python in pythons]
+        pythons = [executable for executable, _ in resolved]
+        for executable, version in resolved:
+            versions[executable] = version
+            layers[executable] = build_layer(work / version, executable)
+            make_read_only(layers[executable])
+        functions: dict[str, Path] = {}
+        for name in FUNCTIONS:
+            functions[name] = work / "functions" / name
+            shutil.copytree(ROOT / "functions" / name, functions[name],
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            make_read_only(functions[name])
+        # wait for the seeded wake-up's time, so that no timer run finds it early
+        wait_s = world.timer_due_ms / 1000 - time.time()
+        if wait_s > 0:
+            time.sleep(wait_s + 0.1)
+        modes = ("boto3", *FUNCTIONS)
+        print(f"{runs} runs per Python and function, interleaved; AWS calls to moto on "
+              f"localhost; {os.uname().machine}")
+        results: dict[str, dict[str, list[dict[str, Any]]]] = {
+            python: {mode: [] for mode in modes} for python in pythons}
+        for i in range(runs):
+            for python in pythons:
+                order = modes[i % len(modes):] + modes[:i % len(modes)]
+                for mode in order:
+                    if mode == "timer":
+                        world.restore_table()
+                    measured = run_function(python, mode, layers[python],
+                                            functions.get(mode), events.get(mode), env)
+                    check_result(mode, measured, world, connection_id)
+                    results[python][mode].append(measured)
+        for python in pythons:
+            print()
+            print(f"Python {versions[python]}: first frame on a new container = import app + "
+                  f"first invocation (wall ms; cpu: the process's CPU time, which other jobs' "
+                  f"load hardly changes)")
+            print(f"{'':12} {'import app':>15} {'first invocation':>17} {'first frame':>15} "
+                  f"{'cpu':>15} {'x import boto3':>22} {'modules':>8}")
+            print(f"{'':12} " + " ".join(f"{'min':>7} {'median':>7}" for _ in range(4))
+                  + f" {'min':>6} {'median':>6} {'cpu min':>8}")
+            keys = ("import_ms", "first_ms", "total_ms", "cpu_ms")
+            summary = {mode: {key: (min(r[key] for r in rows),
+                                    statistics.median(r[key] for r in rows))
+                              for key in keys}
+                       for mode, rows in results[python].items()}
+            boto, boto_cpu = summary["boto3"]["total_ms"], summary["boto3"]["cpu_ms"]
+            for mode in modes:
+                label = "import boto3" if mode == "boto3" else mode
+                cells = " ".join(f"{low:7.0f} {mid:7.0f}" for low, mid in summary[mode].values())
+                low, mid = summary[mode]["total_ms"]
+                modules = int(statistics.median(r["modules"] for r in results[python][mode]))
+                print(f"{label:12} {cells} {low / boto[0]:6.2f} {mid / boto[1]:6.2f} "
+                      f"{summary[mode]['cpu_ms'][0] / boto_cpu[0]:8.2f} {modules:8}")
+    finally:
+        world.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per variant (default 9)")
     parser.add_argument("--keep", type=Path, help="build in DIR and keep it (default: a temp dir)")
+    parser.add_argument("--functions", action="store_true",
+                        help="each function's first frame next to `import boto3` (see above)")
+    parser.add_argument("--python", action="append",
+                        help="with --functions: a Python to measure (repeatable; default: "
+                             "python3.12 if on PATH, and this one)")
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="naiko-cold-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.functions:
+        try:
+            functions_main(args.runs, args.python or default_pythons(), work)
+        finally:
+            if args.keep is None:
+                make_writable(work)
+                shutil.rmtree(work, ignore_errors=True)
+        return 0
     try:
         after = build_layer(work)
         before = source_only_copy(after, work / "before" / "python")

@@ -3,7 +3,7 @@ Lambda container from environment variables: the one place where real or fake ad
 chosen.
 
 Nothing here builds a client at import time. :func:`get_service` builds the AWS adapters on the
-first call (importing ``boto3``, the use cases, the engine and the protocol only then) and keeps
+first call (importing botocore, the use cases, the engine and the protocol only then) and keeps
 them for the life of the container; tests and the local stack hand in a service built from
 other adapters with :func:`set_service`. Importing this module stays cheap, and so does
 importing a handler (see "Cold start" in ``docs/deploy.md``).
@@ -39,7 +39,7 @@ Environment (set by ``template.yaml``):
     :data:`~naiko_service.sealing.REFRESH_SECONDS` (see :func:`keyring_from_secret`). The
     ``$connect`` function has neither: it only binds connections (:func:`get_connector`).
 ``AWS_ENDPOINT_URL``
-    Honoured by boto3 itself (moto server, LocalStack).
+    Honoured by botocore itself (moto server, LocalStack).
 ``POWERTOOLS_METRICS_NAMESPACE``
     Metrics namespace, ``Naiko`` by default.
 ``DEFAULT_DECISION_SECONDS``, ``DEFAULT_PAUSE_SECONDS``, ``SEAT_OFFER_SECONDS``
@@ -312,13 +312,9 @@ def get_connector() -> Connector:
                 table = os.environ.get("CONNECTIONS_TABLE", "").strip()
                 if not table:
                     raise ConfigurationError("environment variable CONNECTIONS_TABLE is not set")
-                import boto3
-                from botocore.config import Config as BotoConfig
-
                 from .aws.dynamodb import DynamoConnections
 
-                client = boto3.client("dynamodb", config=BotoConfig(**BOTO_SETTINGS))
-                _connector = ConnectionBinder(DynamoConnections(client, table),
+                _connector = ConnectionBinder(DynamoConnections(aws_client("dynamodb"), table),
                                               SystemClock().now_ms)
             connector = _connector
     return connector
@@ -360,6 +356,55 @@ the SDK's backoff (at most 1 s) between them: at most 4 s a call
 that threads sharing it (the sweep's :attr:`Config.sweep_workers`) do not queue for one (the
 SDK's default is 10; connections are opened only when used)."""
 
+_botocore_session: Any = None
+_clients_lock = threading.Lock()
+
+
+def aws_client(service: str, **options: Any) -> Any:
+    """A low-level AWS client of *service* with :data:`BOTO_SETTINGS`, from one botocore
+    session per container. botocore's, not boto3's: ``boto3.client`` hands out the same
+    botocore client, but ``import boto3`` also imports s3transfer (urllib3's and
+    multiprocessing's parts with it), which costs a new container about as much again as
+    botocore itself (docs/deploy.md, "7. Cold start"). Region, credentials and
+    ``AWS_ENDPOINT_URL`` come from the environment as with boto3.
+    """
+    global _botocore_session
+    import botocore.session
+    from botocore.config import Config as BotoConfig
+
+    with _clients_lock:  # a botocore session is not thread-safe; its clients are
+        if _botocore_session is None:
+            _botocore_session = botocore.session.get_session()
+        return _botocore_session.create_client(service, config=BotoConfig(**BOTO_SETTINGS),
+                                               **options)
+
+
+class LazyClient:
+    """An :func:`aws_client` built on first use (any attribute: an operation, ``meta``,
+    ``exceptions``), once, even from several threads. A client costs a new container a few
+    tens of ms (its service model is read and parsed): the timer queue's is not needed by a
+    frame that arms no timer, the Management API's by an invocation that tells nobody.
+    """
+
+    def __init__(self, service: str, **options: Any):
+        self._service = service
+        self._options = options
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def built(self) -> bool:
+        return self._client is not None
+
+    def __getattr__(self, name: str) -> Any:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = aws_client(self._service, **self._options)
+                client = self._client
+        return getattr(client, name)
+
 _remaining: ContextVar[Callable[[], float] | None] = ContextVar("naiko_remaining", default=None)
 
 
@@ -392,10 +437,9 @@ def measure(name: str, value: float) -> None:
 # -- building the AWS adapters ---------------------------------------------------------------
 
 def build_service(config: Config, endpoint: str | None = None) -> TableService:
-    """A service on the AWS adapters described by *config* (boto3 is imported here)."""
-    import boto3
-    from botocore.config import Config as BotoConfig
-
+    """A service on the AWS adapters described by *config* (botocore is imported here). Only
+    the clients every frame needs are built now: the timer transports' on their first
+    wake-up (:class:`LazyClient`)."""
     from .aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
     from .aws.gateway import ManagementApiGateway
     from .ratelimit import RateLimiter
@@ -406,23 +450,21 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         raise ConfigurationError("WEBSOCKET_ENDPOINT is not set and the event names no API")
     # The worst case of one call is bounded (usecases.fanout.AWS_CALL_WORST_MS, docs/deploy.md
     # "Worst cases"); the adapters map errors to ports.
-    boto = BotoConfig(**BOTO_SETTINGS)
-    dynamodb = boto3.client("dynamodb", config=boto)
-    sealer = state_sealer(config, lambda: boto3.client("secretsmanager", config=boto))
+    dynamodb = aws_client("dynamodb")
+    sealer = state_sealer(config, lambda: aws_client("secretsmanager"))
     scheduler: Scheduler
     if config.timer_transport == "queue" and config.timer_queue_url:
         from .aws.scheduler import DelayQueueScheduler, StepFunctionsScheduler
 
         long_waits = None
         if config.timer_long_state_machine_arn:
-            long_waits = StepFunctionsScheduler(boto3.client("stepfunctions", config=boto),
+            long_waits = StepFunctionsScheduler(LazyClient("stepfunctions"),
                                                 config.timer_long_state_machine_arn)
-        scheduler = DelayQueueScheduler(boto3.client("sqs", config=boto),
-                                        config.timer_queue_url, long_waits)
+        scheduler = DelayQueueScheduler(LazyClient("sqs"), config.timer_queue_url, long_waits)
     elif config.timer_state_machine_arn:
         from .aws.scheduler import StepFunctionsScheduler
 
-        scheduler = StepFunctionsScheduler(boto3.client("stepfunctions", config=boto),
+        scheduler = StepFunctionsScheduler(LazyClient("stepfunctions"),
                                            config.timer_state_machine_arn,
                                            config.timer_long_state_machine_arn)
     else:
@@ -452,8 +494,8 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         accounts=DynamoAccounts(dynamodb, config.accounts_table,
                                 ledger_table=config.ledger_table),
         connections=connections,
-        gateway=ManagementApiGateway(boto3.client(
-            "apigatewaymanagementapi", endpoint_url=websocket_endpoint, config=boto)),
+        gateway=ManagementApiGateway(LazyClient("apigatewaymanagementapi",
+                                                endpoint_url=websocket_endpoint)),
         scheduler=scheduler,
         clock=clock,
         count=count,

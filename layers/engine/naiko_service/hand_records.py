@@ -42,13 +42,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from typing import TYPE_CHECKING, Any
 
-from naiko import phh
 from naiko.events import Event, HandCancelled, event_from_dict
-from naiko.hand_formats import Tournament, TournamentType, dumps_ohh, to_ohh, to_pokerstars
 from naiko.state import TableState
 from naiko.views import cards_in, proofs_for
 
 if TYPE_CHECKING:
+    from naiko.hand_formats import Tournament
+
     from .records import Fallback, Sealer, TableRecord
 
 FORMAT_VERSION = 1
@@ -423,6 +423,8 @@ def export_name(text: str) -> str:
 
 
 def _tournament(record: HandRecord) -> Tournament | None:
+    from naiko.hand_formats import Tournament, TournamentType
+
     info = record.tournament
     if info is None:
         return None
@@ -452,6 +454,10 @@ def export(record: HandRecord, fmt: str, reader: str | None) -> str:
         return json.dumps(for_reader(record, reader), ensure_ascii=False) + "\n"
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {EXPORT_FORMATS}")
+    # The exporters load with the first export, never on a table's path (cold start:
+    # docs/deploy.md "7. Cold start")
+    from naiko.hand_formats import dumps_ohh, to_ohh, to_pokerstars
+
     state = record.table_state()
     started = datetime.fromtimestamp(record.started_ms / 1000, UTC)
     hand_id = site_number(f"{record.table_id}#{record.hand_number}")
@@ -469,6 +475,8 @@ def _phh(record: HandRecord, state: TableState, reader: str | None, started: dat
     """PHH for one reader: the hole cards they were not shown are written unknown (``??``
     per card, as the PHH standard writes hands nobody saw), and so are, in a Naiko hand's
     extension, the cards of other players' peeks and swaps (:func:`naiko.phh.for_reader`)."""
+    from naiko import phh
+
     extra: dict[str, Any] = {"table": record.table_name, "year": started.year,
                              "month": started.month, "day": started.day,
                              "time": time(started.hour, started.minute, started.second),
