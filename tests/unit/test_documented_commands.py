@@ -63,6 +63,8 @@ HELP_ONLY: dict[str, str] = {
     "integrity_review.py": "reads an export or AWS DynamoDB (test_integrity.py runs it on "
                            "an export)",
     "mtt_balance.py": "a whole tournament in virtual time: ~35 s even at 20 players",
+    "operator.py": "writes to AWS DynamoDB (test_operator_actions.py and "
+                   "test_operator_on_moto.py run it)",
 }
 """Script -> why it is only asked for ``--help``."""
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ports import LedgerEntry, LedgerReason
+from .ports import OPS_PREFIX, LedgerEntry, LedgerReason
 from .records import Sealer
 
 HOUSE_PREFIX = "house:"
@@ -104,7 +104,8 @@ def audit_dynamodb(client: Any, accounts_table: str, ledger_table: str, tables_t
                 for item in _scan(client, accounts_table)}
     ledger = [LedgerEntry(str(item["account"]["S"]), int(item["amount"]["N"]),
                           LedgerReason(item["reason"]["S"]), str(item["ref"]["S"]),
-                          int(item["at_ms"]["N"])) for item in _scan(client, ledger_table)]
+                          int(item["at_ms"]["N"])) for item in _scan(client, ledger_table)
+              if not str(item["account"]["S"]).startswith(OPS_PREFIX)]  # the operator log
     store = DynamoTableStore(client, tables_table, accounts_table, sealer)
     tables = {}
     for item in _scan(client, tables_table):

@@ -18,9 +18,11 @@ from .ledger import Audit, audit
 from .limits import MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
 from .ports import (
     ACCOUNT_SET_CAPS,
+    AccountFrozen,
     AccountMove,
     AccountProfile,
     AccountSet,
+    AlreadyReversed,
     ConcurrentUpdate,
     ConnectionGone,
     DeleteItem,
@@ -28,6 +30,8 @@ from .ports import (
     InsufficientFunds,
     LedgerEntry,
     LedgerReason,
+    NotFrozen,
+    OperatorAction,
     PutItem,
     PutTable,
     PutTournament,
@@ -325,6 +329,10 @@ class MemoryAccounts:
         self.ratholes: dict[str, tuple[str, int]] = {}
         self.ledger: list[LedgerEntry] = []
         self.max_open_tables = max_open_tables
+        self.frozen: set[str] = set()
+        self.operator_actions: list[OperatorAction] = []
+        """The operator log, oldest first (:class:`~naiko_service.ports.AccountsAdmin`)."""
+        self.reversals: dict[str, OperatorAction] = {}
         self._lock = threading.RLock()
 
     def balance(self, player_id: str) -> int:
@@ -347,7 +355,10 @@ class MemoryAccounts:
             self.sets[which][player_id] -= ids
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
+        """:raises AccountFrozen: The account is frozen (nothing is granted)."""
         with self._lock:
+            if player_id in self.frozen:
+                raise AccountFrozen(player_id)
             self.balances[player_id] += amount
             self.ledger.append(LedgerEntry(player_id, amount, LedgerReason.GRANT, ref, at_ms))
             return self.balances[player_id]
@@ -366,6 +377,10 @@ class MemoryAccounts:
             chips[move.player_id] += move.amount
             opened[move.player_id] += move.open_tables
         with self._lock:
+            for move in moves:  # a frozen account takes no chips out and joins nothing
+                if move.player_id in self.frozen and (
+                        chips[move.player_id] > 0 or any(a for _, a in move.set_changes())):
+                    raise AccountFrozen(move.player_id)
             for player_id, amount in chips.items():
                 if amount > 0 and self.balances[player_id] < amount:
                     raise InsufficientFunds(player_id)
@@ -397,6 +412,53 @@ class MemoryAccounts:
                     self.ratholes[move.player_id] = move.rathole[:2]
             self.ledger += [LedgerEntry(m.player_id, -m.amount, m.ledger_reason, m.table_id,
                                         m.at_ms) for m in moves if m.amount]
+
+
+    # -- operators (AccountsAdmin, issue 27) ----------------------------------------------
+
+    def _exists(self, player_id: str) -> bool:
+        return player_id in self.balances or any(e.player_id == player_id for e in self.ledger)
+
+    def is_frozen(self, player_id: str) -> bool:
+        return player_id in self.frozen
+
+    def set_frozen(self, player_id: str, frozen: bool, action: OperatorAction) -> None:
+        with self._lock:
+            if not self._exists(player_id):
+                raise KeyError(player_id)
+            if frozen and player_id in self.frozen:
+                raise AccountFrozen(player_id)
+            if not frozen and player_id not in self.frozen:
+                raise NotFrozen(player_id)
+            (self.frozen.add if frozen else self.frozen.discard)(player_id)
+            self.operator_actions.append(action)
+
+    def reverse(self, source: str, target: str, amount: int, action: OperatorAction) -> None:
+        with self._lock:
+            done = self.reversals.get(action.action_id)
+            if done is not None:
+                raise AlreadyReversed(done)
+            if not self._exists(target):
+                raise KeyError(target)
+            if self.balances[source] < amount:
+                raise InsufficientFunds(source)
+            self.balances[source] -= amount
+            self.balances[target] += amount
+            ref = f"reversal:{action.action_id}"
+            self.ledger += [LedgerEntry(source, -amount, LedgerReason.REVERSAL, ref, action.at_ms),
+                            LedgerEntry(target, amount, LedgerReason.REVERSAL, ref, action.at_ms)]
+            self.reversals[action.action_id] = action
+            self.operator_actions.append(action)
+
+    def operator_log(self, limit: int = 50, before: str | None = None,
+                     ) -> tuple[list[OperatorAction], str | None]:
+        with self._lock:
+            newest = [(f"{a.at_ms:013d}#{a.action_id}", a) for a in self.operator_actions]
+        newest.sort(key=lambda x: x[0], reverse=True)
+        older = [(k, a) for k, a in newest if before is None or k < before]
+        page = older[:limit]
+        after = page[-1][0] if len(older) > limit else None
+        return [a for _, a in page], after
 
 
 class MemoryConnections:

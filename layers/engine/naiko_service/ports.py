@@ -7,7 +7,7 @@ errors into the port errors below, so the use cases never see a ``ClientError``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -77,6 +77,26 @@ class TooManyTournaments(PortError):
     (:data:`~naiko_service.limits.MAX_OPEN_TOURNAMENTS`)."""
 
 
+class AccountFrozen(PortError):
+    """An operator froze the account (issue 27): it may not take chips to a table or a
+    tournament, queue, register, or receive a grant; its balance stays where it is."""
+
+
+class NotFrozen(PortError):
+    """Unfreezing an account that is not frozen (nothing was written)."""
+
+
+class AlreadyReversed(PortError):
+    """A reversal id used before: the first reversal stands, nothing was written again.
+
+    :param action: The operator action that did it (:class:`OperatorAction`).
+    """
+
+    def __init__(self, action: OperatorAction):
+        super().__init__(action.action_id)
+        self.action = action
+
+
 class AccountSet(StrEnum):
     """The capped sets of ids an account item keeps (attribute name = value): each grows by
     one id per move at most, refused beyond its cap (:data:`ACCOUNT_SET_CAPS`)."""
@@ -114,6 +134,9 @@ class LedgerReason(StrEnum):
     ENTRY = "entry"
     UNREGISTER = "unregister"
     PRIZE = "prize"
+    REVERSAL = "reversal"
+    """An operator moved chips back from one account to another (a flagged transfer, issue
+    27): two entries of opposite amounts, whose ``ref`` is ``reversal:<id>``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +238,73 @@ class LedgerEntry:
     ref: str
     """The table, tournament or ops reference the chips moved with."""
     at_ms: int
+
+
+OPS_PREFIX = "ops:"
+"""Ledger-table partitions that are not accounts: the operator log (:data:`OPERATOR_LOG`) and
+the reversal ids used (:data:`REVERSALS`). A sum of the ledger skips them."""
+
+OPERATOR_LOG = OPS_PREFIX + "log"
+REVERSALS = OPS_PREFIX + "reversal"
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorAction:
+    """One thing an operator did to an account (issue 27), kept in the operator log."""
+
+    action_id: str
+    """Unique (a reversal's is its reversal id)."""
+    operator: str
+    """Who did it (the operator's name as the admin command was given it)."""
+    action: str
+    """``freeze``, ``unfreeze`` or ``reverse``."""
+    player_id: str
+    """The account acted on (a reversal's: the account the chips are taken from)."""
+    reason: str
+    at_ms: int
+    details: dict[str, Any] = field(default_factory=dict)
+    """A reversal's ``to`` and ``amount``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action_id": self.action_id, "operator": self.operator, "action": self.action,
+                "player_id": self.player_id, "reason": self.reason, "at_ms": self.at_ms,
+                "details": dict(self.details)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OperatorAction:
+        return cls(str(data["action_id"]), str(data["operator"]), str(data["action"]),
+                   str(data["player_id"]), str(data["reason"]), int(data["at_ms"]),
+                   dict(data.get("details") or {}))
+
+
+class AccountsAdmin(Protocol):
+    """What operators do to accounts (issue 27), each action written with its log entry in
+    one transaction; never reached by a player's token (``scripts/operator.py``)."""
+
+    def set_frozen(self, player_id: str, frozen: bool, action: OperatorAction) -> None:
+        """Freeze (or unfreeze) the account, with *action* in the operator log.
+
+        :raises AccountFrozen: Freezing an account frozen already (nothing written).
+        :raises NotFrozen: Unfreezing one that is not frozen (nothing written).
+        :raises KeyError: No such account.
+        """
+
+    def is_frozen(self, player_id: str) -> bool: ...
+
+    def reverse(self, source: str, target: str, amount: int, action: OperatorAction) -> None:
+        """Move *amount* chips from *source* back to *target* with a ``reversal`` ledger entry
+        on each, once per ``action.action_id`` (the reversal id).
+
+        :raises InsufficientFunds: *source* holds less than *amount* (never below zero).
+        :raises AlreadyReversed: The reversal id was used (nothing written again).
+        :raises KeyError: *target* has no account.
+        """
+
+    def operator_log(self, limit: int = 50, before: str | None = None,
+                     ) -> tuple[list[OperatorAction], str | None]:
+        """The operator log, newest first: at most *limit* actions older than the position
+        *before* (the second item returned: ``None`` on the last page)."""
+        ...
 
 
 class TableStore(Protocol):

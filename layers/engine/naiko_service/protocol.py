@@ -604,7 +604,8 @@ class Ack(Message):
 
 
 ErrorCode = Literal[
-    "all_in_not_allowed", "already_acted", "already_anchored", "already_registered",
+    "account_frozen", "all_in_not_allowed", "already_acted", "already_anchored",
+    "already_registered",
     "already_seated", "already_used", "amount_above_maximum", "amount_below_minimum", "bad_amount",
     "bad_buy_in", "bad_invite_code", "bet_not_allowed", "bot_seat", "bots_off", "busy",
     "button_required", "cannot_check", "cannot_pay", "engine_error", "frame_too_large",

@@ -27,13 +27,19 @@ from ..limits import (
 )
 from ..ports import (
     ACCOUNT_SET_CAPS,
+    OPERATOR_LOG,
+    REVERSALS,
+    AccountFrozen,
     AccountMove,
     AccountProfile,
     AccountSet,
+    AlreadyReversed,
     ConcurrentUpdate,
     HistoryStored,
     InsufficientFunds,
     LedgerReason,
+    NotFrozen,
+    OperatorAction,
     TableNotFound,
     TooManyTables,
     TooManyWatched,
@@ -358,6 +364,10 @@ class DynamoTableStore:
             elif dropped:
                 deletes.append(f"{attr} :del{n}")
                 values[f":del{n}"] = {"SS": sorted(dropped)}
+        if net.chips > 0 or any(added for added, _ in net.sets.values()):
+            # issue 27: a frozen account takes no chips out, queues and registers for nothing
+            conditions.append("attribute_not_exists(#frozen)")
+            names["#frozen"] = FROZEN
         if net.rathole is not None:
             day, count, read = net.rathole
             sets.append("#rday = :rday, #rcount = :rcount")
@@ -390,6 +400,9 @@ class DynamoTableStore:
         """Which condition of an account update failed, from the item as it was."""
         balance = int(old["balance"]["N"]) if old and "balance" in old else 0
         opened = int(old["open_tables"]["N"]) if old and "open_tables" in old else 0
+        if old and FROZEN in old and (net.chips > 0
+                                      or any(added for added, _ in net.sets.values())):
+            return AccountFrozen(player_id)
         if net.chips > 0 and balance < net.chips:
             return InsufficientFunds(player_id)
         if net.opened > 0 and opened + net.opened > self.max_open_tables:
@@ -557,6 +570,10 @@ def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, _Net]:
     return {player: change for player, change in net.items() if not change.empty}
 
 
+FROZEN = "frozen"
+"""The account item's attribute of a frozen account (the freezing action's id, issue 27)."""
+
+
 def ledger_item(player_id: str, amount: int, reason: LedgerReason, ref: str, at_ms: int,
                 key: str) -> Item:
     """A ledger entry as an item: ``account`` (HASH) and ``entry`` (RANGE) =
@@ -679,20 +696,152 @@ class DynamoAccounts:
 
     def grant(self, player_id: str, amount: int, ref: str = "ops", at_ms: int = 0) -> int:
         """Add *amount* virtual chips (ops only), creating the account, with its ledger entry
-        in the same transaction; returns the new balance."""
+        in the same transaction; returns the new balance.
+
+        :raises AccountFrozen: The account is frozen (issue 27): nothing is granted."""
         update = {"TableName": self.accounts_table, "Key": {"player_id": {"S": player_id}},
                   "UpdateExpression": "ADD #balance :amount",
-                  "ExpressionAttributeNames": {"#balance": "balance"},
+                  "ConditionExpression": "attribute_not_exists(#frozen)",
+                  "ExpressionAttributeNames": {"#balance": "balance", "#frozen": FROZEN},
                   "ExpressionAttributeValues": {":amount": {"N": str(amount)}}}
-        if self.ledger_table is None:
-            response = self.client.update_item(**update, ReturnValues="UPDATED_NEW")
-            return int(response["Attributes"]["balance"]["N"])
-        at_ms = at_ms or time.time_ns() // 1_000_000
-        entry = ledger_item(player_id, amount, LedgerReason.GRANT, ref, at_ms,
-                            f"grant#{uuid.uuid4().hex}")
-        self.client.transact_write_items(TransactItems=[
-            {"Update": update}, {"Put": {"TableName": self.ledger_table, "Item": entry}}])
+        try:
+            if self.ledger_table is None:
+                response = self.client.update_item(**update, ReturnValues="UPDATED_NEW")
+                return int(response["Attributes"]["balance"]["N"])
+            at_ms = at_ms or time.time_ns() // 1_000_000
+            entry = ledger_item(player_id, amount, LedgerReason.GRANT, ref, at_ms,
+                                f"grant#{uuid.uuid4().hex}")
+            self.client.transact_write_items(TransactItems=[
+                {"Update": update}, {"Put": {"TableName": self.ledger_table, "Item": entry}}])
+        except ClientError as exc:
+            codes = [str(r.get("Code")) for r in exc.response.get("CancellationReasons", [])]
+            if error_code(exc) == "ConditionalCheckFailedException" or codes[:1] == [
+                    "ConditionalCheckFailed"]:
+                raise AccountFrozen(player_id) from exc
+            raise
         return self.balance(player_id)
+
+    # -- operators (AccountsAdmin, issue 27) ----------------------------------------------
+
+    def _log_put(self, action: OperatorAction) -> dict[str, Any]:
+        """The operator log's item of *action*: partition ``ops:log`` of the ledger table,
+        ``entry`` ``{at_ms:013d}#{action_id}`` (newest last), written once."""
+        if self.ledger_table is None:
+            raise ValueError("operator actions need the ledger table (the operator log)")
+        return {"TableName": self.ledger_table,
+                "Item": {"account": {"S": OPERATOR_LOG},
+                         "entry": {"S": f"{action.at_ms:013d}#{action.action_id}"},
+                         "doc": {"S": json.dumps(action.to_dict(), sort_keys=True)}},
+                "ConditionExpression": "attribute_not_exists(#entry)",
+                "ExpressionAttributeNames": {"#entry": "entry"}}
+
+    def is_frozen(self, player_id: str) -> bool:
+        response = self.client.get_item(TableName=self.accounts_table,
+                                        Key={"player_id": {"S": player_id}},
+                                        ConsistentRead=True, ProjectionExpression="#frozen",
+                                        ExpressionAttributeNames={"#frozen": FROZEN})
+        return FROZEN in response.get("Item", {})
+
+    def set_frozen(self, player_id: str, frozen: bool, action: OperatorAction) -> None:
+        """One transaction: the account's ``frozen`` attribute (``SET`` with the action's id,
+        only if the account exists and is not frozen; ``REMOVE``, only if frozen) and the
+        action's operator log item."""
+        update: dict[str, Any] = {
+            "TableName": self.accounts_table, "Key": {"player_id": {"S": player_id}},
+            "ExpressionAttributeNames": {"#frozen": FROZEN, "#id": "player_id"},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+        if frozen:
+            update["UpdateExpression"] = "SET #frozen = :action"
+            update["ConditionExpression"] = ("attribute_exists(#id) AND "
+                                             "attribute_not_exists(#frozen)")
+            update["ExpressionAttributeValues"] = {":action": {"S": action.action_id}}
+        else:
+            update["UpdateExpression"] = "REMOVE #frozen"
+            update["ConditionExpression"] = ("attribute_exists(#id) AND "
+                                             "attribute_exists(#frozen)")
+        try:
+            self.client.transact_write_items(TransactItems=[
+                {"Update": update}, {"Put": self._log_put(action)}])
+        except ClientError as exc:
+            if error_code(exc) != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons", [])
+            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+                old = reasons[0].get("Item")
+                if not old:
+                    raise KeyError(player_id) from exc
+                raise (AccountFrozen(player_id) if frozen else NotFrozen(player_id)) from exc
+            raise
+
+    def reverse(self, source: str, target: str, amount: int, action: OperatorAction) -> None:
+        """One transaction: the reversal id's item (``ops:reversal`` / the id, only if absent:
+        a reversal happens once), ``ADD balance -amount`` on *source* (only if it covers it:
+        never below zero), ``ADD balance +amount`` on *target* (only if the account exists),
+        their two ``reversal`` ledger entries and the operator log item."""
+        if self.ledger_table is None:
+            raise ValueError("a reversal needs the ledger table")
+        ref = f"reversal:{action.action_id}"
+        marker = {"TableName": self.ledger_table,
+                  "Item": {"account": {"S": REVERSALS}, "entry": {"S": action.action_id},
+                           "doc": {"S": json.dumps(action.to_dict(), sort_keys=True)}},
+                  "ConditionExpression": "attribute_not_exists(#entry)",
+                  "ExpressionAttributeNames": {"#entry": "entry"}}
+        take = {"TableName": self.accounts_table, "Key": {"player_id": {"S": source}},
+                "UpdateExpression": "ADD #balance :minus",
+                "ConditionExpression": "#balance >= :amount",
+                "ExpressionAttributeNames": {"#balance": "balance"},
+                "ExpressionAttributeValues": {":minus": {"N": str(-amount)},
+                                              ":amount": {"N": str(amount)}}}
+        give = {"TableName": self.accounts_table, "Key": {"player_id": {"S": target}},
+                "UpdateExpression": "ADD #balance :plus",
+                "ConditionExpression": "attribute_exists(#id)",
+                "ExpressionAttributeNames": {"#balance": "balance", "#id": "player_id"},
+                "ExpressionAttributeValues": {":plus": {"N": str(amount)}}}
+        entries = [{"TableName": self.ledger_table,
+                    "Item": ledger_item(player, change, LedgerReason.REVERSAL, ref, action.at_ms,
+                                        f"reversal#{action.action_id}#{index}"),
+                    "ConditionExpression": "attribute_not_exists(#entry)",
+                    "ExpressionAttributeNames": {"#entry": "entry"}}
+                   for index, (player, change) in enumerate(((source, -amount),
+                                                             (target, amount)))]
+        try:
+            self.client.transact_write_items(TransactItems=[
+                {"Put": marker}, {"Update": take}, {"Update": give},
+                *({"Put": e} for e in entries), {"Put": self._log_put(action)}])
+        except ClientError as exc:
+            if error_code(exc) != "TransactionCanceledException":
+                raise
+            codes = [str(r.get("Code")) for r in exc.response.get("CancellationReasons", [])]
+            if codes[:1] == ["ConditionalCheckFailed"]:
+                stored = self.client.get_item(
+                    TableName=self.ledger_table, ConsistentRead=True,
+                    Key={"account": {"S": REVERSALS}, "entry": {"S": action.action_id}})
+                raise AlreadyReversed(OperatorAction.from_dict(
+                    json.loads(stored["Item"]["doc"]["S"]))) from exc
+            if codes[1:2] == ["ConditionalCheckFailed"]:
+                raise InsufficientFunds(source) from exc
+            if codes[2:3] == ["ConditionalCheckFailed"]:
+                raise KeyError(target) from exc
+            raise
+
+    def operator_log(self, limit: int = 50, before: str | None = None,
+                     ) -> tuple[list[OperatorAction], str | None]:
+        """A Query of the ``ops:log`` partition, newest first, from *before* (an ``entry``)."""
+        if self.ledger_table is None:
+            raise ValueError("the operator log is in the ledger table")
+        request: dict[str, Any] = {
+            "TableName": self.ledger_table, "ConsistentRead": True, "ScanIndexForward": False,
+            "Limit": limit, "KeyConditionExpression": "#account = :log",
+            "ExpressionAttributeNames": {"#account": "account"},
+            "ExpressionAttributeValues": {":log": {"S": OPERATOR_LOG}}}
+        if before is not None:
+            request["ExclusiveStartKey"] = {"account": {"S": OPERATOR_LOG},
+                                            "entry": {"S": before}}
+        response = self.client.query(**request)
+        actions = [OperatorAction.from_dict(json.loads(item["doc"]["S"]))
+                   for item in response.get("Items", [])]
+        last = response.get("LastEvaluatedKey")
+        return actions, (str(last["entry"]["S"]) if last else None)
 
 
 class DynamoConnections:

@@ -26,6 +26,7 @@ MESSAGES: dict[str, str] = {
     "error.not_private": "host controls are for private tables",
     "error.bots_off": "bots are off here",
     "error.unknown_seat": "there is no such seat",
+    "error.account_frozen": "your account is frozen while it is reviewed; contact support",
     "error.insufficient_funds": "your account cannot cover that",
     "error.unknown_table": "no table has that id",
     "error.busy": "the table is busy; retry with the same request id",

@@ -22,6 +22,8 @@ MESSAGES: dict[str, str] = {
     "error.not_private": "sterowanie gospodarza dotyczy tylko stołów prywatnych",
     "error.bots_off": "boty są tu wyłączone",
     "error.unknown_seat": "nie ma takiego miejsca",
+    "error.account_frozen": ("twoje konto jest zamrożone na czas weryfikacji; "
+                             "skontaktuj się z pomocą"),
     "error.insufficient_funds": "twoje konto tego nie pokrywa",
     "error.unknown_table": "żaden stół nie ma takiego id",
     "error.busy": "stół jest zajęty; spróbuj ponownie z tym samym id żądania",

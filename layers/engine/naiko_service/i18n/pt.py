@@ -24,6 +24,7 @@ MESSAGES: dict[str, str] = {
     "error.not_private": "os controles do anfitrião são para mesas privadas",
     "error.bots_off": "os bots estão desativados aqui",
     "error.unknown_seat": "esse lugar não existe",
+    "error.account_frozen": "sua conta está congelada enquanto é analisada; fale com o suporte",
     "error.insufficient_funds": "sua conta não cobre isso",
     "error.unknown_table": "nenhuma mesa tem esse id",
     "error.busy": "a mesa está ocupada; tente de novo com o mesmo id de pedido",

@@ -24,6 +24,8 @@ MESSAGES: dict[str, str] = {
     "error.not_private": "comenzile gazdei sunt pentru mesele private",
     "error.bots_off": "boții sunt dezactivați aici",
     "error.unknown_seat": "nu există acest loc",
+    "error.account_frozen": ("contul tău este înghețat cât timp este verificat; "
+                             "contactează asistența"),
     "error.insufficient_funds": "contul tău nu acoperă asta",
     "error.unknown_table": "nicio masă nu are acest id",
     "error.busy": "masa este ocupată; încearcă din nou cu același id de cerere",

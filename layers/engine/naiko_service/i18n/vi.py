@@ -24,6 +24,8 @@ MESSAGES: dict[str, str] = {
     "error.not_private": "quyền điều khiển của chủ bàn chỉ dành cho bàn riêng",
     "error.bots_off": "bot bị tắt ở đây",
     "error.unknown_seat": "không có chỗ ngồi đó",
+    "error.account_frozen": ("tài khoản của bạn đang bị tạm khóa để xem xét; "
+                             "hãy liên hệ bộ phận hỗ trợ"),
     "error.insufficient_funds": "tài khoản của bạn không đủ",
     "error.unknown_table": "không có bàn nào có id đó",
     "error.busy": "bàn đang bận; hãy thử lại với cùng id yêu cầu",

@@ -30,6 +30,7 @@ from ..auth import BOT_ID_PREFIX, bot_id, is_bot_id
 from ..limits import MAX_OPEN_TOURNAMENTS, MAX_REGISTRATIONS_PER_PLAYER
 from ..notices import TournamentStarted
 from ..ports import (
+    AccountFrozen,
     AccountMove,
     AccountSet,
     ConcurrentUpdate,
@@ -54,6 +55,7 @@ from ..tournament_records import (
     TournamentStatus,
 )
 from . import arming, fanout, scheduled, transaction
+from .accounts import frozen_error
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
 from .tournament_payments import (
@@ -117,6 +119,8 @@ def create_tournament(deps: Deps, caller: Caller, request: p.CreateTournament) -
             replayed = False
         except ConcurrentUpdate:
             replayed = True
+        except AccountFrozen:
+            raise frozen_error() from None
         except TooManyTournaments:
             if attempt == 0 and forget_finished(deps, caller.player_id, AccountSet.CREATED):
                 continue
@@ -298,6 +302,8 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
         try:
             done = transact(deps, tournament_id, change, request_key=key, refuse_unknown=True)
             break
+        except AccountFrozen:
+            raise frozen_error() from None
         except InsufficientFunds:
             whose = ("the house's bot account cannot" if all(e.bot for e in entrants)
                      else "your account cannot")

@@ -44,6 +44,7 @@ from naiko.events import Event, event_from_dict
 from .. import hand_records
 from ..limits import MAX_WAITLISTS_PER_PLAYER
 from ..ports import (
+    AccountFrozen,
     AccountMove,
     ConcurrentUpdate,
     HistoryStored,
@@ -58,6 +59,7 @@ from ..ports import (
 )
 from ..records import TableRecord
 from . import arming, cancel, deadlines, dealer, tournament_tables
+from .accounts import frozen_error
 from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, backoff, refuse_bot_seat
 from .fanout import AWS_CALL_WORST_MS, ack, post_updates, send, watching
 from .subscriptions import drop_connections
@@ -198,6 +200,8 @@ def _commit(deps: Deps, new: TableRecord, expected_version: int, outcome: Outcom
     except ConcurrentUpdate:
         deps.count("Conflicts", 1)
         return False
+    except AccountFrozen as exc:
+        raise frozen_error() from exc
     except InsufficientFunds as exc:
         raise ServiceError("insufficient_funds",
                            "your account cannot cover that buy-in") from exc
