@@ -28,17 +28,15 @@ from collections.abc import Sequence
 from enum import StrEnum
 from fractions import Fraction
 
-from ..errors import EngineError
-
 MAX_ICM_PLAYERS = 9
 """ICM is exact for at most this many players (a full final table): 2^9 subsets."""
 
 
-class IcmError(EngineError):
+class IcmError(ValueError):
     """A split was asked for impossible inputs (no players, a stack not positive, more
-    prizes than players, a negative prize, too many players for exact ICM)."""
-
-    code = "invalid_split"
+    prizes than players, a negative prize, too many players for exact ICM). Not an error code
+    of the protocol yet: no route asks for a split (the deals and the director's cancellation,
+    R9.15, R9.16, will refuse such inputs before they get here)."""
 
 
 class SplitPolicy(StrEnum):
