@@ -413,7 +413,6 @@ class MemoryAccounts:
             self.ledger += [LedgerEntry(m.player_id, -m.amount, m.ledger_reason, m.table_id,
                                         m.at_ms) for m in moves if m.amount]
 
-
     # -- operators (AccountsAdmin, issue 27) ----------------------------------------------
 
     def _exists(self, player_id: str) -> bool:
@@ -453,7 +452,7 @@ class MemoryAccounts:
     def operator_log(self, limit: int = 50, before: str | None = None,
                      ) -> tuple[list[OperatorAction], str | None]:
         with self._lock:
-            newest = [(f"{a.at_ms:013d}#{a.action_id}", a) for a in self.operator_actions]
+            newest = [(a.log_key, a) for a in self.operator_actions]
         newest.sort(key=lambda x: x[0], reverse=True)
         older = [(k, a) for k, a in newest if before is None or k < before]
         page = older[:limit]

@@ -265,6 +265,11 @@ class OperatorAction:
     details: dict[str, Any] = field(default_factory=dict)
     """A reversal's ``to`` and ``amount``."""
 
+    @property
+    def log_key(self) -> str:
+        """Its place in the operator log: ``{at_ms:013d}#{action_id}`` (oldest first)."""
+        return f"{self.at_ms:013d}#{self.action_id}"
+
     def to_dict(self) -> dict[str, Any]:
         return {"action_id": self.action_id, "operator": self.operator, "action": self.action,
                 "player_id": self.player_id, "reason": self.reason, "at_ms": self.at_ms,

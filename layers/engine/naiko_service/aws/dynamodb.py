@@ -300,8 +300,7 @@ class DynamoTableStore:
         except ClientError as exc:
             if error_code(exc) != "TransactionCanceledException":
                 raise
-            codes = [str(reason.get("Code", "None"))
-                     for reason in exc.response.get("CancellationReasons", [])]
+            codes = cancellation_codes(exc)
             if codes and codes[0] in ("ConditionalCheckFailed", "TransactionConflict"):
                 raise ConcurrentUpdate(table_id) from exc
             reasons = exc.response.get("CancellationReasons", [])[1:]
@@ -364,8 +363,7 @@ class DynamoTableStore:
             elif dropped:
                 deletes.append(f"{attr} :del{n}")
                 values[f":del{n}"] = {"SS": sorted(dropped)}
-        if net.chips > 0 or any(added for added, _ in net.sets.values()):
-            # issue 27: a frozen account takes no chips out, queues and registers for nothing
+        if net.takes:  # issue 27: a frozen account takes no chips out, joins nothing
             conditions.append("attribute_not_exists(#frozen)")
             names["#frozen"] = FROZEN
         if net.rathole is not None:
@@ -400,8 +398,7 @@ class DynamoTableStore:
         """Which condition of an account update failed, from the item as it was."""
         balance = int(old["balance"]["N"]) if old and "balance" in old else 0
         opened = int(old["open_tables"]["N"]) if old and "open_tables" in old else 0
-        if old and FROZEN in old and (net.chips > 0
-                                      or any(added for added, _ in net.sets.values())):
+        if old and FROZEN in old and net.takes:
             return AccountFrozen(player_id)
         if net.chips > 0 and balance < net.chips:
             return InsufficientFunds(player_id)
@@ -546,6 +543,12 @@ class _Net:
         return not (self.chips or self.opened or self.visited is not None or self.rathole
                     or any(added or dropped for added, dropped in self.sets.values()))
 
+    @property
+    def takes(self) -> bool:
+        """Whether the write takes chips out of the account or adds it to a capped set (a
+        table, a waiting list, a tournament): what a frozen account may not do (issue 27)."""
+        return self.chips > 0 or any(added for added, _ in self.sets.values())
+
 
 def _members(item: Item, which: AccountSet) -> frozenset[str]:
     return frozenset(item[str(which)]["SS"]) if str(which) in item else frozenset()
@@ -568,6 +571,13 @@ def _net_moves(moves: tuple[AccountMove, ...]) -> dict[str, _Net]:
         if move.rathole is not None:
             change.rathole = move.rathole
     return {player: change for player, change in net.items() if not change.empty}
+
+
+def cancellation_codes(exc: ClientError) -> list[str]:
+    """The ``Code`` of each item of a cancelled ``TransactWriteItems`` (``"None"`` for an item
+    that did not fail), in the order the items were written."""
+    return [str(reason.get("Code", "None"))
+            for reason in exc.response.get("CancellationReasons", [])]
 
 
 FROZEN = "frozen"
@@ -714,7 +724,7 @@ class DynamoAccounts:
             self.client.transact_write_items(TransactItems=[
                 {"Update": update}, {"Put": {"TableName": self.ledger_table, "Item": entry}}])
         except ClientError as exc:
-            codes = [str(r.get("Code")) for r in exc.response.get("CancellationReasons", [])]
+            codes = cancellation_codes(exc)
             if error_code(exc) == "ConditionalCheckFailedException" or codes[:1] == [
                     "ConditionalCheckFailed"]:
                 raise AccountFrozen(player_id) from exc
@@ -730,7 +740,7 @@ class DynamoAccounts:
             raise ValueError("operator actions need the ledger table (the operator log)")
         return {"TableName": self.ledger_table,
                 "Item": {"account": {"S": OPERATOR_LOG},
-                         "entry": {"S": f"{action.at_ms:013d}#{action.action_id}"},
+                         "entry": {"S": action.log_key},
                          "doc": {"S": json.dumps(action.to_dict(), sort_keys=True)}},
                 "ConditionExpression": "attribute_not_exists(#entry)",
                 "ExpressionAttributeNames": {"#entry": "entry"}}
@@ -811,7 +821,7 @@ class DynamoAccounts:
         except ClientError as exc:
             if error_code(exc) != "TransactionCanceledException":
                 raise
-            codes = [str(r.get("Code")) for r in exc.response.get("CancellationReasons", [])]
+            codes = cancellation_codes(exc)
             if codes[:1] == ["ConditionalCheckFailed"]:
                 stored = self.client.get_item(
                     TableName=self.ledger_table, ConsistentRead=True,
