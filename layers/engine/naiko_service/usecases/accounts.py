@@ -92,15 +92,7 @@ def freeze(admin: AccountsAdmin, operator: str, player_id: str, reason: str, now
     """Freeze *player_id*'s account, logged as done by *operator* for *reason*.
 
     :raises OperatorError: ``unknown_account``, ``already_frozen`` (nothing written)."""
-    action = _action(operator, "freeze", player_id, reason, now_ms)
-    try:
-        admin.set_frozen(action.player_id, True, action)
-    except KeyError:
-        raise OperatorError("unknown_account", f"no account {player_id!r}") from None
-    except AccountFrozen:
-        raise OperatorError("already_frozen", f"{player_id} is frozen already") from None
-    log(action)
-    return action
+    return _set_frozen(admin, True, operator, player_id, reason, now_ms, log)
 
 
 def unfreeze(admin: AccountsAdmin, operator: str, player_id: str, reason: str, now_ms: int,
@@ -108,11 +100,18 @@ def unfreeze(admin: AccountsAdmin, operator: str, player_id: str, reason: str, n
     """Unfreeze *player_id*'s account.
 
     :raises OperatorError: ``unknown_account``, ``not_frozen`` (nothing written)."""
-    action = _action(operator, "unfreeze", player_id, reason, now_ms)
+    return _set_frozen(admin, False, operator, player_id, reason, now_ms, log)
+
+
+def _set_frozen(admin: AccountsAdmin, frozen: bool, operator: str, player_id: str, reason: str,
+                now_ms: int, log: Log) -> OperatorAction:
+    action = _action(operator, "freeze" if frozen else "unfreeze", player_id, reason, now_ms)
     try:
-        admin.set_frozen(action.player_id, False, action)
+        admin.set_frozen(action.player_id, frozen, action)
     except KeyError:
         raise OperatorError("unknown_account", f"no account {player_id!r}") from None
+    except AccountFrozen:
+        raise OperatorError("already_frozen", f"{player_id} is frozen already") from None
     except NotFrozen:
         raise OperatorError("not_frozen", f"{player_id} is not frozen") from None
     log(action)
