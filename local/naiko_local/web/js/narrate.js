@@ -36,14 +36,6 @@ export function shownName(name) {
   return readsAsYou(name) ? `"${name}"` : String(name);
 }
 
-const BASE_FORMS = { is: "are", has: "have", was: "were" };
-
-/** A verb's form after "you": raises -> raise, is -> are. */
-export function baseForm(verb) {
-  if (BASE_FORMS[verb]) return BASE_FORMS[verb];
-  return verb.endsWith("s") && !verb.endsWith("ss") ? verb.slice(0, -1) : verb;
-}
-
 /** A player as a sentence names them: the reader (`me`) in the second person, others by name. */
 export class Person {
   constructor(name, me = false) {
@@ -55,17 +47,6 @@ export class Person {
   who(start = false) {
     if (this.me) return start ? "You" : "you";
     return shownName(this.name);
-  }
-
-  /** The possessive: "Your" / "your", or "ana's". */
-  whose(start = false) {
-    if (this.me) return start ? "Your" : "your";
-    return `${shownName(this.name)}'s`;
-  }
-
-  /** `verb`, given in the third person, agreeing with this subject. */
-  does(verb) {
-    return this.me ? baseForm(verb) : verb;
   }
 }
 
