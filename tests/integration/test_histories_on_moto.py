@@ -182,20 +182,15 @@ def play(session: Session, tables: DynamoTableStore, table_id: str, connections:
         fire(session, table_id, token, rng.random() < 0.5)
 
 
-@pytest.mark.parametrize("variant", ["NLHE", "NAIKO"])
-def test_r10_1_hands_played_through_the_handlers_are_stored_exactly_once(
-        aws: tuple[Session, dict[str, str], Any], monkeypatch: pytest.MonkeyPatch,
-        variant: str) -> None:
-    """A moto test: hands played through the handlers are stored exactly once each, including
-    when the final write is retried."""
-    session, names, _ = aws
-    faults = Faults(names["HandHistoryTable"], ("retried", "lost", "none"))
-    monkeypatch.setattr(BaseClient, "_make_api_call", faults.wrap(BaseClient._make_api_call))
+def three_at_a_table(session: Session, names: dict[str, str], name: str, variant: str,
+                     ) -> tuple[list[str], str, Any, DynamoTableStore]:
+    """Three granted players connected and seated with 200 at a new 1/2 table (a hand starts
+    with the third): their connections, the table's id, a DynamoDB client and the table store."""
     connections = []
     for i in range(3):
         grant(names, f"player{i}")
         connections.append(session.connect(f"player{i}"))
-    send(session, connections[0], {"action": "create_table", "name": "moto", "variant": variant,
+    send(session, connections[0], {"action": "create_table", "name": name, "variant": variant,
                                    "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
                                    "max_buy_in": 400}, False)
     ack = next(m for m in session.messages(connections[0]) if m["type"] in ("ack", "update"))
@@ -205,6 +200,19 @@ def test_r10_1_hands_played_through_the_handlers_are_stored_exactly_once(
                                    "buy_in": 200}, False)
     client = boto3.client("dynamodb", region_name=REGION)
     tables = DynamoTableStore(client, names["TablesTable"], names["AccountsTable"], Sealer(KEY))
+    return connections, table_id, client, tables
+
+
+@pytest.mark.parametrize("variant", ["NLHE", "NAIKO"])
+def test_r10_1_hands_played_through_the_handlers_are_stored_exactly_once(
+        aws: tuple[Session, dict[str, str], Any], monkeypatch: pytest.MonkeyPatch,
+        variant: str) -> None:
+    """A moto test: hands played through the handlers are stored exactly once each, including
+    when the final write is retried."""
+    session, names, _ = aws
+    faults = Faults(names["HandHistoryTable"], ("retried", "lost", "none"))
+    monkeypatch.setattr(BaseClient, "_make_api_call", faults.wrap(BaseClient._make_api_call))
+    connections, table_id, client, tables = three_at_a_table(session, names, "moto", variant)
     play(session, tables, table_id, connections, 4, random.Random(11), variant == "NAIKO")
     assert faults.met["retried"] >= 1 and faults.met["lost"] >= 1  # each fault was met
 
@@ -316,20 +324,7 @@ def test_r10_1_stored_hands_expire_after_the_templates_retention_on_dynamodb(
     days = int(template["Parameters"]["HandRetentionDays"]["Default"])
     monkeypatch.setenv("HISTORY_RETENTION_DAYS", str(days))
     session, names, _ = aws
-    connections = []
-    for i in range(3):  # a hand starts with the third player
-        grant(names, f"player{i}")
-        connections.append(session.connect(f"player{i}"))
-    send(session, connections[0], {"action": "create_table", "name": "ttl", "variant": "NLHE",
-                                   "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
-                                   "max_buy_in": 400}, False)
-    ack = next(m for m in session.messages(connections[0]) if m["type"] in ("ack", "update"))
-    table_id = ack["table_id"]
-    for connection in connections:
-        send(session, connection, {"action": "join_table", "table_id": table_id,
-                                   "buy_in": 200}, False)
-    client = boto3.client("dynamodb", region_name=REGION)
-    tables = DynamoTableStore(client, names["TablesTable"], names["AccountsTable"], Sealer(KEY))
+    connections, table_id, client, tables = three_at_a_table(session, names, "ttl", "NLHE")
     play(session, tables, table_id, connections, 2, random.Random(5), False)
 
     ttl = client.describe_time_to_live(TableName=names["HandHistoryTable"])
