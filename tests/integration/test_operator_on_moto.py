@@ -32,7 +32,7 @@ def operator_script() -> ModuleType:
     return module
 
 
-def test_issue_27_operators_freeze_reverse_and_read_the_log_on_dynamodb(
+def test_r10_3_issue_27_operators_freeze_reverse_and_read_the_log_on_dynamodb(
         aws: tuple[Session, dict[str, str], Any],  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
     session, names, _ = aws
@@ -69,6 +69,8 @@ def test_issue_27_operators_freeze_reverse_and_read_the_log_on_dynamodb(
     new.version = record.version + 1
     with pytest.raises(AccountFrozen):  # the adapter's own condition, whatever the caller
         store.save(new, record.version, (AccountMove("bob", 100, table_id),))
+    with pytest.raises(AccountFrozen):  # queueing moves no chip: refused all the same
+        store.save(new, record.version, (AccountMove("bob", 0, table_id, waitlist=True),))
     assert store.load(table_id).version == record.version
     assert run("freeze", "bob", "--reason", "again") == 1
     assert run("freeze", "nobody", "--reason", "x") == 1

@@ -28,7 +28,7 @@ def frozen(h: Harness, player_id: str, operator: str = "olga") -> None:
     accounts.freeze(h.accounts, operator, player_id, "flag 7: dumping", h.clock.now_ms())
 
 
-def test_issue_27_a_frozen_account_cannot_sit_queue_register_or_reload() -> None:
+def test_r10_3_issue_27_a_frozen_account_cannot_sit_queue_register_or_reload() -> None:
     h = harness()
     ann, bob, eve = h.player("ann"), h.player("bob"), h.player("eve")
     table_id = new_table(h, ann, seat_count=3)
@@ -58,7 +58,7 @@ def test_issue_27_a_frozen_account_cannot_sit_queue_register_or_reload() -> None
     assert "frozen" not in json.dumps(ann.send(action="snapshot", table_id=table_id))
 
 
-def test_issue_27_a_frozen_account_keeps_what_it_owns_and_gets_no_grant() -> None:
+def test_r10_3_issue_27_a_frozen_account_keeps_what_it_owns_and_gets_no_grant() -> None:
     h = harness()
     ann, eve = h.player("ann"), h.player("eve")
     table_id = new_table(h, ann)
@@ -76,7 +76,7 @@ def test_issue_27_a_frozen_account_keeps_what_it_owns_and_gets_no_grant() -> Non
     assert h.store.audit().holds
 
 
-def test_issue_27_freezing_twice_or_an_unknown_account_is_refused() -> None:
+def test_r10_3_issue_27_freezing_twice_or_an_unknown_account_is_refused() -> None:
     h = harness()
     h.player("bob")
     frozen(h, "bob")
@@ -96,7 +96,7 @@ def test_issue_27_freezing_twice_or_an_unknown_account_is_refused() -> None:
     assert [a.action for a in accounts.operator_log(h.accounts)[0]] == ["unfreeze", "freeze"]
 
 
-def test_issue_27_a_reversal_moves_chips_back_once_and_never_below_zero() -> None:
+def test_r10_3_issue_27_a_reversal_moves_chips_back_once_and_never_below_zero() -> None:
     h = harness()
     h.player("giver", chips=1_000)
     h.player("taker", chips=5_000)
@@ -117,7 +117,7 @@ def test_issue_27_a_reversal_moves_chips_back_once_and_never_below_zero() -> Non
     assert h.store.audit().holds  # granted = accounts + tables: a reversal creates nothing
 
 
-def test_issue_27_the_operator_log_says_who_did_what_page_by_page(caplog) -> None:
+def test_r10_3_issue_27_the_operator_log_says_who_did_what_page_by_page(caplog) -> None:
     h = harness()
     h.player("bob")
     h.player("carol")
@@ -147,7 +147,7 @@ def operator_script() -> ModuleType:
     return module
 
 
-def test_issue_27_the_operator_command_acts_and_reads_the_log(capsys) -> None:
+def test_r10_3_issue_27_the_operator_command_acts_and_reads_the_log(capsys) -> None:
     script = operator_script()
     h = harness()
     h.player("bob")
