@@ -86,7 +86,8 @@ MAX_TOURNAMENT_HANDS = 30
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
            "tournament", "hands", "hand", "heartbeat")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
-``create_invite_code``); an ``update`` answers one when it carries its ``request_id``."""
+``create_invite_code``); an ``update`` (or a ``chat``, R8.9) answers one when it carries its
+``request_id``."""
 
 EVENT_VARIANTS = {"blind_posted": "blind", "left_table": "reason", "table_closed": "reason",
                   "settings_changed": "pending", "table_paused": "paused",
@@ -134,7 +135,7 @@ class Client:
         else:
             s.harness.service.handle(self.connection_id, self.player_id, request)
         reply = next(m for m in self.messages[before:] if m["type"] in REPLIES
-                     or (m["type"] == "update" and m.get("request_id") is not None))
+                     or (m["type"] in ("update", "chat") and m.get("request_id") is not None))
         if frame is not None and (example or reply["type"] != "error"):
             action = frame["action"]
             if example or action not in s.requests:
@@ -167,6 +168,8 @@ class Session:
     """The Spin's table."""
     sng_id: str = ""
     """dave's Sit & Go, cancelled (:func:`_cancelled`)."""
+    chat_id: str = ""
+    """erin's table where people chat (:func:`_chat`, R8.9)."""
     transcript: list[dict[str, Any]] = field(default_factory=list)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     """action -> {"request": the frame, "reply": the service's reply}."""
@@ -282,8 +285,36 @@ def play(seed: int = SEED) -> Session:
         raise RuntimeError(f"the session did not reach {sorted(missing)}")
     _histories(s)
     s.messages["heartbeat"] = s.clients["dave"].send(action="heartbeat", example=True)
+    _chat(s)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
+
+
+def _chat(s: Session) -> None:
+    """R8.9, last (so that the request ids before it stay as they were): at a table of her
+    own, erin says hello to the table, dave (watching) answers with an emote; erin mutes dave,
+    whose next emote she no longer gets, then unmutes him. frank, who does not watch the table,
+    may not chat there (``not_watching``); at a table whose chat is off, nobody may
+    (``chat_off``)."""
+    erin = s.connect("erin", primary=False)
+    dave, frank = s.connect("dave", primary=False), s.connect("frank", primary=False)
+    ack = erin.send(action="create_table", name="Rail talk", small_blind=1, big_blind=2,
+                    min_buy_in=40, max_buy_in=200, chat="apart")
+    s.chat_id = table = ack["table_id"]
+    erin.send(action="join_table", table_id=table, buy_in=100)
+    dave.send(action="snapshot", table_id=table)
+    s.messages["chat"] = erin.send(action="chat", table_id=table, text="good luck all",
+                                   example=True)
+    s.extras["chat (an emote)"] = dave.send(action="emote", table_id=table, emote="clap",
+                                            example=True)
+    erin.send(action="chat_mute", player_id="dave", example=True)
+    dave.send(action="emote", table_id=table, emote="laugh")  # erin does not get this one
+    erin.send(action="chat_unmute", player_id="dave", example=True)
+    frank.send(action="chat", table_id=table, text="hello?")  # not_watching
+    quiet = erin.send(action="create_table", name="Quiet table", small_blind=1, big_blind=2,
+                      min_buy_in=40, max_buy_in=200, chat="off")["table_id"]
+    erin.send(action="join_table", table_id=quiet, buy_in=100)
+    erin.send(action="chat", table_id=quiet, text="anyone?")  # chat_off
 
 
 def _bad_frames(s: Session, table: str) -> None:
@@ -745,6 +776,7 @@ def examples(s: Session) -> dict[str, Any]:
         "spin_id": s.spin_id,
         "spin_table": s.spin_table,
         "sng_id": s.sng_id,
+        "chat_id": s.chat_id,
         "requests": s.requests,
         "messages": s.messages,
         "extras": s.extras,

@@ -80,6 +80,7 @@ from naiko_service import bootstrap
 from naiko_service.memory import (
     ManualClock,
     MemoryAccounts,
+    MemoryChatLog,
     MemoryConnections,
     MemoryTableStore,
     MemoryTournamentStore,
@@ -107,6 +108,7 @@ EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
 REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found",
                          "tournaments", "tournament", "hands", "hand", "heartbeat"})
+"""Besides these, an ``update`` or a ``chat`` (R8.9) that carries the request id."""
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
 """What :func:`~naiko_service.protocol.parse_request` refuses with (the service may also
@@ -357,6 +359,7 @@ class FuzzStack:
         self.store = MemoryTableStore(accounts=self.accounts)
         self.tournaments = MemoryTournamentStore(self.store)
         self.connections = MemoryConnections()
+        self.chat_log = MemoryChatLog()
         self.gateway = RecordingGateway()
         self.scheduler = RecordingScheduler()
         self.clock = ManualClock()
@@ -365,7 +368,7 @@ class FuzzStack:
             gateway=self.gateway, scheduler=self.scheduler, clock=self.clock,
             rng=seeded_random(seed), count=bootstrap.count, tournaments=self.tournaments,
             secret_bytes=random.Random(f"secrets-{seed}").randbytes,
-            histories=self.store))
+            histories=self.store, chat_log=self.chat_log))
         self.frames_sent = 0
         self._world_requests = 0
         self.known_tables: set[str] = set(TABLE_IDS[:4])
@@ -480,7 +483,10 @@ class FuzzStack:
         return (self.store.writes, self.tournaments.writes, tuple(versions),
                 tuple(sorted((p, b) for p, b in self.accounts.balances.items() if b)),
                 tuple(sorted((p, n) for p, n in self.accounts.open_tables.items() if n)),
-                len(self.accounts.ledger))
+                len(self.accounts.ledger),
+                tuple(sorted((c, tuple(sorted(m))) for c, m in self.connections.muted.items()
+                             if m)),  # R8.9: mutes
+                tuple(sorted((k, len(v)) for k, v in self.chat_log.lines_by_hand.items())))
 
     def _counts(self) -> dict[str, int]:
         return {c: len(m) for c, m in self.gateway.sent.items()}
@@ -536,7 +542,8 @@ class FuzzStack:
             violations.append(f"a snapshot without request_id, not after a replayed ack: "
                               f"{shorten(mine)}")
         for other, messages in new.items():
-            if other != connection_id and any(m.get("type") != "update" for m in messages):
+            if other != connection_id and any(m.get("type") not in ("update", "chat")
+                                              for m in messages):  # chat: R8.9
                 violations.append(f"connection {other} got a non-update: {shorten(messages)}")
         for messages in new.values():
             violations += [problem for m in messages if (problem := message_problem(m))]
@@ -672,7 +679,7 @@ def is_reply(message: dict[str, Any]) -> bool:
     """Whether *message* answers a request (the ``snapshot`` after a replayed ``ack`` has
     ``request_id: null`` and does not; an ``update`` does when it carries a request id)."""
     kind = message.get("type")
-    if kind == "update":
+    if kind in ("update", "chat"):  # chat: R8.9, the speaker's own line is the answer
         return message.get("request_id") is not None
     return kind in REPLY_TYPES and (kind != "snapshot" or message.get("request_id") is not None)
 
@@ -787,7 +794,7 @@ FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_coun
                "private", "invited", "bots", "buy_in", "seat_index", "amount", "move",
                "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
                "code", "paused", "min_players", "tournament_id", "preset", "entry", "count",
-               "limit", "before", "hand_number",
+               "limit", "before", "hand_number", "text", "emote", "chat",
                "__proto__", "", "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -830,6 +837,11 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "hand_history": {"limit": 5},
     "get_hand": {"table_id": NAIKO_TABLE, "hand_number": 1},
     "heartbeat": {},
+    # -- table chat (R8.9)
+    "chat": {"table_id": NAIKO_TABLE, "text": "nice hand"},
+    "emote": {"table_id": NAIKO_TABLE, "emote": "gg"},
+    "chat_mute": {"player_id": "alice"},
+    "chat_unmute": {"player_id": "alice"},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -881,6 +893,10 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "before": st.sampled_from(["1700000000000#" + NAIKO_TABLE + "#0000000001",
                                "9999999999999#x#9999999999", "0#t#1", ""]),
     "hand_number": st.integers(0, 3),
+    "text": st.one_of(short_text, long_text, st.sampled_from(["gg", " \u202e\n ", "a" * 200,
+                                                              "a" * 201, "a " * 200])),
+    "emote": st.sampled_from(["gg", "clap", "thumbs_up", "GG", "", "poop"]),
+    "chat": st.sampled_from(["on", "apart", "off", "OFF", ""]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 

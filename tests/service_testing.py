@@ -13,6 +13,7 @@ from naiko.cards import seeded_random
 from naiko_service.memory import (
     ManualClock,
     MemoryAccounts,
+    MemoryChatLog,
     MemoryConnections,
     MemoryTableStore,
     MemoryTournamentStore,
@@ -27,7 +28,7 @@ _ids = itertools.count(1)
 REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found", "tournaments",
            "tournament", "hands", "hand", "heartbeat")
 """Message types that answer a request (``invite_code`` follows its ``ack``); an ``update``
-answers one when it carries its ``request_id`` (:func:`is_reply`)."""
+or a ``chat`` (R8.9) answers one when it carries its ``request_id`` (:func:`is_reply`)."""
 
 ACCEPTED = ("ack", "update")
 """How an applied request is answered: its update (carrying its ``request_id``), or an
@@ -36,7 +37,7 @@ ACCEPTED = ("ack", "update")
 
 def is_reply(message: dict[str, Any]) -> bool:
     """Whether *message* answers a request (an update only with its ``request_id``)."""
-    return message["type"] in REPLIES or (message["type"] == "update"
+    return message["type"] in REPLIES or (message["type"] in ("update", "chat")
                                           and message.get("request_id") is not None)
 
 
@@ -51,6 +52,7 @@ class Harness:
     connections: MemoryConnections
     counters: dict[str, int] = field(default_factory=dict)
     tournaments: MemoryTournamentStore | None = None
+    chat_log: MemoryChatLog | None = None
 
     def player(self, player_id: str, chips: int = 10_000) -> Player:
         self.accounts.grant(player_id, chips)
@@ -108,6 +110,7 @@ def harness(seed: int = 7) -> Harness:
     scheduler = RecordingScheduler()
     clock = ManualClock()
     connections = MemoryConnections()
+    chat_log = MemoryChatLog()
     counters: dict[str, int] = {}
 
     def count(name: str, value: int) -> None:
@@ -116,6 +119,6 @@ def harness(seed: int = 7) -> Harness:
     deps = Deps(tables=store, accounts=accounts, connections=connections, gateway=gateway,
                 scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count,
                 secret_bytes=random.Random(f"secrets-{seed}").randbytes,
-                tournaments=tournaments, histories=store)
+                tournaments=tournaments, histories=store, chat_log=chat_log)
     return Harness(TableService(deps), store, accounts, gateway, scheduler, clock, connections,
-                   counters, tournaments)
+                   counters, tournaments, chat_log)

@@ -29,7 +29,8 @@ TABLE = "t12a908ded3ed4df94230"
 TOURNAMENT = "ua745b06f34eb89f2749e"
 
 MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
-                 "table_found", "tournaments", "tournament", "hands", "hand", "heartbeat"}
+                 "table_found", "tournaments", "tournament", "hands", "hand", "heartbeat",
+                 "chat"}
 """Every type of server message."""
 
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -72,6 +73,11 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "hand_history": {},
     "get_hand": {"table_id": TABLE, "hand_number": 1},
     "heartbeat": {},
+    # -- table chat (R8.9)
+    "chat": {"table_id": "t1", "text": "nice hand"},
+    "emote": {"table_id": "t1", "emote": "gg"},
+    "chat_mute": {"player_id": "bob"},
+    "chat_unmute": {"player_id": "bob"},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

@@ -475,11 +475,13 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
                               history_retention_days=config.history_retention_days,
                               due_shards=config.due_index_shards,
                               due_previous_shards=config.due_index_previous_shards)
-    histories = None
+    histories = chat_log = None
     if config.history_table:
-        from .aws.histories import DynamoHandHistories
+        from .aws.histories import DynamoChatLog, DynamoHandHistories
 
         histories = DynamoHandHistories(dynamodb, config.history_table, sealer)
+        chat_log = DynamoChatLog(dynamodb, config.history_table,
+                                 config.history_retention_days)  # R8.9
     tournaments = None
     if config.tournaments_table:
         from .aws.tournaments import DynamoTournamentStore
@@ -491,6 +493,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         tables=tables,
         tournaments=tournaments,
         histories=histories,
+        chat_log=chat_log,
         accounts=DynamoAccounts(dynamodb, config.accounts_table,
                                 ledger_table=config.ledger_table),
         connections=connections,

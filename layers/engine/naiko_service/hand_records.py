@@ -89,6 +89,42 @@ class HandSeat:
 
 
 @dataclass(frozen=True, slots=True)
+class ChatLine:
+    """R8.9: one chat message or emote said at the table during a hand and shown to its
+    players. User text, public at the table: it is never part of the hand's log nor of any
+    export's actions (PokerStars, PHH, OHH), only the record's :attr:`HandRecord.chat`."""
+
+    player_id: str
+    seat_index: int | None
+    """The speaker's seat, ``None`` for a spectator."""
+    at_ms: int
+    text: str | None = None
+    emote: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"player_id": self.player_id, "seat_index": self.seat_index,
+                                "at_ms": self.at_ms}
+        if self.text is not None:
+            data["text"] = self.text
+        if self.emote is not None:
+            data["emote"] = self.emote
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChatLine:
+        seat = data.get("seat_index")
+        text, emote = data.get("text"), data.get("emote")
+        return cls(str(data["player_id"]), None if seat is None else int(seat),
+                   int(data["at_ms"]), None if text is None else str(text),
+                   None if emote is None else str(emote))
+
+
+MAX_CHAT_LINES = 200
+"""Chat lines kept with one hand (R8.9): the first ones said; the rate limit lets a table of ten
+say about that many in a few minutes' hand."""
+
+
+@dataclass(frozen=True, slots=True)
 class HandRecord:
     """One finished or cancelled hand, as stored (R10.1)."""
 
@@ -119,6 +155,11 @@ class HandRecord:
     lost: str | None = None
     """Why the log is missing: ``state_unreadable`` (the table's state could not be read, R8.6:
     its fallback knows the players, not the actions) or ``too_large``."""
+    chat: tuple[ChatLine, ...] = ()
+    """R8.9: what was said at the table during the hand, oldest first. Each line is stored
+    on its own next to the record as it is said (:class:`~naiko_service.ports.ChatLog`: the
+    table item is not written per message) and joined to the record when it is read
+    (:func:`with_chat`); never in the exports' action lines."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -183,7 +224,8 @@ class HandRecord:
                 "ended_ms": self.ended_ms, "table_name": self.table_name, "kind": self.kind,
                 "config": self.config, "seats": [s.to_dict() for s in self.seats],
                 "results": self.results, "state": self.state, "cancelled": self.cancelled,
-                "tournament": self.tournament, "event": self.event, "lost": self.lost}
+                "tournament": self.tournament, "event": self.event, "lost": self.lost,
+                **({"chat": [line.to_dict() for line in self.chat]} if self.chat else {})}
 
     @classmethod
     def from_document(cls, doc: dict[str, Any]) -> HandRecord:
@@ -195,7 +237,17 @@ class HandRecord:
                    dict(doc["config"]), tuple(HandSeat.from_dict(s) for s in doc["seats"]),
                    {str(k): int(v) for k, v in doc["results"].items()}, doc.get("state"),
                    doc.get("cancelled"), doc.get("tournament"), doc.get("event"),
-                   doc.get("lost"))
+                   doc.get("lost"),
+                   tuple(ChatLine.from_dict(line) for line in doc.get("chat", ())))
+
+
+def with_chat(record: HandRecord, lines: list[ChatLine]) -> HandRecord:
+    """*record* with the chat said during its hand (R8.9), oldest first, at most
+    :data:`MAX_CHAT_LINES`."""
+    if not lines:
+        return record
+    ordered = sorted(lines, key=lambda line: line.at_ms)[:MAX_CHAT_LINES]
+    return replace(record, chat=tuple(ordered))
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +441,8 @@ def for_reader(record: HandRecord, player_id: str) -> dict[str, Any]:
             "seats": [s.to_dict() for s in record.seats], "results": dict(record.results),
             "cancelled": record.cancelled, "tournament": record.tournament,
             "complete": record.lost is None,
-            "events": [e.to_dict() for e in events]}
+            "events": [e.to_dict() for e in events],
+            "chat": [line.to_dict() for line in record.chat]}
 
 
 def deck_proofs(record: HandRecord, events: list[Event]) -> dict[str, Any]:

@@ -38,6 +38,10 @@ MAX_TABLES_PER_CONNECTION = 20
 """Tables one connection watches (the connection item's ``tables`` set):
 ``too_many_tables_watched`` beyond."""
 
+MAX_MUTES = 20
+"""R8.9: players one connection may mute (the connection item's ``muted`` set):
+``too_many_mutes`` beyond."""
+
 MAX_OPEN_TABLES = 3
 """Tables one player may have open at once: tables they created, and quick-seat tables opened for
 them while they sit there (a table closes when it stays empty, or when its host closes it):

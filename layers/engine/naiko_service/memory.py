@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import hand_records
-from .hand_records import HandRecord, Page, PlayerHand
+from .hand_records import MAX_CHAT_LINES, ChatLine, HandRecord, Page, PlayerHand
 from .ledger import Audit, audit
-from .limits import MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
+from .limits import MAX_MUTES, MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
 from .ports import (
     ACCOUNT_SET_CAPS,
     AccountFrozen,
@@ -36,6 +36,7 @@ from .ports import (
     PutTable,
     PutTournament,
     TableNotFound,
+    TooManyMutes,
     TooManyTables,
     TooManyWatched,
     TournamentNotFound,
@@ -464,6 +465,10 @@ class MemoryConnections:
     def __init__(self) -> None:
         self.players: dict[str, str] = {}
         self.tables: dict[str, list[str]] = defaultdict(list)
+        self.muted: dict[str, set[str]] = defaultdict(set)
+        """R8.9: connection -> the players it muted."""
+        self.mute_reads = 0
+        """How many times :meth:`muted_by` was asked (one batched read each)."""
 
     def bind(self, connection_id: str, player_id: str, now_ms: int) -> None:
         self.players[connection_id] = player_id
@@ -489,6 +494,43 @@ class MemoryConnections:
     def unbind(self, connection_id: str) -> None:
         self.players.pop(connection_id, None)
         self.tables.pop(connection_id, None)
+        self.muted.pop(connection_id, None)
+
+    def mute(self, connection_id: str, player_id: str) -> None:
+        """:raises TooManyMutes: If the connection mutes as many players as it may."""
+        muted = self.muted[connection_id]
+        if player_id not in muted:
+            if len(muted) >= MAX_MUTES:
+                raise TooManyMutes(connection_id)
+            muted.add(player_id)
+
+    def unmute(self, connection_id: str, player_id: str) -> None:
+        self.muted.get(connection_id, set()).discard(player_id)
+
+    def muted_by(self, connection_ids: list[str]) -> dict[str, frozenset[str]]:
+        self.mute_reads += 1
+        return {c: frozenset(self.muted[c]) for c in connection_ids if self.muted.get(c)}
+
+
+class MemoryChatLog:
+    """R8.9: :class:`~naiko_service.ports.ChatLog` in memory."""
+
+    def __init__(self) -> None:
+        self.lines_by_hand: dict[tuple[str, int], dict[str, ChatLine]] = defaultdict(dict)
+        self._lock = threading.Lock()
+
+    def add(self, table_id: str, hand_number: int, key: str, line: ChatLine) -> bool:
+        with self._lock:
+            lines = self.lines_by_hand[(table_id, hand_number)]
+            if key in lines:
+                return False
+            lines[key] = line
+            return True
+
+    def lines(self, table_id: str, hand_number: int) -> list[ChatLine]:
+        with self._lock:
+            found = list(self.lines_by_hand.get((table_id, hand_number), {}).values())
+        return sorted(found, key=lambda line: line.at_ms)[:MAX_CHAT_LINES]
 
 
 @dataclass

@@ -128,11 +128,12 @@ class HostChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class SettingsChanged(Event):
-    """R7.12: the host's changes, in effect from the next hand (``changes``: name -> value)."""
+    """R7.12: the host's changes, in effect from the next hand (``changes``: name -> value;
+    R8.9: ``chat`` is text and always in effect at once)."""
 
     kind: ClassVar[str] = "settings_changed"
     recorded: ClassVar[bool] = False
-    changes: dict[str, int]
+    changes: dict[str, int | str]
     pending: bool
 
 

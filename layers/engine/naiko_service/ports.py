@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from .hand_records import HandRecord, Page
+from .hand_records import ChatLine, HandRecord, Page
 from .limits import (
     MAX_OPEN_TOURNAMENTS,
     MAX_REGISTRATIONS_PER_PLAYER,
@@ -504,6 +504,43 @@ class Connections(Protocol):
         """Stop watching *table_id* (idempotent)."""
 
     def unbind(self, connection_id: str) -> None: ...
+
+    # -- table chat (R8.9) --
+
+    def mute(self, connection_id: str, player_id: str) -> None:
+        """Stop pushing *player_id*'s chat to this connection (idempotent).
+
+        :raises TooManyMutes: If the connection mutes as many players as it may.
+        """
+
+    def unmute(self, connection_id: str, player_id: str) -> None:
+        """Push *player_id*'s chat to this connection again (idempotent)."""
+
+    def muted_by(self, connection_ids: list[str]) -> dict[str, frozenset[str]]:
+        """The players each of *connection_ids* muted (connections muting nobody, or gone,
+        may be left out): one batched read, never one per connection."""
+        ...
+
+
+class TooManyMutes(PortError):
+    """The connection mutes :data:`~naiko_service.limits.MAX_MUTES` players already (R8.9)."""
+
+
+class ChatLog(Protocol):
+    """R8.9: the chat said during each hand, one small item per line next to the hands'
+    records, so that a chat message never writes the table item (the hot item); the hand's
+    record is joined with its lines when it is read."""
+
+    def add(self, table_id: str, hand_number: int, key: str, line: ChatLine) -> bool:
+        """Store *line* of hand *hand_number* under *key* (unique per line: the speaker and
+        the request id) if no line has that key; returns whether it was stored (``False``: a
+        replayed request)."""
+        ...
+
+    def lines(self, table_id: str, hand_number: int) -> list[ChatLine]:
+        """The hand's lines (at most :data:`~naiko_service.hand_records.MAX_CHAT_LINES`), oldest
+        first: one Query."""
+        ...
 
 
 class Encoded(dict[str, Any]):

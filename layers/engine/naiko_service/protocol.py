@@ -76,6 +76,59 @@ DisplayText = Annotated[str, Field(min_length=1, max_length=DISPLAY_TEXT_MAX),
 PlayerId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_identifier)]
 SeatIndex = Annotated[StrictInt, Field(ge=0, le=9)]
 
+# -- table chat (R8.9) ---------------------------------------------------------------------------
+
+CHAT_TEXT_MAX = 200
+"""Characters of one chat message, counted after :func:`_chat_text` normalised it."""
+
+ChatSetting = Literal["on", "apart", "off"]
+"""R8.9: a table's chat: ``on`` (everyone at the table reads everyone), ``apart`` (during a
+hand, the seated players' chat goes to the seated players only and the spectators' to the
+spectators only; between hands as ``on``) or ``off`` (no chat, no emotes)."""
+
+EMOTES: tuple[str, ...] = ("thumbs_up", "clap", "laugh", "wow", "sad", "angry", "thinking",
+                           "gg", "nice_hand", "thanks")
+"""R8.9: the emote codes (clients draw each their own way)."""
+
+Emote = Literal["thumbs_up", "clap", "laugh", "wow", "sad", "angry", "thinking", "gg",
+                "nice_hand", "thanks"]
+
+_CHAT_SPACES = frozenset("\t\n\r\v\f\x85\u2028\u2029")
+"""Line and tab characters a chat message may hold: each becomes one space."""
+
+
+def _chat_text(value: str) -> str:
+    """A chat message as the table reads it (R8.9): NFC; tabs and line breaks become spaces;
+    control, format (bidi overrides), private-use, unassigned and surrogate characters are
+    dropped (the zero-width joiner of emoji sequences stays); runs of spaces become one; trimmed;
+    then not blank and at most :data:`CHAT_TEXT_MAX` characters.
+
+    >>> _chat_text(" nice\\u202e hand\\n\\n\\tgg ")
+    'nice hand gg'
+    """
+    kept = []
+    for char in unicodedata.normalize("NFC", value):
+        if char in _CHAT_SPACES:
+            kept.append(" ")
+            continue
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cs", "Co", "Cn") or (
+                category == "Cf" and char not in _FORMAT_ALLOWED):
+            continue
+        kept.append(char)
+    text = re.sub(" {2,}", " ", "".join(kept)).strip()
+    if not text:
+        raise ValueError("must not be blank")
+    if len(text) > CHAT_TEXT_MAX:
+        raise ValueError(f"must be at most {CHAT_TEXT_MAX} characters")
+    return text
+
+
+ChatText = Annotated[str, Field(min_length=1, max_length=2 * CHAT_TEXT_MAX),
+                     AfterValidator(_chat_text)]
+"""A chat message: at most :data:`CHAT_TEXT_MAX` characters once normalised (the raw text may
+be longer, up to twice that: what normalising drops or merges does not count)."""
+
 
 class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -107,6 +160,8 @@ class CreateTable(Request):
     """A deep-stack table allows no ratholing: a player who left it and returns within 30
     minutes buys in for at least what they left with (R7.11); at other tables such a return only
     counts on the player's daily ratholing counter."""
+    chat: ChatSetting = "on"
+    """R8.9: the table's chat (:data:`ChatSetting`)."""
 
 
 class ListTables(Request):
@@ -296,6 +351,8 @@ class HostSettings(Request):
     big_blind: Chips | None = None
     decision_seconds: Annotated[StrictInt, Field(ge=5, le=120)] | None = None
     min_players: Annotated[StrictInt, Field(ge=2, le=10)] | None = None
+    chat: ChatSetting | None = None
+    """R8.9: the table's chat, changed at once (even during a hand)."""
 
 
 class HostAddBot(Request):
@@ -421,6 +478,40 @@ class GetHand(Request):
     hand_number: Annotated[StrictInt, Field(ge=1, le=10**12)]
 
 
+# -- table chat requests (R8.9) ------------------------------------------------------------------
+
+class Chat(Request):
+    """R8.9: say something to the table you watch (everyone there at once; no private
+    messages). Rate-limited; refused at a table whose chat is off."""
+
+    action: Literal["chat"]
+    table_id: TableId
+    text: ChatText
+
+
+class SendEmote(Request):
+    """R8.9: an emote (one of :data:`EMOTES`) to the table you watch, as :class:`Chat`."""
+
+    action: Literal["emote"]
+    table_id: TableId
+    emote: Emote
+
+
+class ChatMute(Request):
+    """R8.9: stop receiving *player_id*'s chat and emotes on this connection (the muter's own
+    choice: nobody else is affected, the muted player is not told)."""
+
+    action: Literal["chat_mute"]
+    player_id: PlayerId
+
+
+class ChatUnmute(Request):
+    """R8.9: receive *player_id*'s chat again on this connection."""
+
+    action: Literal["chat_unmute"]
+    player_id: PlayerId
+
+
 # -- keepalive (issue 15) ------------------------------------------------------------------------
 
 class Heartbeat(Request):
@@ -439,7 +530,8 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | HostAddBot | HostRemove | HostPause | HostClose | CreateTournament
                  | ListTournaments
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
-                 | HandHistory | GetHand | Heartbeat)
+                 | HandHistory | GetHand | Heartbeat
+                 | Chat | SendEmote | ChatMute | ChatUnmute)  # R8.9
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -608,17 +700,20 @@ ErrorCode = Literal[
     "already_registered",
     "already_seated", "already_used", "amount_above_maximum", "amount_below_minimum", "bad_amount",
     "bad_buy_in", "bad_invite_code", "bet_not_allowed", "bot_seat", "bots_off", "busy",
-    "button_required", "cannot_check", "cannot_pay", "engine_error", "frame_too_large",
+    "button_required", "cannot_check", "cannot_pay", "chat_off", "engine_error",
+    "frame_too_large",
     "hand_in_progress", "illegal_action", "in_hand", "insufficient_funds", "internal_error",
     "invalid_card", "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms",
     "malformed_command", "malformed_json", "no_hand_in_progress", "no_histories", "no_open_window",
     "no_tournaments", "not_connected", "not_enough_players", "not_host", "not_in_carousel",
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
+    "not_watching",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
     "powers_not_available", "raise_not_allowed", "rate_limited", "registration_closed",
     "registration_not_open", "seat_available", "seat_taken", "seated", "seating_error",
     "table_closed", "table_error", "table_full", "table_limit_reached", "too_many_invites",
-    "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
+    "too_many_mutes", "too_many_registrations", "too_many_spectators", "too_many_tables",
+    "too_many_tables_watched",
     "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",
     "unknown_action", "unknown_hand", "unknown_preset", "unknown_seat", "unknown_stakes",
     "unknown_table", "unknown_tournament", "waiting", "waitlist_full", "window_closed",
@@ -766,9 +861,28 @@ class HeartbeatMessage(Message):
     server_time_ms: int
 
 
+# -- table chat messages (R8.9) ------------------------------------------------------------------
+
+class ChatMessage(Message):
+    """R8.9: a chat message or an emote said at a table this connection watches (the
+    speaker's own connection gets it too, with the ``request_id``: the answer to the request).
+    The server adds only who said it: ``player_id``, and ``seat_index`` (``null``: a
+    spectator); ``text`` or ``emote`` is the speaker's own."""
+
+    type: Literal["chat"]
+    table_id: str
+    player_id: str
+    seat_index: int | None
+    text: str | None = None
+    emote: Emote | None = None
+    at_ms: int
+    request_id: str | None = None
+
+
 AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
                        | InviteCodeMessage | TableFound | TournamentsMessage
-                       | TournamentMessage | HandsMessage | HandMessage | HeartbeatMessage,
+                       | TournamentMessage | HandsMessage | HandMessage | HeartbeatMessage
+                       | ChatMessage,
                        Field(discriminator="type")]
 
 

@@ -240,3 +240,67 @@ class RateLimiter:
         while len(self._strikes) > self.limits.max_keys:
             self._strikes.popitem(last=False)
         return strikes
+
+
+# -- table chat (R8.9) ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ChatLimits:
+    """How fast one player may chat (R8.9): a token bucket per player, on top of the frame
+    limits above (a chat message is a frame too)."""
+
+    per_second: float = 0.5
+    """Chat messages and emotes a player may send per second, sustained (one every 2 s)."""
+    burst: int = 5
+    """Messages a player may send at once (the bucket's size)."""
+    max_keys: int = 20_000
+    """Players whose bucket a container keeps (least recently used dropped first)."""
+
+    def __post_init__(self) -> None:
+        if self.per_second <= 0 or min(self.burst, self.max_keys) < 1:
+            raise ValueError(f"invalid chat limits: {self}")
+
+
+class ChatLimiter:
+    """The container's chat buckets (:class:`Bucket`, the machinery of :class:`RateLimiter`)
+    and the chat requests it applied recently (a replayed request is answered, not said
+    twice). Like the frame buckets they live in the warm container: a player spreading chat
+    over several containers at once gets a bucket in each (``docs/service.md``, "Table
+    chat")."""
+
+    def __init__(self, limits: ChatLimits | None = None):
+        self.limits = limits or ChatLimits()
+        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
+        self._said: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, player_id: str, now_ms: int) -> int:
+        """Take a token from *player_id*'s bucket: 0 when taken, else the milliseconds until
+        one is there (nothing taken)."""
+        limits = self.limits
+        with self._lock:
+            bucket = self._buckets.get(player_id)
+            if bucket is None:
+                bucket = Bucket(float(limits.burst), now_ms)
+            else:
+                self._buckets.move_to_end(player_id)
+            bucket = bucket.refilled(now_ms, per_second=limits.per_second, size=limits.burst)
+            if bucket.tokens < 1.0:
+                self._buckets[player_id] = bucket
+                return bucket.wait_ms(limits.per_second)
+            self._buckets[player_id] = replace(bucket, tokens=bucket.tokens - 1.0)
+            while len(self._buckets) > limits.max_keys:
+                self._buckets.popitem(last=False)
+            return 0
+
+    def said(self, key: str) -> bool:
+        """Whether the request *key* (``player/request_id``) was said already here."""
+        with self._lock:
+            return key in self._said
+
+    def remember(self, key: str, now_ms: int) -> None:
+        """The request *key* was said (:meth:`said` answers ``True`` from now on)."""
+        with self._lock:
+            self._said[key] = now_ms
+            while len(self._said) > self.limits.max_keys:
+                self._said.popitem(last=False)

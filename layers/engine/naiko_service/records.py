@@ -142,6 +142,9 @@ class TableSettings:
     """R8.4, issue 24: how the table's BOTs play (:data:`naiko.bot_styles.LEVELS`): "beginner",
     "regular", "strong", or "old" (the first bot, :mod:`naiko.bots`); each seat's style varies
     (:func:`naiko.bot_styles.profile_for_seat`). Tournament tables use "old"."""
+    chat: str = "on"
+    """R8.9: the table's chat: ``on``, ``apart`` (during a hand, seated players and spectators
+    read only their own group) or ``off`` (:data:`naiko_service.protocol.ChatSetting`)."""
 
     @property
     def private(self) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..limits import (
+    MAX_MUTES,
     MAX_OPEN_TABLES,
     MAX_TABLES_PER_CONNECTION,
     MAX_VISITED,
@@ -41,6 +42,7 @@ from ..ports import (
     NotFrozen,
     OperatorAction,
     TableNotFound,
+    TooManyMutes,
     TooManyTables,
     TooManyWatched,
 )
@@ -938,6 +940,67 @@ class DynamoConnections:
 
     def unbind(self, connection_id: str) -> None:
         self.client.delete_item(TableName=self.connections_table, Key=self._key(connection_id))
+
+    # -- table chat (R8.9) --
+
+    def mute(self, connection_id: str, player_id: str) -> None:
+        """``ADD`` *player_id* to the ``muted`` set of an existing item (idempotent), only
+        while it holds fewer than :data:`~naiko_service.limits.MAX_MUTES` players (or holds
+        it already); a connection gone meanwhile mutes nobody.
+
+        :raises TooManyMutes: If the connection mutes as many players as it may.
+        """
+        try:
+            self.client.update_item(
+                TableName=self.connections_table, Key=self._key(connection_id),
+                UpdateExpression="ADD #muted :player",
+                ConditionExpression="attribute_exists(#id) AND (attribute_not_exists(#muted) "
+                                    "OR size(#muted) < :cap OR contains(#muted, :id))",
+                ExpressionAttributeNames={"#muted": "muted", "#id": "connection_id"},
+                ExpressionAttributeValues={":player": {"SS": [player_id]},
+                                           ":id": {"S": player_id},
+                                           ":cap": {"N": str(MAX_MUTES)}})
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            if self._get(connection_id):
+                raise TooManyMutes(connection_id) from exc
+
+    def unmute(self, connection_id: str, player_id: str) -> None:
+        """``DELETE`` *player_id* from the ``muted`` set (idempotent), on an existing item."""
+        try:
+            self.client.update_item(
+                TableName=self.connections_table, Key=self._key(connection_id),
+                UpdateExpression="DELETE #muted :player",
+                ConditionExpression="attribute_exists(#id)",
+                ExpressionAttributeNames={"#muted": "muted", "#id": "connection_id"},
+                ExpressionAttributeValues={":player": {"SS": [player_id]}})
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+
+    def muted_by(self, connection_ids: list[str]) -> dict[str, frozenset[str]]:
+        """``BatchGetItem`` of the ``muted`` sets, 100 keys a call (eventually consistent:
+        a mute a moment old may be missed once); keys DynamoDB leaves unprocessed are asked
+        again, twice at most, then counted as muting nobody (a chat line too many, never
+        one lost)."""
+        muted: dict[str, frozenset[str]] = {}
+        unique = list(dict.fromkeys(connection_ids))
+        for start in range(0, len(unique), 100):
+            keys: list[Item] = [self._key(c) for c in unique[start:start + 100]]
+            for _ in range(3):
+                if not keys:
+                    break
+                response = self.client.batch_get_item(RequestItems={self.connections_table: {
+                    "Keys": keys, "ProjectionExpression": "#id, #muted",
+                    "ExpressionAttributeNames": {"#id": "connection_id", "#muted": "muted"}}})
+                for item in response.get("Responses", {}).get(self.connections_table, []):
+                    if "muted" in item:
+                        muted[str(item["connection_id"]["S"])] = frozenset(
+                            str(p) for p in item["muted"]["SS"])
+                keys = response.get("UnprocessedKeys", {}).get(
+                    self.connections_table, {}).get("Keys", [])
+        return muted
 
     def add_refusals(self, connection_id: str, count: int, window: int) -> int:
         """Add *count* rate-limit refusals to the connection's counter of *window*

@@ -10,7 +10,12 @@ One table, key ``pk`` (HASH) + ``sk`` (RANGE), two kinds of item:
   <hand_number:010d>"``, ``summary`` (JSON of :class:`~naiko_service.hand_records.PlayerHand`):
   a player's hands are one Query, newest first, that opens no record.
 
-Both carry ``expires_at`` (epoch seconds: the hand's end + the retention, ``HandRetentionDays``
+- R8.9: a chat line said during a hand: ``pk = "chat#<table_id>#<hand_number:010d>"``,
+  ``sk`` the speaker and the request id (one line per request: a replay is not stored twice),
+  ``line`` (JSON of :class:`~naiko_service.hand_records.ChatLine`), ``at_ms``: a hand's chat is
+  one Query, joined to the hand's record when it is read (:class:`DynamoChatLog`).
+
+All carry ``expires_at`` (epoch seconds: the hand's end + the retention, ``HandRetentionDays``
 in the template) when a retention is given: DynamoDB's TTL deletes them after it (R10.1).
 
 :func:`history_puts` builds the ``Put`` requests of one record (the hand and one entry per
@@ -25,10 +30,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from .. import hand_records
-from ..hand_records import HandRecord, Page, PlayerHand, player_key
+from ..hand_records import MAX_CHAT_LINES, ChatLine, HandRecord, Page, PlayerHand, player_key
 from ..records import Sealer
-from .dynamodb_client import Item, paged_query
+from .dynamodb_client import Item, error_code, paged_query
 
 TABLE_PREFIX = "table#"
 PLAYER_PREFIX = "player#"
@@ -132,4 +139,49 @@ class DynamoHandHistories:
         return found
 
 
-__all__ = ["DynamoHandHistories", "history_puts", "hand_key", "player_key"]
+CHAT_PREFIX = "chat#"
+
+
+class DynamoChatLog:
+    """R8.9: :class:`~naiko_service.ports.ChatLog` in ``HandHistoryTable``: one ``PutItem``
+    per line (never the table item), one Query per hand read.
+
+    :param retention_days: The hands' retention (``expires_at`` from the line's time).
+    """
+
+    def __init__(self, client: Any, history_table: str, retention_days: int = 0):
+        self.client = client
+        self.history_table = history_table
+        self.retention_days = retention_days
+
+    @staticmethod
+    def partition(table_id: str, hand_number: int) -> str:
+        return f"{CHAT_PREFIX}{table_id}#{hand_number:010d}"
+
+    def add(self, table_id: str, hand_number: int, key: str, line: ChatLine) -> bool:
+        ttl = ({"expires_at": {"N": str(line.at_ms // 1000 + self.retention_days * 86_400)}}
+               if self.retention_days > 0 else {})
+        try:
+            self.client.put_item(
+                TableName=self.history_table,
+                Item={"pk": {"S": self.partition(table_id, hand_number)}, "sk": {"S": key},
+                      "line": {"S": json.dumps(line.to_dict(), separators=(",", ":"),
+                                               ensure_ascii=False)},
+                      "at_ms": {"N": str(line.at_ms)}, **ttl},
+                ConditionExpression="attribute_not_exists(#pk)",
+                ExpressionAttributeNames={"#pk": "pk"})
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
+    def lines(self, table_id: str, hand_number: int) -> list[ChatLine]:
+        found = [ChatLine.from_dict(json.loads(item["line"]["S"])) for item in paged_query(
+            self.client, TableName=self.history_table, ConsistentRead=True,
+            KeyConditionExpression="#pk = :pk", ExpressionAttributeNames={"#pk": "pk"},
+            ExpressionAttributeValues={":pk": {"S": self.partition(table_id, hand_number)}})]
+        return sorted(found, key=lambda line: line.at_ms)[:MAX_CHAT_LINES]
+
+
+__all__ = ["DynamoChatLog", "DynamoHandHistories", "history_puts", "hand_key", "player_key"]

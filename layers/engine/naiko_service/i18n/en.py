@@ -22,6 +22,10 @@ MESSAGES: dict[str, str] = {
     "error.table_full": "the table has no free seat",
     "error.seat_available": "a seat is free: join the table instead",
     "error.not_waiting": "you are not on this table's waiting list",
+    # -- table chat (R8.9)
+    "error.chat_off": "chat is off at this table",
+    "error.not_watching": "this connection does not watch that table: send a snapshot of it first",
+    "error.too_many_mutes": "you have muted as many players as you may: unmute one first",
     "error.not_host": "only the host may do that",
     "error.not_private": "host controls are for private tables",
     "error.bots_off": "bots are off here",

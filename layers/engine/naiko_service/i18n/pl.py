@@ -18,6 +18,10 @@ MESSAGES: dict[str, str] = {
     "error.table_full": "przy stole nie ma wolnego miejsca",
     "error.seat_available": "jest wolne miejsce: dołącz do stołu",
     "error.not_waiting": "nie jesteś na liście oczekujących tego stołu",
+    # -- table chat (R8.9)
+    "error.chat_off": "czat przy tym stole jest wyłączony",
+    "error.not_watching": "to połączenie nie obserwuje tego stołu: najpierw wyślij jego snapshot",
+    "error.too_many_mutes": "wyciszyłeś już tylu graczy, ilu możesz: najpierw odcisz któregoś",
     "error.not_host": "tylko gospodarz może to zrobić",
     "error.not_private": "sterowanie gospodarza dotyczy tylko stołów prywatnych",
     "error.bots_off": "boty są tu wyłączone",

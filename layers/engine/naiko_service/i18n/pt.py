@@ -20,6 +20,10 @@ MESSAGES: dict[str, str] = {
     "error.table_full": "a mesa não tem lugar livre",
     "error.seat_available": "há um lugar livre: entre na mesa",
     "error.not_waiting": "você não está na lista de espera desta mesa",
+    # -- table chat (R8.9)
+    "error.chat_off": "o chat está desligado nesta mesa",
+    "error.not_watching": "esta conexão não acompanha essa mesa: envie primeiro um snapshot dela",
+    "error.too_many_mutes": "você já silenciou todos os jogadores que pode: reative um primeiro",
     "error.not_host": "só o anfitrião pode fazer isso",
     "error.not_private": "os controles do anfitrião são para mesas privadas",
     "error.bots_off": "os bots estão desativados aqui",

@@ -20,6 +20,10 @@ MESSAGES: dict[str, str] = {
     "error.table_full": "masa nu are niciun loc liber",
     "error.seat_available": "este un loc liber: intră la masă",
     "error.not_waiting": "nu ești pe lista de așteptare a acestei mese",
+    # -- table chat (R8.9)
+    "error.chat_off": "chatul este oprit la această masă",
+    "error.not_watching": "această conexiune nu urmărește masa: trimite întâi un snapshot al ei",
+    "error.too_many_mutes": "ai dezactivat deja câți jucători poți: reactivează mai întâi unul",
     "error.not_host": "doar gazda poate face asta",
     "error.not_private": "comenzile gazdei sunt pentru mesele private",
     "error.bots_off": "boții sunt dezactivați aici",

@@ -20,6 +20,10 @@ MESSAGES: dict[str, str] = {
     "error.table_full": "bàn không còn chỗ trống",
     "error.seat_available": "có chỗ trống: hãy vào bàn",
     "error.not_waiting": "bạn không có trong danh sách chờ của bàn này",
+    # -- table chat (R8.9)
+    "error.chat_off": "trò chuyện đã tắt ở bàn này",
+    "error.not_watching": "kết nối này không theo dõi bàn đó: hãy gửi snapshot của bàn trước",
+    "error.too_many_mutes": "bạn đã tắt tiếng số người chơi tối đa: hãy bật tiếng một người trước",
     "error.not_host": "chỉ chủ bàn mới được làm việc đó",
     "error.not_private": "quyền điều khiển của chủ bàn chỉ dành cho bàn riêng",
     "error.bots_off": "bot bị tắt ở đây",

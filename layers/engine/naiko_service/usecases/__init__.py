@@ -14,6 +14,8 @@ against the ports, one module per concern:
                             ``register``, ``unregister``, ``tournament_add_bots``,
                             ``cancel_tournament``, the tournaments' timers (R9)
 :mod:`.histories`           ``hand_history``, ``get_hand``: the stored hands (R10.1)
+:mod:`.chat`                ``chat``, ``emote``, ``chat_mute``, ``chat_unmute``: table chat
+                            (R8.9)
 :mod:`.policies`            one policy per table type (cash, private, Sit & Go / Spin,
                             scheduled multi-table), asked by the dealer and the clock
 :mod:`.tournament_tables`   what a tournament's table adds to the dealer and the clock
@@ -47,6 +49,7 @@ from ..records import TableRecord
 from . import (
     bots,
     cash,
+    chat,
     connections,
     fanout,
     histories,
@@ -75,7 +78,11 @@ def handle(deps: Deps, connection_id: str, player_id: str, request: p.ClientRequ
     except (ServiceError, EngineError) as error:
         deps.count("Errors", 1)
         fanout.send(deps, connection_id,
-                    p.error_message(error.code, error.message, request.request_id))
+                    p.error_message(error.code, error.message, request.request_id,
+                                    error.retry_after_ms if isinstance(error, ServiceError)
+                                    else None,
+                                    **({"scope": "player"} if error.code == "rate_limited"
+                                       else {})))
     except TableNotFound:
         deps.count("Errors", 1)
         fanout.send(deps, connection_id,
@@ -161,6 +168,15 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             histories.get_hand(deps, caller, request)
         case p.Heartbeat():
             connections.heartbeat(deps, caller.connection_id, request)
+        # -- table chat (R8.9) --
+        case p.Chat():
+            chat.say(deps, caller, request)
+        case p.SendEmote():
+            chat.say(deps, caller, request)
+        case p.ChatMute():
+            chat.mute(deps, caller, request)
+        case p.ChatUnmute():
+            chat.unmute(deps, caller, request)
         case _:
             assert_never(request)
 

@@ -22,6 +22,7 @@ from ..limits import DEFAULT_QUICK_SEAT_STAKES, Stakes
 from ..ports import (
     AccountMove,
     Accounts,
+    ChatLog,
     Clock,
     Connections,
     Deadline,
@@ -33,6 +34,7 @@ from ..ports import (
     TournamentStore,
     Write,
 )
+from ..ratelimit import ChatLimiter
 from ..records import TableRecord
 
 _log = logging.getLogger("naiko_service")
@@ -51,10 +53,22 @@ NO_DEADLINE = NoDeadline()
 class ServiceError(Exception):
     """A request the service refuses; ``code`` is stable, nothing was changed."""
 
+    retry_after_ms: int | None = None
+    """``rate_limited`` only: when the request would be accepted."""
+
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class RateLimited(ServiceError):
+    """A request over a use case's own rate limit (R8.9 chat): ``rate_limited``, with when to
+    try again."""
+
+    def __init__(self, message: str, retry_after_ms: int):
+        super().__init__("rate_limited", message)
+        self.retry_after_ms = retry_after_ms
 
 
 BOT_SEAT = "bot_seat"
@@ -133,6 +147,11 @@ class Deps:
     quick_seat_stakes: tuple[Stakes, ...] = DEFAULT_QUICK_SEAT_STAKES
     """R7.10: the stakes quick seat serves (the deployment's ``QUICK_SEAT_STAKES``); others are
     refused (``unknown_stakes``): one player cannot open tables at stakes of their own."""
+    chat_limiter: ChatLimiter = field(default_factory=ChatLimiter)
+    """R8.9: the container's chat buckets (one per player) and chat requests said."""
+    chat_log: ChatLog | None = None
+    """R8.9: where the chat said during hands is kept for their records; ``None``: chat is
+    delivered, not kept."""
     parallel_fan_out: bool = True
     """Post a fan-out's messages concurrently (``usecases.fanout.FAN_OUT_WORKERS`` at once);
     ``False``: one after another, in the order of ``record.connections`` (deterministic: the

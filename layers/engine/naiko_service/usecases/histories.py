@@ -9,7 +9,8 @@ read by key), never a table. The records are written with the table writes that 
 Who may read a hand: the players dealt into it, and only them (``not_in_hand``): a spectator
 watched the table, but a history is a player's own record (their cards, their Peeks and
 Sleeve Swaps). What they read: :func:`naiko_service.hand_records.for_reader`, the events they
-were shown during the hand; another player's hole cards only when shown at the showdown.
+were shown during the hand; another player's hole cards only when shown at the showdown; and
+what was said at the table meanwhile (R8.9: ``chat``, read from the chat log after the record).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def get_hand(deps: Deps, caller: Caller, request: p.GetHand) -> None:
     if any(seat.is_bot and seat.player_id == caller.player_id for seat in record.seats):
         raise ServiceError(BOT_SEAT, "that hand's seat was a BOT's: a BOT's cards are its "
                            "own (R8.4)")
+    if deps.chat_log is not None and record.seat_of(caller.player_id) is not None:
+        # R8.9: the chat said during the hand, kept on its own
+        record = hand_records.with_chat(
+            record, deps.chat_log.lines(request.table_id, request.hand_number))
     try:
         hand = hand_records.for_reader(record, caller.player_id)
     except hand_records.NotInHand as exc:

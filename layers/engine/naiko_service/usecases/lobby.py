@@ -38,7 +38,7 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
         kind=TableKind.PRIVATE if request.private else TableKind.CASH,
         invited=tuple(request.invited), bots=request.bots,
         min_players=_min_players(request), deep_stack=request.deep_stack,
-        bot_level=deps.bot_level)
+        bot_level=deps.bot_level, chat=request.chat)
     now = deps.clock.now_ms()
     record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
                          seq=1, opened_by=caller.player_id, empty_since=now)

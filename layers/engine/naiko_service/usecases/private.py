@@ -107,7 +107,7 @@ def find_table(deps: Deps, caller: Caller, request: p.FindTable) -> None:
 
 def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
     """Change the blinds, the clock or the players needed to start: at once between hands,
-    else from the next hand (R7.12)."""
+    else from the next hand (R7.12); the chat (R8.9) at once."""
     changes: dict[str, int] = {}
     if request.small_blind is not None:
         changes["small_blind"] = request.small_blind
@@ -117,11 +117,18 @@ def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
         changes["decision_ms"] = request.decision_seconds * 1000
     if request.min_players is not None:
         changes["min_players"] = request.min_players
-    if not changes:
+    chat = request.chat
+    if not changes and chat is None:
         raise ServiceError("invalid_request", "name at least one setting to change")
 
     def change(record: TableRecord, now: int) -> Outcome:
         host_of(record, caller.player_id)
+        outcome = Outcome()
+        if chat is not None:  # R8.9: the host's choice, at once (nothing to wait for)
+            record.settings = replace(record.settings, chat=chat)
+            outcome.events.append(SettingsChanged(changes={"chat": chat}, pending=False))
+        if not changes:
+            return outcome
         merged = {**record.room.pending, **changes}
         small = merged.get("small_blind", record.state.config.small_blind)
         big = merged.get("big_blind", record.state.config.big_blind)
@@ -134,10 +141,12 @@ def host_settings(deps: Deps, caller: Caller, request: p.HostSettings) -> None:
             raise ServiceError("invalid_request", "min_players cannot exceed the seats")
         if record.state.hand_in_progress:
             record.room.pending = merged
-            return Outcome([SettingsChanged(changes=dict(changes), pending=True)])
+            outcome.events.append(SettingsChanged(changes=dict(changes), pending=True))
+            return outcome
         apply_settings(record, merged)
         record.room.pending = {}
-        return Outcome([SettingsChanged(changes=dict(changes), pending=False)])
+        outcome.events.append(SettingsChanged(changes=dict(changes), pending=False))
+        return outcome
 
     transaction.mutate(deps, request.table_id, change, caller=caller)
 

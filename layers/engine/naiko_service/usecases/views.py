@@ -24,7 +24,7 @@ def table_view(record: TableRecord, seat_index: int | None, *,
                         "max_buy_in": settings.max_buy_in, "decision_ms": settings.decision_ms,
                         "kind": settings.kind.value, "host": settings.host,
                         "bots": settings.bots, "min_players": settings.min_players,
-                        "deep_stack": settings.deep_stack}
+                        "deep_stack": settings.deep_stack, "chat": settings.chat}
     view["disconnected"] = sorted(record.disconnected)
     view["room"] = {"waitlist": list(room.waitlist), "held_seats": len(room.offers),
                     "paused": room.paused, "closing": room.closing, "closed": record.closed,
