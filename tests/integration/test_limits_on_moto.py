@@ -109,6 +109,8 @@ def test_every_cap_full_the_items_stay_under_their_documented_sizes_on_dynamodb(
         assert roamer.send(action="leave_table", table_id=other_table)["type"] in ACCEPTED
         if i < limits.MAX_VISITED + 2 - limits.MAX_TABLES_PER_CONNECTION:
             assert roamer.send(action="unwatch", table_id=other_table)["type"] == "ack"
+    for i in range(limits.MAX_MUTES):  # R8.9: the most players muted, the longest ids
+        assert roamer.send(action="chat_mute", player_id=long_id(i, "muted"))["type"] == "ack"
     account = aws.client.get_item(TableName=aws.names["AccountsTable"],
                                   Key={"player_id": {"S": roamer.player_id}})["Item"]
     connection = aws.client.get_item(TableName=aws.names["ConnectionsTable"],
@@ -121,6 +123,7 @@ def test_every_cap_full_the_items_stay_under_their_documented_sizes_on_dynamodb(
     assert dynamodb_item_size(connection) <= limits.CONNECTION_ITEM_MAX_BYTES
     assert len(account["recent_tables"]["L"]) == limits.MAX_VISITED
     assert len(connection["tables"]["SS"]) == limits.MAX_TABLES_PER_CONNECTION
+    assert len(connection["muted"]["SS"]) == limits.MAX_MUTES
 
 
 def test_r9_1_registrations_and_created_tournaments_are_capped_on_dynamodb(

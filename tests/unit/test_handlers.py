@@ -113,7 +113,7 @@ class Stack:
         replies = [m for m in new if m["type"] in ("ack", "error", "tables", "snapshot",
                                                    "account", "table_found", "tournaments",
                                                    "tournament", "heartbeat")
-                   or (m["type"] == "update" and m.get("request_id") is not None)]
+                   or (m["type"] in ("update", "chat") and m.get("request_id") is not None)]
         assert replies, f"no reply among {new}"
         return replies[0]
 
@@ -248,6 +248,12 @@ def test_a_table_s_life_through_the_sample_events(stack: Stack) -> None:
 
     # joining subscribes the connection: its update, carrying the request id, is the answer
     for name, kind in (("join_table", "update"), ("snapshot", "snapshot")):
+        before = len(stack.frames())
+        stack.send(name)
+        assert assert_accepted(stack, before, name)["type"] == kind
+    # R8.9: the watching connection chats (before the hand: nothing is kept), mutes, unmutes
+    for name, kind in (("chat", "chat"), ("emote", "chat"), ("chat_mute", "ack"),
+                       ("chat_unmute", "ack")):
         before = len(stack.frames())
         stack.send(name)
         assert assert_accepted(stack, before, name)["type"] == kind
