@@ -49,6 +49,7 @@ from .keepalive import KeepAlive, keep_alive
 from .render import (
     POWER_COSTS,
     Narrator,
+    chat_line,
     is_tournament,
     my_seat,
     open_window_for,
@@ -70,7 +71,8 @@ LOBBY_REFRESH_S = 3.0
 
 _NOT_AT_A_TABLE = frozenset({"list_tables", "create_table", "quick_seat", "get_account",
                              "find_table", "list_tournaments", "get_tournament", "register",
-                             "unregister", "hand_history", "get_hand"})
+                             "unregister", "hand_history", "get_hand", "chat_mute",
+                             "chat_unmute"})
 """Requests that carry no ``table_id``."""
 
 # -- commands --------------------------------------------------------------------------------
@@ -108,6 +110,8 @@ _ALIASES = {
     "tourneys": "tournaments", "tournament": "tournament", "tourney": "tournament",
     "register": "register", "reg": "register", "unregister": "unregister",
     "unreg": "unregister", "history": "history", "hist": "history", "hands": "history",
+    # -- table chat (R8.9)
+    "say": "say", "chat": "say", "emote": "emote", "mute": "mute", "unmute": "unmute",
 }
 
 _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
@@ -170,6 +174,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
     if match is None or match.group(1) not in _ALIASES:
         return unknown
     word = _ALIASES[match.group(1)]
+    if word in _CHAT:
+        return _chat_command(word, line, view)
     args = ([match.group(2)] if match.group(2) else []) + tokens[1:]
     if word in _ONE_ARG and len(args) > 1:
         return unknown
@@ -238,6 +244,53 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
     if word in ("peek", "swap", "anchor"):
         return _power_command(word, arg, view, prompt)
     return _betting_command(word, arg, view, prompt)
+
+
+# -- table chat (R8.9) -------------------------------------------------------------------------
+
+_CHAT = frozenset({"say", "emote", "mute", "unmute"})
+
+EMOTES = ("thumbs_up", "clap", "laugh", "wow", "sad", "angry", "thinking", "gg", "nice_hand",
+          "thanks")
+"""The emote codes (``naiko_service.protocol.EMOTES``)."""
+
+CHAT_TEXT_MAX = 200
+"""Characters of a chat message (the server normalises it and counts again)."""
+
+
+def _chat_command(word: str, line: str, view: dict[str, Any] | None) -> Parsed:
+    """``say TEXT`` (the text as typed, case and spaces kept), ``emote CODE``, ``mute NAME`` /
+    ``unmute NAME`` (a player id, or the seat number of a seated player).
+
+    >>> parse_command("say Nice hand, Bob!", {"seats": []}).request
+    {'action': 'chat', 'text': 'Nice hand, Bob!'}
+    >>> parse_command("emote gg", {"seats": []}).request
+    {'action': 'emote', 'emote': 'gg'}
+    >>> parse_command("mute 1", {"seats": [None, {"seat_index": 1, "player_id": "bob"}]}).request
+    {'action': 'chat_mute', 'player_id': 'bob'}
+    """
+    rest = line.strip()[len(line.split()[0]):].strip()
+    if word == "say":
+        if view is None:
+            return Parsed(error="No table yet: chat goes to the table you watch.")
+        if not rest:
+            return Parsed(error="Type `say` and what to say.")
+        if len(rest) > CHAT_TEXT_MAX:
+            return Parsed(error=f"A chat message is at most {CHAT_TEXT_MAX} characters.")
+        return Parsed(request={"action": "chat", "text": rest}, label="say")
+    if word == "emote":
+        if view is None:
+            return Parsed(error="No table yet: emotes go to the table you watch.")
+        if rest.lower() not in EMOTES:
+            return Parsed(error=f"Type `emote` and one of {', '.join(EMOTES)}.")
+        return Parsed(request={"action": "emote", "emote": rest.lower()}, label="emote")
+    if not rest or len(rest.split()) != 1:
+        return Parsed(error=f"Type `{word}` and a player's name (or seat number).")
+    player = _player_of(view or {}, rest) or (None if rest.isdigit() else rest)
+    if player is None:
+        return Parsed(error=f"Nobody sits at seat {rest}.")
+    action = "chat_mute" if word == "mute" else "chat_unmute"
+    return Parsed(request={"action": action, "player_id": player}, label=f"{word} {player}")
 
 
 def _history_command(args: list[str], view: dict[str, Any] | None) -> Parsed:
@@ -980,6 +1033,10 @@ class Client:
             self._on_hands(list(message.get("hands") or []))
         elif kind == "hand":
             self._on_hand(dict(message.get("hand") or {}))
+        elif kind == "chat":  # R8.9
+            if message.get("table_id") == self.table_id:
+                self.log.append(chat_line(message, self.player_id))
+                self.redraw()
         elif kind == "error":
             self._on_error(message, label)
 
@@ -1077,6 +1134,10 @@ class Client:
             if self.view is not None:
                 self.view.setdefault("room", {})["invite_code"] = None
             self.notice("The invite code no longer works (players it let in stay invited).")
+        elif label.startswith(("mute ", "unmute ")):  # R8.9
+            word, _, player = label.partition(" ")
+            self.notice(f"You no longer receive {player}'s chat." if word == "mute"
+                        else f"You receive {player}'s chat again.")
         elif label.startswith(("invite ", "kick ", "blinds ", "clock ", "minplayers ")) or \
                 label in ("bot", "pause", "resume", "close"):
             self.notice(f"Done: {label}.")

@@ -865,5 +865,36 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "{name} tố lên {to}",
         "{name} mărește la {to}",
     ),
+    # -- table chat (R8.9): the log's chat lines and the host's chat setting
+    "You": (
+        "Ty",
+        "Você",
+        "Bạn",
+        "Tu",
+    ),
+    "{name} (watching)": (
+        "{name} (obserwuje)",
+        "{name} (assistindo)",
+        "{name} (đang xem)",
+        "{name} (urmărește)",
+    ),
+    "chat on": (
+        "czat włączony",
+        "chat ligado",
+        "bật trò chuyện",
+        "chat pornit",
+    ),
+    "chat off": (
+        "czat wyłączony",
+        "chat desligado",
+        "tắt trò chuyện",
+        "chat oprit",
+    ),
+    "chat apart: players and spectators apart during a hand": (
+        "czat osobno: gracze i widzowie osobno w trakcie rozdania",
+        "chat separado: jogadores e espectadores separados durante a mão",
+        "trò chuyện riêng: người chơi và người xem tách riêng trong ván",
+        "chat separat: jucătorii și spectatorii separat în timpul mâinii",
+    ),
 }
 """English text -> (pl, pt, vi, ro)."""

@@ -62,6 +62,8 @@ HELP = (
     "  tournaments   list the tournaments                    tournament N|ID  show one",
     "  register N|ID  enter (the entry is paid at once)      unregister N|ID  until it starts",
     "  history    your last hands                            history N  hand N, deck checked",
+    "  say TEXT   chat to the table        emote CODE  gg, clap, thumbs_up, laugh, wow, ...",
+    "  mute P     stop receiving P's chat                    unmute P   receive it again",
     "  help       show or hide this help                     q      quit (the seat stays)",
 )
 
@@ -166,7 +168,42 @@ def settings_text(changes: dict[str, Any]) -> str:
         parts.append(tr("clock {n}s", n=int(changes["decision_ms"]) // 1000))
     if changes.get("min_players") is not None:
         parts.append(tr("{n} players to start", n=changes["min_players"]))
+    chat = changes.get("chat")  # R8.9
+    if chat == "on":
+        parts.append(tr("chat on"))
+    elif chat == "off":
+        parts.append(tr("chat off"))
+    elif chat == "apart":
+        parts.append(tr("chat apart: players and spectators apart during a hand"))
     return ", ".join(parts) or tr("no change")
+
+
+EMOTE_SYMBOLS = {"thumbs_up": "\U0001f44d", "clap": "\U0001f44f", "laugh": "\U0001f602",
+                 "wow": "\U0001f62e", "sad": "\U0001f622", "angry": "\U0001f620",
+                 "thinking": "\U0001f914", "gg": "GG", "nice_hand": "\U0001f44c",
+                 "thanks": "\U0001f64f"}
+"""How an emote code shows (R8.9); a code not listed shows as itself."""
+
+
+def chat_line(message: dict[str, Any], player_id: str | None = None) -> str:
+    """A ``chat`` message as a log line (R8.9): who said it (a spectator is marked), then the
+    text or the emote.
+
+    >>> chat_line({"player_id": "bob", "seat_index": 2, "text": "gl"})
+    'bob: gl'
+    >>> chat_line({"player_id": "dave", "seat_index": None, "emote": "gg"}, "alice")
+    'dave (watching): GG'
+    """
+    speaker = str(message.get("player_id"))
+    if player_id is not None and speaker == player_id:
+        who = tr("You")
+    elif message.get("seat_index") is None:
+        who = tr("{name} (watching)", name=speaker)
+    else:
+        who = speaker
+    emote = message.get("emote")
+    said = EMOTE_SYMBOLS.get(str(emote), str(emote)) if emote else str(message.get("text"))
+    return f"{who}: {said}"
 
 
 def owing_text(seat: dict[str, Any]) -> str | None:
