@@ -598,3 +598,57 @@ def test_the_history_panel_shows_signed_nets_and_never_covers_the_action_bar(
                  or box["y"] + box["height"] <= panel["y"]
                  or panel["y"] + panel["height"] <= box["y"])
         assert apart, (box, panel)
+
+
+# -- table chat (R8.9) -----------------------------------------------------------------------
+
+def test_r8_9_two_people_chat_emote_and_mute_from_a_seats_menu(
+        stack: LocalStack, open_page: Any, shots: Shots) -> None:
+    """alice sits at a table, bob watches it on a phone: alice types a line and sends an emote,
+    bob reads both in his Chat panel (opened by its button, with the count of new lines); bob
+    answers, alice reads it; alice mutes bob from his line's button, bob's next line never
+    reaches her page, and the mute is listed (and undone) in her panel."""
+    table = demo_table(stack, "NLHE", 6, (1, 2), bots=False)
+    alice = open_page()
+    sit_from_lobby(alice, stack, table.table_id)
+    bob = open_page()
+    bob.set_viewport_size({"width": 390, "height": 844})
+    bob.goto(f"{stack.web_url}?player=bob#table={table.table_id}")
+    bob.wait_for_selector(".seat")
+    assert not bob.locator(".chat-panel").is_visible()  # a phone: closed until its button
+    alice.locator("[data-chat-input]").fill("  good luck\u202e all  ")
+    alice.locator("[data-chat-form] button[type=submit]").click()
+    alice.locator(".chat-panel [data-emote=clap]").click()
+    wait_until(lambda: bob.locator("[data-panel-button=chat] .badge").count()
+               and bob.locator("[data-panel-button=chat] .badge").inner_text() == "2")
+    bob.locator("[data-panel-button=chat]").click()
+    assert bob.locator(".chat-panel").is_visible()
+    lines = bob.locator(".chat-panel ol.chat-lines li").all_text_contents()
+    assert lines[0] == "alice: good luck all" and lines[1].startswith("alice: 👏"), lines
+    assert bob.locator("[data-panel-button=chat] .badge").count() == 0
+    bob.locator("[data-chat-input]").fill("thanks!")
+    bob.locator("[data-chat-input]").press("Enter")
+    wait_until(lambda: "bob (watching): thanks!" in alice.locator(
+        ".chat-panel ol.chat-lines li").all_text_contents()[-1])
+    shots(bob, "phone-chat")
+    alice.locator(".chat-panel [data-action=chat-mute][data-player=bob]").click()
+    wait_until(lambda: alice.locator(".chat-muted [data-player=bob]").count())
+    bob.locator("[data-chat-input]").fill("can you hear me?")
+    bob.locator("[data-chat-input]").press("Enter")
+    wait_until(lambda: bob.locator(".chat-panel ol.chat-lines li").count() == 4)
+    time.sleep(0.5)
+    assert not any("can you hear me" in line for line in alice.locator(
+        ".chat-panel ol.chat-lines li").all_text_contents())
+    shots(alice, "chat-muted")
+    alice.locator(".chat-muted [data-action=chat-unmute][data-player=bob]").click()
+    wait_until(lambda: alice.locator(".chat-muted").count() == 0)
+    # a seated player's plate opens their seat's menu: bob (watching) mutes alice there
+    bob.locator("[data-panel-button=chat]").click()  # closes the panel: the felt is free
+    bob.locator(".seat[data-player=alice] .plate").click()
+    bob.locator(".seat-menu [data-action=chat-mute]").click()
+    wait_until(lambda: bob.locator(".seat[data-player=alice] .muted-mark").count())
+    alice.locator("[data-chat-input]").fill("muted now")
+    alice.locator("[data-chat-input]").press("Enter")
+    time.sleep(0.5)
+    assert not any("muted now" in line for line in bob.locator(
+        ".chat-panel ol.chat-lines li").all_text_contents())

@@ -19,9 +19,17 @@ import { renderLobby } from "./lobby.js";
 import { narrate } from "./narrate.js";
 import { ProofTracker, verifyStoredHand } from "./proofs.js";
 import { buyInRange, renderTable } from "./table.js";
+import { CHAT_LINES } from "./chat.js";
 import { tr } from "./i18n.js";
 
 const LOG_LINES = 200;
+const MUTED = "naiko.muted";
+
+/** The players this page muted (R8.9), kept across reloads: a mute lasts as long as the
+ *  server's connection, so the page sends them again after each (re)connection. */
+function loadMuted() {
+  try { return new Set(JSON.parse(localStorage.getItem(MUTED) || "[]").filter((p) => typeof p === "string")); } catch { return new Set(); }
+}
 
 /** Whether a reply says the request was applied: its `ack`, or an `update` that carries the
  *  request's id (a server may fold the ack into the update it sends the requester). */
@@ -57,6 +65,9 @@ export class App {
     this.offsetMs = 0;                   // server clock - local clock, when clearly off
     this.lobby = { tables: null, tournaments: null, details: new Map(), account: null };
     this.history = null;                 // the panel's state, null when closed
+    this.chat = [];                      // R8.9: the table's chat lines (chat.js)
+    this.chatUnread = 0;                 // lines arrived while a phone's chat panel was closed
+    this.muted = loadMuted();            // players whose chat this page does not want
     this.elements = {
       status: document.getElementById("conn"),
       player: document.getElementById("player"),
@@ -95,6 +106,7 @@ export class App {
   }
 
   onOpen(again) {
+    for (const player of this.muted) this.conn.request("chat_mute", { player_id: player }); // R8.9
     if (this.tableId) {
       // Resume: the snapshot marks us back at our seat and brings the confirmed state (R8.3).
       this.watch(this.tableId, again ? tr("Reconnected: the table shows the server's confirmed state.") : null);
@@ -118,6 +130,14 @@ export class App {
       case "update":
         if (message.table_id === this.tableId) this.apply(message);
         else this.otherTable(message);
+        break;
+      case "chat":  // R8.9: said at the table shown (the server left out the players we muted)
+        if (message.table_id === this.tableId && !this.muted.has(message.player_id)) {
+          this.chat.push(message);
+          if (this.chat.length > CHAT_LINES) this.chat.splice(0, this.chat.length - CHAT_LINES);
+          if (document.body.dataset.panel !== "chat") this.chatUnread += 1;
+          this.render();
+        }
         break;
       case "invite_code":
         if (this.view && message.table_id === this.tableId) {
@@ -220,7 +240,7 @@ export class App {
   showTable(tableId) {
     if (tableId !== this.tableId) {
       Object.assign(this, { tableId, version: 0, view: null, log: [], offerUntil: null, showdown: null, ui: {},
-        proofs: new ProofTracker() });
+        proofs: new ProofTracker(), chat: [], chatUnread: 0 });
     }
     this.screen = "table";
     setHashTable(tableId);
@@ -326,6 +346,28 @@ export class App {
     if (this.screen === "lobby") await this.loadLobby();
   }
 
+  // -- table chat (R8.9) ---------------------------------------------------------------------
+
+  chatCtx() {
+    return {
+      lines: this.chat, muted: this.muted, unread: this.chatUnread,
+      say: (text) => this.send("chat", { text }),
+      emote: (emote) => this.send("emote", { emote }),
+      mute: (player) => this.setMuted(player, true),
+      unmute: (player) => this.setMuted(player, false),
+    };
+  }
+
+  async setMuted(player, muted) {
+    const reply = await this.send(muted ? "chat_mute" : "chat_unmute", { player_id: player }, { table: false });
+    if (!applied(reply)) return;
+    if (muted) this.muted.add(player);
+    else this.muted.delete(player);
+    try { localStorage.setItem(MUTED, JSON.stringify([...this.muted])); } catch { /* storage off */ }
+    this.toast(muted ? tr("You no longer receive {name}'s chat.", { name: player }) : tr("You receive {name}'s chat again.", { name: player }));
+    this.render();
+  }
+
   // -- the hand history ----------------------------------------------------------------------
 
   async openHistory() {
@@ -381,15 +423,24 @@ export class App {
         fill(main, h("p", { class: "muted centre-text" }, tr("Opening the table…")));
         return;
       }
+      // the chat's text field is kept across redraws: give it its focus and caret back
+      const typing = document.activeElement?.dataset?.chatInput
+        ? [document.activeElement.selectionStart, document.activeElement.selectionEnd] : null;
       renderTable(main, this.view, {
         nowMs: this.nowMs(), version: this.version, tableId: this.tableId, log: this.log,
         ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil, playerId: this.playerId,
-        proofs: this.proofs, panel: document.body.dataset.panel || null,
+        proofs: this.proofs, panel: document.body.dataset.panel || null, chat: this.chatCtx(),
+        rerender: () => this.render(),
         togglePanel: (panel) => this.togglePanel(panel),
         send: (action, fields) => this.send(action, fields),
         join: (seat) => this.join(seat),
         toLobby: () => this.toLobby(),
       });
+      const input = typing ? main.querySelector("[data-chat-input]") : null;
+      if (input) {
+        input.focus();
+        input.setSelectionRange(...typing);
+      }
     } else {
       renderLobby(main, { ...this.lobby, me: this.playerId, nowMs: this.nowMs() }, this.lobbyCtx());
     }
@@ -397,7 +448,7 @@ export class App {
     this.tick();
   }
 
-  /** A phone's panels (the Carousel, the log, the host's bar; table.js draws their buttons):
+  /** A phone's panels (the Carousel, the log, the chat, the host's bar; table.js draws their buttons):
    *  `name` opens it and closes the others, the open one's button or `null` closes it. Only the
    *  CSS of a narrow screen reads `body[data-panel]`: a wide one shows them all the time. */
   togglePanel(name) {
@@ -407,8 +458,13 @@ export class App {
     for (const button of document.querySelectorAll("[data-panel-button]")) {
       button.setAttribute("aria-pressed", button.dataset.panelButton === open ? "true" : "false");
     }
-    const log = open === "log" ? document.querySelector(".log-panel ol.log") : null;
+    const log = open === "log" ? document.querySelector(".log-panel ol.log")
+      : open === "chat" ? document.querySelector(".chat-panel ol.chat-lines") : null;
     if (log) log.scrollTop = log.scrollHeight; // drawn while closed: scrolled to its top
+    if (open === "chat" && this.chatUnread) {
+      this.chatUnread = 0;
+      this.render();
+    }
     this.measureControls();
   }
 

@@ -9,8 +9,8 @@
 //     8 s) and calls `onOpen(again=true)`: the app then sends `snapshot` for the table it shows,
 //     which marks the player back (R8.3) and brings the server's confirmed state.
 //
-// Tolerance of protocol additions: an `update` that carries our `request_id` is treated as the
-// reply to that request (a server may fold the `ack` into the update), and unknown message
+// Tolerance of protocol additions: an `update` (or a `chat`, R8.9) that carries our `request_id`
+// is treated as the reply to that request (a server may fold the `ack` into the update), and unknown message
 // types and fields are passed through untouched.
 
 import { tr } from "./i18n.js";
@@ -18,7 +18,7 @@ import { tr } from "./i18n.js";
 /** Reply types that answer a request (matched by `request_id`). */
 const REPLY_TYPES = new Set([
   "ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-  "tournament", "hands", "hand", "update",
+  "tournament", "hands", "hand", "update", "chat",
 ]);
 
 /** Seconds to wait before each reconnection attempt; the last one repeats. */

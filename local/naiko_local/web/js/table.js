@@ -16,6 +16,7 @@
 import { POWER_COSTS, POWER_NAMES, shownName } from "./narrate.js";
 import { cardBack, cardFace, cardSlot, chips, fill, h, ordinal, ring, splitCards } from "./dom.js";
 import { tr } from "./i18n.js";
+import { chatPanel, seatMenu } from "./chat.js";
 
 /**
  * The two ways the felt is drawn (naiko.css picks one: `portrait` below 600 px wide, a phone
@@ -112,9 +113,11 @@ export function windowForMe(view) {
  * @param {object} view       the newest view
  * @param {object} ctx        {nowMs, send(action, fields), ui (controls' state), showdown,
  *                             offerUntil, inviteCode, version, tableId, log: string[],
- *                             panel: the phone's open panel ("carousel", "log", "host" or
- *                             null),
- *                             togglePanel(name)}
+ *                             panel: the phone's open panel ("carousel", "log", "chat",
+ *                             "host" or null),
+ *                             togglePanel(name), rerender(),
+ *                             chat: {lines, muted: Set, unread, say, emote, mute, unmute}
+ *                             (R8.9, chat.js)}
  */
 /** The buy-in the form offers the viewer (not seated): the range the server would accept and
  *  the amount proposed. The table's range and 100 big blinds inside it, unless the view carries
@@ -137,7 +140,7 @@ export function renderTable(root, view, ctx) {
     view.tournament ? tournamentBar(view, ctx) : null,
     h("div", { class: "table-main" },
       h("div", { class: "felt-area" }, felt(view, ctx)),
-      h("div", { class: "side" }, naikoPanel(view, ctx), logPanel(ctx))),
+      h("div", { class: "side" }, naikoPanel(view, ctx), logPanel(ctx), ctx.chat ? chatPanel(view, ctx) : null)),
     controls(view, ctx),
   );
 }
@@ -145,7 +148,7 @@ export function renderTable(root, view, ctx) {
 // -- a phone's panels ----------------------------------------------------------------------
 
 /**
- * On a phone (naiko.css, below 600 px wide) the Carousel, the log and the host's bar are panels
+ * On a phone (naiko.css, below 600 px wide) the Carousel, the log, the chat and the host's bar are panels
  * that open on demand, one at a time, above the action bar: these buttons open and close them
  * (the page's `body[data-panel]`, kept by app.js). A wider screen shows them all the time and
  * hides the buttons. The Carousel's button counts the powers the prompt lets you use now.
@@ -161,6 +164,8 @@ function panelButtons(view, ctx) {
     view.hand?.powers ? button("carousel", tr("Carousel"),
       usable ? h("span", { class: "badge usable", title: tr("powers you can use now") }, String(usable)) : null) : null,
     button("log", tr("Log")),
+    ctx.chat ? button("chat", tr("Chat"), ctx.chat.unread
+      ? h("span", { class: "badge usable", title: tr("new chat lines") }, String(Math.min(ctx.chat.unread, 99))) : null) : null,
     hosting(view, ctx) ? button("host", tr("Host")) : null);
 }
 
@@ -350,11 +355,24 @@ function seatElement(view, seat, index, style, winners, ctx) {
   );
   const blindTag = hand && !hand.complete
     ? (hand.small_blind_seat === index ? "SB" : hand.big_blind_seat === index ? "BB" : null) : null;
+  // R8.9: another player's plate opens their seat's menu (mute or unmute their chat)
+  const menu = !me && !seat.is_bot && ctx.chat;
+  if (menu) {
+    plate.classList.add("has-menu");
+    plate.title = tr("{name}: click to mute or unmute their chat", { name: seat.player_id });
+    plate.addEventListener("click", () => {
+      ctx.ui.seatMenu = ctx.ui.seatMenu === index ? null : index;
+      ctx.rerender();
+    });
+    if (ctx.chat.muted.has(seat.player_id)) {
+      plate.querySelector(".name")?.append(h("span", { class: "muted-mark", title: tr("chat muted") }, " 🔇"));
+    }
+  }
   return h("div", {
     class: `seat${me ? " me" : ""}${actor ? " actor" : ""}${seat.folded ? " folded" : ""}` +
       `${winners.has(index) ? " winner" : ""}${seat.is_bot ? " is-bot" : ""}`,
     style, dataset: { seat: index, player: seat.player_id, me: me ? "1" : null },
-  }, cards, plate,
+  }, cards, plate, menu ? seatMenu({ ...seat, seat_index: index }, ctx) : null,
   h("div", { class: "seat-status" }, blindTag ? h("span", { class: "tag" }, blindTag) : null,
     status.join(" · "), showdownHand ? h("span", { class: "made" }, showdownHand) : null));
 }
