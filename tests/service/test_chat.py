@@ -191,14 +191,23 @@ def test_r8_9_history_has_the_chat_and_the_exports_do_not() -> None:
         c.text != "between" for c in h.chat_log.lines(table_id, 1))  # type: ignore[union-attr]
 
 
-def test_r8_9_a_replayed_chat_request_is_answered_not_said_twice() -> None:
+@pytest.mark.parametrize("in_hand", [True, False])
+def test_r8_9_a_replayed_chat_request_is_answered_not_said_twice(in_hand: bool) -> None:
+    """During a hand the kept line's key refuses the replay too (another container's); between
+    hands only the container's memory of what it said does."""
     h = harness()
-    table_id, players = seated(h, 3)
+    table_id, players = seated(h, 3 if in_hand else 2)
+    assert h.store.load(table_id).state.hand_in_progress is in_hand
     frame = {"action": "chat", "table_id": table_id, "text": "once", "request_id": "same"}
     assert players[0].send(**frame)["type"] == "chat"
     replay = players[0].send(**frame)
     assert replay["type"] == "ack" and replay["replayed"] is True
     assert [c["text"] for c in chats(players[1])] == ["once"]
+    h.service.deps.chat_limiter = type(h.service.deps.chat_limiter)()  # another container
+    again = players[0].send(**frame)
+    if in_hand:
+        assert again["type"] == "ack" and again["replayed"] is True
+        assert [c["text"] for c in chats(players[1])] == ["once"]
 
 
 @pytest.mark.parametrize("frame", [
