@@ -45,6 +45,9 @@ def test_r8_9_a_chat_message_reaches_everyone_watching_at_once_without_a_table_w
     reply = players[0].send(action="chat", table_id=table_id, text="  good luck\u202e all  ")
     assert reply["type"] == "chat" and reply["text"] == "good luck all"
     assert reply["player_id"] == "p0" and reply["seat_index"] == 0
+    # the server adds who and when, nothing else: no view, no cards, no version
+    assert set(reply) == {"type", "table_id", "player_id", "seat_index", "at_ms", "text",
+                          "request_id"}
     for watcher in (*players[1:], spectator):
         line, = chats(watcher)
         assert line == {k: v for k, v in reply.items() if k != "request_id"}
