@@ -14,6 +14,8 @@ The language is the process's (one terminal, one player): :func:`set_language` o
 from __future__ import annotations
 
 from .i18n_events import TEXTS as EVENT_TEXTS
+from .i18n_screens import TEXTS as SCREEN_TEXTS
+from .i18n_statuses import TEXTS as STATUS_TEXTS
 
 LANGUAGES = ("en", "pl", "pt", "vi", "ro")
 
@@ -65,7 +67,7 @@ _KEYS = (
     "SEAT OFFERED {clock}: a seat is held for you: `take` (or `take N`) to sit down",
     "`shield` (1 destello) or `pass`",
     "`pass` (you cannot shield)",
-    "SHIELD WINDOW {clock}: {attacker} Short Anchor aims at you: {answer}",
+    "SHIELD WINDOW {clock}: {attacker}'s Short Anchor aims at you: {answer}",
     "Waiting for {actor} to act",
     "No more hands: the tournament is over (`tournaments` for the lobby's, `q` to quit).",
     "No more hands: the table is closed (`q` to quit).",
@@ -97,7 +99,7 @@ _TEXTS = {
         "MIEJSCE DLA CIEBIE {clock}: miejsce jest zarezerwowane: `take` (lub `take N`), by usiąść",
         "`shield` (1 Destello) lub `pass`",
         "`pass` (nie możesz użyć Pieczęci)",
-        "OKNO ODPOWIEDZI {clock}: {attacker} Krótka Kotwica celuje w ciebie: {answer}",
+        "OKNO PIECZĘCI {clock}: Krótka Kotwica gracza {attacker} celuje w ciebie: {answer}",
         "Czekamy, aż {actor} wykona akcję",
         "Koniec rozdań: turniej się zakończył (`tournaments` – lista turniejów, `q` – wyjście).",
         "Koniec rozdań: stół jest zamknięty (`q` – wyjście).",
@@ -127,7 +129,7 @@ _TEXTS = {
          "para sentar"),
         "`shield` (1 Destello) ou `pass`",
         "`pass` (você não pode usar o Escudo)",
-        "JANELA DO ESCUDO {clock}: {attacker} Âncora Curta mira em você: {answer}",
+        "JANELA DO ESCUDO {clock}: a Âncora Curta de {attacker} mira em você: {answer}",
         "Aguardando {actor} agir",
         "Não há mais mãos: o torneio terminou (`tournaments` para a lista, `q` para sair).",
         "Não há mais mãos: a mesa está fechada (`q` para sair).",
@@ -156,7 +158,7 @@ _TEXTS = {
         "CHỖ DÀNH CHO BẠN {clock}: một chỗ đang được giữ cho bạn: `take` (hoặc `take N`) để ngồi",
         "`shield` (1 Destello) hoặc `pass`",
         "`pass` (bạn không thể dùng Lá Chắn)",
-        "CỬA SỔ LÁ CHẮN {clock}: {attacker} Mỏ Neo Ngắn nhắm vào bạn: {answer}",
+        "CỬA SỔ LÁ CHẮN {clock}: Mỏ Neo Ngắn của {attacker} nhắm vào bạn: {answer}",
         "Đang chờ {actor} hành động",
         "Hết ván: giải đấu đã kết thúc (`tournaments` để xem danh sách, `q` để thoát).",
         "Hết ván: bàn đã đóng (`q` để thoát).",
@@ -185,7 +187,7 @@ _TEXTS = {
         "LOC OFERIT {clock}: un loc este ținut pentru tine: `take` (sau `take N`) ca să te așezi",
         "`shield` (1 Destello) sau `pass`",
         "`pass` (nu poți folosi Sigiliul)",
-        "FEREASTRA SIGILIULUI {clock}: {attacker} Ancora Scurtă te țintește: {answer}",
+        "FEREASTRA SIGILIULUI {clock}: Ancora Scurtă a lui {attacker} te țintește: {answer}",
         "Se așteaptă ca {actor} să acționeze",
         "Nu mai sunt mâini: turneul s-a încheiat (`tournaments` pentru listă, `q` pentru ieșire).",
         "Nu mai sunt mâini: masa este închisă (`q` pentru ieșire).",
@@ -217,7 +219,10 @@ for _lang, _texts in _TEXTS.items():
     if len(_texts) != len(_KEYS):  # pragma: no cover - caught by the tests too
         raise AssertionError(f"the {_lang} catalogue has {len(_texts)} texts, not {len(_KEYS)}")
     CATALOGUES[_lang] = dict(zip(_KEYS, _texts, strict=True))
-for _english, _translations in EVENT_TEXTS.items():  # the event sentences (i18n_events)
-    CATALOGUES["en"][_english] = _english
-    for _lang, _text in zip(LANGUAGES[1:], _translations, strict=True):
-        CATALOGUES[_lang][_english] = _text
+for _module in (EVENT_TEXTS, SCREEN_TEXTS, STATUS_TEXTS):  # the events, screens, statuses
+    for _english, _translations in _module.items():
+        if _english in CATALOGUES["en"]:  # pragma: no cover - one text, one translation
+            raise AssertionError(f"{_english!r} is in two catalogues")
+        CATALOGUES["en"][_english] = _english
+        for _lang, _text in zip(LANGUAGES[1:], _translations, strict=True):
+            CATALOGUES[_lang][_english] = _text

@@ -39,38 +39,63 @@ POWER_COSTS = {"peek": 1, "sleeve_swap": 2, "short_anchor": 2, "seal_shield": 1}
 
 POWER_KEYS = {"peek": "peek", "sleeve_swap": "swap 1|2", "short_anchor": "anchor SEAT",
               "seal_shield": "shield"}
-"""What to type for each power (see :data:`HELP`)."""
+"""What to type for each power (see :data:`HELP_ROWS`)."""
 
-HELP = (
-    "Commands (type one, then Enter):",
-    "  f          fold                 x       check            c      call",
-    "  b N        bet N chips          r N     raise to N (the total you put in this street)",
-    "  a          all-in",
-    "  peek       Peek: see the next board card (1 destello)",
-    "  swap 1|2   Sleeve Swap your 1st or 2nd hole card (2 destellos, preflop)",
-    "  anchor S   Short Anchor seat S (or a name): cap its raises this round (2 destellos)",
-    "  shield     Seal Shield the Anchor aimed at you (1)    pass   let it apply",
-    "  sitout     sit out from the next hand                 sitin [post|wait]  come back",
-    "  join [N] [post|wait]  sit down with a buy-in of N     leave  leave the table",
-    "  post       owing blinds: post now to be dealt in      wait   wait for the big blind",
-    "  add N      add N chips between hands (up to the maximum buy-in)",
-    "  waitlist   join the waiting list (unwait: leave it)   take [N]  take a seat offered",
-    "  quick NLHE 1/2 200   a seat at any table of that game  account  balance, ratholes",
-    "  find CODE  open a private table by its invite code, then `join`",
-    "  host: invite P | code | revoke | blinds 2/4 | clock 30 | minplayers 2 | bot [N]",
-    "        kick P | pause | resume | close",
-    "  tournaments   list the tournaments                    tournament N|ID  show one",
-    "  register N|ID  enter (the entry is paid at once)      unregister N|ID  until it starts",
-    "  history    your last hands                            history N  hand N, deck checked",
-    "  say TEXT   chat to the table        emote CODE  gg, clap, thumbs_up, laugh, wow, ...",
-    "  mute P     stop receiving P's chat                    unmute P   receive it again",
-    "  help       show or hide this help                     q      quit (the seat stays)",
+HELP_ROWS: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("f", "fold"), ("x", "check")),
+    (("c", "call"), ("a", "all-in")),
+    (("b N", "bet N chips"), ("r N", "raise to N (the total you put in this street)")),
+    (("peek", "Peek: see the next board card (1 destello)"),),
+    (("swap 1|2", "Sleeve Swap your 1st or 2nd hole card (2 destellos, preflop)"),),
+    (("anchor S", "Short Anchor seat S (or a name): cap its raises this round (2 destellos)"),),
+    (("shield", "Seal Shield the Anchor aimed at you (1)"), ("pass", "let it apply")),
+    (("sitout", "sit out from the next hand"), ("sitin [post|wait]", "come back")),
+    (("join [N] [post|wait]", "sit down with a buy-in of N"), ("leave", "leave the table")),
+    (("post", "owing blinds: post now to be dealt in"), ("wait", "wait for the big blind")),
+    (("add N", "add N chips between hands (up to the maximum buy-in)"),),
+    (("waitlist", "join the waiting list (unwait: leave it)"),
+     ("take [N]", "take a seat offered")),
+    (("quick NLHE 1/2 200", "a seat at any table of that game"),
+     ("account", "balance, ratholes")),
+    (("find CODE", "open a private table by its invite code, then `join`"),),
+    (("tournaments", "list the tournaments"), ("tournament N|ID", "show one")),
+    (("register N|ID", "enter (the entry is paid at once)"),
+     ("unregister N|ID", "until it starts")),
+    (("history", "your last hands"), ("history N", "hand N, deck checked")),
+    (("say TEXT", "chat to the table"), ("emote CODE", "gg, clap, thumbs_up, laugh, wow, ...")),
+    (("mute P", "stop receiving P's chat"), ("unmute P", "receive it again")),
+    (("help", "show or hide this help"), ("q", "quit (the seat stays)")),
 )
+"""The commands of :func:`help_lines`: what to type (the same in every language) and what it
+does (in English: the catalogues' keys), one or two to a line."""
+
+HELP_HEADING = "Commands (type one, then Enter):"
+HOST_COMMANDS = ("invite P | code | revoke | blinds 2/4 | clock 30 | minplayers 2 | bot [N]",
+                 "kick P | pause | resume | close")
+"""The host's commands (R7.12), listed after ``host:``."""
+
 
 def help_lines() -> tuple[str, ...]:
-    """:data:`HELP` with its heading in the client's language (the commands are typed the same
-    in every language)."""
-    return (tr(HELP[0]), *HELP[1:])
+    """The commands and what they do, in the client's language (what you type is the same in
+    every language: only what it does is translated), in two columns."""
+    lefts = []
+    for row in HELP_ROWS:
+        command, does = row[0]
+        lefts.append(f"  {command:<10} {tr(does)}" if len(command) <= 10
+                     else f"  {command}  {tr(does)}")
+    column = max(len(left) for left, row in zip(lefts, HELP_ROWS, strict=True)
+                 if len(row) > 1) + 3
+    lines = [tr(HELP_HEADING)]
+    for left, row in zip(lefts, HELP_ROWS, strict=True):
+        if len(row) > 1:
+            command, does = row[1]
+            left = f"{left:<{column}}{command:<5}  {tr(does)}"
+        lines.append(left)
+        if row[0][0] == "find CODE":  # the host's commands after the private tables
+            host = tr("host:")
+            lines.append(f"  {host} {HOST_COMMANDS[0]}")
+            lines.append(" " * (len(host) + 3) + HOST_COMMANDS[1])
+    return tuple(lines)
 
 
 _STYLES = {"bold": "\x1b[1m", "turn": "\x1b[1;30;43m", "error": "\x1b[1;31m",
@@ -116,11 +141,11 @@ def power_name(power: str) -> str:
 def seat_name(view: dict[str, Any] | None, seat_index: int | None) -> str:
     """The player at *seat_index* in *view*, else ``"seat N"``."""
     if seat_index is None:
-        return "nobody"
+        return tr("nobody")
     seats = (view or {}).get("seats") or []
     if 0 <= seat_index < len(seats) and seats[seat_index]:
         return str(seats[seat_index]["player_id"])
-    return f"seat {seat_index}"
+    return tr("seat {n}", n=seat_index)
 
 
 def hole_count(view: dict[str, Any]) -> int:
@@ -220,8 +245,10 @@ def owing_text(seat: dict[str, Any]) -> str | None:
     if not big and not small:
         return None
     if seat.get("entry") != "post":
-        return "waits for BB"
-    return "posts " + "+".join(b for b, owed in (("BB", big), ("SB", small)) if owed)
+        return tr("waits for BB")
+    if big and small:
+        return tr("posts BB+SB")
+    return tr("posts BB") if big else tr("posts SB")
 
 
 def ordinal(number: int) -> str:
@@ -252,9 +279,9 @@ def level_text(level: dict[str, Any]) -> str:
     text = f"{level.get('small_blind')}/{level.get('big_blind')}"
     ante, mode = level.get("ante") or 0, level.get("ante_mode")
     if ante and mode == "big_blind":
-        text += f" BB ante {ante}"
+        text += " " + tr("BB ante {ante}", ante=ante)
     elif ante:
-        text += f" ante {ante}"
+        text += " " + tr("ante {ante}", ante=ante)
     return text
 
 
@@ -298,34 +325,15 @@ def shown_name(name: str) -> str:
     return f'"{name}"' if reads_as_you(name) else name
 
 
-_BASE_FORMS = {"is": "are", "has": "have", "was": "were"}
-
-
-def base_form(verb: str) -> str:
-    """A verb's form after "you": ``raises`` -> ``raise``, ``is`` -> ``are``.
-
-    >>> [base_form(v) for v in ("raises", "folds", "is", "has", "uses", "will", "left")]
-    ['raise', 'fold', 'are', 'have', 'use', 'will', 'left']
-    """
-    if verb in _BASE_FORMS:
-        return _BASE_FORMS[verb]
-    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
-
-
 @dataclass(frozen=True)
 class Person:
-    """A player as a sentence names them: the reader in the second person (``You raise to
-    8``, ``Your clock ran out``), anybody else by name with third-person verbs (``ana raises
-    to 8``, ``ana's clock ran out``), quoted when the name reads as "you" (``"you" raises to
-    8``).
+    """A player as a sentence names them: the reader as ``you`` (each sentence about the
+    reader is a text of its own, :func:`say`: the other languages conjugate for it), anybody
+    else by name, quoted when the name reads as "you" (``"you" raises to 8``).
 
     >>> me, ana, you = Person("bob", me=True), Person("ana"), Person("you")
-    >>> f"{me.who(True)} {me.does('raises')} to 8; {ana.who(True)} {ana.does('is')} all-in"
-    'You raise to 8; ana is all-in'
-    >>> f"{me.whose(True)} clock ran out: {me.who()} {me.does('folds')}"
-    'Your clock ran out: you fold'
-    >>> f"{you.whose(True)} clock ran out: {you.who()} {you.does('folds')}"
-    '"you"\\'s clock ran out: "you" folds'
+    >>> me.who(True), me.who(), ana.who(), you.who()
+    ('You', 'you', 'ana', '"you"')
     """
 
     name: str
@@ -336,18 +344,8 @@ class Person:
         """Subject or object: ``You`` (*start*: at the start of a sentence) / ``you``, or the
         name as shown."""
         if self.me:
-            return "You" if start else "you"
+            return tr("You") if start else tr("you")
         return shown_name(self.name)
-
-    def whose(self, start: bool = False) -> str:
-        """The possessive: ``Your`` / ``your``, or ``ana's``."""
-        if self.me:
-            return "Your" if start else "your"
-        return f"{shown_name(self.name)}'s"
-
-    def does(self, verb: str) -> str:
-        """*verb* (given in the third person) agreeing with this subject."""
-        return base_form(verb) if self.me else verb
 
 
 def seat_person(view: dict[str, Any] | None, seat_index: int | None) -> Person:
@@ -374,7 +372,7 @@ def seat_label(view: dict[str, Any] | None, seat_index: int) -> str:
     ('"you"', 'You')
     """
     if (view or {}).get("seat_index") == seat_index:
-        return "You"
+        return tr("You")
     return shown_name(seat_name(view, seat_index)[:16])
 
 
@@ -426,7 +424,7 @@ class Narrator:
             index = int(seat_index)
         except (TypeError, ValueError):
             return str(seat_index)
-        return self.names.get(index, f"seat {index}")
+        return self.names.get(index) or tr("seat {n}", n=index)
 
     def is_me(self, seat_index: Any) -> bool:
         """Whether *seat_index* is the reader's seat (or was, until they stood up)."""
@@ -854,7 +852,7 @@ def _style(text: str, style: str, color: bool) -> str:
 def _header_text(name: str, player_id: str | None, connection: str) -> str:
     parts = [f"NAIKO  {name}"]
     if player_id:
-        parts.append(f"you: {player_id}")
+        parts.append(tr("you: {player}", player=player_id))
     if connection:
         parts.append(connection)
     return "   ".join(parts)
@@ -867,40 +865,46 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
     hand = view.get("hand")
     variant = config.get("variant", "?")
     naiko = variant == "NAIKO"
-    title = (f"{settings.get('name', 'table')} [{variant} {config.get('small_blind')}/"
+    title = (f"{settings.get('name') or tr('table')} [{variant} {config.get('small_blind')}/"
              f"{config.get('big_blind')}]")
     tournament = is_tournament(view)
     if settings.get("kind") == "private":
-        title += " private"
+        title += " " + tr("private")
     elif tournament:
-        title += " tournament"
+        title += " " + tr("tournament")
     lines: list[Line] = [(_header_text(title, player_id, connection), "header")]
-    info = f"table {view.get('table_id', '?')}"
+    info = tr("table {table}", table=view.get("table_id", "?"))
     if hand:
         street = street_name(hand.get("street", ""))
-        info += f"   hand #{hand.get('number')}   {street}"
+        info += "   " + tr("hand #{number}", number=hand.get("number")) + f"   {street}"
         if hand.get("complete"):
-            info += " (hand over)"
+            info += " " + tr("(hand over)")
     else:
-        info += "   no hand yet"
+        info += "   " + tr("no hand yet")
     if settings and not tournament:  # a tournament's seats and chips are its own (R7.6)
-        info += f"   buy-in {settings.get('min_buy_in')}-{settings.get('max_buy_in')}"
+        info += "   " + tr("buy-in {lo}-{hi}", lo=settings.get("min_buy_in"),
+                           hi=settings.get("max_buy_in"))
     if settings.get("host") and not tournament:
-        info += f"   host {player_person(view, settings['host'], player_id).who()}"
+        info += "   " + tr("host {name}",
+                           name=player_person(view, settings["host"], player_id).who())
     if version:
-        info += f"   version {version}"
+        info += "   " + tr("version {version}", version=version)
     lines.append((info, ""))
     state = _room_state(view)
     if state:
         lines.append((state, "error"))
     lines.extend(tournament_lines(view, now_ms))
     lines.append(("", ""))
-    width = 3 * hole_count(view) - 1
-    head = (f"  {'#':>2} {'Pos':<5} {'Player':<22} {'Stack':>7} {'Bet':>6}  "
-            f"{'Cards':<{width}}")
-    lines.append((head + ("  Dest" if naiko else "") + "  Status", "bold"))
+    heads = {"#": "#", "pos": tr("Pos"), "player": tr("Player"), "stack": tr("Stack"),
+             "bet": tr("Bet"), "cards": tr("Cards")}
+    widths = {"pos": 5, "player": 22, "stack": 7, "bet": 6, "cards": 3 * hole_count(view) - 1}
+    widths = {key: max(width, len(heads[key])) for key, width in widths.items()}
+    head = (f"  {'#':>2} {heads['pos']:<{widths['pos']}} {heads['player']:<{widths['player']}} "
+            f"{heads['stack']:>{widths['stack']}} {heads['bet']:>{widths['bet']}}  "
+            f"{heads['cards']:<{widths['cards']}}")
+    lines.append((head + ("  Dest" if naiko else "") + "  " + tr("Status"), "bold"))
     for index, seat in enumerate(view.get("seats") or []):
-        lines.append((_seat_row(view, index, seat, now_ms, width, naiko), ""))
+        lines.append((_seat_row(view, index, seat, now_ms, widths, naiko), ""))
     lines.append(("", ""))
     lines.extend(_room_lines(view, player_id))
     lines.extend(_board_lines(view, hand))
@@ -908,34 +912,44 @@ def _table_section(view: dict[str, Any], now_ms: int, player_id: str | None,
         lines.extend(_naiko_lines(view, hand, now_ms))
     me = my_seat(view)
     if me is None and tournament:
-        lines.append(("You are watching this tournament's table (no seat).", ""))
+        lines.append((tr("You are watching this tournament's table (no seat)."), ""))
     elif me is None:
-        required = view.get("required_buy_in")
-        if required:  # R7.11: a deep-stack table this player left less than 30 minutes ago
-            exactly = (f"exactly {required['min']}" if required["min"] == required["max"]
-                       else f"{required['min']} to {required['max']}")
-            minutes = max(0, -(-(int(required["until_ms"]) - now_ms) // 60_000))
-            lines.append((f"Deep-stack table (R7.11): you left with {required['left_with']} "
-                          f"chips, so you buy in for {exactly}", ""))
-            lines.append((f"for {minutes} more minute{'s' if minutes != 1 else ''}: type `join` "
-                          f"to sit down with {required['min']}.", ""))
-        else:
-            lines.append(("You are watching (no seat): type `join` to sit down.", ""))
+        lines.extend(_deep_stack_lines(view, now_ms))
     else:
         cards = cards_text(me.get("cards")) if me.get("in_hand") else ""
-        mine = f"Your cards: {cards}" if cards else "Your cards: (not in this hand)"
-        mine += f"   stack {me.get('stack')}"
+        mine = (tr("Your cards: {cards}", cards=cards) if cards
+                else tr("Your cards: (not in this hand)"))
+        mine += "   " + tr("stack {stack}", stack=me.get("stack"))
         if naiko:
-            mine += f"   destellos {me.get('destellos', 0)}"
+            mine += "   " + tr("destellos {n}", n=me.get("destellos", 0))
         if me.get("sitting_out") and tournament:  # R9.4: dealt in and blinded away
-            mine += "   (sitting out: played for at once; type `sitin`)"
+            mine += "   " + tr("(sitting out: played for at once; type `sitin`)")
         elif me.get("sitting_out"):
-            mine += "   (sitting out: type `sitin`)"
+            mine += "   " + tr("(sitting out: type `sitin`)")
         lines.append((mine, "bold"))
         owing = _owing_line(view, me)
         if owing:
             lines.append((owing, ""))
     return lines
+
+
+def _deep_stack_lines(view: dict[str, Any], now_ms: int) -> list[Line]:
+    """A watcher's way to a seat; at a deep-stack table this player left less than 30 minutes
+    ago, the buy-in it requires (R7.11)."""
+    required = view.get("required_buy_in")
+    if not required:
+        return [(tr("You are watching (no seat): type `join` to sit down."), "")]
+    exactly = (tr("exactly {amount}", amount=required["min"])
+               if required["min"] == required["max"]
+               else tr("{lo} to {hi}", lo=required["min"], hi=required["max"]))
+    minutes = max(0, -(-(int(required["until_ms"]) - now_ms) // 60_000))
+    first = tr("Deep-stack table (R7.11): you left with {chips} chips, so you buy in for "
+               "{amount}", chips=required["left_with"], amount=exactly)
+    second = (tr("for 1 more minute: type `join` to sit down with {amount}.",
+                 amount=required["min"]) if minutes == 1
+              else tr("for {minutes} more minutes: type `join` to sit down with {amount}.",
+                      minutes=minutes, amount=required["min"]))
+    return [(first, ""), (second, "")]
 
 
 def is_tournament(view: dict[str, Any] | None) -> bool:
@@ -962,21 +976,24 @@ def tournament_lines(view: dict[str, Any], now_ms: int) -> list[Line]:
     info = view.get("tournament")
     if not info:
         return []
-    parts = [f"Level {info.get('level')}: blinds {level_text(info)}"]
+    parts = [tr("Level {level}: blinds {blinds}", level=info.get("level"),
+                blinds=level_text(info))]
     following, ends = info.get("next_level"), info.get("level_ends_ms")
     if not following or ends is None:
-        parts.append("the last level")
+        parts.append(tr("the last level"))
     elif int(ends) > now_ms:
-        parts.append(f"next level {level_text(following)} in {clock_text(int(ends), now_ms)}")
+        parts.append(tr("next level {level} in {clock}", level=level_text(following),
+                        clock=clock_text(int(ends), now_ms)))
     else:  # R9.3: a level takes effect at the first hand dealt after its start
-        parts.append(f"next level {level_text(following)} from the next hand")
-    parts.append(f"players left {info.get('players_left')}/{info.get('entrants')}")
-    prizes = f"Prizes: {prizes_text(info.get('payouts') or [])}"
+        parts.append(tr("next level {level} from the next hand", level=level_text(following)))
+    parts.append(tr("players left {left}/{entrants}", left=info.get("players_left"),
+                    entrants=info.get("entrants")))
+    prizes = tr("Prizes: {prizes}", prizes=prizes_text(info.get("payouts") or []))
     if info.get("multiplier"):
         prizes += f"   Spin x{info['multiplier']}"
     first = info.get("first_hand_ms")
     if view.get("hand") is None and first and int(first) > now_ms:
-        prizes += f"   first hand in {clock_text(int(first), now_ms)}"
+        prizes += "   " + tr("first hand in {clock}", clock=clock_text(int(first), now_ms))
     return [("   ".join(parts), "bold"), (prizes, "")]
 
 
@@ -984,13 +1001,13 @@ def _room_state(view: dict[str, Any]) -> str:
     """A table that is not dealing as usual: closed, closing, paused (R7.12)."""
     room = view.get("room") or {}
     if room.get("closed") and is_tournament(view):
-        return "CLOSED: the tournament is over."
+        return tr("CLOSED: the tournament is over.")
     if room.get("closed"):
-        return "CLOSED: this table takes nobody (every stack went back)."
+        return tr("CLOSED: this table takes nobody (every stack went back).")
     if room.get("closing"):
-        return "CLOSING: the host closed the table; it closes when this hand ends."
+        return tr("CLOSING: the host closed the table; it closes when this hand ends.")
     if room.get("paused"):
-        return "PAUSED by the host: no new hand until it resumes."
+        return tr("PAUSED by the host: no new hand until it resumes.")
     return ""
 
 
@@ -1001,37 +1018,46 @@ def _room_lines(view: dict[str, Any], player_id: str | None = None) -> list[Line
     waiting = [player_person(view, p, player_id).who() for p in room.get("waitlist") or []]
     held = int(room.get("held_seats") or 0)
     if waiting or held:
-        text = "Waiting list: " + (", ".join(waiting) if waiting else "(empty)")
+        text = tr("Waiting list: {players}",
+                  players=", ".join(waiting) if waiting else tr("(empty)"))
         if held:
-            text += f"   ({held} seat{'s' if held > 1 else ''} held for the list)"
+            text += "   " + (tr("(1 seat held for the list)") if held == 1
+                             else tr("({n} seats held for the list)", n=held))
         lines.append((text, ""))
     if "invite_code" in room:  # the host's view of a private table only
         code = room.get("invite_code")
-        lines.append((f"Invite code: {code} (`revoke` to cancel it)" if code
-                      else "Invite code: none (`code` makes one)", ""))
+        lines.append((tr("Invite code: {code} (`revoke` to cancel it)", code=code) if code
+                      else tr("Invite code: none (`code` makes one)"), ""))
     if room.get("pending"):
-        lines.append((f"From the next hand: {settings_text(room['pending'])}", ""))
+        lines.append((tr("From the next hand: {settings}",
+                         settings=settings_text(room["pending"])), ""))
     return lines
 
 
 def _owing_line(view: dict[str, Any], me: dict[str, Any]) -> str | None:
     """R7.8: what your seat owes and what happens at the next deal."""
-    owing = owing_text(me)
-    if owing is None or view.get("hand") is None:
+    if owing_text(me) is None or view.get("hand") is None:
         return None  # a table that has not dealt deals everybody in for free
     big, small = bool(me.get("owes_big")), bool(me.get("owes_small"))
-    owed = "both blinds" if big and small else "the big blind" if big else "the small blind"
-    if owing.startswith("posts"):
-        how = ("posting them (the small one dead)" if big and small
-               else "posting it live" if big else "posting it dead")
-        return f"You owe {owed}: {how}. `wait` to wait for the big blind"
-    return f"You owe {owed}: you wait for the big blind. `post` to post now"
+    if me.get("entry") == "post":
+        if big and small:
+            return tr("You owe both blinds: posting them (the small one dead). `wait` to wait "
+                      "for the big blind")
+        if big:
+            return tr("You owe the big blind: posting it live. `wait` to wait for the big "
+                      "blind")
+        return tr("You owe the small blind: posting it dead. `wait` to wait for the big blind")
+    if big and small:
+        return tr("You owe both blinds: you wait for the big blind. `post` to post now")
+    if big:
+        return tr("You owe the big blind: you wait for the big blind. `post` to post now")
+    return tr("You owe the small blind: you wait for the big blind. `post` to post now")
 
 
 def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now_ms: int,
-              width: int, naiko: bool) -> str:
+              widths: dict[str, int], naiko: bool) -> str:
     if seat is None:
-        return f"  {index:>2} {'':<5} (empty)"
+        return f"  {index:>2} {'':<{widths['pos']}} " + tr("(empty)")
     hand = view.get("hand") or {}
     live_hand = bool(hand) and not hand.get("complete")
     marks = []
@@ -1057,27 +1083,28 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
     status: list[str] = []
     if actor:
         clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
-        status.append("to act" + (f" {clock}" if clock else ""))
+        status.append(tr("to act") + (f" {clock}" if clock else ""))
     if seat.get("in_hand") and seat.get("folded"):
-        status.append("folded")
+        status.append(tr("folded"))
     if seat.get("in_hand") and seat.get("all_in") and not seat.get("folded"):
-        status.append("ALL-IN")
+        status.append(tr("ALL-IN"))
     if seat.get("sitting_out"):
-        status.append("sitting out")
+        status.append(tr("sitting out"))
     if seat.get("player_id") in (view.get("disconnected") or []):
-        status.append("offline")
+        status.append(tr("offline"))
     owing = owing_text(seat) if view.get("hand") is not None else None
     if owing:  # R7.8 (a table that has not dealt yet deals everybody in)
         status.append(owing)
     if seat.get("player_id") == (view.get("settings") or {}).get("host") \
             and not is_tournament(view):
-        status.append("host")
+        status.append(tr("host"))
     if hand.get("complete"):
         won = sum(int(a.get("winners", {}).get(str(index), 0)) for a in hand.get("awards", []))
         if won:
-            status.append(f"won {won}")
-    row = (f"{'>' if actor else ' '} {index:>2} {'/'.join(marks):<5} {name:<22} "
-           f"{seat.get('stack', 0):>7} {bet if bet else '':>6}  {cards:<{width}}")
+            status.append(tr("won {amount}", amount=won))
+    row = (f"{'>' if actor else ' '} {index:>2} {'/'.join(marks):<{widths['pos']}} "
+           f"{name:<{widths['player']}} {seat.get('stack', 0):>{widths['stack']}} "
+           f"{bet if bet else '':>{widths['bet']}}  {cards:<{widths['cards']}}")
     if naiko:
         row += f"  {seat.get('destellos', 0):>4}"
     return (row + "  " + ", ".join(status)).rstrip()
@@ -1085,52 +1112,64 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
 
 def _board_lines(view: dict[str, Any], hand: dict[str, Any] | None) -> list[Line]:
     if not hand:
-        return [("Board: -", "")]
+        return [(tr("Board: -"), "")]
     board = cards_text(hand.get("board"))
     dealt = len(hand.get("board") or "") // 2
     board = " ".join(x for x in (board, " ".join(["--"] * (5 - dealt))) if x)
     pot = int(hand.get("pot") or 0)
     bets = int(hand.get("bets_total") or 0)
-    text = f"Board: {board}     Pot: {pot}"
+    text = tr("Board: {cards}", cards=board) + "     " + tr("Pot: {pot}", pot=pot)
     if bets:
-        text += f" (+{bets} in bets = {pot + bets})"
+        text += " " + tr("(+{bets} in bets = {total})", bets=bets, total=pot + bets)
     if hand.get("current_bet"):
-        text += f"   current bet {hand['current_bet']}"
+        text += "   " + tr("current bet {amount}", amount=hand["current_bet"])
     lines: list[Line] = [(text, "bold")]
     if hand.get("complete") and hand.get("awards"):
         parts = []
         for award in hand["awards"]:
             for seat, amount in (award.get("winners") or {}).items():
                 who = seat_person(view, int(seat))
-                parts.append(f"{who.who(True)} {who.does('wins')} {amount}")
-        lines.append(("Result: " + ", ".join(parts), "good"))
+                parts.append(say(who, tr("You win {amount}", amount=amount),
+                                 tr("{name} wins {amount}", name=who.who(), amount=amount)))
+        lines.append((tr("Result: {winners}", winners=", ".join(parts)), "good"))
     return lines
+
+
+def anchor_state(state: Any) -> str:
+    """An Anchor's state (``view.hand.powers.anchors``) in the client's language."""
+    return {"pending": tr("pending"), "applied": tr("applied"),
+            "shielded": tr("shielded")}.get(str(state), str(state))
 
 
 def _naiko_lines(view: dict[str, Any], hand: dict[str, Any] | None, now_ms: int) -> list[Line]:
     powers = (hand or {}).get("powers")
     if not powers or (hand or {}).get("complete") and not powers.get("carousel"):
-        return [("Carousel: (dealt with the next hand)", "")]
+        return [(tr("Carousel: (dealt with the next hand)"), "")]
     carousel = " | ".join(f"{power_name(p)} ({POWER_COSTS.get(p, '?')})"
                           for p in powers.get("carousel") or [])
-    lines: list[Line] = [(f"Carousel: {carousel}   powers this round: "
-                          f"{powers.get('round_activations', 0)}/3", "")]
+    lines: list[Line] = [(tr("Carousel: {powers}", powers=carousel) + "   "
+                          + tr("powers this round: {count}/3",
+                               count=powers.get("round_activations", 0)), "")]
     extra = []
     used = powers.get("used") or {}
     if used:
-        extra.append("used: " + "; ".join(
+        extra.append(tr("used: {uses}", uses="; ".join(
             f"{seat_person(view, int(s)).who()} {', '.join(power_name(p) for p in ps)}"
-            for s, ps in sorted(used.items(), key=lambda kv: int(kv[0]))))
+            for s, ps in sorted(used.items(), key=lambda kv: int(kv[0])))))
     anchors = powers.get("anchors") or {}
     for target, anchor in sorted(anchors.items(), key=lambda kv: int(kv[0])):
-        extra.append(f"Anchor on {seat_person(view, int(target)).who()} by "
-                     f"{seat_person(view, anchor.get('by')).who()} ({anchor.get('state')})")
+        on, by = seat_person(view, int(target)), seat_person(view, anchor.get("by"))
+        n = {"target": on.who(), "attacker": by.who(), "state": anchor_state(anchor.get("state"))}
+        extra.append(tr("Anchor on you by {attacker} ({state})", **n) if on.me
+                     else tr("Anchor on {target} by you ({state})", **n) if by.me
+                     else tr("Anchor on {target} by {attacker} ({state})", **n))
     for window in powers.get("windows") or []:
         if window.get("target") != view.get("seat_index"):
-            extra.append(f"{seat_person(view, window.get('target')).who()} may shield "
-                         f"({clock_text(window.get('deadline_ms'), now_ms)})")
+            extra.append(tr("{name} may shield ({clock})",
+                            name=seat_person(view, window.get("target")).who(),
+                            clock=clock_text(window.get("deadline_ms"), now_ms)))
     if powers.get("peek"):
-        extra.append(f"your Peek: {powers['peek']} is the next board card")
+        extra.append(tr("your Peek: {card} is the next board card", card=powers["peek"]))
     if extra:
         lines.append(("  " + "   ".join(extra), ""))
     return lines
@@ -1147,11 +1186,12 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
     prompt = view.get("prompt")
     window = open_window_for(view, view.get("seat_index"))
     if window is not None:
-        attacker = seat_person(view, window.get("attacker")).whose(True)
+        attacker = seat_person(view, window.get("attacker")).who()
         clock = clock_text(window.get("deadline_ms"), now_ms)
         can = (hand.get("powers") or {}).get("can_shield")
         answer = tr("`shield` (1 destello) or `pass`") if can else tr("`pass` (you cannot shield)")
-        lines.append((tr("SHIELD WINDOW {clock}: {attacker} Short Anchor aims at you: {answer}",
+        lines.append((tr("SHIELD WINDOW {clock}: {attacker}'s Short Anchor aims at you: "
+                         "{answer}",
                          clock=clock, attacker=attacker, answer=answer), "turn"))
     if prompt:
         lines.extend(_prompt_lines(view, prompt, now_ms))
@@ -1222,6 +1262,17 @@ def _prompt_lines(view: dict[str, Any], prompt: dict[str, Any], now_ms: int) -> 
 
 # -- the lobby -------------------------------------------------------------------------------
 
+def _columns(rows: Sequence[Sequence[str]], spec: Sequence[tuple[str, int]]) -> list[str]:
+    """*rows* of cells as columns two spaces apart, each aligned as its *spec* says (``<`` or
+    ``>``) and as wide as its width there or its widest cell (a heading in another language
+    may be longer than the English one); the last column is not padded."""
+    widths = [max([width, *(len(row[i]) for row in rows)]) if i < len(spec) - 1 else 0
+              for i, (_, width) in enumerate(spec)]
+    return ["  " + "  ".join(f"{cell:{align}{width}}" if width else cell
+                             for cell, (align, _), width in zip(row, spec, widths, strict=True))
+            for row in rows]
+
+
 def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = None,
                  status: str = "", status_is_error: bool = False, input_text: str = "",
                  connection: str = "", width: int = 80, height: int = 30,
@@ -1235,17 +1286,20 @@ def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = No
     ...                "max_buy_in": 1000}], height=8)[3]
     '   1  Demo                  NAIKO  5/10         2/4  200-1000     t1'
     """
-    lines: list[Line] = [(_header_text("lobby", player_id, connection), "header"), ("", "")]
-    lines.append((f"  {'#':>2}  {'Table':<20}  {'Game':<5}  {'Blinds':<9}  {'Seats':>5}  "
-                  f"{'Buy-in':<11}  Id", "bold"))
-    for number, t in enumerate(tables, 1):
-        lines.append((f"  {number:>2}  {str(t.get('name'))[:20]:<20}  {t.get('variant', ''):<5}"
-                      f"  {str(t.get('small_blind')) + '/' + str(t.get('big_blind')):<9}  "
-                      f"{str(t.get('seated')) + '/' + str(t.get('seat_count')):>5}  "
-                      f"{str(t.get('min_buy_in')) + '-' + str(t.get('max_buy_in')):<11}  "
-                      f"{t.get('table_id')}", ""))
+    lines: list[Line] = [(_header_text(tr("lobby"), player_id, connection), "header"),
+                         ("", "")]
+    rows = [["#", tr("Table"), tr("Game"), tr("Blinds"), tr("Seats"), tr("Buy-in"), "Id"]]
+    rows.extend([str(number), str(t.get("name"))[:20], str(t.get("variant", "")),
+                 f"{t.get('small_blind')}/{t.get('big_blind')}",
+                 f"{t.get('seated')}/{t.get('seat_count')}",
+                 f"{t.get('min_buy_in')}-{t.get('max_buy_in')}", str(t.get("table_id"))]
+                for number, t in enumerate(tables, 1))
+    columns = _columns(rows, ((">", 2), ("<", 20), ("<", 5), ("<", 9), (">", 5), ("<", 11),
+                              ("<", 0)))
+    lines.append((columns[0], "bold"))
+    lines.extend((text, "") for text in columns[1:])
     if not tables:
-        lines.append(("  No open table yet (refreshing every few seconds).", ""))
+        lines.append(("  " + tr("No open table yet (refreshing every few seconds)."), ""))
     if tournaments is not None:
         lines.append(("", ""))
         lines.extend(tournament_list_lines(tournaments))
@@ -1253,12 +1307,12 @@ def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = No
         lines.append(("", ""))
         lines.extend(tournament_detail_lines(tournament))
     lines.append(("", ""))
-    lines.append(("Type a table's number to sit down there (Enter: the first), `r` to refresh, "
-                  "`q` to quit.", ""))
-    lines.append(("Or `quick NLHE 1/2 200` (a seat at any table of that game), `find CODE` (a "
-                  "private table), `account`.", ""))
-    lines.append(("Tournaments: `tournaments` to list them, `tournament N` to see one, "
-                  "`register N`, `unregister N`.", ""))
+    lines.append((tr("Type a table's number to sit down there (Enter: the first), `r` to "
+                     "refresh, `q` to quit."), ""))
+    lines.append((tr("Or `quick NLHE 1/2 200` (a seat at any table of that game), `find CODE` "
+                     "(a private table), `account`."), ""))
+    lines.append((tr("Tournaments: `tournaments` to list them, `tournament N` to see one, "
+                     "`register N`, `unregister N`."), ""))
     bottom: list[Line] = [(status, "error" if status_is_error else "good" if status else ""),
                           ("> " + input_text, "")]
     room = max(height - len(lines) - len(bottom), 0)
@@ -1267,6 +1321,14 @@ def render_lobby(tables: Sequence[dict[str, Any]], *, player_id: str | None = No
 
 
 KIND_NAMES = {"sit_and_go": "SNG", "spin": "Spin", "scheduled": "MTT"}
+"""A tournament's kind as the lists show it (the same short names in every language)."""
+
+
+def tournament_status(status: Any) -> str:
+    """A tournament's ``status`` in the client's language."""
+    return {"registering": tr("registering"), "running": tr("running"),
+            "finished": tr("finished"), "cancelled": tr("cancelled")}.get(str(status),
+                                                                          str(status))
 
 
 def tournament_list_lines(tournaments: Sequence[dict[str, Any]]) -> list[Line]:
@@ -1280,17 +1342,21 @@ def tournament_list_lines(tournaments: Sequence[dict[str, Any]]) -> list[Line]:
        #  Tournament            Kind  Game   Entry  Players  Status       Id
        1  Spin 100              Spin  NLHE     100      2/3  registering  u1
     """
-    lines: list[Line] = [("Tournaments (`tournament N` to see one, `register N` to enter):", ""),
-                         (f"  {'#':>2}  {'Tournament':<20}  {'Kind':<4}  {'Game':<5}  "
-                          f"{'Entry':>5}  {'Players':>7}  {'Status':<11}  Id", "bold")]
-    for number, t in enumerate(tournaments, 1):
-        kind = KIND_NAMES.get(str(t.get("kind")), str(t.get("kind")))
-        players = f"{t.get('entrants')}/{t.get('max_players')}"
-        lines.append((f"  {number:>2}  {str(t.get('name'))[:20]:<20}  {kind:<4}  "
-                      f"{t.get('variant', ''):<5}  {t.get('entry', ''):>5}  {players:>7}  "
-                      f"{str(t.get('status', '')):<11}  {t.get('tournament_id')}", ""))
+    rows = [["#", tr("Tournament"), tr("Kind"), tr("Game"), tr("Entry"), tr("Players"),
+             tr("Status"), "Id"]]
+    rows.extend([str(number), str(t.get("name"))[:20],
+                 KIND_NAMES.get(str(t.get("kind")), str(t.get("kind"))),
+                 str(t.get("variant", "")), str(t.get("entry", "")),
+                 f"{t.get('entrants')}/{t.get('max_players')}",
+                 tournament_status(t.get("status", "")), str(t.get("tournament_id"))]
+                for number, t in enumerate(tournaments, 1))
+    columns = _columns(rows, ((">", 2), ("<", 20), ("<", 4), ("<", 5), (">", 5), (">", 7),
+                              ("<", 11), ("<", 0)))
+    lines: list[Line] = [(tr("Tournaments (`tournament N` to see one, `register N` to "
+                             "enter):"), ""), (columns[0], "bold")]
+    lines.extend((text, "") for text in columns[1:])
     if not tournaments:
-        lines.append(("  No tournament is registering or running.", ""))
+        lines.append(("  " + tr("No tournament is registering or running."), ""))
     return lines
 
 
@@ -1318,44 +1384,51 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
     terms = t.get("terms") or {}
     kind = KIND_NAMES.get(str(t.get("kind")), str(t.get("kind")))
     lines: list[Line] = [(f"{t.get('name')}: {kind} {t.get('variant', '')}, "
-                          f"{t.get('status')}   {t.get('tournament_id')}", "bold")]
-    players = f"players {t.get('entrants')}/{t.get('max_players')}"
+                          f"{tournament_status(t.get('status'))}   {t.get('tournament_id')}",
+                          "bold")]
+    players = tr("players {entrants}/{max}", entrants=t.get("entrants"), max=t.get("max_players"))
     if t.get("status") == "running" or t.get("status") == "finished":
-        players += f" ({t.get('players_left')} left)"
-    facts = [f"entry {t.get('entry')}", f"stack {t.get('starting_stack')}",
-             f"{t.get('seat_count')} seats", players]
+        players += " " + tr("({n} left)", n=t.get("players_left"))
+    facts = [tr("entry {amount}", amount=t.get("entry")),
+             tr("stack {stack}", stack=t.get("starting_stack")),
+             tr("{n} seats", n=t.get("seat_count")), players]
     if terms.get("decision_ms"):
-        facts.append(f"clock {int(terms['decision_ms']) // 1000}s")
-    facts.append("bots on" if terms.get("bots_allowed") else "bots off")
+        facts.append(tr("clock {n}s", n=int(terms["decision_ms"]) // 1000))
+    facts.append(tr("bots on") if terms.get("bots_allowed") else tr("bots off"))
     lines.append(("  " + "   ".join(facts), ""))
     levels = list((terms.get("structure") or {}).get("levels") or [])
     if levels:
         minutes = {lv.get("minutes") for lv in levels}
-        length = f"of {levels[0].get('minutes')} min" if len(minutes) == 1 else "(minutes vary)"
         shown = ", ".join(level_text(lv) for lv in levels[:6])
-        more = f" ... ({len(levels)} levels)" if len(levels) > 6 else ""
-        lines.append((f"  levels {length}: {shown}{more}", ""))
-    prizes = f"  prizes: {prizes_text(t.get('payouts') or [])}"
+        if len(levels) > 6:
+            shown += " " + tr("... ({n} levels)", n=len(levels))
+        lines.append(("  " + (tr("levels of {minutes} min: {levels}",
+                                 minutes=levels[0].get("minutes"), levels=shown)
+                              if len(minutes) == 1
+                              else tr("levels (minutes vary): {levels}", levels=shown)), ""))
+    prizes = "  " + tr("prizes: {prizes}", prizes=prizes_text(t.get("payouts") or []))
     split = t.get("payout_split")
     if not t.get("payouts") and split:  # R9.9: the current field's split, before the start
-        prizes = (f"  prizes ({split.get('entrants')} players): "
-                  f"{prizes_text(split.get('prizes') or [])}")
+        prizes = "  " + tr("prizes ({n} players): {prizes}", n=split.get("entrants"),
+                           prizes=prizes_text(split.get("prizes") or []))
     if t.get("payout_table"):
-        prizes += "   split by field: " + ", ".join(
+        prizes += "   " + tr("split by field: {splits}", splits=", ".join(
             f"{r['min_entrants']}" + (f"-{r['max_entrants']}"
                                       if r["max_entrants"] != r["min_entrants"] else "")
-            + ": " + "/".join(str(x) for x in r["percent"]) for r in t["payout_table"])
+            + ": " + "/".join(str(x) for x in r["percent"]) for r in t["payout_table"]))
     if t.get("multiplier"):
         prizes += f"   Spin x{t['multiplier']}"
     elif t.get("kind") == "spin":
-        prizes += " (a Spin: the pool is the entry times a multiplier drawn at the start)"
+        prizes += " " + tr("(a Spin: the pool is the entry times a multiplier drawn at the "
+                           "start)")
     lines.append((prizes, ""))
     registered = [str(p) for p in t.get("registered") or []]
     if "registered" in t:
-        lines.append(("  registered: " + (", ".join(registered) or "nobody yet"), ""))
+        lines.append(("  " + tr("registered: {players}",
+                                players=", ".join(registered) or tr("nobody yet")), ""))
     results = t.get("results") or []
     if results:
-        lines.append(("  places: " + ", ".join(
+        lines.append(("  " + tr("places: {places}", places=", ".join(
             f"{ordinal(int(r.get('place') or 0))} {r.get('player_id')}"
-            + (f" {r['prize']}" if r.get("prize") else "") for r in results), ""))
+            + (f" {r['prize']}" if r.get("prize") else "") for r in results)), ""))
     return lines

@@ -23,10 +23,10 @@ from naiko_client.app import (
     with_token,
 )
 from naiko_client.render import (
-    HELP,
     Narrator,
     cards_text,
     clock_text,
+    help_lines,
     render,
     render_lobby,
     seconds_left,
@@ -212,7 +212,7 @@ def test_the_screen_fits_the_terminal_and_ends_with_the_command_line(bob: Any) -
     text = "\n".join(render(bob, now_ms=NOW, log=log, width=100, height=40))
     assert "event 99" in text and "event 0\n" not in text  # the newest events that fit
     text = screen(bob, show_help=True)
-    assert HELP[0] in text and "swap 1|2" in text
+    assert help_lines()[0] in text and "swap 1|2" in text
 
 
 def test_colour_is_optional(bob: Any) -> None:
