@@ -42,13 +42,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from naiko.commitment import CardProof, MalformedProof
 from naiko.commitment import verify as verify_proof
-from naiko.verify import check_hand
+from naiko.verify import Report, check_hand
 
-from .i18n import LANGUAGES, set_language
+from .i18n import LANGUAGES, set_language, tr
 from .keepalive import KeepAlive, keep_alive
 from .render import (
     POWER_COSTS,
     Narrator,
+    cancel_reason,
     chat_line,
     is_tournament,
     my_seat,
@@ -59,6 +60,7 @@ from .render import (
     shown_name,
     tournament_detail_lines,
     tournament_list_lines,
+    tournament_status,
 )
 
 LOG_LINES = 200
@@ -170,7 +172,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
     if not tokens:
         return Parsed()
     match = _HEAD.match(tokens[0].lower())
-    unknown = Parsed(error=f"Unknown command {line.strip()!r}: type `help`.")
+    unknown = Parsed(error=tr("Unknown command {command}: type `help`.",
+                              command=repr(line.strip())))
     if match is None or match.group(1) not in _ALIASES:
         return unknown
     word = _ALIASES[match.group(1)]
@@ -188,59 +191,60 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return _history_command(args, view)
     if word in _CASH_ONLY and is_tournament(view):
         if word == "leave":
-            return Parsed(error="A tournament's seat cannot be left: `sitout` (you are dealt "
-                                "in and folded at once, R9.4) or `q` (your seat stays).")
-        return Parsed(error="This is a tournament's table: its seats and chips are the "
-                            "tournament's (`sitout` to stop playing, R9.4).")
+            return Parsed(error=tr("A tournament's seat cannot be left: `sitout` (you are "
+                                   "dealt in and folded at once, R9.4) or `q` (your seat "
+                                   "stays)."))
+        return Parsed(error=tr("This is a tournament's table: its seats and chips are the "
+                               "tournament's (`sitout` to stop playing, R9.4)."))
     if word in ("join", "take"):
         return _join_command(word, args, view, offer)
     if word in _NO_TABLE:
         return _lobby_request(word, args)
     if view is None:
-        return Parsed(error="No table yet.")
+        return Parsed(error=tr("No table yet."))
     seated = view.get("seat_index") is not None
     if word == "sitin" and seated:
         ok, entry = _entry_of(args)
         if not ok or any(a.isdigit() for a in args):
-            return Parsed(error="Type `sitin`, `sitin post` or `sitin wait`.")
+            return Parsed(error=tr("Type `sitin`, `sitin post` or `sitin wait`."))
         request: dict[str, Any] = {"action": "sit_in"}
         if entry:
             request["entry"] = entry
         return Parsed(request=request, label="sitin")
     if word in ("sitout", "sitin", "leave"):
         if not seated:
-            return Parsed(error="You have no seat at this table (`join` to sit down).")
+            return Parsed(error=tr("You have no seat at this table (`join` to sit down)."))
         action = {"sitout": "sit_out", "sitin": "sit_in", "leave": "leave_table"}[word]
         return Parsed(request={"action": action}, label=word)
     if word in ("post", "wait"):
         return _entry_command(word, args, view)
     if word in ("waitlist", "unwait"):
         if args:
-            return Parsed(error=f"`{word}` takes nothing.")
+            return Parsed(error=tr("`{command}` takes nothing.", command=word))
         if word == "unwait":
             return Parsed(request={"action": "leave_waitlist"}, label="unwait")
         if seated:
-            return Parsed(error="You already have a seat here.")
+            return Parsed(error=tr("You already have a seat here."))
         return Parsed(request={"action": "join_waitlist"}, label="waitlist")
     if word in _HOST:
         return _host_command(word, args, view, player_id)
     if word == "add":
         amount = _amount(arg)
         if not seated:
-            return Parsed(error="You have no seat at this table (`join` to sit down).")
+            return Parsed(error=tr("You have no seat at this table (`join` to sit down)."))
         if amount is None:
-            return Parsed(error="Type `add N` with N the chips to add between hands.")
+            return Parsed(error=tr("Type `add N` with N the chips to add between hands."))
         return Parsed(request={"action": "add_chips", "amount": amount}, label=f"add {amount}")
     if word in ("shield", "pass"):
         return _window_command(word, view)
     if not seated:
-        return Parsed(error="You are watching: `join` to sit down first.")
+        return Parsed(error=tr("You are watching: `join` to sit down first."))
     hand = view.get("hand") or {}
     if not hand or hand.get("complete"):
-        return Parsed(error="No hand is being played right now.")
+        return Parsed(error=tr("No hand is being played right now."))
     prompt = view.get("prompt")
     if not prompt:
-        return Parsed(error="It is not your turn.")
+        return Parsed(error=tr("It is not your turn."))
     if word in ("peek", "swap", "anchor"):
         return _power_command(word, arg, view, prompt)
     return _betting_command(word, arg, view, prompt)
@@ -300,10 +304,11 @@ def _history_command(args: list[str], view: dict[str, Any] | None) -> Parsed:
         return Parsed(request={"action": "hand_history", "limit": 10}, label="history")
     table_id = (view or {}).get("table_id")
     if len(args) > 1 or not args[0].isdigit() or int(args[0]) < 1:
-        return Parsed(error="Type `history` for your last hands, `history N` for hand N of "
-                            "this table.")
+        return Parsed(error=tr("Type `history` for your last hands, `history N` for hand N of "
+                               "this table."))
     if not table_id:
-        return Parsed(error="`history N` reads hand N of the table shown: open a table first.")
+        return Parsed(error=tr("`history N` reads hand N of the table shown: open a table "
+                               "first."))
     return Parsed(request={"action": "get_hand", "table_id": table_id,
                            "hand_number": int(args[0])}, label=f"history {args[0]}")
 
@@ -334,10 +339,10 @@ def _join_command(word: str, args: list[str], view: dict[str, Any] | None,
     ok, entry = _entry_of(args)
     amount = _amount(numbers[0]) if numbers else None
     if not ok or len(numbers) > 1 or (numbers and amount is None):
-        return Parsed(error=f"Type `{word}` or `{word} N` with N the buy-in in chips, and "
-                            "`post` to post a big blind at once (R7.8).")
+        return Parsed(error=tr("Type `{command}` or `{command} N` with N the buy-in in chips, "
+                               "and `post` to post a big blind at once (R7.8).", command=word))
     if word == "take" and not offer:
-        return Parsed(error="No seat is offered to you (`waitlist` to queue for one).")
+        return Parsed(error=tr("No seat is offered to you (`waitlist` to queue for one)."))
     return Parsed(local="join", amount=amount, entry=entry)
 
 
@@ -345,13 +350,13 @@ def _lobby_request(word: str, args: list[str]) -> Parsed:
     """Commands that need no table: quick seat, the account, an invite code."""
     if word == "account":
         if args:
-            return Parsed(error="`account` takes nothing.")
+            return Parsed(error=tr("`{command}` takes nothing.", command="account"))
         return Parsed(request={"action": "get_account"}, label="account")
     if word == "find":
         code = args[0].upper() if len(args) == 1 else ""
         if not _INVITE_CODE.match(code):
-            return Parsed(error="Type `find CODE` with the invite code (6 to 16 letters and "
-                                "digits).")
+            return Parsed(error=tr("Type `find CODE` with the invite code (6 to 16 letters "
+                                   "and digits)."))
         return Parsed(request={"action": "find_table", "code": code}, label=f"find {code}")
     # quick [VARIANT] SB/BB BUY-IN [post|wait]
     rest = list(args)
@@ -362,8 +367,8 @@ def _lobby_request(word: str, args: list[str]) -> Parsed:
     blinds = _blinds(rest[0]) if len(rest) == 2 else None
     buy_in = _amount(rest[1]) if len(rest) == 2 else None
     if blinds is None or buy_in is None:
-        return Parsed(error="Type `quick NLHE 1/2 200`: the game (NLHE, PLO, NAIKO), the "
-                            "blinds and your buy-in.")
+        return Parsed(error=tr("Type `quick NLHE 1/2 200`: the game (NLHE, PLO, NAIKO), the "
+                               "blinds and your buy-in."))
     request = {"action": "quick_seat", "variant": variant, "small_blind": blinds[0],
                "big_blind": blinds[1], "buy_in": buy_in}
     if entry:
@@ -371,8 +376,26 @@ def _lobby_request(word: str, args: list[str]) -> Parsed:
     return Parsed(request=request, label=f"quick {variant} {blinds[0]}/{blinds[1]}")
 
 
-_CLOSED = {"running": "has started", "finished": "is over", "cancelled": "was cancelled"}
-"""A tournament no longer registering, in words (by ``status``)."""
+def _registration_closed(name: str, status: str) -> str:
+    """``register`` for a tournament no longer registering (by its ``status``)."""
+    if status == "running":
+        return tr("Registration is closed: {name} has started.", name=name)
+    if status == "finished":
+        return tr("Registration is closed: {name} is over.", name=name)
+    if status == "cancelled":
+        return tr("Registration is closed: {name} was cancelled.", name=name)
+    return tr("Registration is closed: {name} ({status}).", name=name,
+              status=tournament_status(status))
+
+
+def _no_refund(name: str, status: str) -> str:
+    """``unregister`` from a tournament that started (R9.1: the entry is no longer returned)."""
+    if status == "running":
+        return tr("{name} has started: entries are no longer returned (R9.1).", name=name)
+    if status == "finished":
+        return tr("{name} is over: entries are no longer returned (R9.1).", name=name)
+    return tr("{name} ({status}): entries are no longer returned (R9.1).", name=name,
+              status=tournament_status(status))
 
 
 def _tournament_command(word: str, args: list[str], listed: Sequence[dict[str, Any]],
@@ -381,10 +404,10 @@ def _tournament_command(word: str, args: list[str], listed: Sequence[dict[str, A
     checked as far as the list and the tournament shown allow."""
     if word == "tournaments":
         if args:
-            return Parsed(error="`tournaments` takes nothing.")
+            return Parsed(error=tr("`{command}` takes nothing.", command="tournaments"))
         return Parsed(request={"action": "list_tournaments"}, label="tournaments")
-    usage = (f"Type `{word} N` with N a tournament of the list (`tournaments`), or "
-             f"`{word} ID` with its id.")
+    usage = tr("Type `{command} N` with N a tournament of the list (`tournaments`), or "
+               "`{command} ID` with its id.", command=word)
     found = _tournament_of(args[0], listed, shown) if len(args) == 1 else None
     if found is None:
         return Parsed(error=usage)
@@ -399,18 +422,17 @@ def _tournament_command(word: str, args: list[str], listed: Sequence[dict[str, A
     mine = None if registered is None or player_id is None else player_id in registered
     if word == "register":
         if status != "registering":
-            return Parsed(error=f"Registration is closed: {name} {_CLOSED.get(status, status)}.")
+            return Parsed(error=_registration_closed(name, status))
         if mine:
-            return Parsed(error=f"You are registered for {name} already.")
+            return Parsed(error=tr("You are registered for {name} already.", name=name))
         if int(info.get("entrants") or 0) >= int(info.get("max_players") or 10**9):
-            return Parsed(error=f"{name} is full.")
+            return Parsed(error=tr("{name} is full.", name=name))
     elif status == "cancelled":
-        return Parsed(error=f"{name} was cancelled: every entry went back.")
+        return Parsed(error=tr("{name} was cancelled: every entry went back.", name=name))
     elif status != "registering":
-        return Parsed(error=f"{name} {_CLOSED.get(status, status)}: entries are no longer "
-                            "returned (R9.1).")
+        return Parsed(error=_no_refund(name, status))
     elif mine is False:
-        return Parsed(error=f"You are not registered for {name}.")
+        return Parsed(error=tr("You are not registered for {name}.", name=name))
     return Parsed(request=request, label=f"{word} {tournament_id}")
 
 
@@ -446,15 +468,15 @@ def _entry_command(word: str, args: list[str], view: dict[str, Any]) -> Parsed:
     """``post`` / ``wait``: how a seat that owes blinds comes in (R7.8)."""
     me = my_seat(view)
     if me is None:
-        return Parsed(error="You have no seat at this table (`join N post` posts as you sit "
-                            "down).")
+        return Parsed(error=tr("You have no seat at this table (`join N post` posts as you "
+                               "sit down)."))
     if args:
-        return Parsed(error=f"`{word}` takes nothing.")
+        return Parsed(error=tr("`{command}` takes nothing.", command=word))
     if not me.get("owes_big") and not me.get("owes_small"):
-        return Parsed(error="You owe no blind: you are dealt in as usual.")
+        return Parsed(error=tr("You owe no blind: you are dealt in as usual."))
     if me.get("entry") == word:
-        return Parsed(error="You already post to come in." if word == "post"
-                      else "You already wait for the big blind.")
+        return Parsed(error=tr("You already post to come in.") if word == "post"
+                      else tr("You already wait for the big blind."))
     return Parsed(request={"action": "choose_entry", "entry": word}, label=word)
 
 
@@ -466,12 +488,12 @@ def _host_command(word: str, args: list[str], view: dict[str, Any],
     host = settings.get("host")
     me = player_id or (my_seat(view) or {}).get("player_id")
     if host and me and host != me:
-        return Parsed(error=f"Only the host ({host}) may do that.")
+        return Parsed(error=tr("Only the host ({host}) may do that.", host=host))
     if room.get("closed"):
-        return Parsed(error="The table is closed.")
+        return Parsed(error=tr("The table is closed."))
     arg = args[0] if len(args) == 1 else None
     if word in ("code", "revoke", "pause", "resume", "close") and args:
-        return Parsed(error=f"`{word}` takes nothing.")
+        return Parsed(error=tr("`{command}` takes nothing.", command=word))
     if word == "code":
         return Parsed(request={"action": "create_invite_code"}, label="code")
     if word == "revoke":
@@ -479,29 +501,29 @@ def _host_command(word: str, args: list[str], view: dict[str, Any],
     if word in ("pause", "resume"):
         paused = word == "pause"
         if bool(room.get("paused")) == paused:
-            return Parsed(error="The table is already paused." if paused
-                          else "The table is not paused.")
+            return Parsed(error=tr("The table is already paused.") if paused
+                          else tr("The table is not paused."))
         return Parsed(request={"action": "host_pause", "paused": paused}, label=word)
     if word == "close":
         return Parsed(request={"action": "host_close"}, label="close")
     if word == "invite":
         if arg is None or not _PLAYER.match(arg):
-            return Parsed(error="Type `invite PLAYER` with the player's id.")
+            return Parsed(error=tr("Type `invite PLAYER` with the player's id."))
         return Parsed(request={"action": "invite", "player_id": arg}, label=f"invite {arg}")
     if word == "kick":
         target = _player_of(view, arg)
         if target is None:
-            return Parsed(error="Type `kick PLAYER` with a seated player's name or seat.")
+            return Parsed(error=tr("Type `kick PLAYER` with a seated player's name or seat."))
         if target == me:
-            return Parsed(error="You cannot remove yourself: `leave`.")
+            return Parsed(error=tr("You cannot remove yourself: `leave`."))
         return Parsed(request={"action": "host_remove", "player_id": target},
                       label=f"kick {target}")
     if word == "bot":
         if not settings.get("bots"):
-            return Parsed(error="Bots are off at this table (it was created without them).")
+            return Parsed(error=tr("Bots are off at this table (it was created without them)."))
         amount = _amount(arg)
         if (args and amount is None) or len(args) > 1:
-            return Parsed(error="Type `bot` or `bot N` with N the BOT's buy-in.")
+            return Parsed(error=tr("Type `bot` or `bot N` with N the BOT's buy-in."))
         request: dict[str, Any] = {"action": "host_add_bot"}
         if amount is not None:
             request["buy_in"] = amount
@@ -514,17 +536,17 @@ def _settings_command(word: str, arg: str | None) -> Parsed:
     if word == "blinds":
         blinds = _blinds(arg or "")
         if blinds is None:
-            return Parsed(error="Type `blinds S/B`, e.g. `blinds 2/4` (small at most big).")
+            return Parsed(error=tr("Type `blinds S/B`, e.g. `blinds 2/4` (small at most big)."))
         return Parsed(request={"action": "host_settings", "small_blind": blinds[0],
                                "big_blind": blinds[1]}, label=f"blinds {blinds[0]}/{blinds[1]}")
     value = _amount(arg)
     if word == "clock":
         if value is None or not 5 <= value <= 120:
-            return Parsed(error="Type `clock N` with N the decision clock in seconds (5-120).")
+            return Parsed(error=tr("Type `clock N` with N the decision clock in seconds (5-120)."))
         return Parsed(request={"action": "host_settings", "decision_seconds": value},
                       label=f"clock {value}")
     if value is None or not 2 <= value <= 10:
-        return Parsed(error="Type `minplayers N` with N the players needed to start (2-10).")
+        return Parsed(error=tr("Type `minplayers N` with N the players needed to start (2-10)."))
     return Parsed(request={"action": "host_settings", "min_players": value},
                   label=f"minplayers {value}")
 
@@ -549,31 +571,46 @@ def _betting_command(word: str, arg: str | None, view: dict[str, Any],
     allowed = ", ".join(_KEYS.get(a, a) for a in actions)
     if word in ("fold", "check", "call", "all_in"):
         if arg is not None:
-            return Parsed(error=f"`{word}` takes no amount.")
+            return Parsed(error=tr("`{command}` takes no amount.", command=word))
         if word not in actions:
-            what = "go all-in" if word == "all_in" else word
-            return Parsed(error=f"You cannot {what} now: the prompt allows {allowed}.")
+            cannot = {"fold": tr("You cannot fold now: the prompt allows {allowed}.",
+                                 allowed=allowed),
+                      "check": tr("You cannot check now: the prompt allows {allowed}.",
+                                  allowed=allowed),
+                      "call": tr("You cannot call now: the prompt allows {allowed}.",
+                                 allowed=allowed),
+                      "all_in": tr("You cannot go all-in now: the prompt allows {allowed}.",
+                                   allowed=allowed)}
+            return Parsed(error=cannot[word])
         label = f"call {prompt.get('to_call')}" if word == "call" else word.replace("_", "-")
         return Parsed(request={"action": "act", "move": word}, label=label)
     # bet / raise: whichever of the two the prompt allows (the amount is the total "to").
     move = "raise_to" if "raise_to" in actions else "bet" if "bet" in actions else None
     amount = _amount(arg)
     if amount is None:
-        return Parsed(error=f"Type `{word[0]} N` with N the total of your bet (chips).")
+        return Parsed(error=tr("Type `{command} N` with N the total of your bet (chips).",
+                               command=word[0]))
     me = my_seat(view) or {}
     all_in_to = int(me.get("stack") or 0) + int(me.get("bet") or 0)
     if amount == all_in_to and "all_in" in actions:
         return Parsed(request={"action": "act", "move": "all_in"}, label="all-in")
     if move is None:
-        hint = " (all-in is possible: `a`)" if "all_in" in actions else ""
-        return Parsed(error=f"You cannot bet or raise now{hint}: the prompt allows {allowed}.")
+        return Parsed(error=tr("You cannot bet or raise now (all-in is possible: `a`): the "
+                               "prompt allows {allowed}.", allowed=allowed)
+                      if "all_in" in actions
+                      else tr("You cannot bet or raise now: the prompt allows {allowed}.",
+                              allowed=allowed))
     lo, hi = prompt.get("min_raise_to"), prompt.get("max_raise_to")
-    verb = "raise is to" if move == "raise_to" else "bet is"
+    raising = move == "raise_to"
     if lo is not None and amount < lo:
-        return Parsed(error=f"The smallest {verb} {lo} (only an all-in may be smaller: `a`).")
+        return Parsed(error=tr("The smallest raise is to {amount} (only an all-in may be "
+                               "smaller: `a`).", amount=lo) if raising
+                      else tr("The smallest bet is {amount} (only an all-in may be smaller: "
+                              "`a`).", amount=lo))
     if hi is not None and amount > hi:
-        return Parsed(error=f"The largest {verb} {hi}.")
-    label = f"raise to {amount}" if move == "raise_to" else f"bet {amount}"
+        return Parsed(error=tr("The largest raise is to {amount}.", amount=hi) if raising
+                      else tr("The largest bet is {amount}.", amount=hi))
+    label = tr("raise to {amount}", amount=amount) if raising else f"bet {amount}"
     return Parsed(request={"action": "act", "move": move, "amount": amount}, label=label)
 
 
@@ -584,28 +621,29 @@ def _power_command(word: str, arg: str | None, view: dict[str, Any],
     if not listed:
         why = _why_not(view, power)
         if why is not None:
-            return Parsed(error=f"{power_name(power)} is not available: {why}.")
+            return Parsed(error=tr("{power} is not available: {why}.", power=power_name(power),
+                                   why=why))
     request: dict[str, Any] = {"action": "use_power", "power": power}
     label = power_name(power)
     if power == "peek" and arg is not None:
-        return Parsed(error="`peek` takes nothing.")
+        return Parsed(error=tr("`{command}` takes nothing.", command="peek"))
     if power == "sleeve_swap":
         if arg not in ("1", "2"):
-            return Parsed(error="Type `swap 1` or `swap 2`: the hole card to throw away.")
+            return Parsed(error=tr("Type `swap 1` or `swap 2`: the hole card to throw away."))
         request["card_index"] = int(arg) - 1
-        label += f" card {arg}"
+        label = tr("{power} card {card}", power=label, card=arg)
     if power == "short_anchor":
         targets = [int(t) for t in prompt.get("anchor_targets") or []]
         target = _seat_of(view, arg)
         if target is not None and target not in targets \
                 and (listed or _target_shown(view, target)):
-            return Parsed(error=f"Seat {target} cannot be anchored now: "
-                                f"{_why_not_target(view, target)}.")
+            return Parsed(error=tr("Seat {seat} cannot be anchored now: {why}.", seat=target,
+                                   why=_why_not_target(view, target)))
         if target is None:
-            return Parsed(error="Type `anchor S` with S one of the seats "
-                                f"{', '.join(map(str, targets)) or '(none)'}.")
+            return Parsed(error=tr("Type `anchor S` with S one of the seats {seats}.",
+                                   seats=", ".join(map(str, targets)) or tr("(none)")))
         request["target_seat"] = target
-        label += f" on seat {target}"
+        label = tr("{power} on seat {seat}", power=label, seat=target)
     return Parsed(request=request, label=label)
 
 
@@ -627,58 +665,99 @@ def _why_not(view: dict[str, Any], power: str) -> str | None:
     hand = view.get("hand") or {}
     powers = hand.get("powers")
     if (view.get("config") or {}).get("variant") != "NAIKO" or powers is None:
-        return "powers exist only at Naiko tables"
+        return tr("powers exist only at Naiko tables")
     if power not in (powers.get("carousel") or []):
-        return "it is not in this hand's Carousel"
+        return tr("it is not in this hand's Carousel")
     if power in (powers.get("used") or {}).get(str(view.get("seat_index")), []):
-        return "you already used it this hand"
+        return tr("you already used it this hand")
     me = my_seat(view) or {}
     if int(me.get("destellos") or 0) < POWER_COSTS.get(power, 0):
-        return f"it costs {POWER_COSTS[power]} destellos, you have {me.get('destellos', 0)}"
+        return tr("it costs {cost} destellos, you have {have}", cost=POWER_COSTS[power],
+                  have=me.get("destellos", 0))
     if int(powers.get("round_activations") or 0) >= 3:
-        return "the table already used 3 powers this round"
+        return tr("the table already used 3 powers this round")
     if power == "peek" and hand.get("street") == "river":
-        return "there is no card left to peek at"
+        return tr("there is no card left to peek at")
     if power == "sleeve_swap" and hand.get("street") != "preflop":
-        return "Sleeve Swap is preflop only"
+        return tr("Sleeve Swap is preflop only")
     if power == "sleeve_swap" and int(me.get("bet") or 0) > 0 and not me.get("owes_big"):
-        return "Sleeve Swap comes before your first betting action (R6.2)"
+        return tr("Sleeve Swap comes before your first betting action (R6.2)")
     return None  # the view cannot tell (one power per turn, a target who acted): ask
 
 
 def _target_shown(view: dict[str, Any], target: int) -> bool:
     """Whether the view itself shows why *target* cannot be anchored (not "has acted")."""
-    return "has already acted" not in _why_not_target(view, target)
+    return _target_problem(view, target) != "acted"
 
 
-def _why_not_target(view: dict[str, Any], target: int) -> str:
+def _target_problem(view: dict[str, Any], target: int) -> str:
     """Why *target* is not among the prompt's ``anchor_targets`` (R6.3), as the view shows it:
-    the server's own refusal names the cause too."""
+    ``out`` (not in the hand), ``self``, ``all_in``, ``anchored`` or ``acted`` (the view
+    cannot tell that one from the rest: the server's own refusal names the cause too)."""
     seats = view.get("seats") or []
     seat = seats[target] if 0 <= target < len(seats) else None
     anchors = (((view.get("hand") or {}).get("powers") or {}).get("anchors") or {})
     if seat is None or not seat.get("in_hand") or seat.get("folded"):
-        return "that seat is not in the hand"
+        return "out"
     if target == view.get("seat_index"):
-        return "you cannot anchor yourself"
+        return "self"
     if seat.get("all_in") or not seat.get("stack"):
-        return f"{shown_name(str(seat.get('player_id')))} is all-in"
-    if str(target) in anchors:
-        return (f"{shown_name(str(seat.get('player_id')))} already received a Short Anchor "
-                "this round (R6.3)")
-    return f"{shown_name(str(seat.get('player_id')))} has already acted this betting round (R6.3)"
+        return "all_in"
+    return "anchored" if str(target) in anchors else "acted"
+
+
+def _why_not_target(view: dict[str, Any], target: int) -> str:
+    """:func:`_target_problem` in words."""
+    problem = _target_problem(view, target)
+    seats = view.get("seats") or []
+    seat = seats[target] if 0 <= target < len(seats) else None
+    name = shown_name(str((seat or {}).get("player_id")))
+    if problem == "out":
+        return tr("that seat is not in the hand")
+    if problem == "self":
+        return tr("you cannot anchor yourself")
+    if problem == "all_in":
+        return tr("{name} is all-in", name=name)
+    if problem == "anchored":
+        return tr("{name} already received a Short Anchor this round (R6.3)", name=name)
+    return tr("{name} has already acted this betting round (R6.3)", name=name)
 
 
 def _window_command(word: str, view: dict[str, Any]) -> Parsed:
     seat = view.get("seat_index")
     if open_window_for(view, seat) is None:
-        return Parsed(error="No Short Anchor is aimed at you right now.")
+        return Parsed(error=tr("No Short Anchor is aimed at you right now."))
     if word == "pass":
         return Parsed(request={"action": "pass_window"}, label="pass")
     if not ((view.get("hand") or {}).get("powers") or {}).get("can_shield"):
-        return Parsed(error="You cannot shield (Seal Shield is not in the Carousel, used, or "
-                            "you have no destello): `pass`.")
-    return Parsed(request={"action": "shield"}, label="Seal Shield")
+        return Parsed(error=tr("You cannot shield (Seal Shield is not in the Carousel, used, "
+                               "or you have no destello): `pass`."))
+    return Parsed(request={"action": "shield"}, label=power_name("seal_shield"))
+
+
+def shown_label(label: str) -> str:
+    """A request as the status line names it (``label`` of :class:`Parsed`, or the client's
+    own requests), in the client's language: mostly what was typed.
+
+    >>> shown_label("join with 500"), shown_label("watch"), shown_label("call 10")
+    ('join with 500', 'watch', 'call 10')
+    """
+    if label.startswith("join with "):
+        return tr("join with {amount}", amount=label[10:])
+    own = {"watch": tr("watch"), "tables": tr("tables"), "refresh": tr("refresh"),
+           "catch up": tr("catch up")}
+    return own.get(label, label)
+
+
+def report_line(report: Report) -> str:
+    """:meth:`naiko.verify.Report.line` in the client's language (the problems found stay
+    as the verifier words them: they name cards and positions)."""
+    if report.ok:
+        return tr("{hand}: verified, {n} card(s) at their committed positions",
+                  hand=report.hand, n=report.proved)
+    if not report.problems:
+        return tr("{hand}: nothing to verify (no card proved)", hand=report.hand)
+    return tr("{hand}: FAILED: {problems}", hand=report.hand, problems="; ".join(report.problems))
 
 
 def default_buy_in(settings: dict[str, Any], big_blind: int | None) -> int:
@@ -770,7 +849,7 @@ class Client:
         self.status_is_error = False
         self.input = ""
         self.show_help = False
-        self.connection = "connecting"
+        self.connection = tr("connecting")
         self.pending: dict[str, str] = {}
         self.auto_join = True
         self.offset_ms = 0
@@ -845,7 +924,7 @@ class Client:
     def send(self, request: dict[str, Any], label: str) -> None:
         """Send *request* (a table request gets the table id) with a fresh ``request_id``."""
         if self.ws is None:
-            self.notice("Not connected: try again when the connection is back.", error=True)
+            self.notice(tr("Not connected: try again when the connection is back."), error=True)
             return
         request_id = uuid.uuid4().hex
         frame = dict(request, request_id=request_id)
@@ -926,7 +1005,7 @@ class Client:
             if 1 <= number <= len(tables):
                 self.choose(tables[number - 1])
             else:
-                self.notice(f"Pick a table between 1 and {len(tables)}.", error=True)
+                self.notice(tr("Pick a table between 1 and {n}.", n=len(tables)), error=True)
         elif word in ("quick", "find", "account", "tournaments", "tourneys", "tournament",
                       "tourney", "register", "reg", "unregister", "unreg", "history", "hist",
                       "hands"):
@@ -938,8 +1017,8 @@ class Client:
             else:
                 self.send(parsed.request, parsed.label)
         else:
-            self.notice("Type a table's number, `r`, `q`, `quick NLHE 1/2 200`, `find CODE`, "
-                        "`account`, `tournaments` or `register N`.", error=True)
+            self.notice(tr("Type a table's number, `r`, `q`, `quick NLHE 1/2 200`, `find "
+                           "CODE`, `account`, `tournaments` or `register N`."), error=True)
 
     def quit(self) -> None:
         self.quitting = True
@@ -953,16 +1032,16 @@ class Client:
         self.table_id = str(table["table_id"])
         if self.buy_in is None:
             self.buy_in = default_buy_in(table, table.get("big_blind"))
-        self.notice(f"Opening {table.get('name', self.table_id)}...")
+        self.notice(tr("Opening {table}...", table=table.get("name", self.table_id)))
         self.send({"action": "snapshot"}, "watch")
 
     def join(self, amount: int | None = None, entry: str | None = None) -> None:
         view = self.view or {}
         if view.get("seat_index") is not None:
-            self.notice("You already have a seat here.", error=True)
+            self.notice(tr("You already have a seat here."), error=True)
             return
         if is_tournament(view):
-            self.notice("This is a tournament's table: its seats are the tournament's.",
+            self.notice(tr("This is a tournament's table: its seats are the tournament's."),
                         error=True)
             return
         required = view.get("required_buy_in")  # R7.11: what a deep-stack table requires
@@ -1011,15 +1090,16 @@ class Client:
         elif kind == "ack":
             self._on_ack(message, label)
         elif kind == "account":
-            self.notice(f"Account: balance {message.get('balance')}, open tables "
-                        f"{message.get('open_tables')}, ratholes today "
-                        f"{message.get('ratholes_today')} ({message.get('day')}, UTC).")
+            self.notice(tr("Account: balance {balance}, open tables {tables}, ratholes today "
+                           "{ratholes} ({day}, UTC).", balance=message.get("balance"),
+                           tables=message.get("open_tables"),
+                           ratholes=message.get("ratholes_today"), day=message.get("day")))
         elif kind == "invite_code":
             code = message.get("code")
             if message.get("table_id") == self.table_id and self.view is not None:
                 self.view.setdefault("room", {})["invite_code"] = code  # as the host sees it
-            self.notice(f"Invite code {code}: whoever brings it may watch and sit "
-                        "(`revoke` to cancel it).")
+            self.notice(tr("Invite code {code}: whoever brings it may watch and sit (`revoke` "
+                           "to cancel it).", code=code))
         elif kind == "tournaments":
             self._on_tournaments(list(message.get("tournaments") or []))
         elif kind == "tournament":
@@ -1027,8 +1107,8 @@ class Client:
         elif kind == "table_found":
             self.invite_code = label[5:] if label and label.startswith("find ") else None
             self.switch_table(str(message.get("table_id")), watch=True)
-            self.notice("Table found: you watch it; `join` to sit down (your invite code goes "
-                        "with it).")
+            self.notice(tr("Table found: you watch it; `join` to sit down (your invite code "
+                           "goes with it)."))
         elif kind == "hands":
             self._on_hands(list(message.get("hands") or []))
         elif kind == "hand":
@@ -1044,27 +1124,30 @@ class Client:
 
     def _on_hands(self, hands: list[dict[str, Any]]) -> None:
         """``history``: one line per hand, newest first."""
-        self.log.append(f"Your last {len(hands)} hand(s) (`history N` shows hand N here):")
+        self.log.append(tr("Your last {n} hand(s) (`history N` shows hand N here):",
+                           n=len(hands)))
         for h in hands:
             when = time.strftime("%H:%M", time.gmtime(int(h.get("ended_ms") or 0) / 1000))
             net = int(h.get("net") or 0)
-            note = f" (cancelled: {h['cancelled']})" if h.get("cancelled") else ""
+            note = (" " + tr("(cancelled: {why})", why=cancel_reason(str(h["cancelled"])))
+                    if h.get("cancelled") else "")
             self.log.append(f"  #{h.get('hand_number')} {h.get('table_name')} "
                             f"[{h.get('table_id')}] {h.get('variant')} {when} UTC "
                             f"{net:+d}{note}")
-        self.notice(f"{len(hands)} hand(s) in your history." if hands
-                    else "No hands in your history yet.")
+        self.notice(tr("{n} hand(s) in your history.", n=len(hands)) if hands
+                    else tr("No hands in your history yet."))
 
     def _on_hand(self, hand: dict[str, Any]) -> None:
         """``history N``: the hand as you saw it, then its check against the deck committed
         before its first card (the same check as ``naiko-verify``)."""
-        self.log.append(f"--- History of hand #{hand.get('hand_number')} "
-                        f"({hand.get('table_name')}) ---")
+        self.log.append(tr("--- History of hand #{hand} ({table}) ---",
+                           hand=hand.get("hand_number"), table=hand.get("table_name")))
         self.log.extend(Narrator(self.player_id).narrate(list(hand.get("events") or []), hand))
         report = check_hand(hand)
-        self.log.append(("Deck check: " if report.ok else "Deck check FAILED: ")
-                        + report.line())
-        self.notice(report.line(), error=not report.ok)
+        line = report_line(report)
+        self.log.append(tr("Deck check: {report}", report=line) if report.ok
+                        else tr("Deck check FAILED: {report}", report=line))
+        self.notice(line, error=not report.ok)
 
     def _check_proofs(self, message: dict[str, Any], lines: list[str]) -> None:
         """R10.2: check every card proof that arrives against the hand's commitment, and say
@@ -1089,17 +1172,18 @@ class Client:
                 good.append(f"{raw['card']}@{proof.position}")
             else:
                 self.deck_failed += 1
-                self.notice(f"Card proof FAILED for {raw.get('card')!r}: it is not in the deck "
-                            "committed before the deal (R10.2).", error=True)
+                self.notice(tr("Card proof FAILED for {card}: it is not in the deck committed "
+                               "before the deal (R10.2).", card=repr(raw.get("card"))),
+                            error=True)
         self.deck_proved += len(good)
         if not good:
             return
         cards = [g.split("@")[0] for g in good]
         for index in range(len(lines) - 1, -1, -1):
             if any(card in lines[index] for card in cards):
-                lines[index] += f"  ✓ proved {' '.join(good)}"
+                lines[index] += "  ✓ " + tr("proved {cards}", cards=" ".join(good))
                 return
-        lines.append(f"✓ proved against the commitment: {' '.join(good)}")
+        lines.append("✓ " + tr("proved against the commitment: {cards}", cards=" ".join(good)))
 
     def _on_ack(self, message: dict[str, Any], label: str | None) -> None:
         """A request applied: its ``ack``, or the ``update`` carrying its ``request_id`` (the
@@ -1108,56 +1192,58 @@ class Client:
         label = label or ""
         if label.startswith("join"):
             self.offer_until = None
-            self.notice(f"You sit down ({label[5:]}).")
+            self.notice(tr("You sit down (with {amount}).", amount=label.rpartition(" ")[2]))
         elif label == "leave":
-            self.notice("You leave the table (your stack goes back to your account); "
-                        "`join` to sit again, `q` to quit.")
+            self.notice(tr("You leave the table (your stack goes back to your account); "
+                           "`join` to sit again, `q` to quit."))
         elif label in ("sitout", "sitin"):
-            self.notice("You sit out from the next hand." if label == "sitout"
-                        else "You come back from the next hand (owing blinds if the big "
-                             "blind went past you).")
+            self.notice(tr("You sit out from the next hand.") if label == "sitout"
+                        else tr("You come back from the next hand (owing blinds if the big "
+                                "blind went past you)."))
         elif label.startswith("add "):
-            self.notice(f"Chips added ({label[4:]}).")
+            self.notice(tr("Chips added ({amount}).", amount=label[4:]))
         elif label in ("post", "wait"):
-            self.notice("You will post to be dealt in at the next hand." if label == "post"
-                        else "You will wait for the big blind.")
+            self.notice(tr("You will post to be dealt in at the next hand.") if label == "post"
+                        else tr("You will wait for the big blind."))
         elif label == "waitlist":
-            self.notice("You are on the waiting list: a freed seat is held for the first in "
-                        "line for 30 seconds.")
+            self.notice(tr("You are on the waiting list: a freed seat is held for the first "
+                           "in line for 30 seconds."))
         elif label == "unwait":
             self.offer_until = None
-            self.notice("You left the waiting list.")
+            self.notice(tr("You left the waiting list."))
         elif label.startswith("quick "):
             self.switch_table(str(message.get("table_id")), watch=False)
-            self.notice(f"Quick seat ({label[6:]}): you sit at table {message.get('table_id')}.")
+            self.notice(tr("Quick seat ({game}): you sit at table {table}.", game=label[6:],
+                           table=message.get("table_id")))
         elif label == "revoke":
             if self.view is not None:
                 self.view.setdefault("room", {})["invite_code"] = None
-            self.notice("The invite code no longer works (players it let in stay invited).")
+            self.notice(tr("The invite code no longer works (players it let in stay "
+                           "invited)."))
         elif label.startswith(("mute ", "unmute ")):  # R8.9
             word, _, player = label.partition(" ")
-            self.notice(f"You no longer receive {player}'s chat." if word == "mute"
-                        else f"You receive {player}'s chat again.")
+            self.notice(tr("You no longer receive {player}'s chat.", player=player)
+                        if word == "mute" else tr("You receive {player}'s chat again.",
+                                                  player=player))
         elif label.startswith(("invite ", "kick ", "blinds ", "clock ", "minplayers ")) or \
                 label in ("bot", "pause", "resume", "close"):
-            self.notice(f"Done: {label}.")
+            self.notice(tr("Done: {command}.", command=label))
         elif label.startswith("register "):
             tournament_id = label[9:]
             started = (self.view or {}).get("tournament") or {}
             if started.get("tournament_id") == tournament_id:
                 return  # the registration filled it: its table shows already
-            self.notice(f"You are registered for {self._tournament_name(tournament_id)}: the "
-                        "entry is paid. Its table shows here when it starts (`unregister` "
-                        "until then).")
+            self.notice(tr("You are registered for {name}: the entry is paid. Its table shows "
+                           "here when it starts (`unregister` until then).",
+                           name=self._tournament_name(tournament_id)))
         elif label.startswith("unregister "):
-            self.notice(f"You are no longer registered for "
-                        f"{self._tournament_name(label[11:])}: the entry is back on your "
-                        "account.")
+            self.notice(tr("You are no longer registered for {name}: the entry is back on "
+                           "your account.", name=self._tournament_name(label[11:])))
 
     def _on_error(self, message: dict[str, Any], label: str | None) -> None:
         code, text = message.get("code"), message.get("message")
-        what = f"`{label}` refused" if label else "Error"
-        hint = " Type `waitlist` to queue for a seat." if code == "table_full" else ""
+        what = tr("`{request}` refused", request=shown_label(label)) if label else tr("Error")
+        hint = " " + tr("Type `waitlist` to queue for a seat.") if code == "table_full" else ""
         self.notice(f"{what}: {text} ({code}){hint}", error=True)
         if code == "unknown_table" and label == "watch":
             self.table_id, self.view, self.version = None, None, 0
@@ -1174,16 +1260,20 @@ class Client:
         self.tournament_list = tournaments
         if self.view is not None:
             self.log.extend(text for text, _ in tournament_list_lines(tournaments))
-        self.notice(f"{len(tournaments)} tournament{'s' if len(tournaments) != 1 else ''}: "
-                    "`tournament N` to see one, `register N` to enter.")
+        self.notice(tr("1 tournament: `tournament N` to see one, `register N` to enter.")
+                    if len(tournaments) == 1
+                    else tr("{n} tournaments: `tournament N` to see one, `register N` to enter.",
+                            n=len(tournaments)))
 
     def _on_tournament(self, tournament: dict[str, Any]) -> None:
         """``get_tournament``: the lobby shows it; at a table, the log does."""
         self.tournament_shown = tournament
         if self.view is not None:
             self.log.extend(text for text, _ in tournament_detail_lines(tournament))
-        self.notice(f"{tournament.get('name')}: {tournament.get('status')} "
-                    f"({tournament.get('entrants')}/{tournament.get('max_players')} players).")
+        self.notice(tr("{name}: {status} ({entrants}/{max} players).",
+                       name=tournament.get("name"),
+                       status=tournament_status(tournament.get("status")),
+                       entrants=tournament.get("entrants"), max=tournament.get("max_players")))
 
     def _on_other_table(self, message: dict[str, Any]) -> None:
         """An update of a table not shown: a tournament you registered for started there
@@ -1194,13 +1284,13 @@ class Client:
             return
         table_id = str(message.get("table_id"))
         if (self.view or {}).get("seat_index") is not None:
-            self.notice(f"Your tournament started at table {table_id} (`--table {table_id}` "
-                        "shows it).")
+            self.notice(tr("Your tournament started at table {table} (`--table {table}` shows "
+                           "it).", table=table_id))
             return
         self.switch_table(table_id, watch=False)
         self._apply(message, events)
-        self.notice("Your tournament starts: your seat is below; the first hand is dealt in a "
-                    "few seconds.")
+        self.notice(tr("Your tournament starts: your seat is below; the first hand is dealt in "
+                       "a few seconds."))
 
     def _on_tables(self, tables: list[dict[str, Any]]) -> None:
         self.tables = tables
@@ -1211,7 +1301,7 @@ class Client:
             self.choose(free[0])
         elif free:
             self.tables = free
-            self.notice(f"{len(free)} open tables: pick one.")
+            self.notice(tr("{n} open tables: pick one.", n=len(free)))
 
     def _apply(self, message: dict[str, Any], events: list[dict[str, Any]]) -> None:
         version = int(message.get("version") or 0)
@@ -1287,44 +1377,45 @@ class Client:
                 if refreshing and not self.quitting:  # our own close, before the 2 hours
                     self.ws = None
                     self.refreshes += 1
-                    self.connection = "reconnecting"
+                    self.connection = tr("reconnecting")
                     if any(label not in ("watch", "tables", "catch up")
                            for label in self.pending.values()):
-                        self._on_lost("renewed before the 2-hour limit")  # name them
+                        self._on_lost(tr("renewed before the 2-hour limit"))  # name them
                     self.pending.clear()
                     continue
             except InvalidStatus as exc:
                 status = exc.response.status_code
                 if status in (401, 403):
-                    self.fatal = f"The server refused the token (HTTP {status})."
+                    self.fatal = tr("The server refused the token (HTTP {status}).",
+                                    status=status)
                     self.quit()
                     break
                 reason = f"HTTP {status}"
             except (TimeoutError, OSError, WebSocketException) as exc:
                 reason = str(exc) or type(exc).__name__
             else:
-                reason = "closed by the server"
+                reason = tr("closed by the server")
             self.ws = None
             if self.quitting:
                 break
             self._on_lost(reason)
             delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
             attempt += 1
-            self.connection = f"OFFLINE: reconnecting in {delay:g}s"
+            self.connection = tr("OFFLINE: reconnecting in {seconds}s", seconds=f"{delay:g}")
             self.redraw()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._quit.wait(), delay)
-            self.connection = "reconnecting"
+            self.connection = tr("reconnecting")
             self.redraw()
 
     def _on_open(self) -> None:
         again = self._ever_connected
         self._ever_connected = True
-        self.connection = "online"
+        self.connection = tr("online")
         if self.table_id is not None:
             self.send({"action": "snapshot"}, "watch")
             if again:
-                self.notice("Reconnected: the table shows the server's confirmed state.")
+                self.notice(tr("Reconnected: the table shows the server's confirmed state."))
         else:
             self.send({"action": "list_tables"}, "tables")
 
@@ -1332,10 +1423,11 @@ class Client:
         unanswered = [label for label in self.pending.values()
                       if label not in ("watch", "tables", "catch up")]
         self.pending.clear()
-        text = f"Connection lost ({reason})."
+        text = tr("Connection lost ({reason}).", reason=reason)
         if unanswered:
-            text += (f" No answer came to {', '.join(unanswered)}: the table will show what "
-                     "the server applied.")
+            text += " " + tr("No answer came to {requests}: the table will show what the "
+                             "server applied.",
+                             requests=", ".join(shown_label(label) for label in unanswered))
         self.notice(text, error=True)
 
     async def ticker(self) -> None:
@@ -1438,27 +1530,30 @@ async def run(client: Client) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    early = argparse.ArgumentParser(add_help=False)  # the language first: --help speaks it
+    early.add_argument("--lang", choices=LANGUAGES, default="en")
+    set_language(early.parse_known_args(argv)[0].lang)
     parser = argparse.ArgumentParser(
         prog="naiko-client",
-        description="Play at a Naiko table from a terminal. Type `help` at the table for the "
-                    "commands.")
-    parser.add_argument("url", help="the WebSocket URL, e.g. ws://127.0.0.1:8765")
-    parser.add_argument("token", help="your token (sent as ?token=...)")
-    parser.add_argument("--table", help="the table id (default: the first open table, or "
-                                        "pick one when several are open)")
-    parser.add_argument("--buy-in", type=int, help="chips to sit down with (default: 100 big "
-                                                   "blinds within the table's range)")
+        description=tr("Play at a Naiko table from a terminal. Type `help` at the table for "
+                       "the commands."))
+    parser.add_argument("url", help=tr("the WebSocket URL, e.g. ws://127.0.0.1:8765"))
+    parser.add_argument("token", help=tr("your token (sent as ?token=...)"))
+    parser.add_argument("--table", help=tr("the table id (default: the first open table, or "
+                                           "pick one when several are open)"))
+    parser.add_argument("--buy-in", type=int, help=tr("chips to sit down with (default: 100 "
+                                                      "big blinds within the table's range)"))
     parser.add_argument("--first", action="store_true",
-                        help="with several open tables, join the first without asking")
-    parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
+                        help=tr("with several open tables, join the first without asking"))
+    parser.add_argument("--no-color", action="store_true", help=tr("no ANSI colours"))
     parser.add_argument("--lang", choices=LANGUAGES, default="en",
-                        help="the client's and the server's texts in English (default), "
-                             "Polish, Portuguese, Vietnamese or Romanian; the commands stay "
-                             "the same")
+                        help=tr("the client's and the server's texts in English (default), "
+                                "Polish, Portuguese, Vietnamese or Romanian; the commands "
+                                "stay the same"))
     args = parser.parse_args(argv)
     lang = set_language(args.lang)
     if args.buy_in is not None and args.buy_in <= 0:
-        parser.error("--buy-in must be a positive number of chips")
+        parser.error(tr("--buy-in must be a positive number of chips"))
     out = sys.stdout
     in_fd = sys.stdin.fileno()
     color = (not args.no_color and out.isatty() and os.environ.get("TERM") != "dumb"
@@ -1473,10 +1568,10 @@ def main(argv: list[str] | None = None) -> int:
         print(client.fatal, file=sys.stderr)
     elif client.table_id:
         seated = (client.view or {}).get("seat_index") is not None
-        print(f"Bye. Table {client.table_id}: " + (
-            "your seat stays (the clock checks or folds for you); reconnect with the same "
-            "token and --table to play on, or `leave` to cash out." if seated
-            else "you have no seat there."))
+        print(tr("Bye. Table {table}: your seat stays (the clock checks or folds for you); "
+                 "reconnect with the same token and --table to play on, or `leave` to cash "
+                 "out.", table=client.table_id) if seated
+              else tr("Bye. Table {table}: you have no seat there.", table=client.table_id))
     return code
 
 
