@@ -37,7 +37,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from naiko.commitment import CardProof, MalformedProof
@@ -1529,14 +1529,34 @@ async def run(client: Client) -> int:
     return 2 if client.fatal else 0
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help with its ``usage:`` in the client's language."""
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any,
+                  prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, tr("usage: ") if prefix is None else prefix)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its ``error:`` line in the client's language (argparse's own reasons,
+    such as a missing argument, stay as argparse words them)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, tr("{prog}: error: {message}", prog=self.prog, message=message) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     early = argparse.ArgumentParser(add_help=False)  # the language first: --help speaks it
     early.add_argument("--lang", choices=LANGUAGES, default="en")
     set_language(early.parse_known_args(argv)[0].lang)
-    parser = argparse.ArgumentParser(
-        prog="naiko-client",
+    parser = _Parser(
+        prog="naiko-client", add_help=False, formatter_class=_HelpFormatter,
         description=tr("Play at a Naiko table from a terminal. Type `help` at the table for "
                        "the commands."))
+    parser._positionals.title = tr("positional arguments")
+    parser._optionals.title = tr("options")
+    parser.add_argument("-h", "--help", action="help", help=tr("show this help and exit"))
     parser.add_argument("url", help=tr("the WebSocket URL, e.g. ws://127.0.0.1:8765"))
     parser.add_argument("token", help=tr("your token (sent as ?token=...)"))
     parser.add_argument("--table", help=tr("the table id (default: the first open table, or "

@@ -107,6 +107,16 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "khi có nhiều bàn mở, vào bàn đầu tiên mà không hỏi",
         "cu mai multe mese deschise, intră la prima fără să întrebe",
     ),
+    "usage: ": ("użycie: ", "uso: ", "cách dùng: ", "utilizare: "),
+    "positional arguments": ("argumenty pozycyjne", "argumentos posicionais", "tham số vị trí", "argumente poziționale"),
+    "options": ("opcje", "opções", "tùy chọn", "opțiuni"),
+    "{prog}: error: {message}": ("{prog}: błąd: {message}", "{prog}: erro: {message}", "{prog}: lỗi: {message}", "{prog}: eroare: {message}"),
+    "show this help and exit": (
+        "pokaż tę pomoc i zakończ",
+        "mostrar esta ajuda e sair",
+        "hiện trợ giúp này rồi thoát",
+        "arată acest ajutor și ieși",
+    ),
     "no ANSI colours": ("bez kolorów ANSI", "sem cores ANSI", "không dùng màu ANSI", "fără culori ANSI"),
     "the client's and the server's texts in English (default), Polish, Portuguese, Vietnamese or Romanian; the commands stay the same": (
         "teksty klienta i serwera po angielsku (domyślnie), polsku, portugalsku, wietnamsku lub rumuńsku; polecenia pozostają te same",

@@ -604,6 +604,33 @@ def test_a_short_anchor_aimed_at_the_person_is_shielded_from_the_keyboard(client
         server.stop()
 
 
+def test_a_person_plays_in_polish(server: LocalServer, clients: Any) -> None:
+    """``--lang pl``: the table, the prompt, the help, the client's refusals and its goodbye in
+    Polish, the commands typed as in English; no English text of the screens on any frame."""
+    client = clients(server.url, "ola", "--lang", "pl")
+    screen = client.wait_for(r"(?m)^[> ] +\d+ [A-Z/ ]{5} Ty +\d+")  # your seat: `Ty`
+    assert "ty: ola" in screen and "połączono" in screen
+    assert re.search(r"Gracz\s+Żetony\s+Stawka\s+Karty\s+Dest\s+Stan", screen)
+    assert "Karuzela:" in screen
+    client.command("help")
+    assert "pokaż lub ukryj tę pomoc" in client.wait_for("Polecenia \\(wpisz jedno")
+    client.command("help")
+    client.command("zz")
+    client.wait_for("Nieznane polecenie 'zz': wpisz `help`.")
+    screen = client.wait_for(lambda s: "TWOJA KOLEJ" in s, 30)
+    assert re.search(r"TWOJA KOLEJ\s+\d+s\s+do wyrównania \d+", screen)
+    assert re.search(r"^  f pas \| ", screen, re.M)
+    assert re.search(r"Twoje karty: [2-9TJQKA][cdhs] [2-9TJQKA][cdhs]\s+żetony \d+", screen)
+    client.command("r 1")
+    client.wait_for("Najmniejsze (podbicie to do|zakład to) \\d+")
+    client.command("q")
+    code, tail = client.wait_exit()
+    assert code == 0 and "Do zobaczenia. Stół " in tail
+    english = ("YOUR TURN", "Your cards", "Board:", "Carousel:", "Commands (type", "to call",
+               "Player", "Stack", "Unknown command", "online", "Bye.")
+    assert [e for e in english if any(e in frame for frame in client.frames)] == []
+
+
 def test_a_refused_token_ends_the_client_with_a_message(server: LocalServer) -> None:
     client = PtyClient(server.url, "")
     try:
