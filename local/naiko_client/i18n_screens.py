@@ -363,6 +363,32 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "registered: {players}": ("zapisani: {players}", "inscritos: {players}", "đã đăng ký: {players}", "înscriși: {players}"),
     "nobody yet": ("jeszcze nikt", "ninguém ainda", "chưa có ai", "încă nimeni"),
     "places: {places}": ("miejsca: {places}", "colocações: {places}", "thứ hạng: {places}", "locuri: {places}"),
+    # -- a showdown's hand (render.hand_text: the engine's English words for it)
+    "high card, {rank}": ("wysoka karta: {rank}", "carta alta: {rank}", "mậu thầu {rank}", "carte mare: {rank}"),
+    "one pair, {ranks}": ("para: {ranks}", "par de {ranks}", "đôi {ranks}", "pereche de {ranks}"),
+    "two pair, {high} and {low}": ("dwie pary: {high} i {low}", "dois pares, {high} e {low}", "hai đôi {high} và {low}", "două perechi, {high} și {low}"),
+    "three of a kind, {ranks}": ("trójka: {ranks}", "trinca de {ranks}", "sám cô {ranks}", "trei de un fel: {ranks}"),
+    "straight, {rank} high": (
+        "strit (najwyższa karta: {rank})",
+        "sequência (carta mais alta: {rank})",
+        "sảnh (lá cao nhất: {rank})",
+        "chintă (cea mai mare carte: {rank})",
+    ),
+    "flush, {rank} high": (
+        "kolor (najwyższa karta: {rank})",
+        "flush (carta mais alta: {rank})",
+        "thùng (lá cao nhất: {rank})",
+        "culoare (cea mai mare carte: {rank})",
+    ),
+    "full house, {high} full of {low}": ("full: {high} i {low}", "full house de {high} com {low}", "cù lũ: ba lá {high}, đôi {low}", "full de {high} cu {low}"),
+    "four of a kind, {ranks}": ("kareta: {ranks}", "quadra de {ranks}", "tứ quý {ranks}", "careu de {ranks}"),
+    "straight flush, {rank} high": (
+        "poker (najwyższa karta: {rank})",
+        "straight flush (carta mais alta: {rank})",
+        "thùng phá sảnh (lá cao nhất: {rank})",
+        "chintă de culoare (cea mai mare carte: {rank})",
+    ),
+    "royal flush": ("poker królewski", "royal flush", "thùng phá sảnh hoàng gia", "chintă regală"),
     # -- the help (render.HELP_ROWS: what each command does)
     "fold": ("pas", "desistir", "bỏ bài", "pas"),
     "check": ("czekaj", "passar", "check", "check"),
@@ -476,3 +502,24 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     ),
     "quit (the seat stays)": ("wyjście (miejsce zostaje)", "sair (o lugar continua seu)", "thoát (vẫn giữ chỗ)", "ieșire (locul rămâne)"),
 }
+
+RANK_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "pl": (("dwójka", "trójka", "czwórka", "piątka", "szóstka", "siódemka", "ósemka",
+            "dziewiątka", "dziesiątka", "walet", "dama", "król", "as"),
+           ("dwójki", "trójki", "czwórki", "piątki", "szóstki", "siódemki", "ósemki",
+            "dziewiątki", "dziesiątki", "walety", "damy", "króle", "asy")),
+    "pt": (("Dois", "Três", "Quatro", "Cinco", "Seis", "Sete", "Oito", "Nove", "Dez", "Valete",
+            "Dama", "Rei", "Ás"),
+           ("Dois", "Três", "Quatros", "Cincos", "Seis", "Setes", "Oitos", "Noves", "Dez",
+            "Valetes", "Damas", "Reis", "Ases")),
+    "vi": (("Hai", "Ba", "Bốn", "Năm", "Sáu", "Bảy", "Tám", "Chín", "Mười", "Bồi", "Đầm", "Già",
+            "Át"),
+           ("Hai", "Ba", "Bốn", "Năm", "Sáu", "Bảy", "Tám", "Chín", "Mười", "Bồi", "Đầm", "Già",
+            "Át")),
+    "ro": (("doi", "trei", "patru", "cinci", "șase", "șapte", "opt", "nouă", "zece", "valet",
+            "damă", "rege", "as"),
+           ("doi", "trei", "patru", "cinci", "șase", "șapte", "opt", "nouă", "zece", "valeți",
+            "dame", "regi", "ași")),
+}
+"""The ranks, Two to Ace, as a showdown's hand names them in each language: one (a high card,
+the top of a straight) and several (a pair, a full house's parts)."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .i18n import language, tr
+from .i18n_screens import RANK_WORDS
 
 POWER_NAMES = {"peek": "Peek", "sleeve_swap": "Sleeve Swap", "short_anchor": "Short Anchor",
                "seal_shield": "Seal Shield"}
@@ -501,10 +502,10 @@ class Narrator:
         if kind == "showdown":
             shown = []
             for h in e.get("hands", []):
-                self.hands[int(h["seat_index"])] = str(h.get("hand", ""))
+                self.hands[int(h["seat_index"])] = hand_text(str(h.get("hand", "")))
                 who = self.seat_person(h["seat_index"])
                 n = {"name": who.who(), "cards": cards_text(h.get("cards")),
-                     "hand": h.get("hand", "")}
+                     "hand": self.hands[int(h["seat_index"])]}
                 shown.append(say(who, tr("You show {cards}: {hand}", **n),
                                  tr("{name} shows {cards}: {hand}", **n)))
             return "\n".join(shown) or None
@@ -790,6 +791,55 @@ def left_reason(reason: str) -> str:
     return {"sat_out_too_long": tr(" (sat out too long)"),
             "removed_by_host": tr(" (removed by the host)"),
             "table_closed": tr(" (the table closed)")}.get(reason, "")
+
+
+RANK_NAMES = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack",
+              "Queen", "King", "Ace")
+RANK_PLURALS = ("Twos", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights", "Nines",
+                "Tens", "Jacks", "Queens", "Kings", "Aces")
+"""The ranks as the server's showdown hands name them (``naiko.cards``: the engine's words)."""
+
+_HAND = re.compile(r"(?P<kind>[a-z ]+?)(?:, (?P<first>[A-Z][a-z]+)(?: high| and "
+                   r"(?P<and>[A-Z][a-z]+)| full of (?P<of>[A-Z][a-z]+))?)?")
+
+
+def hand_text(english: str) -> str:
+    """A showdown hand (``showdown.hands[].hand``, in the engine's English) in the client's
+    language; a text it does not know unchanged.
+
+    >>> hand_text("two pair, Kings and Fours"), hand_text("straight, Five high")
+    ('two pair, Kings and Fours', 'straight, Five high')
+    """
+    match = _HAND.fullmatch(english)
+    if match is None or language() == "en":
+        return english
+    kind, first = match["kind"], match["first"]
+    second = match["and"] or match["of"]
+    names, plurals = RANK_WORDS[language()]
+    if first is None:
+        return tr("royal flush") if kind == "royal flush" else english
+    if first in RANK_NAMES and second is None:
+        rank = names[RANK_NAMES.index(first)]
+        single = {"high card": tr("high card, {rank}", rank=rank),
+                  "straight": tr("straight, {rank} high", rank=rank),
+                  "flush": tr("flush, {rank} high", rank=rank),
+                  "straight flush": tr("straight flush, {rank} high", rank=rank)}
+        return single.get(kind, english)
+    if first not in RANK_PLURALS:
+        return english
+    ranks = plurals[RANK_PLURALS.index(first)]
+    if second is None:
+        return {"one pair": tr("one pair, {ranks}", ranks=ranks),
+                "three of a kind": tr("three of a kind, {ranks}", ranks=ranks),
+                "four of a kind": tr("four of a kind, {ranks}", ranks=ranks)}.get(kind, english)
+    if second not in RANK_PLURALS:
+        return english
+    low = plurals[RANK_PLURALS.index(second)]
+    if kind == "two pair" and match["and"]:
+        return tr("two pair, {high} and {low}", high=ranks, low=low)
+    if kind == "full house" and match["of"]:
+        return tr("full house, {high} full of {low}", high=ranks, low=low)
+    return english
 
 
 def destellos_left(count: Any) -> str:

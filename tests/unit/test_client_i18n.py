@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from naiko import cards, evaluator
 from naiko.verify import Report
 from naiko_client import i18n
 from naiko_client.app import (
@@ -32,6 +33,10 @@ from naiko_client.render import (
     HELP_ROWS,
     POWER_KEYS,
     POWER_NAMES,
+    RANK_NAMES,
+    RANK_PLURALS,
+    Narrator,
+    hand_text,
     help_lines,
     power_name,
     render,
@@ -81,6 +86,10 @@ NOT_READ = frozenset({
     "you're", "you've", "you'll",  # render.SECOND_PERSON: names that read as "you"
     "join with ", "catch up",  # request labels, shown through shown_label()
     "naiko-client", "--buy-in", "--no-color",  # the program and its options
+    "high card", "one pair", "two pair", "three of a kind", "four of a kind", "full house",
+    "straight flush", "royal flush",  # the engine's words that hand_text() reads
+    r"(?P<kind>[a-z ]+?)(?:, (?P<first>[A-Z][a-z]+)(?: high| and (?P<and>[A-Z][a-z]+)"
+    r"| full of (?P<of>[A-Z][a-z]+))?)?",
 })
 """String literals of the client with words in them that are not texts a person reads."""
 
@@ -518,6 +527,8 @@ def everything_said() -> str:
                                             "cancelled")], width=400, height=80))
     texts.extend(_refusals())
     texts.extend(_statuses())
+    texts.extend(Narrator("bob").narrate([{"kind": "showdown", "hands": [
+        {"seat_index": i, "cards": "AsKs", "hand": hand} for i, hand in enumerate(HANDS)]}]))
     for argv in (["--help"], ["ws://h", "t", "--buy-in", "0"]):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
@@ -525,6 +536,34 @@ def everything_said() -> str:
             main([*argv, "--lang", i18n.language()])
         texts.append(" ".join(out.getvalue().split()))  # argparse wraps the lines
     return "\n".join(texts)
+
+
+HANDS = ("high card, Ace", "one pair, Eights", "two pair, Kings and Fours",
+         "three of a kind, Sevens", "straight, Five high", "flush, Queen high",
+         "full house, Kings full of Fours", "four of a kind, Aces", "straight flush, King high",
+         "royal flush")
+"""A showdown hand of each kind, as the engine words them (naiko.evaluator.describe)."""
+
+
+def test_a_showdown_hand_in_each_language() -> None:
+    """The engine words a hand in English (``showdown.hands[].hand``); the client says it in
+    its language with the rank names of the rule texts, and leaves a text it does not know."""
+    assert (RANK_NAMES, RANK_PLURALS) == (cards.RANK_NAMES, cards.RANK_PLURALS)
+    assert [evaluator.describe(evaluator.evaluate(cards.parse_cards(h)))
+            for h in ("KsKd4c4h2s", "8c8d2h3s5d")] == list(HANDS[2:0:-1])
+    said = {}
+    for lang in i18n.LANGUAGES:
+        i18n.set_language(lang)
+        said[lang] = [hand_text(hand) for hand in (*HANDS, "seven-deuce, offsuit")]
+    i18n.set_language("en")
+    assert said["en"] == [*HANDS, "seven-deuce, offsuit"]
+    assert said["pl"] == ["wysoka karta: as", "para: ósemki", "dwie pary: króle i czwórki",
+                          "trójka: siódemki", "strit (najwyższa karta: piątka)",
+                          "kolor (najwyższa karta: dama)", "full: króle i czwórki",
+                          "kareta: asy", "poker (najwyższa karta: król)", "poker królewski",
+                          "seven-deuce, offsuit"]
+    assert said["pt"][2] == "dois pares, Reis e Quatros" and said["vi"][7] == "tứ quý Át"
+    assert said["ro"][6] == "full de regi cu patru"
 
 
 def _fragments(english: str) -> list[str]:
