@@ -572,7 +572,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "You cannot remove yourself: `leave`.": (
         "Nie możesz usunąć samego siebie: `leave`.",
         "Você não pode remover a si mesmo: `leave`.",
-        "Bạn không thể tự mời mình ra: `leave`.",
+        "Bạn không thể tự loại chính mình: `leave`.",
         "Nu te poți elimina singur: `leave`.",
     ),
     "Bots are off at this table (it was created without them).": (

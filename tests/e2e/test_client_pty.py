@@ -374,7 +374,9 @@ class PtyClient:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "naiko_client.app", *args], stdin=slave, stdout=slave,
             stderr=slave, env=env, start_new_session=True, close_fds=True, cwd=ROOT)
-        os.close(slave)
+        # Kept open here until close(): once the last slave descriptor closes, Linux hangs the
+        # terminal up and may drop what the program wrote just before exiting ("Bye.").
+        self.slave = slave
         self.raw = ""
         self.frames: list[str] = []
         self._consumed = 0  # frames already offered to wait_for
@@ -429,7 +431,7 @@ class PtyClient:
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < deadline:
             self._read(0.1)
-        while self._read(0.2):
+        while self._read(1.0):  # the pty hands output over late on a busy machine
             pass
         tail = _ANSI.sub("", self.raw)
         return self.proc.wait(1), tail
@@ -439,6 +441,7 @@ class PtyClient:
             self.proc.kill()
             self.proc.wait(5)
         os.close(self.master)
+        os.close(self.slave)
 
 
 MY_SEAT = r"(?m)^[> ] +\d+ [A-Z/ ]{5} You +\d+"
