@@ -374,9 +374,7 @@ class PtyClient:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "naiko_client.app", *args], stdin=slave, stdout=slave,
             stderr=slave, env=env, start_new_session=True, close_fds=True, cwd=ROOT)
-        # Kept open here until close(): once the last slave descriptor closes, Linux hangs the
-        # terminal up and may drop what the program wrote just before exiting ("Bye.").
-        self.slave = slave
+        os.close(slave)
         self.raw = ""
         self.frames: list[str] = []
         self._consumed = 0  # frames already offered to wait_for
@@ -397,8 +395,9 @@ class PtyClient:
             if "\x1b[J" in chunk:
                 self.frames.append(_ANSI.sub("", chunk.split("\x1b[J")[0]).replace("\r", ""))
         if "\x1b[J" in rest:  # a whole frame at the end: keep it, and its tail for later
-            self.frames.append(_ANSI.sub("", rest.split("\x1b[J")[0]).replace("\r", ""))
-            self.raw = ""
+            frame, _, after = rest.partition("\x1b[J")
+            self.frames.append(_ANSI.sub("", frame).replace("\r", ""))
+            self.raw = after  # what followed in the same read (the goodbye after the last frame)
         else:
             self.raw = "\x1b[H" + rest if complete else rest
         return True
@@ -431,7 +430,7 @@ class PtyClient:
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < deadline:
             self._read(0.1)
-        while self._read(1.0):  # the pty hands output over late on a busy machine
+        while self._read(0.2):
             pass
         tail = _ANSI.sub("", self.raw)
         return self.proc.wait(1), tail
@@ -441,7 +440,6 @@ class PtyClient:
             self.proc.kill()
             self.proc.wait(5)
         os.close(self.master)
-        os.close(self.slave)
 
 
 MY_SEAT = r"(?m)^[> ] +\d+ [A-Z/ ]{5} You +\d+"
@@ -625,7 +623,7 @@ def test_a_person_plays_in_polish(server: LocalServer, clients: Any) -> None:
     assert re.search(r"^  f pas \| ", screen, re.M)
     assert re.search(r"Twoje karty: [2-9TJQKA][cdhs] [2-9TJQKA][cdhs]\s+żetony \d+", screen)
     client.command("r 1")
-    client.wait_for("Najmniejsze (podbicie to do|zakład to) \\d+")
+    client.wait_for("(Podbić|Postawić) można najmniej (do )?\\d+")
     client.command("q")
     code, tail = client.wait_exit()
     assert code == 0 and "Do zobaczenia. Stół " in tail
