@@ -627,3 +627,28 @@ def test_no_english_text_is_left_on_any_screen(lang: str) -> None:
     left = sorted({f for english in i18n.CATALOGUES["en"] for f in _fragments(english)
                    if _shows(f, said) and not _shows(f, kept)})
     assert left == []
+
+
+def test_the_polish_screen_of_docs_client_md_is_what_the_client_draws() -> None:
+    """docs/client.md, "Languages": bob's turn with ``--lang pl``, as render() draws it."""
+    doc = (CLIENT.parents[1] / "docs" / "client.md").read_text("utf-8")
+    shown = re.search(r"bob at a Naiko table with `--lang pl`.*?```\n(.*?)```", doc, re.S)
+    assert shown is not None
+    view = _base()
+    view["hand"].update(street="turn", board="4h7h5hTs")
+    view["hand"]["powers"].update(used={"0": ["peek"]}, round_activations=1)
+    view["prompt"]["anchored"] = False
+    i18n.set_language("pl")
+    try:
+        log = Narrator("bob").narrate([
+            {"kind": "board_dealt", "street": "turn", "cards": "Ts", "board": "4h7h5hTs",
+             "run_out": False},
+            {"kind": "power_used", "seat_index": 0, "power": "peek", "destellos": 0},
+            {"kind": "action", "seat_index": 0, "action": "bet", "to": 10, "all_in": False},
+            {"kind": "action", "seat_index": 3, "action": "call", "amount": 5,
+             "all_in": False}], view)
+        lines = render(view, now_ms=NOW, player_id="bob", connection=i18n.tr("online"),
+                       version=13, log=log, width=100, height=26, input_text="r 40")
+    finally:
+        i18n.set_language("en")
+    assert [line.rstrip() for line in lines] == shown.group(1).rstrip("\n").split("\n")
