@@ -269,6 +269,8 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "người chơi còn lại {left}/{entrants}",
         "jucători rămași {left}/{entrants}",
     ),
+    "{place} {prize}": ("{place} {prize}", "{place} {prize}", "{place}: {prize}", "locul {place}: {prize}"),
+    "{place} {player}": ("{place} {player}", "{place} {player}", "{place}: {player}", "locul {place}: {player}"),
     "Prizes: {prizes}": ("Nagrody: {prizes}", "Prêmios: {prizes}", "Giải thưởng: {prizes}", "Premii: {prizes}"),
     "first hand in {clock}": ("pierwsze rozdanie za {clock}", "primeira mão em {clock}", "ván đầu tiên sau {clock}", "prima mână în {clock}"),
     # -- the lobby

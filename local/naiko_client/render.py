@@ -294,7 +294,8 @@ def prizes_text(payouts: Sequence[int]) -> str:
     """
     if not payouts:
         return tr("fixed when it starts")
-    return ", ".join(f"{ordinal(place)} {prize}" for place, prize in enumerate(payouts, 1))
+    return ", ".join(tr("{place} {prize}", place=ordinal(place), prize=prize)
+                     for place, prize in enumerate(payouts, 1))
 
 
 # -- who is who: you, and everybody else by name ----------------------------------------------
@@ -1479,6 +1480,7 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
     results = t.get("results") or []
     if results:
         lines.append(("  " + tr("places: {places}", places=", ".join(
-            f"{ordinal(int(r.get('place') or 0))} {r.get('player_id')}"
+            tr("{place} {player}", place=ordinal(int(r.get("place") or 0)),
+               player=r.get("player_id"))
             + (f" {r['prize']}" if r.get("prize") else "") for r in results)), ""))
     return lines
