@@ -35,7 +35,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -44,7 +44,7 @@ from naiko.commitment import CardProof, MalformedProof
 from naiko.commitment import verify as verify_proof
 from naiko.verify import Report, check_hand
 
-from .i18n import LANGUAGES, set_language, tr
+from .i18n import LANGUAGES, served, set_language, tr
 from .keepalive import KeepAlive, keep_alive
 from .render import (
     POWER_COSTS,
@@ -1529,6 +1529,22 @@ async def run(client: Client) -> int:
     return 2 if client.fatal else 0
 
 
+def language_of(environ: Mapping[str, str]) -> str:
+    """The language without ``--lang``: the locale's, as POSIX picks it (the first of
+    ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set), when it is one of the five; else
+    English.
+
+    >>> language_of({"LANG": "pt_BR.UTF-8"}), language_of({"LC_ALL": "C.UTF-8", "LANG": "pl_PL"})
+    ('pt', 'en')
+    >>> language_of({"LC_MESSAGES": "vi_VN", "LANG": "ro_RO.UTF-8"}), language_of({})
+    ('vi', 'en')
+    """
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if environ.get(name):
+            return served(environ[name]) or "en"
+    return "en"
+
+
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's help with its ``usage:`` in the client's language."""
 
@@ -1548,8 +1564,8 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     early = argparse.ArgumentParser(add_help=False)  # the language first: --help speaks it
-    early.add_argument("--lang", choices=LANGUAGES, default="en")
-    set_language(early.parse_known_args(argv)[0].lang)
+    early.add_argument("--lang", choices=LANGUAGES)
+    set_language(early.parse_known_args(argv)[0].lang or language_of(os.environ))
     parser = _Parser(
         prog="naiko-client", add_help=False, formatter_class=_HelpFormatter,
         description=tr("Play at a Naiko table from a terminal. Type `help` at the table for "
@@ -1566,12 +1582,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", action="store_true",
                         help=tr("with several open tables, join the first without asking"))
     parser.add_argument("--no-color", action="store_true", help=tr("no ANSI colours"))
-    parser.add_argument("--lang", choices=LANGUAGES, default="en",
-                        help=tr("the client's and the server's texts in English (default), "
-                                "Polish, Portuguese, Vietnamese or Romanian; the commands "
+    parser.add_argument("--lang", choices=LANGUAGES,
+                        help=tr("the client's and the server's texts in English, Polish, "
+                                "Portuguese, Vietnamese or Romanian (default: the locale's, "
+                                "LC_ALL, LC_MESSAGES or LANG, else English); the commands "
                                 "stay the same"))
     args = parser.parse_args(argv)
-    lang = set_language(args.lang)
+    lang = set_language(args.lang or language_of(os.environ))
     if args.buy_in is not None and args.buy_in <= 0:
         parser.error(tr("--buy-in must be a positive number of chips"))
     out = sys.stdout

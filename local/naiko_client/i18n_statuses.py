@@ -118,11 +118,11 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "arată acest ajutor și ieși",
     ),
     "no ANSI colours": ("bez kolorów ANSI", "sem cores ANSI", "không dùng màu ANSI", "fără culori ANSI"),
-    "the client's and the server's texts in English (default), Polish, Portuguese, Vietnamese or Romanian; the commands stay the same": (
-        "teksty klienta i serwera po angielsku (domyślnie), polsku, portugalsku, wietnamsku lub rumuńsku; polecenia pozostają te same",
-        "os textos do cliente e do servidor em inglês (padrão), polonês, português, vietnamita ou romeno; os comandos continuam os mesmos",
-        "văn bản của client và máy chủ bằng tiếng Anh (mặc định), tiếng Ba Lan, tiếng Bồ Đào Nha, tiếng Việt hoặc tiếng Rumani; các lệnh vẫn giữ nguyên",
-        "textele clientului și ale serverului în engleză (implicit), poloneză, portugheză, vietnameză sau română; comenzile rămân aceleași",
+    "the client's and the server's texts in English, Polish, Portuguese, Vietnamese or Romanian (default: the locale's, LC_ALL, LC_MESSAGES or LANG, else English); the commands stay the same": (
+        "teksty klienta i serwera po angielsku, polsku, portugalsku, wietnamsku lub rumuńsku (domyślnie: język ustawień regionalnych, LC_ALL, LC_MESSAGES lub LANG, inaczej angielski); polecenia pozostają te same",
+        "os textos do cliente e do servidor em inglês, polonês, português, vietnamita ou romeno (padrão: o do locale, LC_ALL, LC_MESSAGES ou LANG, senão inglês); os comandos continuam os mesmos",
+        "văn bản của client và máy chủ bằng tiếng Anh, tiếng Ba Lan, tiếng Bồ Đào Nha, tiếng Việt hoặc tiếng Rumani (mặc định: theo locale, LC_ALL, LC_MESSAGES hoặc LANG, nếu không thì tiếng Anh); các lệnh vẫn giữ nguyên",
+        "textele clientului și ale serverului în engleză, poloneză, portugheză, vietnameză sau română (implicit: limba din locale, LC_ALL, LC_MESSAGES sau LANG, altfel engleza); comenzile rămân aceleași",
     ),
     "--buy-in must be a positive number of chips": (
         "--buy-in musi być dodatnią liczbą żetonów",

@@ -368,7 +368,7 @@ class PtyClient:
     def __init__(self, *args: str, rows: int = 40, cols: int = 110):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        env = dict(os.environ, TERM="xterm-256color",
+        env = dict(os.environ, TERM="xterm-256color", LC_ALL="C.UTF-8",  # English unless --lang
                    PYTHONPATH=os.pathsep.join([str(ROOT / "layers" / "engine"), str(ROOT / "local"),
                                                os.environ.get("PYTHONPATH", "")]))
         self.proc = subprocess.Popen(

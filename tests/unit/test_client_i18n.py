@@ -165,6 +165,27 @@ def test_the_server_is_asked_for_the_same_language() -> None:
     assert with_language("ws://127.0.0.1:8765", "en") == "ws://127.0.0.1:8765"
 
 
+def test_without_lang_the_client_speaks_the_locale_s_language(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """No ``--lang``: the locale's language (LC_ALL, LC_MESSAGES, LANG), English when it is
+    none of the five; ``--lang`` wins over it."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    said = {}
+    for env, argv in (({"LANG": "pl_PL.UTF-8"}, []), ({"LANG": "de_DE.UTF-8"}, []),
+                      ({"LC_ALL": "vi_VN", "LANG": "pl_PL"}, []),
+                      ({"LANG": "pl_PL.UTF-8"}, ["--lang", "pt"])):
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        with pytest.raises(SystemExit):
+            main([*argv, "--help"])
+        said[len(said)] = capsys.readouterr().out.split(":", 1)[0]
+        for name in env:
+            monkeypatch.delenv(name)
+    i18n.set_language("en")
+    assert list(said.values()) == ["użycie", "usage", "cách dùng", "uso"]
+
+
 def test_the_event_sentences_in_polish_about_you_and_about_others(polish: None) -> None:
     """The Narrator speaks the client's language: the reader in the second person (Polish
     conjugates: "Podbijasz"), others by name ("bob podbija"), places as Polish ordinals."""
