@@ -8,7 +8,11 @@ one more, or differs in its parameters). What you type stays the same in every l
 ``x``, ``c``, ``peek``, ``shield``…): only what the client prints is translated. The game's
 terms are the rule texts' own (Destellos, Karuzela, Krótka Kotwica, Escudo do Selo…).
 
-The language is the process's (one terminal, one player): :func:`set_language` once at start.
+The language is the process's (one terminal, one player): :func:`set_language` once at start
+(``--lang``, else the locale's: ``naiko_client.app.language_of``). The texts live here (the
+prompt, the waiting lines) and in :mod:`~naiko_client.i18n_events` (event sentences),
+:mod:`~naiko_client.i18n_screens` (the table, lobby, tournaments, help) and
+:mod:`~naiko_client.i18n_statuses` (the client's own statuses and refusals), merged below.
 """
 
 from __future__ import annotations
