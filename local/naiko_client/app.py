@@ -276,23 +276,25 @@ def _chat_command(word: str, line: str, view: dict[str, Any] | None) -> Parsed:
     rest = line.strip()[len(line.split()[0]):].strip()
     if word == "say":
         if view is None:
-            return Parsed(error="No table yet: chat goes to the table you watch.")
+            return Parsed(error=tr("No table yet: chat goes to the table you watch."))
         if not rest:
-            return Parsed(error="Type `say` and what to say.")
+            return Parsed(error=tr("Type `say` and what to say."))
         if len(rest) > CHAT_TEXT_MAX:
-            return Parsed(error=f"A chat message is at most {CHAT_TEXT_MAX} characters.")
+            return Parsed(error=tr("A chat message is at most {limit} characters.",
+                                       limit=CHAT_TEXT_MAX))
         return Parsed(request={"action": "chat", "text": rest}, label="say")
     if word == "emote":
         if view is None:
-            return Parsed(error="No table yet: emotes go to the table you watch.")
+            return Parsed(error=tr("No table yet: emotes go to the table you watch."))
         if rest.lower() not in EMOTES:
-            return Parsed(error=f"Type `emote` and one of {', '.join(EMOTES)}.")
+            return Parsed(error=tr("Type `emote` and one of {emotes}.", emotes=", ".join(EMOTES)))
         return Parsed(request={"action": "emote", "emote": rest.lower()}, label="emote")
     if not rest or len(rest.split()) != 1:
-        return Parsed(error=f"Type `{word}` and a player's name (or seat number).")
+        return Parsed(error=tr("Type `{command}` and a player's name (or seat number).",
+                                   command=word))
     player = _player_of(view or {}, rest) or (None if rest.isdigit() else rest)
     if player is None:
-        return Parsed(error=f"Nobody sits at seat {rest}.")
+        return Parsed(error=tr("Nobody sits at seat {seat}.", seat=rest))
     action = "chat_mute" if word == "mute" else "chat_unmute"
     return Parsed(request={"action": action, "player_id": player}, label=f"{word} {player}")
 

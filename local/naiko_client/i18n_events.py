@@ -866,12 +866,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "{name} mărește la {to}",
     ),
     # -- table chat (R8.9): the log's chat lines and the host's chat setting
-    "You": (
-        "Ty",
-        "Você",
-        "Bạn",
-        "Tu",
-    ),
+    # ("You" is in i18n_screens.)
     "{name} (watching)": (
         "{name} (obserwuje)",
         "{name} (assistindo)",

@@ -11,6 +11,13 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     # -- table chat (R8.9)
     "You no longer receive {player}'s chat.": ("Nie widzisz już czatu gracza {player}.", "Você não recebe mais o chat de {player}.", "Bạn không còn nhận chat của {player}.", "Nu mai primești chatul lui {player}."),
     "You receive {player}'s chat again.": ("Znowu widzisz czat gracza {player}.", "Você volta a receber o chat de {player}.", "Bạn lại nhận chat của {player}.", "Primești din nou chatul lui {player}."),
+    "No table yet: chat goes to the table you watch.": ("Jeszcze bez stołu: czat trafia do stołu, który oglądasz.", "Ainda sem mesa: o chat vai para a mesa que você assiste.", "Chưa có bàn: chat được gửi tới bàn bạn đang xem.", "Încă nicio masă: chatul merge la masa pe care o urmărești."),
+    "Type `say` and what to say.": ("Wpisz `say` i to, co chcesz napisać.", "Digite `say` e o que quer dizer.", "Gõ `say` và điều bạn muốn nói.", "Scrie `say` și ce vrei să spui."),
+    "A chat message is at most {limit} characters.": ("Wiadomość na czacie ma najwyżej {limit} znaków.", "Uma mensagem de chat tem no máximo {limit} caracteres.", "Một tin nhắn chat dài tối đa {limit} ký tự.", "Un mesaj de chat are cel mult {limit} de caractere."),
+    "No table yet: emotes go to the table you watch.": ("Jeszcze bez stołu: emotki trafiają do stołu, który oglądasz.", "Ainda sem mesa: os emotes vão para a mesa que você assiste.", "Chưa có bàn: biểu cảm được gửi tới bàn bạn đang xem.", "Încă nicio masă: emoticoanele merg la masa pe care o urmărești."),
+    "Type `emote` and one of {emotes}.": ("Wpisz `emote` i jedną z: {emotes}.", "Digite `emote` e um destes: {emotes}.", "Gõ `emote` và một trong: {emotes}.", "Scrie `emote` și unul dintre: {emotes}."),
+    "Type `{command}` and a player's name (or seat number).": ("Wpisz `{command}` i nazwę gracza (albo numer miejsca).", "Digite `{command}` e o nome de um jogador (ou o número do lugar).", "Gõ `{command}` và tên người chơi (hoặc số ghế).", "Scrie `{command}` și numele unui jucător (sau numărul locului)."),
+    "Nobody sits at seat {seat}.": ("Na miejscu {seat} nikt nie siedzi.", "Ninguém está sentado no lugar {seat}.", "Không ai ngồi ở ghế {seat}.", "Nimeni nu stă pe locul {seat}."),
     # -- the connection
     "connecting": ("łączenie", "conectando", "đang kết nối", "conectare"),
     "online": ("połączono", "conectado", "đã kết nối", "conectat"),

@@ -382,7 +382,8 @@ TYPED = ("hello", "f", "f 3", "x", "c", "a", "b", "r 1", "r 99999", "b 1", "b 99
          "wait", "code 1", "code", "revoke", "pause", "resume", "close", "invite", "invite erin",
          "kick", "kick bob", "kick carol", "bot", "bot x", "blinds x", "blinds 2/4", "clock 1",
          "clock 30", "minplayers 1", "minplayers 2", "history x", "history 1", "history", "q",
-         "help")
+         "help", "say", "say " + "x" * 201, "say hi", "emote", "emote gg", "mute", "mute 9",
+         "mute bob")
 LISTED = [{"tournament_id": f"u{n}", "name": f"Cup {n}", "status": status, "entrants": full,
            "max_players": 3, "registered": reg}
           for n, (status, full, reg) in enumerate((("running", 1, []), ("finished", 3, []),
@@ -472,7 +473,7 @@ def _statuses() -> list[str]:
         client.view = _base()
         for label in ("join with 500", "leave", "sitout", "sitin", "add 50", "post", "wait",
                       "waitlist", "unwait", "revoke", "kick carol", "register u1",
-                      "unregister u1"):
+                      "unregister u1", "mute bob", "unmute bob"):
             client._on_ack({"table_id": "t1"}, label)
             said.append(client.status)
         client.join()  # at a tournament's table
