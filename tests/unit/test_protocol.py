@@ -72,6 +72,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "hand_history": {},
     "get_hand": {"table_id": TABLE, "hand_number": 1},
     "heartbeat": {},
+    # R8.7, R8.8
+    "use_time_bank": {"table_id": TABLE},
+    "pre_action": {"table_id": TABLE, "kind": "check_fold"},
+    "clear_pre_action": {"table_id": TABLE},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

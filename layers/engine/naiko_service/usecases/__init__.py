@@ -161,6 +161,12 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             histories.get_hand(deps, caller, request)
         case p.Heartbeat():
             connections.heartbeat(deps, caller.connection_id, request)
+        case p.UseTimeBank():
+            play.use_time_bank(deps, caller, request)
+        case p.PreAction():
+            play.pre_action(deps, caller, request)
+        case p.ClearPreAction():
+            play.clear_pre_action(deps, caller, request)
         case _:
             assert_never(request)
 
