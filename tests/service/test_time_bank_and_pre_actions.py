@@ -17,7 +17,7 @@ from naiko.time_bank import CASH_TIME_BANK, HYPER_TIME_BANK
 from naiko.tournaments.structures import from_preset
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.tournament_records import HOUSE_PRIZES
-from naiko_service.usecases import time_banks
+from naiko_service.usecases import time_banks, views
 from service_testing import Harness, Player, harness
 from test_tournaments import deal, new_tournament, register, spin_terms
 
@@ -452,6 +452,7 @@ def test_r8_8_property_pre_actions_never_act_illegally_never_leak_and_chips_are_
     table_id, players = bank_table(h, 4)
     total = record(h, table_id).state.total_chips() + sum(
         h.accounts.balance(p.player_id) for p in players)
+    queued: set[str] = set()  # players who ever had a pre-action queued
     for what, index, kind in steps:
         player = players[index]
         rec = record(h, table_id)
@@ -462,6 +463,8 @@ def test_r8_8_property_pre_actions_never_act_illegally_never_leak_and_chips_are_
                 frame["amount"] = max(1, price(h, table_id, player))
             reply = player.send(action="pre_action", table_id=table_id, **frame)
             assert reply["type"] in ("ack", "update", "error")
+            if reply["type"] != "error":
+                queued.add(player.player_id)
             if reply["type"] == "error":
                 assert record(h, table_id).pre_actions.get(player.player_id) == \
                     rec.pre_actions.get(player.player_id)  # a refusal changes nothing
@@ -495,6 +498,14 @@ def test_r8_8_property_pre_actions_never_act_illegally_never_leak_and_chips_are_
                            after.state.seats[seat].stack) == entry["amount"]  # type: ignore[union-attr]
         assert after.state.total_chips() + sum(
             h.accounts.balance(p.player_id) for p in players) == total
+        # each seat's view shows its own pre-action and nobody else's; a spectator's none
+        assert views.table_view(after, None)["pre_action"] is None
+        for seat_index, seat in enumerate(after.state.seats):
+            if seat is not None:
+                mine = after.pre_actions.get(seat.player_id)
+                shown = views.table_view(after, seat_index)["pre_action"]
+                assert shown == (None if mine is None else
+                                 {"kind": mine["kind"], "amount": mine["amount"]})
     # a pre-action played is an engine command like any other: had one been illegal, the
     # write would have failed and the hand been cancelled (R8.6)
     assert not [e for p in players for e in events(p, "hand_cancelled")]
@@ -503,8 +514,7 @@ def test_r8_8_property_pre_actions_never_act_illegally_never_leak_and_chips_are_
         for message in player.messages:
             view = message.get("view")
             if view is not None and view.get("pre_action") is not None:
-                assert view["seat_index"] is not None
-                assert view["seats"][view["seat_index"]]["player_id"] == player.player_id
+                assert player.player_id in queued
             for event in message.get("events", ()):
                 if event["kind"] == "pre_action_cleared":
                     assert event["player_id"] == player.player_id
