@@ -7,7 +7,6 @@ players queue, pre-actions never act illegally, never leak, and chips are conser
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,8 +16,11 @@ from naiko.time_bank import CASH_TIME_BANK, HYPER_TIME_BANK
 from naiko.tournaments.structures import from_preset
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.tournament_records import HOUSE_PRIZES
-from naiko_service.usecases import time_banks, views
+from naiko_service.usecases import views
 from service_testing import Harness, Player, harness
+from test_mtt import arrange, started, where
+from test_mtt import deal as mtt_deal
+from test_mtt import table as mtt_table
 from test_tournaments import deal, new_tournament, register, spin_terms
 
 CLOCK_MS = 20_000
@@ -273,15 +275,38 @@ def test_r8_7_tournament_banks_are_topped_up_at_each_level_up_to_the_cap() -> No
     assert all(rec.banks[p.player_id] == [15_000, 1] for p in players)
 
 
+def _give_bank(simulation: Any, number: int, player: str, bank: list[int]) -> None:
+    record = mtt_table(simulation, number)
+    record.banks[player] = list(bank)
+    simulation.store.save(record, record.version)
+
+
 def test_r8_7_a_tournament_move_keeps_the_bank() -> None:
-    h = harness()
-    table_id, players = spin(h)
-    source = record(h, table_id)
-    source.banks[players[0].player_id] = [7_000, 3]
-    destination = replace(source, table_id="other", banks={})  # type: ignore[misc]
-    time_banks.carry(source, destination, players[0].player_id)
-    assert destination.banks[players[0].player_id] == [7_000, 3]
-    assert players[0].player_id not in source.banks
+    """The balancing move of test_mtt's first R9.7 test (d moves from table 1 to table 2),
+    with d's bank down to 7 s: it arrives at table 2 with 7 s, not a new bank."""
+    simulation = started(players=10)
+    names = arrange(simulation, {1: dict(enumerate("abcdef")),
+                                 2: {0: "g", 1: "h", 3: "i", 4: "j"}},
+                    {1: (2, 1), 2: (4, 3)})
+    assert mtt_table(simulation, 1).settings.time_bank is not None
+    _give_bank(simulation, 1, names["d"], [7_000, 1])
+    mtt_deal(simulation, 1)
+    assert where(simulation, names["d"]) == [(2, 5)]
+    assert mtt_table(simulation, 2).banks[names["d"]] == [7_000, 1]
+    assert names["d"] not in mtt_table(simulation, 1).banks
+    mtt_deal(simulation, 2)  # the same level: nothing to top up
+    assert mtt_table(simulation, 2).banks[names["d"]] == [7_000, 1]
+
+
+def test_r8_7_the_final_table_keeps_every_bank() -> None:
+    simulation = started()
+    names = arrange(simulation, {1: {0: "a", 3: "b"}, 2: {1: "c", 4: "d"}, 3: {2: "e", 5: "f"}},
+                    {1: (3, 0), 2: (4, 1), 3: (5, 2)})
+    _give_bank(simulation, 2, names["c"], [4_000, 1])
+    for number in (1, 2, 3):
+        mtt_deal(simulation, number)
+    final = simulation.store.load(f"{simulation.tournament_id}-final")
+    assert final.banks[names["c"]][0] == 4_000
 
 
 # -- R8.8: pre-actions ---------------------------------------------------------------------------
