@@ -53,6 +53,7 @@ from .render import (
     my_seat,
     open_window_for,
     power_name,
+    pre_action_text,
     render,
     render_lobby,
     shown_name,
@@ -108,13 +109,15 @@ _ALIASES = {
     "tourneys": "tournaments", "tournament": "tournament", "tourney": "tournament",
     "register": "register", "reg": "register", "unregister": "unregister",
     "unreg": "unregister", "history": "history", "hist": "history", "hands": "history",
+    "bank": "bank", "timebank": "bank", "pre": "pre",
 }
 
 _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
 """A command word, and an argument glued to it (``r60``)."""
 
 _ONE_ARG = frozenset({"fold", "check", "call", "bet", "raise", "all_in", "peek", "swap",
-                      "anchor", "shield", "pass", "sitout", "leave", "quit", "help", "add"})
+                      "anchor", "shield", "pass", "sitout", "leave", "quit", "help", "add",
+                      "bank", "pre"})
 """Commands that take at most one argument (the others read several: ``join 300 post``)."""
 
 _NO_TABLE = frozenset({"quick", "account", "find"})
@@ -229,6 +232,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return _window_command(word, view)
     if not seated:
         return Parsed(error="You are watching: `join` to sit down first.")
+    if word == "pre":
+        return _pre_command(arg, view)
     hand = view.get("hand") or {}
     if not hand or hand.get("complete"):
         return Parsed(error="No hand is being played right now.")
@@ -237,7 +242,69 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return Parsed(error="It is not your turn.")
     if word in ("peek", "swap", "anchor"):
         return _power_command(word, arg, view, prompt)
+    if word == "bank":
+        return _bank_command(arg, view)
     return _betting_command(word, arg, view, prompt)
+
+
+# -- time bank and pre-actions (R8.7, R8.8) -------------------------------------------------------
+
+_PRE_KINDS = {"cf": "check_fold", "checkfold": "check_fold", "check/fold": "check_fold",
+              "check": "check", "x": "check", "call": "call", "c": "call", "any": "call_any",
+              "callany": "call_any", "fold": "fold", "f": "fold"}
+"""``pre`` arguments -> the pre-action kinds (R8.8)."""
+
+
+def price_of(view: dict[str, Any]) -> int:
+    """What a call would put in now for your seat (your stack when smaller): the price a
+    ``pre call`` is queued at."""
+    seats = [s for s in view.get("seats") or [] if s]
+    me = my_seat(view) or {}
+    top = max((int(s.get("bet") or 0) for s in seats if s.get("in_hand")), default=0)
+    return max(0, min(top - int(me.get("bet") or 0), int(me.get("stack") or 0)))
+
+
+def _bank_command(arg: str | None, view: dict[str, Any]) -> Parsed:
+    """``bank``: start your time bank now (R8.7), on your turn."""
+    if arg is not None:
+        return Parsed(error="`bank` takes nothing.")
+    if (view.get("settings") or {}).get("time_bank") is None:
+        return Parsed(error="This table has no time bank.")
+    me = my_seat(view) or {}
+    if me.get("time_bank_running"):
+        return Parsed(error="Your time bank is already running.")
+    if not me.get("time_bank_ms"):
+        return Parsed(error="Your time bank is empty.")
+    return Parsed(request={"action": "use_time_bank"}, label="bank")
+
+
+def _pre_command(arg: str | None, view: dict[str, Any]) -> Parsed:
+    """``pre cf|check|call|any|fold`` queues a pre-action for your next turn (R8.8); ``pre
+    off`` drops it. ``pre call`` calls exactly the price you see now."""
+    if arg == "off":
+        if view.get("pre_action") is None:
+            return Parsed(error="You have no pre-action queued.")
+        return Parsed(request={"action": "clear_pre_action"}, label="pre off")
+    kind = _PRE_KINDS.get(arg or "")
+    if kind is None:
+        return Parsed(error="Type `pre cf`, `pre check`, `pre call`, `pre any`, `pre fold` or "
+                            "`pre off`.")
+    hand = view.get("hand") or {}
+    me = my_seat(view) or {}
+    if not hand or hand.get("complete") or not me.get("in_hand") or me.get("folded"):
+        return Parsed(error="You have no decision left in this hand.")
+    if view.get("prompt"):
+        return Parsed(error="It is your turn: act now.")
+    request: dict[str, Any] = {"action": "pre_action", "kind": kind}
+    price = price_of(view)
+    if kind == "check" and price:
+        return Parsed(error=f"There is a bet: {price} to call (`pre cf` checks or folds).")
+    if kind == "call":
+        if not price:
+            return Parsed(error="There is nothing to call (`pre check`).")
+        request["amount"] = price
+    label = f"pre {kind}" + (f" {request['amount']}" if "amount" in request else "")
+    return Parsed(request=request, label=label)
 
 
 def _history_command(args: list[str], view: dict[str, Any] | None) -> Parsed:
@@ -1088,10 +1155,25 @@ class Client:
             self.notice(f"You are registered for {self._tournament_name(tournament_id)}: the "
                         "entry is paid. Its table shows here when it starts (`unregister` "
                         "until then).")
+        elif label.startswith("pre "):
+            self._on_pre_action(label)
         elif label.startswith("unregister "):
             self.notice(f"You are no longer registered for "
                         f"{self._tournament_name(label[11:])}: the entry is back on your "
                         "account.")
+
+    def _on_pre_action(self, label: str) -> None:
+        """R8.8: the server keeps the pre-action (or dropped it, ``pre off``); nobody else is
+        told, so no update shows it: the view the client keeps does, until the next one."""
+        parts = label.split()
+        if parts[1] == "off":
+            pre = None
+            self.notice("Pre-action cleared.")
+        else:
+            pre = {"kind": parts[1], "amount": int(parts[2]) if len(parts) > 2 else None}
+            self.notice(f"Pre-action queued: {pre_action_text(pre)} (`pre off` to clear).")
+        if self.view is not None:
+            self.view["pre_action"] = pre
 
     def _on_error(self, message: dict[str, Any], label: str | None) -> None:
         code, text = message.get("code"), message.get("message")
