@@ -388,5 +388,15 @@ export default {
  "time to act": "time to act",
  "player id": "player id",
  "Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ": "Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ",
- "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another "
+ "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ",
+ "time bank (R8.7)": "time bank (R8.7)",
+ "⏳ time bank {n} s": "⏳ time bank {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Use time bank ({n} s)",
+ "Check/Fold": "Check/Fold",
+ "Call any": "Call any",
+ "Next turn:": "Next turn:",
+ "Your clock ran out: your time bank runs ({n} s)": "Your clock ran out: your time bank runs ({n} s)",
+ "{name}'s time bank runs ({n} s)": "{name}'s time bank runs ({n} s)",
+ "Your pre-action was dropped: the price changed": "Your pre-action was dropped: the price changed"
 };

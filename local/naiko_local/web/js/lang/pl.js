@@ -388,5 +388,15 @@ export default {
  "time to act": "czas na ruch",
  "player id": "id gracza",
  "Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ": "Stół deep-stack: odszedłeś z {left}, więc wpłacasz dokładnie {chips} (R7.11) jeszcze przez ",
- "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Stół deep-stack: odszedłeś z {left}, więc wpłacasz co najmniej {chips} (R7.11) jeszcze przez "
+ "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Stół deep-stack: odszedłeś z {left}, więc wpłacasz co najmniej {chips} (R7.11) jeszcze przez ",
+ "time bank (R8.7)": "bank czasu (R8.7)",
+ "⏳ time bank {n} s": "⏳ bank czasu {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Użyj banku czasu ({n} s)",
+ "Check/Fold": "Czekaj/Pas",
+ "Call any": "Sprawdź każdą stawkę",
+ "Next turn:": "Następna kolej:",
+ "Your clock ran out: your time bank runs ({n} s)": "Twój czas minął: płynie twój bank czasu ({n} s)",
+ "{name}'s time bank runs ({n} s)": "Płynie bank czasu gracza {name} ({n} s)",
+ "Your pre-action was dropped: the price changed": "Twoja akcja z wyprzedzeniem została usunięta: stawka się zmieniła"
 };

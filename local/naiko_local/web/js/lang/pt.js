@@ -388,5 +388,15 @@ export default {
  "time to act": "tempo para agir",
  "player id": "id do jogador",
  "Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ": "Mesa deep-stack: você saiu com {left}, então entra com exatamente {chips} (R7.11) por mais ",
- "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Mesa deep-stack: você saiu com {left}, então entra com pelo menos {chips} (R7.11) por mais "
+ "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Mesa deep-stack: você saiu com {left}, então entra com pelo menos {chips} (R7.11) por mais ",
+ "time bank (R8.7)": "banco de tempo (R8.7)",
+ "⏳ time bank {n} s": "⏳ banco de tempo {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Usar o banco de tempo ({n} s)",
+ "Check/Fold": "Passar/Desistir",
+ "Call any": "Pagar qualquer valor",
+ "Next turn:": "Próxima vez:",
+ "Your clock ran out: your time bank runs ({n} s)": "O seu tempo acabou: o seu banco de tempo corre ({n} s)",
+ "{name}'s time bank runs ({n} s)": "O banco de tempo de {name} corre ({n} s)",
+ "Your pre-action was dropped: the price changed": "A sua ação pré-selecionada foi retirada: o valor mudou"
 };

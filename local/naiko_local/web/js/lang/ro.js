@@ -388,5 +388,15 @@ export default {
  "time to act": "timp de acțiune",
  "player id": "id jucător",
  "Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ": "Masă deep-stack: ai plecat cu {left}, deci intri cu exact {chips} (R7.11) încă ",
- "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Masă deep-stack: ai plecat cu {left}, deci intri cu cel puțin {chips} (R7.11) încă "
+ "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Masă deep-stack: ai plecat cu {left}, deci intri cu cel puțin {chips} (R7.11) încă ",
+ "time bank (R8.7)": "banca de timp (R8.7)",
+ "⏳ time bank {n} s": "⏳ banca de timp {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Folosește banca de timp ({n} s)",
+ "Check/Fold": "Check/Fold",
+ "Call any": "Plătește orice sumă",
+ "Next turn:": "Rândul următor:",
+ "Your clock ran out: your time bank runs ({n} s)": "Timpul tău s-a terminat: curge banca ta de timp ({n} s)",
+ "{name}'s time bank runs ({n} s)": "Curge banca de timp a lui {name} ({n} s)",
+ "Your pre-action was dropped: the price changed": "Acțiunea ta aleasă dinainte a fost anulată: suma s-a schimbat"
 };

@@ -388,5 +388,15 @@ export default {
  "time to act": "thời gian hành động",
  "player id": "mã người chơi",
  "Deep-stack table: you left with {left}, so you buy in for exactly {chips} (R7.11) for another ": "Bàn deep-stack: bạn đã rời với {left}, nên bạn mua vào đúng {chips} (R7.11) trong ",
- "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Bàn deep-stack: bạn đã rời với {left}, nên bạn mua vào ít nhất {chips} (R7.11) trong "
+ "Deep-stack table: you left with {left}, so you buy in for at least {chips} (R7.11) for another ": "Bàn deep-stack: bạn đã rời với {left}, nên bạn mua vào ít nhất {chips} (R7.11) trong ",
+ "time bank (R8.7)": "quỹ thời gian (R8.7)",
+ "⏳ time bank {n} s": "⏳ quỹ thời gian {n} giây",
+ "⏳ {n} s": "⏳ {n} giây",
+ "Use time bank ({n} s)": "Dùng quỹ thời gian ({n} giây)",
+ "Check/Fold": "Xem/Bỏ",
+ "Call any": "Theo mọi mức",
+ "Next turn:": "Lượt tới:",
+ "Your clock ran out: your time bank runs ({n} s)": "Hết giờ: quỹ thời gian của bạn đang chạy ({n} giây)",
+ "{name}'s time bank runs ({n} s)": "Quỹ thời gian của {name} đang chạy ({n} giây)",
+ "Your pre-action was dropped: the price changed": "Hành động chọn trước của bạn đã bị hủy: số chip cần theo đã thay đổi"
 };
