@@ -830,6 +830,10 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "hand_history": {"limit": 5},
     "get_hand": {"table_id": NAIKO_TABLE, "hand_number": 1},
     "heartbeat": {},
+    # R8.7, R8.8
+    "use_time_bank": {"table_id": NAIKO_TABLE},
+    "pre_action": {"table_id": NAIKO_TABLE, "kind": "check_fold"},
+    "clear_pre_action": {"table_id": NAIKO_TABLE},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -881,6 +885,9 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "before": st.sampled_from(["1700000000000#" + NAIKO_TABLE + "#0000000001",
                                "9999999999999#x#9999999999", "0#t#1", ""]),
     "hand_number": st.integers(0, 3),
+    # R8.7, R8.8
+    "time_bank": st.booleans(),
+    "kind": st.sampled_from(["check_fold", "check", "call", "call_any", "fold", "raise", ""]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 
