@@ -68,6 +68,9 @@ TOURNAMENT_GOALS = ("started", "level", "absent", "eliminated", "finished", "pai
                     "cancelled", "refunded")
 """What the tournament part of the session must show (R9.1-R9.5, R9.9, R9.10)."""
 
+BANK_GOALS = ("pre_action", "stale", "time_bank", "bank_empty", "pre_acted")
+"""What the time-bank part of the session must show (R8.7, R8.8)."""
+
 TOURNAMENT_SEED = 20
 """The tournaments draw from a source of their own (seats, button, the Spin's multiplier, the
 cards), so that what they show does not depend on how many cards the cash tables dealt."""
@@ -276,6 +279,10 @@ def play(seed: int = SEED) -> Session:
     _home_game(s)
     _quick_seat(s)
     missing = set(ROOM_GOALS) - s.done
+    if missing:
+        raise RuntimeError(f"the session did not reach {sorted(missing)}")
+    _time_bank(s)
+    missing = set(BANK_GOALS) - s.done
     if missing:
         raise RuntimeError(f"the session did not reach {sorted(missing)}")
     _spin(s)
@@ -613,6 +620,71 @@ def _quick_seat(s: Session) -> None:
     s.messages["invite_code"] = next(m for sent in s.harness.gateway.sent.values()
                                      for m in sent if m["type"] == "invite_code")
     s.messages["table_found"] = s.requests["find_table"]["reply"]
+
+
+# -- time bank and pre-actions (R8.7, R8.8) -------------------------------------------------------
+
+def _time_bank(s: Session) -> None:
+    """R8.7, R8.8: hana opens a table that publishes the room's time bank (``time_bank``:
+    30 s, +5 s every 10 hands, at most 60 s) with a 10 s clock; ivan and judy join and the
+    first hand is dealt. The blinds, not to act yet, queue pre-actions: the small blind a call
+    at a wrong price (``price_changed``), then at the price it sees; the big blind a
+    check/fold, which it clears, then a check. The button raises, which makes both stale
+    (``pre_action_cleared``, each told alone). The next to act may not queue (``your_turn``):
+    they start their time bank (``time_bank_started``; again: ``time_bank_running``) while
+    the last queues ``call_any``; the bank runs out, the clock folds (R8.1), and the
+    ``call_any`` is played at once. The hand is played out."""
+    hana, ivan, judy = (s.connect(p) for p in ("hana", "ivan", "judy"))
+    clients = {"hana": hana, "ivan": ivan, "judy": judy}
+    ack = hana.send(action="create_table", name="Bank night", small_blind=1, big_blind=2,
+                    min_buy_in=100, max_buy_in=400, decision_seconds=10, time_bank=True)
+    table = ack["table_id"]
+    for client in clients.values():
+        client.send(action="join_table", table_id=table, buy_in=200)
+    _tick(s, 0)
+
+    def actor() -> Client:
+        view = hana.view(table)
+        return clients[view["seats"][view["hand"]["actor"]]["player_id"]]
+
+    def waiting() -> list[Client]:
+        first = actor()
+        return [c for c in clients.values() if c is not first]
+
+    def price(client: Client) -> int:
+        view = client.view(table)
+        own = view["seats"][view["seat_index"]]
+        return max(seat["bet"] for seat in view["seats"] if seat) - own["bet"]
+
+    small, big = sorted(waiting(), key=price, reverse=True)  # the blinds: 1 and 0 to call
+    small.send(action="pre_action", table_id=table, kind="call", amount=price(small) + 1)
+    small.send(action="pre_action", table_id=table, kind="call", amount=price(small),
+               example=True)
+    big.send(action="pre_action", table_id=table, kind="check_fold")
+    big.send(action="clear_pre_action", table_id=table, example=True)
+    big.send(action="pre_action", table_id=table, kind="check")
+    s.done.add("pre_action")
+    raiser = actor()
+    prompt = raiser.view(table)["prompt"]
+    raiser.send(action="act", table_id=table, move="raise_to", amount=prompt["min_raise_to"])
+    if "pre_action_cleared" in s.events:
+        s.done.add("stale")
+    slow = actor()
+    slow.send(action="pre_action", table_id=table, kind="fold")  # your_turn
+    slow.send(action="use_time_bank", table_id=table, example=True)
+    slow.send(action="use_time_bank", table_id=table)  # time_bank_running
+    s.done.add("time_bank")
+    last = next(c for c in waiting() if c is not slow)
+    last.send(action="pre_action", table_id=table, kind="call_any")
+    bank = slow.view(table)["seats"][slow.view(table)["seat_index"]]["time_bank_ms"]
+    before = len(last.messages)
+    _tick(s, bank)
+    if slow.view(table)["seats"][slow.view(table)["seat_index"]]["time_bank_ms"] == 0:
+        s.done.add("bank_empty")
+    if any(e["kind"] == "action" and e.get("seat_index") == last.view(table)["seat_index"]
+           for m in last.messages[before:] for e in m.get("events", ())):
+        s.done.add("pre_acted")
+    _play_out(s, hana, table, clients, fold=True)
 
 
 # -- tournaments (R9) ----------------------------------------------------------------------------

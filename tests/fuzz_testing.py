@@ -842,6 +842,10 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "emote": {"table_id": NAIKO_TABLE, "emote": "gg"},
     "chat_mute": {"player_id": "alice"},
     "chat_unmute": {"player_id": "alice"},
+    # R8.7, R8.8
+    "use_time_bank": {"table_id": NAIKO_TABLE},
+    "pre_action": {"table_id": NAIKO_TABLE, "kind": "check_fold"},
+    "clear_pre_action": {"table_id": NAIKO_TABLE},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -897,6 +901,9 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
                                                               "a" * 201, "a " * 200])),
     "emote": st.sampled_from(["gg", "clap", "thumbs_up", "GG", "", "poop"]),
     "chat": st.sampled_from(["on", "apart", "off", "OFF", ""]),
+    # R8.7, R8.8
+    "time_bank": st.booleans(),
+    "kind": st.sampled_from(["check_fold", "check", "call", "call_any", "fold", "raise", ""]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 

@@ -55,6 +55,7 @@ from .render import (
     my_seat,
     open_window_for,
     power_name,
+    pre_action_text,
     render,
     render_lobby,
     shown_name,
@@ -114,13 +115,15 @@ _ALIASES = {
     "unreg": "unregister", "history": "history", "hist": "history", "hands": "history",
     # -- table chat (R8.9)
     "say": "say", "chat": "say", "emote": "emote", "mute": "mute", "unmute": "unmute",
+    "bank": "bank", "timebank": "bank", "pre": "pre",
 }
 
 _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
 """A command word, and an argument glued to it (``r60``)."""
 
 _ONE_ARG = frozenset({"fold", "check", "call", "bet", "raise", "all_in", "peek", "swap",
-                      "anchor", "shield", "pass", "sitout", "leave", "quit", "help", "add"})
+                      "anchor", "shield", "pass", "sitout", "leave", "quit", "help", "add",
+                      "bank", "pre"})
 """Commands that take at most one argument (the others read several: ``join 300 post``)."""
 
 _NO_TABLE = frozenset({"quick", "account", "find"})
@@ -239,6 +242,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return _window_command(word, view)
     if not seated:
         return Parsed(error=tr("You are watching: `join` to sit down first."))
+    if word == "pre":
+        return _pre_command(arg, view)
     hand = view.get("hand") or {}
     if not hand or hand.get("complete"):
         return Parsed(error=tr("No hand is being played right now."))
@@ -247,6 +252,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return Parsed(error=tr("It is not your turn."))
     if word in ("peek", "swap", "anchor"):
         return _power_command(word, arg, view, prompt)
+    if word == "bank":
+        return _bank_command(arg, view)
     return _betting_command(word, arg, view, prompt)
 
 
@@ -297,6 +304,67 @@ def _chat_command(word: str, line: str, view: dict[str, Any] | None) -> Parsed:
         return Parsed(error=tr("Nobody sits at seat {seat}.", seat=rest))
     action = "chat_mute" if word == "mute" else "chat_unmute"
     return Parsed(request={"action": action, "player_id": player}, label=f"{word} {player}")
+
+
+# -- time bank and pre-actions (R8.7, R8.8) -------------------------------------------------------
+
+_PRE_KINDS = {"cf": "check_fold", "checkfold": "check_fold", "check/fold": "check_fold",
+              "check": "check", "x": "check", "call": "call", "c": "call", "any": "call_any",
+              "callany": "call_any", "fold": "fold", "f": "fold"}
+"""``pre`` arguments -> the pre-action kinds (R8.8)."""
+
+
+def price_of(view: dict[str, Any]) -> int:
+    """What a call would put in now for your seat (your stack when smaller): the price a
+    ``pre call`` is queued at."""
+    seats = [s for s in view.get("seats") or [] if s]
+    me = my_seat(view) or {}
+    top = max((int(s.get("bet") or 0) for s in seats if s.get("in_hand")), default=0)
+    return max(0, min(top - int(me.get("bet") or 0), int(me.get("stack") or 0)))
+
+
+def _bank_command(arg: str | None, view: dict[str, Any]) -> Parsed:
+    """``bank``: start your time bank now (R8.7), on your turn."""
+    if arg is not None:
+        return Parsed(error=tr("`bank` takes nothing."))
+    if (view.get("settings") or {}).get("time_bank") is None:
+        return Parsed(error=tr("This table has no time bank."))
+    me = my_seat(view) or {}
+    if me.get("time_bank_running"):
+        return Parsed(error=tr("Your time bank is already running."))
+    if not me.get("time_bank_ms"):
+        return Parsed(error=tr("Your time bank is empty."))
+    return Parsed(request={"action": "use_time_bank"}, label="bank")
+
+
+def _pre_command(arg: str | None, view: dict[str, Any]) -> Parsed:
+    """``pre cf|check|call|any|fold`` queues a pre-action for your next turn (R8.8); ``pre
+    off`` drops it. ``pre call`` calls exactly the price you see now."""
+    if arg == "off":
+        if view.get("pre_action") is None:
+            return Parsed(error=tr("You have no pre-action queued."))
+        return Parsed(request={"action": "clear_pre_action"}, label="pre off")
+    kind = _PRE_KINDS.get(arg or "")
+    if kind is None:
+        return Parsed(error=tr("Type `pre cf`, `pre check`, `pre call`, `pre any`, `pre fold` "
+                               "or `pre off`."))
+    hand = view.get("hand") or {}
+    me = my_seat(view) or {}
+    if not hand or hand.get("complete") or not me.get("in_hand") or me.get("folded"):
+        return Parsed(error=tr("You have no decision left in this hand."))
+    if view.get("prompt"):
+        return Parsed(error=tr("It is your turn: act now."))
+    request: dict[str, Any] = {"action": "pre_action", "kind": kind}
+    price = price_of(view)
+    if kind == "check" and price:
+        return Parsed(error=tr("There is a bet: {price} to call (`pre cf` checks or folds).",
+                                   price=price))
+    if kind == "call":
+        if not price:
+            return Parsed(error=tr("There is nothing to call (`pre check`)."))
+        request["amount"] = price
+    label = f"pre {kind}" + (f" {request['amount']}" if "amount" in request else "")
+    return Parsed(request=request, label=label)
 
 
 def _history_command(args: list[str], view: dict[str, Any] | None) -> Parsed:
@@ -1238,9 +1306,25 @@ class Client:
             self.notice(tr("You are registered for {name}: the entry is paid. Its table shows "
                            "here when it starts (`unregister` until then).",
                            name=self._tournament_name(tournament_id)))
+        elif label.startswith("pre "):
+            self._on_pre_action(label)
         elif label.startswith("unregister "):
             self.notice(tr("You are no longer registered for {name}: the entry is back on "
                            "your account.", name=self._tournament_name(label[11:])))
+
+    def _on_pre_action(self, label: str) -> None:
+        """R8.8: the server keeps the pre-action (or dropped it, ``pre off``); nobody else is
+        told, so no update shows it: the view the client keeps does, until the next one."""
+        parts = label.split()
+        if parts[1] == "off":
+            pre = None
+            self.notice(tr("Pre-action cleared."))
+        else:
+            pre = {"kind": parts[1], "amount": int(parts[2]) if len(parts) > 2 else None}
+            self.notice(tr("Pre-action queued: {pre} (`pre off` to clear).",
+                           pre=pre_action_text(pre)))
+        if self.view is not None:
+            self.view["pre_action"] = pre
 
     def _on_error(self, message: dict[str, Any], label: str | None) -> None:
         code, text = message.get("code"), message.get("message")

@@ -891,5 +891,54 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "trò chuyện riêng: người chơi và người xem tách riêng trong ván",
         "chat separat: jucătorii și spectatorii separat în timpul mâinii",
     ),
+    # -- the time bank and pre-actions (R8.7, R8.8) --
+    "Pre-action: {pre} (`pre off` to clear)": (
+        "Akcja z wyprzedzeniem: {pre} (`pre off` – usuń)",
+        "Ação pré-selecionada: {pre} (`pre off` para limpar)",
+        "Hành động chọn trước: {pre} (`pre off` để xóa)",
+        "Acțiune aleasă dinainte: {pre} (`pre off` pentru a o șterge)",
+    ),
+    "`bank` time bank ({seconds} s)": (
+        "`bank` bank czasu ({seconds} s)",
+        "`bank` banco de tempo ({seconds} s)",
+        "`bank` quỹ thời gian ({seconds} giây)",
+        "`bank` banca de timp ({seconds} s)",
+    ),
+    "call {amount}": (
+        "sprawdź {amount}",
+        "pagar {amount}",
+        "theo {amount}",
+        "plătește {amount}",
+    ),
+    "check/fold": (
+        "czekaj/pas",
+        "passar/desistir",
+        "xem/bỏ",
+        "check/fold",
+    ),
+    "call any": (
+        "sprawdź każdą stawkę",
+        "pagar qualquer valor",
+        "theo mọi mức",
+        "plătește orice sumă",
+    ),
+    "Your clock ran out: your time bank runs ({seconds} s)": (
+        "Twój czas minął: płynie twój bank czasu ({seconds} s)",
+        "O seu tempo acabou: o seu banco de tempo corre ({seconds} s)",
+        "Hết giờ: quỹ thời gian của bạn đang chạy ({seconds} giây)",
+        "Timpul tău s-a terminat: curge banca ta de timp ({seconds} s)",
+    ),
+    "{name}'s time bank runs ({seconds} s)": (
+        "Płynie bank czasu gracza {name} ({seconds} s)",
+        "O banco de tempo de {name} corre ({seconds} s)",
+        "Quỹ thời gian của {name} đang chạy ({seconds} giây)",
+        "Curge banca de timp a lui {name} ({seconds} s)",
+    ),
+    "Your pre-action ({pre}) was dropped: the price changed": (
+        "Twoja akcja z wyprzedzeniem ({pre}) została usunięta: stawka się zmieniła",
+        "A sua ação pré-selecionada ({pre}) foi retirada: o valor mudou",
+        "Hành động chọn trước ({pre}) của bạn đã bị hủy: số chip cần theo đã thay đổi",
+        "Acțiunea ta aleasă dinainte ({pre}) a fost anulată: suma s-a schimbat",
+    ),
 }
 """English text -> (pl, pt, vi, ro)."""

@@ -496,6 +496,11 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "gg, clap, thumbs_up, laugh, wow, ...": ("gg, clap, thumbs_up, laugh, wow, ... (emotki)", "gg, clap, thumbs_up, laugh, wow, ... (emotes)", "gg, clap, thumbs_up, laugh, wow, ... (biểu cảm)", "gg, clap, thumbs_up, laugh, wow, ... (emoticoane)"),
     "stop receiving P's chat": ("nie pokazuj czatu gracza P", "deixe de receber o chat de P", "ngừng nhận chat của P", "nu mai primi chatul lui P"),
     "receive it again": ("pokazuj go znowu", "volte a recebê-lo", "nhận lại", "primește-l din nou"),
+    "start your time bank now (your turn; it also starts when the clock runs out)": ("uruchom teraz swój bank czasu (w swojej kolejce; rusza też sam, gdy skończy się zegar)", "use agora o seu banco de tempo (na sua vez; ele também começa quando o relógio acaba)", "dùng quỹ thời gian ngay (đến lượt bạn; nó cũng tự chạy khi hết giờ)", "pornește acum banca ta de timp (la rândul tău; pornește și singură când expiră ceasul)"),
+    "queue a pre-action for your next turn": ("zaplanuj akcję na swoją następną kolejkę", "escolha uma ação para a sua próxima vez", "chọn trước hành động cho lượt tới", "alege dinainte o acțiune pentru rândul tău următor"),
+    "drop it": ("usuń ją", "retire-a", "xóa nó", "renunță la ea"),
+    "BANK {seconds}s": ("BANK CZASU {seconds}s", "BANCO {seconds}s", "QUỸ {seconds}s", "BANCĂ {seconds}s"),
+    "bank {seconds}s": ("bank czasu {seconds}s", "banco {seconds}s", "quỹ {seconds}s", "bancă {seconds}s"),
     "show or hide this help": (
         "pokaż lub ukryj tę pomoc",
         "mostrar ou ocultar esta ajuda",

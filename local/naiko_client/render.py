@@ -65,6 +65,9 @@ HELP_ROWS: tuple[tuple[tuple[str, str], ...], ...] = (
     (("history", "your last hands"), ("history N", "hand N, deck checked")),
     (("say TEXT", "chat to the table"), ("emote CODE", "gg, clap, thumbs_up, laugh, wow, ...")),
     (("mute P", "stop receiving P's chat"), ("unmute P", "receive it again")),
+    (("bank", "start your time bank now (your turn; it also starts when the clock runs out)"),),
+    (("pre cf|check|call|any|fold", "queue a pre-action for your next turn"),
+     ("pre off", "drop it")),
     (("help", "show or hide this help"), ("q", "quit (the seat stays)")),
 )
 """The commands of :func:`help_lines`: what to type (the same in every language) and what it
@@ -553,6 +556,14 @@ class Narrator:
             if target.me:
                 return tr("{name}'s Short Anchor caps your raises this round", **n)
             return tr("{name}'s Short Anchor caps {target}'s raises this round", **n)
+        if kind == "time_bank_started":  # R8.7
+            seconds = int(e.get("bank_ms") or 0) // 1000
+            return say(p, tr("Your clock ran out: your time bank runs ({seconds} s)",
+                             seconds=seconds),
+                       tr("{name}'s time bank runs ({seconds} s)", name=name, seconds=seconds))
+        if kind == "pre_action_cleared":  # R8.8: told to its owner only
+            pre = pre_action_text({"kind": e.get("pre_action"), "amount": e.get("amount")})
+            return tr("Your pre-action ({pre}) was dropped: the price changed", pre=pre)
         if kind == "timed_out":
             if e.get("decision") == "check":
                 return say(p, tr("Your clock ran out: you check"),
@@ -1143,6 +1154,10 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
         status.append(tr("sitting out"))
     if seat.get("player_id") in (view.get("disconnected") or []):
         status.append(tr("offline"))
+    if "time_bank_ms" in seat:  # R8.7: every seat's bank, shown to the table
+        seconds = int(seat.get("time_bank_ms") or 0) // 1000
+        status.append(tr("BANK {seconds}s", seconds=seconds) if seat.get("time_bank_running")
+                      else tr("bank {seconds}s", seconds=seconds))
     owing = owing_text(seat) if view.get("hand") is not None else None
     if owing:  # R7.8 (a table that has not dealt yet deals everybody in)
         status.append(owing)
@@ -1246,6 +1261,10 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
                          clock=clock, attacker=attacker, answer=answer), "turn"))
     if prompt:
         lines.extend(_prompt_lines(view, prompt, now_ms))
+        me = my_seat(view) or {}
+        if me.get("time_bank_ms") and not me.get("time_bank_running"):
+            lines.append(("  " + tr("`bank` time bank ({seconds} s)",
+                                    seconds=int(me["time_bank_ms"]) // 1000), ""))
     elif hand and not hand.get("complete") and hand.get("actor") is not None:
         actor = seat_person(view, hand["actor"]).who()
         seats = view.get("seats") or []
@@ -1254,6 +1273,9 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
         clock = clock_text(hand.get("actor_deadline_ms"), now_ms)
         lines.append((tr("Waiting for {actor} to act", actor=f"{actor}{bot}")
                       + (f"  {clock}" if clock else ""), ""))
+        if view.get("pre_action"):  # R8.8: yours only
+            lines.append((tr("Pre-action: {pre} (`pre off` to clear)",
+                             pre=pre_action_text(view["pre_action"])), "bold"))
     elif (view.get("room") or {}).get("closed") and is_tournament(view):
         lines.append((tr("No more hands: the tournament is over (`tournaments` for the "
                          "lobby's, `q` to quit)."), ""))
@@ -1276,6 +1298,19 @@ def _prompt_section(view: dict[str, Any], now_ms: int, width: int,
         lines.append((tr("Waiting for players ({seated} seated); the first hand starts with "
                          "{needed}.", seated=seated, needed=needed), ""))
     return lines
+
+
+def pre_action_text(pre: dict[str, Any]) -> str:
+    """A queued pre-action (R8.8) as the screen shows it.
+
+    >>> pre_action_text({"kind": "call", "amount": 20}), pre_action_text({"kind": "check_fold"})
+    ('call 20', 'check/fold')
+    """
+    kind = pre.get("kind")
+    if kind == "call":
+        return tr("call {amount}", amount=pre.get("amount"))
+    return {"check_fold": tr("check/fold"), "check": tr("check"), "call_any": tr("call any"),
+            "fold": tr("fold")}.get(str(kind), str(kind))
 
 
 def _prompt_lines(view: dict[str, Any], prompt: dict[str, Any], now_ms: int) -> list[Line]:

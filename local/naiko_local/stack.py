@@ -1036,8 +1036,9 @@ class DemoTable:
 
 def open_demo_table(stack: LocalStack, *, variant: str, seats: int, small_blind: int,
                     big_blind: int, decision_seconds: int | None, bots: bool,
-                    host: str = "house") -> DemoTable:
-    """Create the demo table through the WebSocket API, as its host *host* would."""
+                    host: str = "house", time_bank: bool = False) -> DemoTable:
+    """Create the demo table through the WebSocket API, as its host *host* would (with the
+    room's time bank, R8.7, when *time_bank*)."""
     name = f"Demo {variant} {seats}-max"
     frame: dict[str, Any] = {
         "action": "create_table", "name": name, "variant": variant, "seat_count": seats,
@@ -1047,6 +1048,8 @@ def open_demo_table(stack: LocalStack, *, variant: str, seats: int, small_blind:
         frame["decision_seconds"] = decision_seconds
     if bots:
         frame["bots"] = True
+    if time_bank:
+        frame["time_bank"] = True
     reply = asyncio.run(request(stack.url, stack.token(host), frame))
     if reply.get("type") != "ack":
         raise RuntimeError(f"create_table failed: {reply}")

@@ -122,11 +122,12 @@ def outside_the_page_loop(function: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def demo_table(stack: LocalStack, variant: str, seats: int, blinds: tuple[int, int], *,
-               bots: bool) -> Any:
-    """A public table as the run command opens it (a 20 s clock), BOT seats allowed or not."""
+               bots: bool, time_bank: bool = False) -> Any:
+    """A public table as the run command opens it (a 20 s clock), BOT seats allowed or not,
+    with the room's time bank (R8.7) or not."""
     return outside_the_page_loop(open_demo_table, stack, variant=variant, seats=seats,
                                  small_blind=blinds[0], big_blind=blinds[1],
-                                 decision_seconds=20, bots=bots)
+                                 decision_seconds=20, bots=bots, time_bank=time_bank)
 
 
 # -- clicking --------------------------------------------------------------------------------
@@ -233,6 +234,54 @@ def test_the_raise_slider_is_bounded_by_the_prompt(stack: LocalStack, open_page:
     page.locator("[data-action=raise_to], [data-action=bet]").first.click()
     page.wait_for_selector(f"ol.log li:has-text('You raise to {prompt['max_raise_to']}'), "
                            f"ol.log li:has-text('You bet {prompt['max_raise_to']}')")
+
+
+def test_r8_7_r8_8_time_bank_button_and_pre_action_boxes(stack: LocalStack, open_page: Any,
+                                                         shots: Shots) -> None:
+    """R8.7: every seat shows its bank; on the person's turn "Use time bank" starts theirs (the
+    server's record says it runs, the seat shows it running). R8.8: off turn, the pre-action
+    boxes are offered; ticking "Call any" queues it on the server, where only the person has
+    it, and it is played when the turn comes (or is still queued)."""
+    table = demo_table(stack, "NLHE", 3, (1, 2), bots=True, time_bank=True)
+    seat_server_bots(stack, table.table_id, 2, buy_in=200)
+    page = open_page()
+    sit_from_lobby(page, stack, table.table_id)
+    assert page.locator(".seat .time-bank").count() == 3  # every seat's bank, shown to all
+
+    def load() -> Any:
+        return stack.service.deps.tables.load(table.table_id)
+
+    def my_turn_offers_the_bank() -> bool:
+        return page.locator("[data-action=use_time_bank]").count() > 0
+
+    wait_until(my_turn_offers_the_bank, timeout=60, what="the person's turn with a bank")
+    page.locator("[data-action=use_time_bank]").click()
+    page.wait_for_selector(".seat.me .time-bank.running")
+    assert PLAYER in load().bank_since
+    shots(page, "time-bank")
+    check_or_call(page)
+
+    clicked_at: list[int] = []
+
+    def queued_or_played() -> bool:
+        """Tick "Call any" whenever the boxes show (BOTs act fast: a box may go before the
+        click); done when the server has it queued, or it was played (the log says so)."""
+        if load().pre_actions.get(PLAYER, {}).get("kind") == "call_any":
+            return True
+        said = page.locator("ol.log li").all_inner_texts()
+        if clicked_at and any(line.startswith(("You call", "You check"))
+                              for line in said[clicked_at[0]:]):
+            return True
+        if page.locator("[data-pre-action=call_any]").count():
+            if not clicked_at:
+                clicked_at.append(len(said))
+            click_if_visible(page, "[data-pre-action=call_any]")
+        else:
+            check_or_call(page)  # the person's turn: play on
+        return False
+
+    wait_until(queued_or_played, timeout=30, what="a pre-action queued or played")
+    assert set(load().pre_actions) <= {PLAYER}  # nobody else's
 
 
 def test_a_public_new_table_offers_no_bots_box_and_asks_for_none(

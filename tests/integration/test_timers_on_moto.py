@@ -290,8 +290,10 @@ class World:
             TableName=self.names["AccountsTable"], Key={"player_id": {"S": player}}).get("Item")
         return int(item["balance"]["N"]) if item else 0
 
-    def sit(self, variant: str = "NLHE", count: int = 3) -> tuple[str, list[str]]:
-        """*count* players at a new table (the last join deals the first hand)."""
+    def sit(self, variant: str = "NLHE", count: int = 3,
+            **settings: Any) -> tuple[str, list[str]]:
+        """*count* players at a new table (the last join deals the first hand); *settings*:
+        more ``create_table`` fields."""
         client = boto3.client("dynamodb", region_name=REGION)
         connections = []
         for i in range(count):
@@ -301,7 +303,8 @@ class World:
                                ExpressionAttributeValues={":c": {"N": "10000"}})
             connections.append(self.connect(f"player{i}"))
         ack = self.send(connections[0], action="create_table", name="timers", variant=variant,
-                        small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=400)
+                        small_blind=1, big_blind=2, min_buy_in=40, max_buy_in=400,
+                        **settings)
         table_id = str(ack["table_id"])
         for connection in connections:
             assert self.send(connection, action="join_table", table_id=table_id,
@@ -485,6 +488,48 @@ def test_a_whole_hand_in_which_players_time_out_then_the_next_hand_deals_itself(
     assert all(e["output"]["result"] == {"acted": True} for e in finished)
     assert len(finished) == timeouts + 1  # one wake-up per time-out, one for the pause
     assert [e["input"]["kind"] for e in executions].count("next_hand") == 1
+
+
+def test_r8_7_the_time_bank_runs_on_its_own_wake_up_when_the_clock_runs_out(
+        world: World) -> None:
+    """R8.7 on the AWS adapter: at a table with the room's time bank, the decision clock's
+    wake-up starts the bank (announced to the table), which arms a ``time_bank`` execution,
+    named from its token, for the bank's end; when it fires the clock decides (R8.1). The next
+    player acts 2.5 s into their bank: 3 seconds are charged and the bank's armed wake-up, when
+    it fires, finds its token gone and does nothing."""
+    table_id, connections = world.sit("NLHE", 3, time_bank=True)
+    record, seat, connection = _actor(world, table_id)
+    player = world.players[connection]
+    watcher = next(c for c in connections if c != connection)
+    deadline = _decision(record)
+    assert world.time.step() == deadline
+    assert world.events(watcher, "time_bank_started")[-1] == {
+        "kind": "time_bank_started", "seat_index": seat, "bank_ms": 30_000,
+        "until_ms": deadline + 30_000}
+    assert not world.events(watcher, "timed_out")
+    armed = world.executions()[-1]
+    assert armed["input"]["kind"] == "time_bank" and armed["input"]["due_ms"] == deadline + 30_000
+    assert armed["input"]["token"].startswith("time_bank:")
+    assert world.view(watcher)["hand"]["actor_deadline_ms"] == deadline + 30_000
+    assert world.time.step() == deadline + 30_000
+    assert world.events(watcher, "timed_out")[-1]["seat_index"] == seat
+    assert world.load(table_id).banks[player][0] == 0
+    assert world.view(watcher)["seats"][seat]["time_bank_ms"] == 0  # shown to the table
+    record, seat, connection = _actor(world, table_id)
+    player = world.players[connection]
+    deadline = _decision(record)
+    assert world.time.step() == deadline  # the next player's clock: their bank starts
+    token = world.executions()[-1]["input"]["token"]
+    assert token.startswith("time_bank:")
+    world.time.now = deadline + 2_500
+    assert world.send(connection, action="act", table_id=table_id, move="fold")["type"] \
+        in ACCEPTED
+    assert world.load(table_id).banks[player][0] == 27_000
+    world.time.run(deadline + 30_000)  # the bank's armed wake-up: its token is gone
+    fired = next(e for e in world.executions() if e["input"]["token"] == token)
+    assert fired["status"] == "SUCCEEDED" and fired["output"]["result"] == {"acted": False}
+    assert world.load(table_id).banks[player][0] == 27_000
+    assert_named(world.executions())
 
 
 def test_the_shield_window_expires_and_the_anchor_applies(world: World) -> None:

@@ -383,7 +383,7 @@ TYPED = ("hello", "f", "f 3", "x", "c", "a", "b", "r 1", "r 99999", "b 1", "b 99
          "kick", "kick bob", "kick carol", "bot", "bot x", "blinds x", "blinds 2/4", "clock 1",
          "clock 30", "minplayers 1", "minplayers 2", "history x", "history 1", "history", "q",
          "help", "say", "say " + "x" * 201, "say hi", "emote", "emote gg", "mute", "mute 9",
-         "mute bob")
+         "mute bob", "bank", "bank 1", "pre", "pre x", "pre check", "pre call", "pre cf", "pre off")
 LISTED = [{"tournament_id": f"u{n}", "name": f"Cup {n}", "status": status, "entrants": full,
            "max_players": 3, "registered": reg}
           for n, (status, full, reg) in enumerate((("running", 1, []), ("finished", 3, []),
@@ -438,6 +438,18 @@ def _refusals() -> Iterator[str]:
         if "listed" in change:
             v["hand"]["street"] = "preflop"
         views.append(v)
+    for bank in ({"time_bank_ms": 0}, {"time_bank_ms": 5000, "time_bank_running": True}):
+        v = _base()  # R8.7: a table with a time bank, bob's empty or running
+        v["settings"]["time_bank"] = {"initial_s": 30, "top_up_s": 5, "every": 10,
+                                      "per": "hands", "cap_s": 60}
+        v["seats"][1].update(bank)
+        views.append(v)
+    v = _base()  # R8.8: not bob's turn, nothing to call
+    v["prompt"] = None
+    for seat in v["seats"]:
+        if seat:
+            seat["bet"] = 0
+    views.append(v)
     for view in views:
         for line in TYPED:
             shown = (view or {}).get("tournament") and dict(LISTED[0], tournament_id="u1")
@@ -473,7 +485,7 @@ def _statuses() -> list[str]:
         client.view = _base()
         for label in ("join with 500", "leave", "sitout", "sitin", "add 50", "post", "wait",
                       "waitlist", "unwait", "revoke", "kick carol", "register u1",
-                      "unregister u1", "mute bob", "unmute bob"):
+                      "unregister u1", "mute bob", "unmute bob", "pre off", "pre call 20"):
             client._on_ack({"table_id": "t1"}, label)
             said.append(client.status)
         client.join()  # at a tournament's table

@@ -78,6 +78,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "emote": {"table_id": "t1", "emote": "gg"},
     "chat_mute": {"player_id": "bob"},
     "chat_unmute": {"player_id": "bob"},
+    # R8.7, R8.8
+    "use_time_bank": {"table_id": TABLE},
+    "pre_action": {"table_id": TABLE, "kind": "check_fold"},
+    "clear_pre_action": {"table_id": TABLE},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

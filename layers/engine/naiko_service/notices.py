@@ -222,3 +222,36 @@ class FinalTable(Event):
     kind: ClassVar[str] = "final_table"
     recorded: ClassVar[bool] = False
     table_id: str
+
+
+# -- time bank and pre-actions (R8.7, R8.8) ------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TimeBankStarted(Event):
+    """R8.7: the seat's decision clock ran out (or its player asked): its time bank runs until
+    ``until_ms`` (``bank_ms`` of it); told to the whole table."""
+
+    kind: ClassVar[str] = "time_bank_started"
+    recorded: ClassVar[bool] = False
+    seat_index: int
+    bank_ms: int
+    until_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreActionCleared(Event):
+    """R8.8: a bet made ``player_id``'s queued pre-action stale (``pre_action``: its kind, and
+    ``amount`` for a call), or the turn came at another price: it was dropped, not played. Only
+    that player is told."""
+
+    kind: ClassVar[str] = "pre_action_cleared"
+    recorded: ClassVar[bool] = False
+    player_id: str
+    pre_action: str
+    amount: int | None
+    reason: str
+    """``stale``: the price changed before the turn; ``price_changed``: at the turn."""
+
+    @property
+    def to_player(self) -> str | None:
+        return self.player_id

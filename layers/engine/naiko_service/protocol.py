@@ -162,6 +162,9 @@ class CreateTable(Request):
     counts on the player's daily ratholing counter."""
     chat: ChatSetting = "on"
     """R8.9: the table's chat (:data:`ChatSetting`)."""
+    time_bank: StrictBool = False
+    """R8.7: publish the room's time bank (30 s, +5 s every 10 hands, at most 60 s): it starts
+    when the decision clock runs out. Without it the clock alone decides (R8.1)."""
 
 
 class ListTables(Request):
@@ -277,6 +280,41 @@ class PassWindow(Request):
     action: Literal["pass_window"]
     table_id: TableId
 
+
+# -- time bank and pre-actions (R8.7, R8.8) -------------------------------------------------------
+
+class UseTimeBank(Request):
+    """R8.7: start your time bank now, on your turn (the rest of the decision clock is given
+    up); it also starts by itself when the clock runs out, at tables that publish one."""
+
+    action: Literal["use_time_bank"]
+    table_id: TableId
+
+
+PreActionKind = Literal["check_fold", "check", "call", "call_any", "fold"]
+"""R8.8: what a pre-action does when the turn comes: check, or fold when checking is not
+possible; check only; call exactly ``amount``; call whatever the price; fold."""
+
+
+class PreAction(Request):
+    """R8.8: queue (or replace) your one pre-action for your next turn of this hand, while it
+    is not your turn; ``amount`` (the chips a call puts in now, as your view shows) for
+    ``call`` only. Only you see it (your view's ``pre_action``); answered ``ack``."""
+
+    action: Literal["pre_action"]
+    table_id: TableId
+    kind: PreActionKind
+    amount: Chips | None = None
+
+
+class ClearPreAction(Request):
+    """R8.8: drop your queued pre-action; answered ``ack``."""
+
+    action: Literal["clear_pre_action"]
+    table_id: TableId
+
+
+# -- the room (R7.10) ----------------------------------------------------------------------------
 
 class JoinWaitlist(Request):
     """Join a full table's waiting list; a freed seat is offered for 30 s (R7.10)."""
@@ -531,7 +569,8 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | ListTournaments
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
                  | HandHistory | GetHand | Heartbeat
-                 | Chat | SendEmote | ChatMute | ChatUnmute)  # R8.9
+                 | Chat | SendEmote | ChatMute | ChatUnmute  # R8.9
+                 | UseTimeBank | PreAction | ClearPreAction)  # R8.7, R8.8
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -697,27 +736,26 @@ class Ack(Message):
 
 ErrorCode = Literal[
     "account_frozen", "all_in_not_allowed", "already_acted", "already_anchored",
-    "already_registered",
-    "already_seated", "already_used", "amount_above_maximum", "amount_below_minimum", "bad_amount",
-    "bad_buy_in", "bad_invite_code", "bet_not_allowed", "bot_seat", "bots_off", "busy",
-    "button_required", "cannot_check", "cannot_pay", "chat_off", "engine_error",
-    "frame_too_large",
-    "hand_in_progress", "illegal_action", "in_hand", "insufficient_funds", "internal_error",
-    "invalid_card", "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms",
-    "malformed_command", "malformed_json", "no_hand_in_progress", "no_histories", "no_open_window",
+    "already_registered", "already_seated", "already_used", "amount_above_maximum",
+    "amount_below_minimum", "bad_amount", "bad_buy_in", "bad_invite_code", "bet_not_allowed",
+    "bot_seat", "bots_off", "busy", "button_required", "cannot_check", "cannot_pay", "chat_off",
+    "engine_error", "frame_too_large", "hand_in_progress", "illegal_action", "in_hand",
+    "insufficient_funds", "internal_error", "invalid_card", "invalid_prizes", "invalid_request",
+    "invalid_target", "invalid_terms", "malformed_command", "malformed_json",
+    "no_hand_in_progress", "no_histories", "no_open_window", "no_pre_action", "no_time_bank",
     "no_tournaments", "not_connected", "not_enough_players", "not_host", "not_in_carousel",
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
     "not_watching",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
-    "powers_not_available", "raise_not_allowed", "rate_limited", "registration_closed",
-    "registration_not_open", "seat_available", "seat_taken", "seated", "seating_error",
-    "table_closed", "table_error", "table_full", "table_limit_reached", "too_many_invites",
-    "too_many_mutes", "too_many_registrations", "too_many_spectators", "too_many_tables",
-    "too_many_tables_watched",
+    "powers_not_available", "price_changed", "raise_not_allowed", "rate_limited",
+    "registration_closed", "registration_not_open", "seat_available", "seat_taken", "seated",
+    "seating_error", "table_closed", "table_error", "table_full", "table_limit_reached",
+    "time_bank_empty", "time_bank_running", "too_many_invites", "too_many_mutes",
+    "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
     "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",
     "unknown_action", "unknown_hand", "unknown_preset", "unknown_seat", "unknown_stakes",
     "unknown_table", "unknown_tournament", "waiting", "waitlist_full", "window_closed",
-    "wrong_street"
+    "wrong_street", "your_turn"
 ]
 """Every ``code`` an ``error`` message may carry: the frame's (:func:`parse_request`), the
 message handler's (``functions/game/app.py``), the service's (``ServiceError``) and the

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from naiko.state import TableState
+from naiko.time_bank import TimeBank
 from naiko.tournaments.structures import BlindStructure
 
 from .port_errors import UnreadableTable
@@ -100,11 +101,14 @@ class TimerKind(StrEnum):
     PAYOUT = "payout"
     """A tournament's final places have prizes not paid yet (R9.9): pay them. A tournament
     timer, never on a table."""
+    TIME_BANK = "time_bank"
+    """The decision clock ran out (or the player asked): the player's time bank runs until
+    this deadline, then R8.1 applies (R8.7)."""
     WAKE = "wake"
     """Not a timer: the marker of the table's one armed wake-up execution (docs/timers.md)."""
 
 
-DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.GRACE)
+DEALT_IN_TIMERS = (TimerKind.DECISION, TimerKind.TIME_BANK, TimerKind.GRACE)
 """Timers that belong to the turn of the seat to act."""
 
 
@@ -145,6 +149,9 @@ class TableSettings:
     chat: str = "on"
     """R8.9: the table's chat: ``on``, ``apart`` (during a hand, seated players and spectators
     read only their own group) or ``off`` (:data:`naiko_service.protocol.ChatSetting`)."""
+    time_bank: TimeBank | None = None
+    """R8.7: the table's published time bank (a tournament's from its terms); ``None``: none,
+    the clock alone decides (R8.1)."""
 
     @property
     def private(self) -> bool:
@@ -155,12 +162,15 @@ class TableSettings:
         data = asdict(self)
         data["kind"] = self.kind.value
         data["invited"] = list(self.invited)
+        data["time_bank"] = None if self.time_bank is None else self.time_bank.to_dict()
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableSettings:
+        bank = data.get("time_bank")
         return cls(**{**data, "kind": TableKind(data["kind"]),
-                      "invited": tuple(data.get("invited", ()))})
+                      "invited": tuple(data.get("invited", ())),
+                      "time_bank": None if bank is None else TimeBank.from_dict(bank)})
 
 
 @dataclass(slots=True)
@@ -356,6 +366,15 @@ class TableRecord:
     :data:`RECENT_TIMERS_KEPT`): a duplicated execution is answered without acting again."""
     hand_started_ms: int | None = None
     """When the current (or last) hand was dealt: its record's start time (R10.1)."""
+    banks: dict[str, list[int]] = field(default_factory=dict)
+    """R8.7: seated player -> ``[bank ms, mark]``: what is left of their time bank, and the
+    hand (cash) or level (tournament) it was last topped up at (:mod:`.usecases.time_banks`).
+    A tournament move takes it along."""
+    bank_since: dict[str, int] = field(default_factory=dict)
+    """R8.7: player -> since when (ms) their time bank runs: charged when their turn ends."""
+    pre_actions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """R8.8: player -> their one queued pre-action ``{"kind", "amount", "hand"}`` (only they
+    see it, :mod:`.usecases.pre_actions`)."""
     fallback: Fallback | None = None
     """Not part of the document: while a hand is in progress, the table as it would be with the
     hand cancelled (R8.6), which the store seals on its own next to the state."""
@@ -374,6 +393,8 @@ class TableRecord:
             {k: dict(v) for k, v in self.left_stacks.items()}, self.hands_closed,
             self.seq, self.opened_by, self.empty_since, self.closed, self.room.copy(),
             self.tournament, dict(self.recent_timers), self.hand_started_ms,
+            banks={k: list(v) for k, v in self.banks.items()}, bank_since=dict(self.bank_since),
+            pre_actions={k: dict(v) for k, v in self.pre_actions.items()},
             histories=list(self.histories))
 
     def remember_request(self, request_id: str, version: int) -> None:
@@ -417,6 +438,9 @@ class TableRecord:
             "tournament": self.tournament.to_dict() if self.tournament else None,
             "recent_timers": self.recent_timers,
             "hand_started_ms": self.hand_started_ms,
+            "banks": self.banks,
+            "bank_since": self.bank_since,
+            "pre_actions": self.pre_actions,
         }
 
     @classmethod
@@ -440,7 +464,10 @@ class TableRecord:
             tournament=(TournamentSeat.from_dict(doc["tournament"]) if doc.get("tournament")
                         else None),
             recent_timers={str(k): int(v) for k, v in doc.get("recent_timers", {}).items()},
-            hand_started_ms=doc.get("hand_started_ms"))
+            hand_started_ms=doc.get("hand_started_ms"),
+            banks={str(k): [int(x) for x in v] for k, v in doc.get("banks", {}).items()},
+            bank_since={str(k): int(v) for k, v in doc.get("bank_since", {}).items()},
+            pre_actions={str(k): dict(v) for k, v in doc.get("pre_actions", {}).items()})
 
     def summary(self) -> TableSummary:
         config = self.state.config

@@ -23,6 +23,13 @@ from typing import Any, NamedTuple, TypeAlias
 
 from ..errors import EngineError
 from ..state import MAX_SEATS, MIN_SEATS, AnteMode, TableConfig, Variant
+from ..time_bank import (
+    HYPER_TIME_BANK,
+    TURBO_TIME_BANK,
+    InvalidTimeBank,
+    TimeBank,
+    TopUpEvery,
+)
 from .prizes import (
     MAX_ENTRANTS,
     MIN_ENTRANTS,
@@ -295,6 +302,9 @@ class TournamentTerms:
     start."""
     spin_table: SpinTable | None = None
     """A Spin's published multiplier table (R9.10); ``None`` for other kinds."""
+    time_bank: TimeBank | None = None
+    """R8.7: the players' time bank, topped up every N levels; ``None``: none (the clock
+    alone, R8.1)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, TournamentKind) or not isinstance(self.variant, Variant):
@@ -323,6 +333,10 @@ class TournamentTerms:
             raise InvalidTerms(f"players must satisfy {MIN_ENTRANTS} <= min <= max <= "
                                f"{MAX_ENTRANTS}, not {self.min_players}..{self.max_players}",
                                rule_id="R9.2")
+        if self.time_bank is not None and (not isinstance(self.time_bank, TimeBank)
+                                           or self.time_bank.per is not TopUpEvery.LEVELS):
+            raise InvalidTerms("a tournament's time bank is a TimeBank topped up every N "
+                               "levels", rule_id="R8.7")
         late = self.late_registration_level
         if late is not None:
             _ints(("late_registration_level", late))
@@ -440,7 +454,8 @@ class TournamentTerms:
                 "min_players": self.min_players, "max_players": self.max_players,
                 "payout": self.payout.value,
                 "late_registration_level": self.late_registration_level,
-                "spin_table": None if self.spin_table is None else self.spin_table.to_dict()}
+                "spin_table": None if self.spin_table is None else self.spin_table.to_dict(),
+                "time_bank": None if self.time_bank is None else self.time_bank.to_dict()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentTerms:
@@ -458,9 +473,13 @@ class TournamentTerms:
                        min_players=data["min_players"], max_players=data["max_players"],
                        payout=PayoutRule(data["payout"]),
                        late_registration_level=data["late_registration_level"],
-                       spin_table=None if spin is None else SpinTable.from_dict(spin))
+                       spin_table=None if spin is None else SpinTable.from_dict(spin),
+                       time_bank=(None if data.get("time_bank") is None
+                                  else TimeBank.from_dict(data["time_bank"])))
         except InvalidTerms:
             raise
+        except InvalidTimeBank as exc:
+            raise InvalidTerms(exc.message, rule_id=exc.rule_id) from exc
         except PrizeError as exc:
             raise InvalidTerms(exc.message, rule_id=exc.rule_id) from exc
         except (KeyError, ValueError, TypeError) as exc:
@@ -524,7 +543,8 @@ def sng_6max_turbo(entry: int, variant: Variant = Variant.NLHE) -> TournamentTer
                            entry=entry, starting_stack=1_500,
                            structure=_structure(SNG_STRUCTURE, 5), decision_ms=15_000,
                            bots_allowed=False, min_players=6, max_players=6,
-                           payout=PayoutRule.SIT_AND_GO)
+                           payout=PayoutRule.SIT_AND_GO,
+                           time_bank=TURBO_TIME_BANK)
 
 
 def sng_9max_turbo(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
@@ -537,7 +557,8 @@ def sng_9max_turbo(entry: int, variant: Variant = Variant.NLHE) -> TournamentTer
                            entry=entry, starting_stack=1_500,
                            structure=_structure(SNG_STRUCTURE, 5), decision_ms=15_000,
                            bots_allowed=False, min_players=9, max_players=9,
-                           payout=PayoutRule.SIT_AND_GO)
+                           payout=PayoutRule.SIT_AND_GO,
+                           time_bank=TURBO_TIME_BANK)
 
 
 def sng_headsup_hyper(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
@@ -550,7 +571,8 @@ def sng_headsup_hyper(entry: int, variant: Variant = Variant.NLHE) -> Tournament
                            entry=entry, starting_stack=500,
                            structure=_structure(HYPER_STRUCTURE, 3), decision_ms=12_000,
                            bots_allowed=False, min_players=2, max_players=2,
-                           payout=PayoutRule.SIT_AND_GO)
+                           payout=PayoutRule.SIT_AND_GO,
+                           time_bank=HYPER_TIME_BANK)
 
 
 def spin_3max_hyper(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
@@ -565,7 +587,8 @@ def spin_3max_hyper(entry: int, variant: Variant = Variant.NLHE) -> TournamentTe
                            structure=_structure(HYPER_STRUCTURE, 3), decision_ms=12_000,
                            bots_allowed=False, min_players=SPIN_PLAYERS,
                            max_players=SPIN_PLAYERS, payout=PayoutRule.SPIN,
-                           spin_table=SPIN_TABLE)
+                           spin_table=SPIN_TABLE,
+                           time_bank=HYPER_TIME_BANK)
 
 
 def mtt_deep(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
@@ -581,7 +604,8 @@ def mtt_deep(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
                            structure=_structure(_ladder(100, 1_000_000, 4), 10),
                            decision_ms=20_000, bots_allowed=False, min_players=2,
                            max_players=10_000, payout=PayoutRule.SCHEDULED,
-                           late_registration_level=12)
+                           late_registration_level=12,
+                           time_bank=TURBO_TIME_BANK)
 
 
 def mtt_turbo(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
@@ -596,7 +620,8 @@ def mtt_turbo(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
                            structure=_structure(_ladder(100, 1_000_000, 3), 5),
                            decision_ms=15_000, bots_allowed=False, min_players=2,
                            max_players=10_000, payout=PayoutRule.SCHEDULED,
-                           late_registration_level=8)
+                           late_registration_level=8,
+                           time_bank=TURBO_TIME_BANK)
 
 
 Preset: TypeAlias = Callable[[int, Variant], TournamentTerms]

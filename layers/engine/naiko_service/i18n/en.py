@@ -73,6 +73,13 @@ MESSAGES: dict[str, str] = {
     "error.not_your_turn": "it is not your turn",
     "error.cannot_check": "you cannot check facing a bet",
     "error.nothing_to_call": "there is nothing to call",
+    # -- the time bank and pre-actions (R8.7, R8.8) --
+    "error.no_time_bank": "this table has no time bank",
+    "error.time_bank_empty": "your time bank is empty",
+    "error.time_bank_running": "your time bank is already running",
+    "error.your_turn": "it is your turn: act now instead of queueing a pre-action",
+    "error.price_changed": "the price to call changed: look at the table again",
+    "error.no_pre_action": "you have no pre-action queued",
     "error.bet_not_allowed": "there is a bet already: raise instead",
     "error.raise_not_allowed": "you may not raise now",
     "error.all_in_not_allowed": "you may not go all-in now",

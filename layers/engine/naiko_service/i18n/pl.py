@@ -70,6 +70,13 @@ MESSAGES: dict[str, str] = {
     "error.not_your_turn": "to nie twoja kolej",
     "error.cannot_check": "nie możesz czekać wobec zakładu",
     "error.nothing_to_call": "nie ma czego wyrównywać",
+    # -- the time bank and pre-actions (R8.7, R8.8) --
+    "error.no_time_bank": "ten stół nie ma banku czasu",
+    "error.time_bank_empty": "twój bank czasu jest pusty",
+    "error.time_bank_running": "twój bank czasu już płynie",
+    "error.your_turn": "to twoja kolej: zagraj teraz zamiast ustawiać akcję z wyprzedzeniem",
+    "error.price_changed": "kwota do wyrównania się zmieniła: spójrz jeszcze raz na stół",
+    "error.no_pre_action": "nie masz ustawionej akcji z wyprzedzeniem",
     "error.bet_not_allowed": "zakład już jest: podbij zamiast tego",
     "error.raise_not_allowed": "nie możesz teraz podbić",
     "error.all_in_not_allowed": "nie możesz teraz zagrać all-in",

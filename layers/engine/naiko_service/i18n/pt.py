@@ -70,6 +70,13 @@ MESSAGES: dict[str, str] = {
     "error.not_your_turn": "não é a sua vez",
     "error.cannot_check": "você não pode passar diante de uma aposta",
     "error.nothing_to_call": "não há nada para pagar",
+    # -- the time bank and pre-actions (R8.7, R8.8) --
+    "error.no_time_bank": "esta mesa não tem banco de tempo",
+    "error.time_bank_empty": "o seu banco de tempo está vazio",
+    "error.time_bank_running": "o seu banco de tempo já está a correr",
+    "error.your_turn": "é a sua vez: jogue agora em vez de pré-selecionar uma ação",
+    "error.price_changed": "o valor para pagar mudou: veja a mesa outra vez",
+    "error.no_pre_action": "não tem nenhuma ação pré-selecionada",
     "error.bet_not_allowed": "já há uma aposta: aumente",
     "error.raise_not_allowed": "você não pode aumentar agora",
     "error.all_in_not_allowed": "você não pode ir all-in agora",

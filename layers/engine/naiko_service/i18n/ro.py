@@ -72,6 +72,13 @@ MESSAGES: dict[str, str] = {
     "error.not_your_turn": "nu este rândul tău",
     "error.cannot_check": "nu poți da check în fața unui pariu",
     "error.nothing_to_call": "nu este nimic de plătit",
+    # -- the time bank and pre-actions (R8.7, R8.8) --
+    "error.no_time_bank": "această masă nu are bancă de timp",
+    "error.time_bank_empty": "banca ta de timp este goală",
+    "error.time_bank_running": "banca ta de timp curge deja",
+    "error.your_turn": "este rândul tău: joacă acum în loc să alegi o acțiune dinainte",
+    "error.price_changed": "suma de plătit s-a schimbat: privește din nou masa",
+    "error.no_pre_action": "nu ai nicio acțiune aleasă dinainte",
     "error.bet_not_allowed": "există deja un pariu: mărește în schimb",
     "error.raise_not_allowed": "nu poți mări acum",
     "error.all_in_not_allowed": "nu poți intra all-in acum",

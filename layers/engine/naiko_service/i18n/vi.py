@@ -72,6 +72,13 @@ MESSAGES: dict[str, str] = {
     "error.not_your_turn": "chưa đến lượt bạn",
     "error.cannot_check": "bạn không thể check khi có cược",
     "error.nothing_to_call": "không có gì để theo",
+    # -- the time bank and pre-actions (R8.7, R8.8) --
+    "error.no_time_bank": "bàn này không có quỹ thời gian",
+    "error.time_bank_empty": "quỹ thời gian của bạn đã hết",
+    "error.time_bank_running": "quỹ thời gian của bạn đang chạy",
+    "error.your_turn": "đến lượt bạn: hãy hành động ngay thay vì chọn trước",
+    "error.price_changed": "số chip cần theo đã thay đổi: hãy xem lại bàn",
+    "error.no_pre_action": "bạn chưa chọn trước hành động nào",
     "error.bet_not_allowed": "đã có cược: hãy tố thay vào đó",
     "error.raise_not_allowed": "bạn không thể tố lúc này",
     "error.all_in_not_allowed": "bạn không thể all-in lúc này",

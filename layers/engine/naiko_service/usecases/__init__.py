@@ -177,6 +177,12 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             chat.mute(deps, caller, request)
         case p.ChatUnmute():
             chat.unmute(deps, caller, request)
+        case p.UseTimeBank():
+            play.use_time_bank(deps, caller, request)
+        case p.PreAction():
+            play.pre_action(deps, caller, request)
+        case p.ClearPreAction():
+            play.clear_pre_action(deps, caller, request)
         case _:
             assert_never(request)
 

@@ -15,10 +15,10 @@ from naiko import commands as cmd
 from naiko.engine import legal_actions
 from naiko.views import view_for
 
-from ..notices import ReconnectGrace, TableClosed, TimedOut
+from ..notices import ReconnectGrace, TableClosed, TimeBankStarted, TimedOut
 from ..ports import AccountMove
 from ..records import TableRecord, Timer, TimerKind
-from . import cancel, dealer, mtt, room, seats
+from . import cancel, dealer, mtt, room, seats, time_banks
 from .base import Deps, Outcome, engine_step
 from .policies import policy_for
 
@@ -63,8 +63,10 @@ TimerHandler = Callable[[Deps, TableRecord, int, Timer], Outcome]
 
 
 def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
-    """R8.1: the clock ran out: check when legal, otherwise fold. R8.2: a disconnected player
-    first gets 20 more seconds, and is sat out when the hand ends if the clock decides."""
+    """R8.1: the clock ran out: check when legal, otherwise fold. R8.7: first the player's time
+    bank runs, if the table publishes one and something is left of it (``time_bank``: it is
+    empty now). R8.2: a disconnected player then gets 20 more seconds, and is sat out when the
+    hand ends if the clock decides."""
     state = record.state
     hand = state.hand
     actor = None if hand is None or hand.complete else hand.actor
@@ -73,10 +75,19 @@ def on_decision(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outc
     seat = state.seats[actor]
     assert seat is not None
     player = seat.player_id
-    if timer.kind is TimerKind.DECISION and player not in record.disconnected \
+    if timer.kind is TimerKind.DECISION and not seat.is_bot:
+        bank = time_banks.start(record, now, actor, player, dealer.turn_key(record))
+        if bank is not None:  # R8.7: the bank starts by itself
+            record.timers.append(bank)
+            return Outcome([TimeBankStarted(seat_index=actor, bank_ms=bank.due_ms - now,
+                                            until_ms=bank.due_ms)])
+    if timer.kind is TimerKind.TIME_BANK:
+        time_banks.emptied(record, player)
+    clock_out = timer.kind in (TimerKind.DECISION, TimerKind.TIME_BANK)
+    if clock_out and player not in record.disconnected \
             and not seat.is_bot and not _connected(deps, record, player):
         record.disconnected[player] = now  # its $disconnect never took effect (best effort)
-    if timer.kind is TimerKind.DECISION and player in record.disconnected:
+    if clock_out and player in record.disconnected:
         until = now + record.settings.disconnect_grace_ms
         record.timers.append(Timer(f"grace:{dealer.turn_key(record)}", TimerKind.GRACE, until,
                                    actor))
@@ -179,6 +190,7 @@ def on_bot_timer(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Out
 HANDLERS: dict[TimerKind, TimerHandler] = {
     TimerKind.DECISION: on_decision,
     TimerKind.GRACE: on_decision,
+    TimerKind.TIME_BANK: on_decision,
     TimerKind.WINDOW: on_window,
     TimerKind.NEXT_HAND: on_next_hand,
     TimerKind.SIT_OUT_LIMIT: on_sit_out_limit,

@@ -16,7 +16,7 @@ from naiko.powers import draw_carousel
 
 from .. import hand_records
 from ..records import DEALT_IN_TIMERS, TableRecord, Timer, TimerKind
-from . import room, seats
+from . import pre_actions, room, seats, time_banks
 from .base import Deps, Outcome, engine_step
 from .policies import policy_for
 
@@ -42,10 +42,15 @@ def after_change(deps: Deps, record: TableRecord, now: int, outcome: Outcome) ->
         if seat is not None and seat.player_id in seats.leaving(record):
             outcome.add(engine_step(deps, record, cmd.Fold(seat_index=hand.actor)))
             continue
+        queued = pre_actions.at_turn(record, outcome)  # R8.8: a pre-action acts at once
+        if queued is not None:
+            outcome.add(engine_step(deps, record, queued))
+            continue
         absent = policy.absent_turn(record)
         if absent is None:
             break
         outcome.add(engine_step(deps, record, absent))
+    pre_actions.clear_stale(record, outcome)  # R8.8: a bet made them stale: told
     hand = record.state.hand
     if hand is not None and hand.complete and hand.number > record.hands_closed:
         record.hands_closed = hand.number
@@ -96,6 +101,7 @@ def start_hand(deps: Deps, record: TableRecord, outcome: Outcome, now: int) -> N
     outcome.add(engine_step(deps, record, cmd.StartHand(
         deck=tuple(shuffled_deck(rng)), button=button, carousel=carousel, wait=wait,
         deck_seed=deps.secret_bytes(SEED_SIZE).hex())))  # R10.2: the secret of its salts
+    time_banks.top_up(record)  # R8.7: every N hands or levels
 
 
 def close_hand(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
@@ -140,6 +146,7 @@ def sync_timers(deps: Deps, record: TableRecord, now: int) -> None:
     wanted += policy_for(record).timers(record, now)  # R7.10 offers, a tournament's hold
     wanted += bot_timers(deps, record, now)
     wanted += sit_out_timers(record)
+    time_banks.settle(record, now, wanted)  # R8.7: a turn that ended charges its bank
     record.timers = wanted + [t for t in record.timers if t.kind is TimerKind.WAKE]
 
 

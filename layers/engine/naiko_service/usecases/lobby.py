@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 
 from naiko.state import TableConfig, TableState, Variant
+from naiko.time_bank import CASH_TIME_BANK
 
 from .. import protocol as p
 from ..ports import AccountMove, ConcurrentUpdate, TableNotFound, TooManyTables
@@ -38,7 +39,8 @@ def create_table(deps: Deps, caller: Caller, request: p.CreateTable) -> None:
         kind=TableKind.PRIVATE if request.private else TableKind.CASH,
         invited=tuple(request.invited), bots=request.bots,
         min_players=_min_players(request), deep_stack=request.deep_stack,
-        bot_level=deps.bot_level, chat=request.chat)
+        bot_level=deps.bot_level, chat=request.chat,
+        time_bank=CASH_TIME_BANK if request.time_bank else None)
     now = deps.clock.now_ms()
     record = TableRecord(table_id, 1, settings, TableState.new(config), created_ms=now,
                          seq=1, opened_by=caller.player_id, empty_since=now)
@@ -146,7 +148,8 @@ def _open_quick_table(deps: Deps, caller: Caller, request: p.QuickSeat) -> str:
     settings = TableSettings(
         name=f"{request.variant} {request.small_blind}/{big}", host=caller.player_id,
         min_buy_in=low * big, max_buy_in=high * big, decision_ms=deps.default_decision_ms,
-        pause_ms=deps.default_pause_ms, kind=TableKind.CASH, quick=True)
+        pause_ms=deps.default_pause_ms, kind=TableKind.CASH, quick=True,
+        time_bank=CASH_TIME_BANK)  # R8.7: the room's tables publish the room's bank
     if not settings.min_buy_in <= request.buy_in <= settings.max_buy_in:
         raise ServiceError("bad_buy_in", f"a quick-seat table takes {settings.min_buy_in} to "
                            f"{settings.max_buy_in} ({low} to {high} big blinds)")

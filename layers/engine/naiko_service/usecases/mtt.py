@@ -37,7 +37,7 @@ from ..notices import FinalTable, PlayerMoved
 from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
 from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
-from . import arming
+from . import arming, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
 from .tournament_tables import Out, close_late, give_places, log_entry
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
@@ -316,6 +316,7 @@ def _execute(deps: Deps, source: TableRecord, destination: TableRecord, new: Tou
     account = source.room.funding.pop(move.player_id, None)
     if account is not None:
         destination.room.funding[move.player_id] = account
+    time_banks.carry(source, destination, move.player_id)  # R8.7: the bank moves along
     source.disconnected.pop(move.player_id, None)
     event = PlayerMoved(player_id=move.player_id, from_table=source.table_id,
                         to_table=destination.table_id, seat_index=to_seat, stack=stack)
@@ -658,6 +659,7 @@ def _seat_final(deps: Deps, final: TableRecord, tables: list[TableRecord],
         account = table.room.funding.get(player_id)
         if account is not None:
             final.room.funding[player_id] = account
+        time_banks.carry(table, final, player_id)  # R8.7: the bank moves along
 
 
 def _close_for_final(deps: Deps, table: TableRecord) -> None:

@@ -51,7 +51,8 @@ def new_table(deps: Deps, record: TournamentRecord, number: int,
     settings = TableSettings(name=f"{record.name} #{number}", host=record.created_by,
                              min_buy_in=0, max_buy_in=0, decision_ms=terms.decision_ms,
                              pause_ms=deps.default_pause_ms, kind=TableKind.TOURNAMENT,
-                             bots=terms.bots_allowed, min_players=2, bot_level="old")
+                             bots=terms.bots_allowed, min_players=2, bot_level="old",
+                             time_bank=terms.time_bank)
     info = TournamentSeat(record.tournament_id, started, terms.structure,
                           payouts=tuple(record.payouts), entrants=record.entrants,
                           players_left=record.players_left,

@@ -8,6 +8,7 @@ from typing import Any
 from naiko.views import view_for
 
 from ..records import DEALT_IN_TIMERS, TableRecord
+from . import pre_actions, time_banks
 from .room import required_buy_in
 
 
@@ -24,7 +25,9 @@ def table_view(record: TableRecord, seat_index: int | None, *,
                         "max_buy_in": settings.max_buy_in, "decision_ms": settings.decision_ms,
                         "kind": settings.kind.value, "host": settings.host,
                         "bots": settings.bots, "min_players": settings.min_players,
-                        "deep_stack": settings.deep_stack, "chat": settings.chat}
+                        "deep_stack": settings.deep_stack, "chat": settings.chat,
+                        "time_bank": (None if settings.time_bank is None
+                                      else settings.time_bank.to_dict())}
     view["disconnected"] = sorted(record.disconnected)
     view["room"] = {"waitlist": list(room.waitlist), "held_seats": len(room.offers),
                     "paused": room.paused, "closing": room.closing, "closed": record.closed,
@@ -34,6 +37,14 @@ def table_view(record: TableRecord, seat_index: int | None, *,
         view["room"]["invite_code"] = room.invite_code  # the host's eyes only (R7.12)
     if record.tournament is not None:
         view["tournament"] = tournament_view(record)
+    if settings.time_bank is not None:  # R8.7: every seat's bank, shown to the table
+        for entry in view["seats"]:
+            if entry is not None:
+                entry["time_bank_ms"] = time_banks.bank_ms(record, entry["player_id"])
+                entry["time_bank_running"] = entry["player_id"] in record.bank_since
+    # R8.8: the viewer's own pre-action, and nobody else's
+    view["pre_action"] = pre_actions.view_of(
+        record, viewer.player_id if viewer is not None else None)
     deadline = next((t.due_ms for t in record.timers if t.kind in DEALT_IN_TIMERS), None)
     if view["prompt"] is not None:
         view["prompt"]["deadline_ms"] = deadline

@@ -124,6 +124,18 @@ export class App {
     return reply;
   }
 
+  /** R8.8: queue a pre-action (*kind*: check_fold, check, call with *amount*, call_any, fold)
+   *  or clear it (*kind* null). The server answers `ack` and tells nobody, so no update shows
+   *  it: the view kept here does, until the next one. */
+  async preAction(kind, amount = null) {
+    const reply = kind === null ? await this.send("clear_pre_action", {})
+      : await this.send("pre_action", amount === null ? { kind } : { kind, amount });
+    if (applied(reply) && this.view) {
+      this.view.pre_action = kind === null ? null : { kind, amount };
+    }
+    this.render();
+  }
+
   onMessage(message) {
     switch (message.type) {
       case "snapshot":
@@ -433,6 +445,7 @@ export class App {
         rerender: () => this.render(),
         togglePanel: (panel) => this.togglePanel(panel),
         send: (action, fields) => this.send(action, fields),
+        preAction: (kind, amount) => this.preAction(kind, amount),
         join: (seat) => this.join(seat),
         toLobby: () => this.toLobby(),
       });

@@ -203,6 +203,12 @@ function sentence(e, people) {
       const who = people.player(e.player_id);
       return say(who, tr("You lost the connection"), tr("{name} lost the connection", { name: who.who() }));
     }
+    case "time_bank_started": {  // R8.7
+      const n = { name, n: Math.floor((e.bank_ms || 0) / 1000) };
+      return say(p, tr("Your clock ran out: your time bank runs ({n} s)", n), tr("{name}'s time bank runs ({n} s)", n));
+    }
+    case "pre_action_cleared":  // R8.8: told to its owner only
+      return tr("Your pre-action was dropped: the price changed");
     case "reconnect_grace":
       return say(p, tr("You are disconnected: extra time to reconnect"), tr("{name} is disconnected: extra time to reconnect", { name }));
     case "reconnected": {

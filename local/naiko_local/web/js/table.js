@@ -340,18 +340,21 @@ function seatElement(view, seat, index, style, winners, ctx) {
   if (seat.in_hand && seat.all_in) status.push(tr("ALL-IN"));
   if (seat.sitting_out) status.push(tr("sitting out"));
   if ((view.disconnected || []).includes(seat.player_id)) status.push(tr("offline"));
+  const bank = timeBankOf(seat);
   if (!view.tournament && !hand?.complete && seat.owes_big && !seat.in_hand && hand) {
     status.push(seat.entry === "post" ? tr("posts next hand") : tr("waits for BB"));
   }
   const showdownHand = ctx.showdown && hand && ctx.showdown.hand === hand.number
     ? ctx.showdown.hands[index] : null;
   const plate = h("div", { class: "plate" },
-    actor ? ringFor(hand.actor_deadline_ms, view.settings?.decision_ms || 20000) : null,
+    actor ? ringFor(hand.actor_deadline_ms, seat.time_bank_running ? seat.time_bank_ms
+      : view.settings?.decision_ms || 20000) : null,
     h("div", { class: "name" }, nameOf(view, index),
       seat.is_bot ? h("span", { class: "bot", title: tr("a BOT player (R8.4)") }, "BOT") : null),
     h("div", { class: "stack", dataset: { stack: seat.stack } }, chips(seat.stack)),
     seat.destellos !== undefined ? h("div", { class: "destellos", title: tr("{n} Destellos", { n: seat.destellos }),
       dataset: { destellos: seat.destellos } }, "✦".repeat(seat.destellos) + "·".repeat(Math.max(0, 3 - seat.destellos))) : null,
+    bank,
   );
   const blindTag = hand && !hand.complete
     ? (hand.small_blind_seat === index ? "SB" : hand.big_blind_seat === index ? "BB" : null) : null;
@@ -375,6 +378,15 @@ function seatElement(view, seat, index, style, winners, ctx) {
   }, cards, plate, menu ? seatMenu({ ...seat, seat_index: index }, ctx) : null,
   h("div", { class: "seat-status" }, blindTag ? h("span", { class: "tag" }, blindTag) : null,
     status.join(" · "), showdownHand ? h("span", { class: "made" }, showdownHand) : null));
+}
+
+/** R8.7: a seat's time bank (shown to the table), or null at a table without one. */
+function timeBankOf(seat) {
+  if (seat.time_bank_ms === undefined) return null;
+  const seconds = Math.floor((seat.time_bank_ms || 0) / 1000);
+  return h("div", { class: `time-bank${seat.time_bank_running ? " running" : ""}`,
+    title: tr("time bank (R8.7)"), dataset: { timeBank: seat.time_bank_ms, running: seat.time_bank_running ? "1" : null } },
+  seat.time_bank_running ? tr("⏳ time bank {n} s", { n: seconds }) : tr("⏳ {n} s", { n: seconds }));
 }
 
 /** A countdown ring: the share of the clock left, and the seconds in its middle. */
@@ -574,7 +586,38 @@ function actionBar(view, prompt, ctx) {
     bar.append(h("button", { class: "allin", dataset: { action: "all_in" }, onclick: () => act("all_in") },
       tr("All-in {chips}", { chips: chips((me?.stack || 0) + (me?.bet || 0)) })));
   }
+  if (me?.time_bank_ms && !me.time_bank_running) {  // R8.7: start it now (it also starts by itself)
+    bar.append(h("button", { class: "ghost small", dataset: { action: "use_time_bank" },
+      onclick: () => ctx.send("use_time_bank", {}) }, tr("Use time bank ({n} s)", { n: Math.floor(me.time_bank_ms / 1000) })));
+  }
   return bar;
+}
+
+/** What a call would put in now for *me* (its stack when smaller): the price of a "call" pre-action. */
+export function priceFor(view, me) {
+  const top = Math.max(0, ...view.seats.filter((s) => s && s.in_hand).map((s) => s.bet || 0));
+  return Math.max(0, Math.min(top - (me.bet || 0), me.stack || 0));
+}
+
+/** R8.8: the pre-action boxes while it is not your turn; one may be ticked (the server keeps
+ *  it and plays it when your turn comes at the same price); unticking it clears it. */
+function preActions(view, me, ctx) {
+  const price = priceFor(view, me);
+  const queued = view.pre_action || null;
+  const choices = [["check_fold", tr("Check/Fold")],
+    price ? ["call", tr("Call {chips}", { chips: chips(price) })] : ["check", tr("Check")],
+    ["call_any", tr("Call any")], ["fold", tr("Fold")]];
+  const box = h("div", { class: "pre-actions", dataset: { preActions: "1" } },
+    h("span", { class: "muted small" }, tr("Next turn:")));
+  for (const [kind, label] of choices) {
+    const ticked = queued !== null && queued.kind === kind && (kind !== "call" || queued.amount === price);
+    const input = h("input", { type: "checkbox", dataset: { preAction: kind } });
+    input.checked = ticked;
+    input.addEventListener("change", () => (input.checked
+      ? ctx.preAction(kind, kind === "call" ? price : null) : ctx.preAction(null)));
+    box.append(h("label", { class: "pre-action" }, input, label));
+  }
+  return box;
 }
 
 function seatBar(view, ctx) {
@@ -634,6 +677,9 @@ function seatBar(view, ctx) {
         tr("Join the waiting list")));
     }
     return bar;
+  }
+  if (hand && !hand.complete && me.in_hand && !me.folded && me.stack > 0 && hand.actor !== view.seat_index) {
+    bar.append(preActions(view, me, ctx));
   }
   if (me.owes_big || me.owes_small) {
     bar.append(h("span", { class: "muted" }, me.entry === "post" ? tr("You post to be dealt in at the next hand") : tr("You wait for the big blind")),

@@ -407,5 +407,15 @@ export default {
  "{name}: click to mute or unmute their chat": "{name}: click to mute or unmute their chat",
  "chat muted": "chat muted",
  "You no longer receive {name}'s chat.": "You no longer receive {name}'s chat.",
- "You receive {name}'s chat again.": "You receive {name}'s chat again."
+ "You receive {name}'s chat again.": "You receive {name}'s chat again.",
+ "time bank (R8.7)": "time bank (R8.7)",
+ "⏳ time bank {n} s": "⏳ time bank {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Use time bank ({n} s)",
+ "Check/Fold": "Check/Fold",
+ "Call any": "Call any",
+ "Next turn:": "Next turn:",
+ "Your clock ran out: your time bank runs ({n} s)": "Your clock ran out: your time bank runs ({n} s)",
+ "{name}'s time bank runs ({n} s)": "{name}'s time bank runs ({n} s)",
+ "Your pre-action was dropped: the price changed": "Your pre-action was dropped: the price changed"
 };

@@ -407,5 +407,15 @@ export default {
  "{name}: click to mute or unmute their chat": "{name}: kliknij, by wyciszyć lub przywrócić czat",
  "chat muted": "czat wyciszony",
  "You no longer receive {name}'s chat.": "Nie otrzymujesz już czatu {name}.",
- "You receive {name}'s chat again.": "Znów otrzymujesz czat {name}."
+ "You receive {name}'s chat again.": "Znów otrzymujesz czat {name}.",
+ "time bank (R8.7)": "bank czasu (R8.7)",
+ "⏳ time bank {n} s": "⏳ bank czasu {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Użyj banku czasu ({n} s)",
+ "Check/Fold": "Czekaj/Pas",
+ "Call any": "Sprawdź każdą stawkę",
+ "Next turn:": "Następna kolej:",
+ "Your clock ran out: your time bank runs ({n} s)": "Twój czas minął: płynie twój bank czasu ({n} s)",
+ "{name}'s time bank runs ({n} s)": "Płynie bank czasu gracza {name} ({n} s)",
+ "Your pre-action was dropped: the price changed": "Twoja akcja z wyprzedzeniem została usunięta: stawka się zmieniła"
 };

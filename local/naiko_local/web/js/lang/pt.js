@@ -407,5 +407,15 @@ export default {
  "{name}: click to mute or unmute their chat": "{name}: clique para silenciar ou reativar o chat",
  "chat muted": "chat silenciado",
  "You no longer receive {name}'s chat.": "Você não recebe mais o chat de {name}.",
- "You receive {name}'s chat again.": "Você volta a receber o chat de {name}."
+ "You receive {name}'s chat again.": "Você volta a receber o chat de {name}.",
+ "time bank (R8.7)": "banco de tempo (R8.7)",
+ "⏳ time bank {n} s": "⏳ banco de tempo {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Usar o banco de tempo ({n} s)",
+ "Check/Fold": "Passar/Desistir",
+ "Call any": "Pagar qualquer valor",
+ "Next turn:": "Próxima vez:",
+ "Your clock ran out: your time bank runs ({n} s)": "O seu tempo acabou: o seu banco de tempo corre ({n} s)",
+ "{name}'s time bank runs ({n} s)": "O banco de tempo de {name} corre ({n} s)",
+ "Your pre-action was dropped: the price changed": "A sua ação pré-selecionada foi retirada: o valor mudou"
 };

@@ -407,5 +407,15 @@ export default {
  "{name}: click to mute or unmute their chat": "{name}: apasă pentru a dezactiva sau reactiva chatul",
  "chat muted": "chat dezactivat",
  "You no longer receive {name}'s chat.": "Nu mai primești chatul lui {name}.",
- "You receive {name}'s chat again.": "Primești din nou chatul lui {name}."
+ "You receive {name}'s chat again.": "Primești din nou chatul lui {name}.",
+ "time bank (R8.7)": "banca de timp (R8.7)",
+ "⏳ time bank {n} s": "⏳ banca de timp {n} s",
+ "⏳ {n} s": "⏳ {n} s",
+ "Use time bank ({n} s)": "Folosește banca de timp ({n} s)",
+ "Check/Fold": "Check/Fold",
+ "Call any": "Plătește orice sumă",
+ "Next turn:": "Rândul următor:",
+ "Your clock ran out: your time bank runs ({n} s)": "Timpul tău s-a terminat: curge banca ta de timp ({n} s)",
+ "{name}'s time bank runs ({n} s)": "Curge banca de timp a lui {name} ({n} s)",
+ "Your pre-action was dropped: the price changed": "Acțiunea ta aleasă dinainte a fost anulată: suma s-a schimbat"
 };

@@ -407,5 +407,15 @@ export default {
  "{name}: click to mute or unmute their chat": "{name}: bấm để tắt hoặc bật tiếng trò chuyện",
  "chat muted": "đã tắt tiếng",
  "You no longer receive {name}'s chat.": "Bạn không còn nhận trò chuyện của {name}.",
- "You receive {name}'s chat again.": "Bạn lại nhận trò chuyện của {name}."
+ "You receive {name}'s chat again.": "Bạn lại nhận trò chuyện của {name}.",
+ "time bank (R8.7)": "quỹ thời gian (R8.7)",
+ "⏳ time bank {n} s": "⏳ quỹ thời gian {n} giây",
+ "⏳ {n} s": "⏳ {n} giây",
+ "Use time bank ({n} s)": "Dùng quỹ thời gian ({n} giây)",
+ "Check/Fold": "Xem/Bỏ",
+ "Call any": "Theo mọi mức",
+ "Next turn:": "Lượt tới:",
+ "Your clock ran out: your time bank runs ({n} s)": "Hết giờ: quỹ thời gian của bạn đang chạy ({n} giây)",
+ "{name}'s time bank runs ({n} s)": "Quỹ thời gian của {name} đang chạy ({n} giây)",
+ "Your pre-action was dropped: the price changed": "Hành động chọn trước của bạn đã bị hủy: số chip cần theo đã thay đổi"
 };
