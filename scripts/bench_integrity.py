@@ -2,6 +2,7 @@
 """Precision and recall of the integrity review (R10.3) on a planted population.
 
     .venv/bin/python scripts/bench_integrity.py [--hands 20000] [--seed 1] [--save FILE]
+    .venv/bin/python scripts/bench_integrity.py --seed 1 --records FILE   # review again
 
 Simulates ``--hands`` hands of 6-max BOT sessions with planted chip dumpers, soft-playing
 friends and a multi-accounting ring, plus innocent friends at private tables and lucky streaks
@@ -9,7 +10,8 @@ friends and a multi-accounting ring, plus innocent friends at private tables and
 the published thresholds) and prints, per kind of abuse: the planted cases, those flagged
 (recall), the flags that are wrong, and the share of innocent pairs flagged; then the innocent
 look-alikes' scores and the time per 1,000 hands of simulation and of review. ``--save`` writes
-the simulated records as JSON Lines (what ``scripts/integrity_review.py --hands`` reads).
+the simulated records as JSON Lines (what ``scripts/integrity_review.py --hands`` reads);
+``--records`` reviews such a file again without simulating (the seed plants the same accounts).
 Figures: docs/integrity.md.
 """
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
+import tempfile
 import time
-from itertools import combinations
+from itertools import chain, combinations, islice
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +31,16 @@ sys.path.insert(0, str(ROOT / "layers" / "engine"))
 
 from naiko_service.integrity.analysis import Review, Thresholds  # noqa: E402
 from naiko_service.integrity.population import Plan, simulate  # noqa: E402
+from naiko_service.integrity.sources import from_jsonl  # noqa: E402
+
+
+def _simulate_part(job: tuple[int, str, int, int, str]) -> None:
+    """One process's share of the sessions, written to a JSON Lines file."""
+    hands, seed, index, jobs, path = job
+    records, _ = simulate(hands, seed=seed, plan=Plan(), part=(index, jobs))
+    with open(path, "w") as out:
+        for record in records:
+            out.write(json.dumps(record.to_document(), separators=(",", ":")) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,11 +48,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=20_000)
     parser.add_argument("--seed", default="1")
     parser.add_argument("--save", type=Path, default=None, help="write the records (JSON Lines)")
+    parser.add_argument("--records", type=Path, default=None,
+                        help="review these records (written by --save with the same --seed) "
+                             "instead of simulating")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="simulate in this many processes (sessions shared out)")
     args = parser.parse_args(argv)
     thresholds = Thresholds()
+    started = time.perf_counter()
     records, truth = simulate(args.hands, seed=args.seed, plan=Plan())
-    review = Review(thresholds)
+    parts = tempfile.TemporaryDirectory()
     sim_s = review_s = 0.0
+    if args.records is not None:  # the same seed plants the same accounts
+        records = islice(from_jsonl(args.records), args.hands)
+    elif args.jobs > 1:
+        paths = [str(Path(parts.name) / f"part{i}.jsonl") for i in range(args.jobs)]
+        with multiprocessing.Pool(args.jobs) as pool:
+            pool.map(_simulate_part, [(args.hands, args.seed, i, args.jobs, path)
+                                      for i, path in enumerate(paths)])
+        sim_s = time.perf_counter() - started
+        records = chain.from_iterable(from_jsonl(Path(path)) for path in paths)
+    review = Review(thresholds)
     out = args.save.open("w") if args.save else None
     clock = time.perf_counter()
     for record in records:
@@ -51,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         review_s += clock - now
     if out is not None:
         out.close()
+    parts.cleanup()
     flags = review.flags()
     t = thresholds
     print(f"{review.hands:,} hands, {len(truth.accounts)} accounts, {len(flags)} flags "
@@ -103,8 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"planted dumping   {look((taker, giver))}")
     groups = sum(1 for _ in combinations(truth.accounts, 2))
     per = 1000 / max(1, review.hands)
-    print(f"time per 1,000 hands: simulation {sim_s * per:.2f} s, review {review_s * per:.2f} s "
-          f"({groups:,} possible pairs)")
+    source = ("reading the records" if args.records is not None
+              else f"simulation ({args.jobs} processes, wall)" if args.jobs > 1 else "simulation")
+    print(f"time per 1,000 hands: {source} {sim_s * per:.2f} s, review {review_s * per:.2f} s "
+          f"({groups:,} possible pairs); seed {args.seed}, wall time "
+          f"{time.perf_counter() - started:.0f} s")
     return 0
 
 
