@@ -5,21 +5,26 @@ Each hand is replayed from its stored log (every hole card is in it) into :class
 
 - **flow**: who lost chips to whom (each loser's loss shared among the winners by what they
   won);
-- **giveaways**: decisions that handed chips to an opponent *given the cards*: folding a strong
-  hand (strong against a random hand, what the folder could know, and ahead or close against
-  the hands actually held) facing that opponent's bet, by the chips the fold forfeited
-  (equity × pot after a call − the call); or putting chips in with a weak hand, far behind
-  what the opponent held, by the chips expected to be lost. Only a decision in a hand the giver
-  lost and the taker won counts. A cooler (a strong hand beaten by a stronger one) is not a
-  giveaway: the caller's hand was strong;
+- **decisions**: every heads-up decision (the opponent the only other player left) with a
+  stake of a few big blinds, given the cards both held: facing the opponent's bet while
+  ahead of its hand (folding is the *telling* choice), facing it while behind (calling or
+  raising is), or checked to while behind (betting is); each with its stratum (that
+  situation, the street, the bin of the hand's strength against one random hand: what the
+  player could know) and its stake;
+- **giveaways** (the evidence): telling choices that handed chips over and that the hand
+  does not explain (folding a hand that looked good, putting chips in with one that looked
+  bad), in a hand the giver lost and the taker won, by the chips the fold forfeited (equity
+  × pot after a call − the call) or the chips put in were expected to lose. A cooler (a
+  strong hand beaten by a stronger one) is not a giveaway: the caller's hand was strong;
 - **heads-up rounds**: postflop betting rounds that two players began alone (nobody else
   left, neither all-in), and whether either bet or raised in it.
 
 :class:`Review` sums them per pair of accounts and scores (:meth:`Review.flags`):
 
-- **dumping** (giver → taker): how improbable the count of giveaway hands is against what
-  the giver gives everybody else and what the population gives, a Poisson tail as
-  ``-log10`` (score 3: one chance in a thousand), with the chips given above a floor;
+- **dumping** (giver → taker): how improbable the giver's telling choices against the taker
+  are, each stratum's compared with the giver's own rate against everybody else, weighted by
+  the stakes: a Chernoff bound on the weighted tail, as ``-log10`` (score 3: one chance in a
+  thousand), with the chips given and the net chip flow one way;
 - **soft play** (a pair): how improbable it is that two players so rarely bet into each other
   heads-up, given how often each bets heads-up against others, a binomial tail as ``-log10``;
 - **ring** (multi-accounting): accounts that nearly always sit together (each pair's shared
@@ -82,11 +87,12 @@ class Thresholds:
     """A decision counts from this many big blinds at stake (the pot and the price)."""
     max_weight_bb: float = 50.0
     """A decision weighs its stake in big blinds, up to this (no single pot decides)."""
-    dumping_score: float = 4.0
-    """A directed pair is flagged from this ``-log10`` tail..."""
+    dumping_score: float = 2.0
+    """A directed pair is flagged from this ``-log10`` tail (a Chernoff bound, above the
+    true chance: measured, no innocent pair of 20,000 hands reached it)..."""
     dumping_min_bb: float = 25.0
-    """...with at least this many big blinds given away to that player (in hands the giver
-    lost and the taker won), and more chips gone from the giver to the taker than back."""
+    """...with at least this many big blinds given away to that player (giveaways: in hands
+    the giver lost and the taker won), and more than the taker gave back."""
     soft_score: float = 4.0
     """A pair is flagged for soft play from this ``-log10`` tail..."""
     soft_min_rounds: int = 12
@@ -167,17 +173,20 @@ class HandFacts:
     rounds: list[HeadsUpRound] = field(default_factory=list)
 
 
-class _Equity:
+class Equities:
     """Equities with a per-hand seeded generator and a cache of hand strength."""
 
     def __init__(self) -> None:
         self.absolute_cache: dict[tuple[tuple[Card, ...], tuple[Card, ...]], float] = {}
 
-    def absolute(self, hole: Sequence[Card], board: Sequence[Card], rnd: random.Random) -> float:
-        """Equity against one random hand: what the player could know of their hand."""
+    def absolute(self, hole: Sequence[Card], board: Sequence[Card]) -> float:
+        """Equity against one random hand: what the player could know of their hand (its
+        Monte Carlo seeded by the cards: the same cards, the same value, whichever hand or
+        process asks first)."""
         key = (tuple(sorted(hole)), tuple(sorted(board)))
         found = self.absolute_cache.get(key)
         if found is None:
+            rnd = random.Random(zlib.crc32(bytes([*key[0], 52, *key[1]])))
             found = estimate_equity(list(hole), list(board), 1, rnd, trials=ABSOLUTE_TRIALS)
             self.absolute_cache[key] = found
         return found
@@ -216,13 +225,13 @@ class _Equity:
 
 
 def hand_facts(record: HandRecord, thresholds: Thresholds | None = None,
-               equity: _Equity | None = None) -> HandFacts | None:
+               equity: Equities | None = None) -> HandFacts | None:
     """The facts of one stored hand, or ``None`` when it tells nothing (cancelled, or its log
     was not kept)."""
     if record.cancelled is not None or record.state is None:
         return None
     t = thresholds or Thresholds()
-    eq = equity or _Equity()
+    eq = equity or Equities()
     big_blind = max(1, int(record.config.get("big_blind", 1)))
     facts = HandFacts(record.key, record.players, record.kind)
     results = record.results
@@ -239,7 +248,7 @@ def hand_facts(record: HandRecord, thresholds: Thresholds | None = None,
 class _Replay:
     """One pass over a hand's log: pot and bets at each decision, cards held, rounds."""
 
-    def __init__(self, record: HandRecord, facts: HandFacts, t: Thresholds, eq: _Equity,
+    def __init__(self, record: HandRecord, facts: HandFacts, t: Thresholds, eq: Equities,
                  big_blind: int) -> None:
         self.record, self.facts, self.t, self.eq, self.bb = record, facts, t, eq, big_blind
         self.player = {s.seat_index: s.player_id for s in record.seats}
@@ -356,7 +365,7 @@ class _Replay:
             if ahead:
                 return  # ahead and free to check: whatever it does gives nothing away
             context, telling = "behind_checked_to", chips > 0
-        strength = self.eq.absolute(hole, self.board, self.rnd)
+        strength = self.eq.absolute(hole, self.board)
         strength_bin = sum(1 for edge in STRENGTH_BINS if strength >= edge)
         if chips == 0:
             gift = max(0.0, share * (pot + to_call) - to_call) if telling else 0.0
@@ -465,7 +474,7 @@ class Review:
 
     def __init__(self, thresholds: Thresholds | None = None) -> None:
         self.t = thresholds or Thresholds()
-        self._equity = _Equity()
+        self._equity = Equities()
         self.hands = 0
         self.hands_of: dict[str, int] = defaultdict(int)
         self.shared: dict[tuple[str, str], int] = defaultdict(int)
@@ -597,7 +606,10 @@ class Review:
             items = self.given[(giver, taker)]
             chips = sum(c for c, _, _ in items)
             flow = self.flow.get((giver, taker), 0.0) - self.flow.get((taker, giver), 0.0)
-            if score < t.dumping_score or chips < t.dumping_min_bb or flow <= 0:
+            back = sum(c for c, _, _ in self.given.get((taker, giver), ()))
+            # one way: more given than given back (the net flow of whole hands is mostly the
+            # cards' variance, and no test of a transfer)
+            if score < t.dumping_score or chips < t.dumping_min_bb or chips <= back:
                 continue
             top = sorted(items, key=lambda x: -x[0])[:EVIDENCE_HANDS]
             reasons: dict[str, int] = defaultdict(int)
@@ -606,7 +618,8 @@ class Review:
             out.append(Flag("dumping", (giver, taker), score, tuple(k for _, k, _ in top), {
                 "hands_together": self._shared(giver, taker),
                 "giveaway_hands": len(items), "given_bb": round(chips, 1),
-                "flow_bb": round(flow, 1), "reasons": dict(reasons)}))
+                "given_back_bb": round(back, 1), "flow_bb": round(flow, 1),
+                "reasons": dict(reasons)}))
         soft = self.soft_scores()
         for pair, score in soft.items():
             n, k = self.rounds[pair]

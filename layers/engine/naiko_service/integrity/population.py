@@ -405,8 +405,9 @@ class _Decider:
         a, b = sorted((rank_of(c) for c in k.hole), reverse=True)
         key = (a, b, k.hole[0] & 3 == k.hole[1] & 3, k.opponents)
         found = self.preflop.get(key)
-        if found is None:
-            found = self.preflop[key] = estimate_equity(k.hole, (), k.opponents, rnd)
+        if found is None:  # seeded by the key: the same in every process, in any order
+            seeded = random.Random(f"{key}")
+            found = self.preflop[key] = estimate_equity(k.hole, (), k.opponents, seeded)
         return found
 
 
