@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Precision and recall of the integrity review (R10.3) on a planted population.
 
-    .venv/bin/python scripts/bench_integrity.py [--hands 20000] [--seed 1] [--save FILE]
-    .venv/bin/python scripts/bench_integrity.py --seed 1 --records FILE   # review again
+    .venv/bin/python scripts/bench_integrity.py [--hands 20000] [--seed 1] [--jobs 2] [--save FILE]
+    .venv/bin/python scripts/bench_integrity.py --seed 1 --records FILE [--jobs 2]  # again
 
 Simulates ``--hands`` hands of 6-max BOT sessions with planted chip dumpers, soft-playing
 friends and a multi-accounting ring, plus innocent friends at private tables and lucky streaks
 (:mod:`naiko_service.integrity.population`), reviews them (:mod:`naiko_service.integrity.analysis`,
 the published thresholds) and prints, per kind of abuse: the planted cases, those flagged
-(recall), the flags that are wrong, and the share of innocent pairs flagged; then the innocent
-look-alikes' scores and the time per 1,000 hands of simulation and of review. ``--save`` writes
+(recall), the flags that are wrong, and the share of innocent pairs flagged (for dumping also
+at other thresholds); then the innocent look-alikes' scores and the time per 1,000 hands of
+simulating and replaying the hands (``--jobs`` processes share the sessions out) and of
+scoring. ``--save`` writes
 the simulated records as JSON Lines (what ``scripts/integrity_review.py --hands`` reads);
 ``--records`` reviews such a file again without simulating (the seed plants the same accounts).
 Figures: docs/integrity.md.

@@ -36,7 +36,7 @@ from naiko_service.integrity.analysis import (
     hand_facts,
     weighted_tail,
 )
-from naiko_service.integrity.population import Plan, simulate
+from naiko_service.integrity.population import STAKES, Plan, simulate
 from naiko_service.integrity.sources import from_jsonl
 
 # -- one hand's facts ----------------------------------------------------------------------
@@ -249,6 +249,11 @@ def test_r10_3_the_population_plants_what_it_says_and_conserves_chips(tmp_path):
     path = tmp_path / "hands.jsonl"
     path.write_text("".join(json.dumps(r.to_document()) + "\n" for r in kept))
     assert [r.key for r in from_jsonl(path)] == [r.key for r in kept]
+    assert {int(r.config["big_blind"]) for r in kept} <= set(STAKES)
+    # two parts played apart are the whole run's sessions, hand for hand
+    halves = [list(simulate(24, seed=7, plan=plan, part=(i, 2))[0]) for i in range(2)]
+    assert sorted((r.key, r.results) for half in halves for r in half) \
+        == sorted((r.key, r.results) for r in kept)
 
 
 def test_r10_3_the_review_command_prints_the_flags_of_an_export(tmp_path, capsys):
