@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Precision and recall of the integrity review (R10.3) on a planted population.
 
-    .venv/bin/python scripts/bench_integrity.py [--hands 20000] [--seed 1] [--save FILE]
+    .venv/bin/python scripts/bench_integrity.py [--hands 20000] [--seed 1] [--jobs 2] [--save FILE]
+    .venv/bin/python scripts/bench_integrity.py --seed 1 --records FILE [--jobs 2]  # again
 
 Simulates ``--hands`` hands of 6-max BOT sessions with planted chip dumpers, soft-playing
 friends and a multi-accounting ring, plus innocent friends at private tables and lucky streaks
 (:mod:`naiko_service.integrity.population`), reviews them (:mod:`naiko_service.integrity.analysis`,
 the published thresholds) and prints, per kind of abuse: the planted cases, those flagged
-(recall), the flags that are wrong, and the share of innocent pairs flagged; then the innocent
-look-alikes' scores and the time per 1,000 hands of simulation and of review. ``--save`` writes
-the simulated records as JSON Lines (what ``scripts/integrity_review.py --hands`` reads).
+(recall), the flags that are wrong, and the share of innocent pairs flagged (for dumping also
+at other thresholds); then the innocent look-alikes' scores and the time per 1,000 hands of
+simulating and replaying the hands (``--jobs`` processes share the sessions out) and of
+scoring. ``--save`` writes
+the simulated records as JSON Lines (what ``scripts/integrity_review.py --hands`` reads);
+``--records`` reviews such a file again without simulating (the seed plants the same accounts).
 Figures: docs/integrity.md.
 """
 
@@ -17,16 +21,52 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
+import tempfile
 import time
-from itertools import combinations
+from dataclasses import replace
+from itertools import combinations, islice
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "engine"))
 
-from naiko_service.integrity.analysis import Review, Thresholds  # noqa: E402
+from naiko_service.integrity.analysis import (  # noqa: E402
+    Equities,
+    HandFacts,
+    Review,
+    Thresholds,
+    hand_facts,
+)
 from naiko_service.integrity.population import Plan, simulate  # noqa: E402
+from naiko_service.integrity.sources import from_jsonl  # noqa: E402
+
+DUMPING_CURVE = (1.5, 3.0, 4.0)
+"""Dumping thresholds also measured, besides the published one."""
+
+
+def _part(job: tuple[int, str, int, int, str | None, str | None]) -> list[HandFacts]:
+    """One process's share: its sessions simulated (or its share of a file's records, every
+    *jobs*-th line), each hand's facts (the review's costly part), the records written to
+    *path* when given."""
+    hands, seed, index, jobs, source, path = job
+    if source is None:
+        records, _ = simulate(hands, seed=seed, plan=Plan(), part=(index, jobs))
+    else:
+        records = islice(from_jsonl(Path(source)), index, hands, jobs)
+    facts = []
+    equity = Equities()
+    out = open(path, "w") if path else None  # noqa: SIM115
+    for record in records:
+        found = hand_facts(record, Thresholds(), equity)
+        if found is not None:
+            facts.append(found)
+        if out is not None:
+            out.write(json.dumps(record.to_document(), separators=(",", ":")) + "\n")
+    if out is not None:
+        out.close()
+    return facts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,23 +74,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=20_000)
     parser.add_argument("--seed", default="1")
     parser.add_argument("--save", type=Path, default=None, help="write the records (JSON Lines)")
+    parser.add_argument("--records", type=Path, default=None,
+                        help="review these records (written by --save with the same --seed) "
+                             "instead of simulating")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes that simulate and replay hands (sessions shared out)")
     args = parser.parse_args(argv)
     thresholds = Thresholds()
-    records, truth = simulate(args.hands, seed=args.seed, plan=Plan())
+    started = time.perf_counter()
+    _, truth = simulate(args.hands, seed=args.seed, plan=Plan())  # who was planted as what
+    source = str(args.records) if args.records is not None else None
+    with tempfile.TemporaryDirectory() as parts:
+        paths = [str(Path(parts) / f"part{i}.jsonl") if args.save and source is None else None
+                 for i in range(args.jobs)]
+        jobs = [(args.hands, args.seed, i, args.jobs, source, paths[i])
+                for i in range(args.jobs)]
+        if args.jobs > 1:
+            with multiprocessing.Pool(args.jobs) as pool:
+                shares = pool.map(_part, jobs)
+        else:
+            shares = [_part(jobs[0])]
+        if args.save and source is None:
+            with args.save.open("w") as out:
+                for path in paths:
+                    assert path is not None
+                    out.write(Path(path).read_text())
+    played_s = time.perf_counter() - started
     review = Review(thresholds)
-    sim_s = review_s = 0.0
-    out = args.save.open("w") if args.save else None
-    clock = time.perf_counter()
-    for record in records:
-        now = time.perf_counter()
-        sim_s += now - clock
-        review.add(record)
-        if out is not None:
-            out.write(json.dumps(record.to_document(), separators=(",", ":")) + "\n")
-        clock = time.perf_counter()
-        review_s += clock - now
-    if out is not None:
-        out.close()
+    for share in shares:
+        for facts in share:
+            review.add_facts(facts)
+    review_s = time.perf_counter() - started - played_s
     flags = review.flags()
     t = thresholds
     print(f"{review.hands:,} hands, {len(truth.accounts)} accounts, {len(flags)} flags "
@@ -68,6 +122,16 @@ def main(argv: list[str] | None = None) -> int:
           f"(recall {len(found) / max(1, len(truth.dumping)):.2f}), wrong flags {len(wrong)}, "
           f"innocent directed pairs flagged {len(wrong & innocent)}/{len(innocent)} "
           f"({len(wrong & innocent) / max(1, len(innocent)):.1%})")
+    curve = []
+    for score in DUMPING_CURVE:  # the same review at other dumping thresholds
+        review.t = replace(thresholds, dumping_score=score)
+        at = {f.accounts for f in review.flags() if f.kind == "dumping"}
+        recall = len(at & truth.dumping) / max(1, len(truth.dumping))
+        share = len(at & innocent) / max(1, len(innocent))
+        curve.append(f"{score:g}: recall {recall:.2f}, innocent {len(at & innocent)} "
+                     f"({share:.1%})")
+    review.t = thresholds
+    print(f"          at other dumping thresholds: {'; '.join(curve)}")
     flagged = {f.accounts for f in flags if f.kind == "soft_play"}
     innocent = set(scored_pairs) - truth.soft_play
     found = truth.soft_play & flagged
@@ -103,8 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"planted dumping   {look((taker, giver))}")
     groups = sum(1 for _ in combinations(truth.accounts, 2))
     per = 1000 / max(1, review.hands)
-    print(f"time per 1,000 hands: simulation {sim_s * per:.2f} s, review {review_s * per:.2f} s "
-          f"({groups:,} possible pairs)")
+    source_name = "reading and replaying the records" if source is not None \
+        else "simulating and replaying"
+    print(f"time per 1,000 hands: {source_name} {played_s * per:.2f} s ({args.jobs} "
+          f"process{'es' if args.jobs > 1 else ''}, wall), scoring {review_s * per:.2f} s "
+          f"({groups:,} possible pairs); seed {args.seed}, wall time "
+          f"{time.perf_counter() - started:.0f} s")
     return 0
 
 

@@ -5,21 +5,26 @@ Each hand is replayed from its stored log (every hole card is in it) into :class
 
 - **flow**: who lost chips to whom (each loser's loss shared among the winners by what they
   won);
-- **giveaways**: decisions that handed chips to an opponent *given the cards*: folding a strong
-  hand (strong against a random hand, what the folder could know, and ahead or close against
-  the hands actually held) facing that opponent's bet, by the chips the fold forfeited
-  (equity × pot after a call − the call); or putting chips in with a weak hand, far behind
-  what the opponent held, by the chips expected to be lost. Only a decision in a hand the giver
-  lost and the taker won counts. A cooler (a strong hand beaten by a stronger one) is not a
-  giveaway: the caller's hand was strong;
+- **decisions**: every heads-up decision (the opponent the only other player left) with a
+  stake of a few big blinds, given the cards both held: facing the opponent's bet while
+  ahead of its hand (folding is the *telling* choice), facing it while behind (calling or
+  raising is), or checked to while behind (betting is); each with its stratum (that
+  situation, the street, the bin of the hand's strength against one random hand: what the
+  player could know) and its stake;
+- **giveaways** (the evidence): telling choices that handed chips over and that the hand
+  does not explain (folding a hand that looked good, putting chips in with one that looked
+  bad), in a hand the giver lost and the taker won, by the chips the fold forfeited (equity
+  × pot after a call − the call) or the chips put in were expected to lose. A cooler (a
+  strong hand beaten by a stronger one) is not a giveaway: the caller's hand was strong;
 - **heads-up rounds**: postflop betting rounds that two players began alone (nobody else
   left, neither all-in), and whether either bet or raised in it.
 
 :class:`Review` sums them per pair of accounts and scores (:meth:`Review.flags`):
 
-- **dumping** (giver → taker): how improbable the count of giveaway hands is against what
-  the giver gives everybody else and what the population gives, a Poisson tail as
-  ``-log10`` (score 3: one chance in a thousand), with the chips given above a floor;
+- **dumping** (giver → taker): how improbable the giver's telling choices against the taker
+  are, each stratum's compared with the giver's own rate against everybody else, weighted by
+  the stakes: a Chernoff bound on the weighted tail, as ``-log10`` (score 3: one chance in a
+  thousand), with the chips given and the net chip flow one way;
 - **soft play** (a pair): how improbable it is that two players so rarely bet into each other
   heads-up, given how often each bets heads-up against others, a binomial tail as ``-log10``;
 - **ring** (multi-accounting): accounts that nearly always sit together (each pair's shared
@@ -70,22 +75,24 @@ come (two or fewer are enumerated exactly)."""
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
-    """What makes a decision a giveaway, and a score a flag (the published defaults)."""
+    """What makes a decision telling, and a score a flag (the published defaults)."""
 
-    strong_fold: float = 0.66
-    """A folded hand is strong from this equity against one random hand..."""
-    fold_ahead: float = 0.45
-    """...and ahead or close from this equity against the hands actually held."""
-    weak_call: float = 0.42
-    """Chips put in are weak from below this equity against one random hand..."""
-    call_behind: float = 0.25
-    """...and far behind from below this equity against the hands held."""
+    ahead: float = 0.5
+    """A player is ahead from this equity against the hand actually held (behind below it)."""
+    gift_strength: float = 0.5
+    """A telling choice is a giveaway (the evidence, and the big blinds given) when it is
+    unexplained by the hand: a fold ahead with a hand of at least this equity against one
+    random hand, chips put in behind with a weaker one."""
     min_chips_bb: float = 4.0
-    """A giveaway counts from this many big blinds at stake."""
-    dumping_score: float = 4.0
-    """A directed pair is flagged from this ``-log10`` tail."""
-    dumping_min_bb: float = 40.0
-    """...and at least this many big blinds given away to that player."""
+    """A decision counts from this many big blinds at stake (the pot and the price)."""
+    max_weight_bb: float = 50.0
+    """A decision weighs its stake in big blinds, up to this (no single pot decides)."""
+    dumping_score: float = 2.0
+    """A directed pair is flagged from this ``-log10`` tail (a Chernoff bound, above the
+    true chance: measured, no innocent pair of 20,000 hands reached it)..."""
+    dumping_min_bb: float = 25.0
+    """...with at least this many big blinds given away to that player (giveaways: in hands
+    the giver lost and the taker won), and more than the taker gave back."""
     soft_score: float = 4.0
     """A pair is flagged for soft play from this ``-log10`` tail..."""
     soft_min_rounds: int = 12
@@ -98,16 +105,47 @@ class Thresholds:
     """Pairs with fewer hands together are not scored."""
 
 
+STRENGTH_BINS = (0.35, 0.5, 0.65, 0.8)
+"""Edges of the bins of a hand's strength (equity against one random hand) that stratify the
+decisions: a player's choices are compared with their own in the same bin."""
+
+CONTEXTS = ("ahead_facing_bet", "behind_facing_bet", "behind_checked_to")
+"""A telling decision's situation: facing the opponent's bet while ahead of the hand it
+holds (the telling choice: fold), facing it while behind (call or raise), or free to check
+while behind (bet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A heads-up decision of *actor* against *opponent* given the cards both held."""
+
+    actor: str
+    opponent: str
+    stratum: tuple[str, bool, int]
+    """(context, preflop, strength bin): what the choice is compared with."""
+    weight: float
+    """The stake in big blinds (pot and price), capped at :attr:`Thresholds.max_weight_bb`."""
+    telling: bool
+    """It took the choice that hands chips over: folded ahead, put chips in behind."""
+    gift: float
+    """Big blinds the choice handed over given the cards: forfeited by a fold (equity x (pot
+    + price) - price), expected to be lost by chips put in (chips - equity x pot after)."""
+    street: str
+    strength: float
+    """Equity against one random hand: what the actor could know of its hand."""
+
+
 @dataclass(frozen=True, slots=True)
 class Giveaway:
-    """A decision that gave *taker* chips given the cards (see the module's text)."""
+    """A telling decision that gave *taker* chips, in a hand the giver lost and the taker won
+    (the evidence a reviewer reads)."""
 
     giver: str
     taker: str
     chips: float
-    """Expected chips handed over by the decision (big blinds in :class:`HandFacts`)."""
+    """Big blinds handed over by the decision (:attr:`Decision.gift`)."""
     reason: str
-    """``folded_strong`` or ``put_in_weak``."""
+    """``folded_ahead`` or ``put_in_behind``."""
     street: str
 
 
@@ -130,21 +168,25 @@ class HandFacts:
     kind: str
     flow: dict[tuple[str, str], float] = field(default_factory=dict)
     """(loser, winner) -> big blinds."""
+    decisions: list[Decision] = field(default_factory=list)
     giveaways: list[Giveaway] = field(default_factory=list)
     rounds: list[HeadsUpRound] = field(default_factory=list)
 
 
-class _Equity:
+class Equities:
     """Equities with a per-hand seeded generator and a cache of hand strength."""
 
     def __init__(self) -> None:
         self.absolute_cache: dict[tuple[tuple[Card, ...], tuple[Card, ...]], float] = {}
 
-    def absolute(self, hole: Sequence[Card], board: Sequence[Card], rnd: random.Random) -> float:
-        """Equity against one random hand: what the player could know of their hand."""
+    def absolute(self, hole: Sequence[Card], board: Sequence[Card]) -> float:
+        """Equity against one random hand: what the player could know of their hand (its
+        Monte Carlo seeded by the cards: the same cards, the same value, whichever hand or
+        process asks first)."""
         key = (tuple(sorted(hole)), tuple(sorted(board)))
         found = self.absolute_cache.get(key)
         if found is None:
+            rnd = random.Random(zlib.crc32(bytes([*key[0], 52, *key[1]])))
             found = estimate_equity(list(hole), list(board), 1, rnd, trials=ABSOLUTE_TRIALS)
             self.absolute_cache[key] = found
         return found
@@ -183,13 +225,13 @@ class _Equity:
 
 
 def hand_facts(record: HandRecord, thresholds: Thresholds | None = None,
-               equity: _Equity | None = None) -> HandFacts | None:
+               equity: Equities | None = None) -> HandFacts | None:
     """The facts of one stored hand, or ``None`` when it tells nothing (cancelled, or its log
     was not kept)."""
     if record.cancelled is not None or record.state is None:
         return None
     t = thresholds or Thresholds()
-    eq = equity or _Equity()
+    eq = equity or Equities()
     big_blind = max(1, int(record.config.get("big_blind", 1)))
     facts = HandFacts(record.key, record.players, record.kind)
     results = record.results
@@ -206,7 +248,7 @@ def hand_facts(record: HandRecord, thresholds: Thresholds | None = None,
 class _Replay:
     """One pass over a hand's log: pot and bets at each decision, cards held, rounds."""
 
-    def __init__(self, record: HandRecord, facts: HandFacts, t: Thresholds, eq: _Equity,
+    def __init__(self, record: HandRecord, facts: HandFacts, t: Thresholds, eq: Equities,
                  big_blind: int) -> None:
         self.record, self.facts, self.t, self.eq, self.bb = record, facts, t, eq, big_blind
         self.player = {s.seat_index: s.player_id for s in record.seats}
@@ -221,7 +263,7 @@ class _Replay:
         self.aggressor: int | None = None
         self.round_pair: tuple[int, int] | None = None
         self.round_aggressive = False
-        self.pending: list[Giveaway] = []
+        self.pending: list[Decision] = []
 
     def run(self) -> None:
         for event in self.record.events():
@@ -243,9 +285,17 @@ class _Replay:
                 self.total_in[event.seat_index] -= event.amount
         self._close_round()
         results = self.record.results
-        for g in self.pending:
-            if results.get(g.giver, 0) < 0 < results.get(g.taker, 0):
-                self.facts.giveaways.append(g)
+        self.facts.decisions.extend(self.pending)
+        for d in self.pending:
+            folded = d.stratum[0] == "ahead_facing_bet"
+            # unexplained by the hand: folded a hand that looked good, or put chips in with
+            # one that looked bad (a cooler's call, or a bluff that was called, is neither)
+            unexplained = (d.strength >= self.t.gift_strength) == folded
+            if d.telling and d.gift > 0 and unexplained \
+                    and results.get(d.actor, 0) < 0 < results.get(d.opponent, 0):
+                reason = "folded_ahead" if folded else "put_in_behind"
+                self.facts.giveaways.append(Giveaway(d.actor, d.opponent, d.gift, reason,
+                                                     d.street))
 
     def _put(self, seat: int, amount: int, all_in: bool, street: bool = True) -> None:
         if street:
@@ -277,10 +327,11 @@ class _Replay:
         to_call = max(self.street_bet.values(), default=0) - self.street_bet[seat]
         if e.action is Move.FOLD:
             if to_call > 0:
-                self._fold(seat, pot, to_call)
+                self._decision(seat, pot, to_call, 0)
             self.live.discard(seat)
             return
         if e.action is Move.CHECK:
+            self._decision(seat, pot, 0, 0)
             return
         if e.action is Move.CALL:
             chips = int(e.amount or 0)
@@ -288,45 +339,43 @@ class _Replay:
             chips = int(e.to or 0) - self.street_bet[seat]
             self.aggressor = seat
             self.round_aggressive = True
-        self._put_in(seat, pot, chips)
+        self._decision(seat, pot, to_call, chips)
         self._put(seat, chips, bool(e.all_in))
 
     def _others(self, seat: int) -> list[int]:
         return sorted(s for s in self.live if s != seat and s in self.holes)
 
-    def _fold(self, seat: int, pot: int, to_call: int) -> None:
+    def _decision(self, seat: int, pot: int, to_call: int, chips: int) -> None:
+        """A heads-up decision: folding (*chips* 0 facing *to_call*), checking (both 0) or
+        putting *chips* in, with the pot *pot* before it."""
         hole = self.holes.get(seat)
         others = self._others(seat)
-        if hole is None or len(others) != 1 or (to_call + pot) < self.t.min_chips_bb * self.bb:
+        t = self.t
+        if hole is None or len(others) != 1 or pot + to_call < t.min_chips_bb * self.bb:
             return
-        if self.eq.absolute(hole, self.board, self.rnd) < self.t.strong_fold:
-            return
-        share = self.eq.actual(hole, [self.holes[s] for s in others], self.board, self.rnd)
-        if share < self.t.fold_ahead:
-            return
-        forfeited = share * (pot + to_call) - to_call
-        taker = self.aggressor if self.aggressor in others else None
-        if forfeited > 0 and taker is not None:
-            self.pending.append(Giveaway(self.player[seat], self.player[taker],
-                                         forfeited / self.bb, "folded_strong", self.street))
-
-    def _put_in(self, seat: int, pot: int, chips: int) -> None:
-        hole = self.holes.get(seat)
-        others = self._others(seat)
-        if hole is None or len(others) != 1 or chips < self.t.min_chips_bb * self.bb:
-            return
-        if self.eq.absolute(hole, self.board, self.rnd) >= self.t.weak_call:
-            return
-        share = self.eq.actual(hole, [self.holes[s] for s in others], self.board, self.rnd)
-        if share >= self.t.call_behind:
-            return
-        expected_loss = chips - share * (pot + chips)
-        if expected_loss <= 0:
-            return
-        results = self.record.results
-        taker = max(others, key=lambda s: results.get(self.player[s], 0))
-        self.pending.append(Giveaway(self.player[seat], self.player[taker],
-                                     expected_loss / self.bb, "put_in_weak", self.street))
+        other = others[0]
+        share = self.eq.actual(hole, [self.holes[other]], self.board, self.rnd)
+        ahead = share >= t.ahead
+        if to_call > 0:
+            if ahead and self.aggressor != other:
+                return  # ahead of a player who did not bet: nothing is asked of this one
+            context = "ahead_facing_bet" if ahead else "behind_facing_bet"
+            telling = (chips == 0) if ahead else (chips > 0)
+        else:
+            if ahead:
+                return  # ahead and free to check: whatever it does gives nothing away
+            context, telling = "behind_checked_to", chips > 0
+        strength = self.eq.absolute(hole, self.board)
+        strength_bin = sum(1 for edge in STRENGTH_BINS if strength >= edge)
+        if chips == 0:
+            gift = max(0.0, share * (pot + to_call) - to_call) if telling else 0.0
+        else:
+            gift = max(0.0, chips - share * (pot + chips)) if telling else 0.0
+        weight = min((pot + to_call) / self.bb, t.max_weight_bb)
+        self.pending.append(Decision(self.player[seat], self.player[other],
+                                     (context, self.street == "preflop", strength_bin),
+                                     weight, telling, gift / self.bb, self.street,
+                                     strength))
 
 
 # -- the review --------------------------------------------------------------------------------
@@ -352,32 +401,54 @@ class Flag:
 
 
 EVIDENCE_HANDS = 20
-PRIOR_HANDS = 200
-"""Weight, in hands, of the population's rate in a player's own rate (shrinkage)."""
+PRIOR_DECISIONS = 20
+"""Weight, in decisions, of the population's rate in a player's own rate in a stratum
+(shrinkage: a player with few decisions there is compared with everybody)."""
 KINDS = ("dumping", "soft_play", "ring")
 
 
-def poisson_tail(observed: int, expected: float) -> float:
-    """``-log10 P(X >= observed)`` for X ~ Poisson(*expected*) (0 when nothing is unusual).
+def weighted_tail(trials: Sequence[tuple[float, float]], observed: float) -> float:
+    """``-log10`` of the Chernoff bound on ``P(sum of w x >= observed)`` where each
+    ``(w, p)`` of *trials* is an independent ``x`` ~ Bernoulli(*p*) weighing *w* (0 when the
+    observed sum is not above its mean).
 
-    >>> round(poisson_tail(10, 2.0), 2)
-    4.33
-    >>> poisson_tail(0, 3.0)
+    The bound, ``min over t >= 0 of exp(-t observed) E[exp(t sum w x)]``, is never below the
+    true tail: the score errs toward innocence. It is exact when a single rare choice is all
+    that was seen (its chance), and grows with the number of shared decisions.
+
+    >>> round(weighted_tail([(50.0, 0.05)], 50.0), 2)  # one fold of chance 0.05: 1.3
+    1.3
+    >>> round(weighted_tail([(1.0, 0.5)] * 20, 20.0), 2)  # 20 heads in 20 tosses
+    6.02
+    >>> weighted_tail([(1.0, 0.5)] * 20, 10.0)
     0.0
     """
-    if observed <= 0 or observed <= expected:
+    total = sum(w for w, _ in trials)
+    mean = sum(w * p for w, p in trials)
+    if observed <= mean or not trials:
         return 0.0
-    expected = max(expected, 1e-9)
-    term = math.exp(-expected)
-    below = 0.0
-    for k in range(observed):
-        below += term
-        term *= expected / (k + 1)
-    tail = max(1.0 - below, 0.0)
-    if tail <= 1e-300:  # 1 - below loses every digit: sum the tail's terms instead
-        log_term = -expected + observed * math.log(expected) - math.lgamma(observed + 1)
-        return -log_term / math.log(10)
-    return -math.log10(tail)
+    if observed >= total * (1 - 1e-12):  # every choice taken: the product of the chances
+        return -sum(math.log10(p) for w, p in trials if w > 0)
+    scale = max(w for w, _ in trials)
+
+    def log_bound(t: float) -> float:
+        # log E[exp(t w x)] = t w + log(p + (1 - p) exp(-t w)), stable for large t w
+        return -t * observed + sum(t * w + math.log(p + (1 - p) * math.exp(-t * w))
+                                   for w, p in trials)
+
+    def slope(t: float) -> float:
+        return -observed + sum(w * p / (p + (1 - p) * math.exp(-t * w)) for w, p in trials)
+
+    low, high = 0.0, 1.0 / scale
+    while slope(high) < 0 and high < 1e6 / scale:
+        low, high = high, high * 2
+    for _ in range(60):
+        middle = (low + high) / 2
+        if slope(middle) < 0:
+            low = middle
+        else:
+            high = middle
+    return max(0.0, -log_bound((low + high) / 2) / math.log(10))
 
 
 def binomial_low_tail(observed: int, trials: int, p: float) -> float:
@@ -403,7 +474,7 @@ class Review:
 
     def __init__(self, thresholds: Thresholds | None = None) -> None:
         self.t = thresholds or Thresholds()
-        self._equity = _Equity()
+        self._equity = Equities()
         self.hands = 0
         self.hands_of: dict[str, int] = defaultdict(int)
         self.shared: dict[tuple[str, str], int] = defaultdict(int)
@@ -411,6 +482,9 @@ class Review:
         self.flow: dict[tuple[str, str], float] = defaultdict(float)
         self.given: dict[tuple[str, str], list[tuple[float, HandKey, str]]] = defaultdict(list)
         """(giver, taker) -> (big blinds, hand, reason) per giveaway hand."""
+        self.decided: dict[tuple[str, str], list[tuple[tuple[str, bool, int], float, bool]]] = \
+            defaultdict(list)
+        """(actor, opponent) -> (stratum, weight, telling) per telling-or-not decision."""
         self.rounds: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
         """Sorted pair -> [heads-up rounds, aggressive ones]."""
         self.passive_hands: dict[tuple[str, str], list[HandKey]] = defaultdict(list)
@@ -434,6 +508,8 @@ class Review:
                 self.private_pairs.add(pair)
         for pair, bb in facts.flow.items():
             self.flow[pair] += bb
+        for d in facts.decisions:
+            self.decided[(d.actor, d.opponent)].append((d.stratum, d.weight, d.telling))
         merged: dict[tuple[str, str], tuple[float, str]] = {}
         for g in facts.giveaways:
             chips, reason = merged.get((g.giver, g.taker), (0.0, g.reason))
@@ -459,29 +535,41 @@ class Review:
         return self.shared.get((a, b) if a < b else (b, a), 0)
 
     def dumping_scores(self) -> dict[tuple[str, str], float]:
-        """(giver, taker) -> the Poisson tail of its giveaway hands (pairs with enough hands)."""
-        given_hands: dict[str, int] = defaultdict(int)
-        opponent_hands: dict[str, int] = defaultdict(int)
-        for (a, _b), items in self.given.items():
-            given_hands[a] += len(items)
-        for (a, b), n in self.shared.items():
-            opponent_hands[a] += n
-            opponent_hands[b] += n
-        total_given = sum(given_hands.values())
-        total_pairs = sum(opponent_hands.values())
-        population = total_given / total_pairs if total_pairs else 0.0
+        """(giver, taker) -> how improbable the giver's telling decisions against the taker
+        are, given its own choices against everybody else (pairs with enough hands).
+
+        In each stratum (situation x street x strength of the hand) the giver's rate of the
+        telling choice against others (shrunk toward the population's) is the chance that an
+        independent player takes it against the taker too. Each decision weighs its stake;
+        the score is :func:`weighted_tail` of the stakes of the telling choices taken. The
+        direction matters: the taker's decisions against the giver are the reverse pair's,
+        scored apart.
+        """
+        own: dict[tuple[str, tuple[str, bool, int]], list[int]] = defaultdict(lambda: [0, 0])
+        everybody: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
+        for (actor, _), decisions in self.decided.items():
+            for stratum, _, telling in decisions:
+                for totals in (own[(actor, stratum)], everybody[stratum]):
+                    totals[0] += 1
+                    totals[1] += telling
         scores: dict[tuple[str, str], float] = {}
-        for (giver, taker), items in self.given.items():
-            n = self._shared(giver, taker)
-            if n < self.t.min_shared_hands:
+        for (giver, taker), decisions in self.decided.items():
+            if self._shared(giver, taker) < self.t.min_shared_hands:
                 continue
-            elsewhere_hands = opponent_hands[giver] - n
-            # the giver's own rate with everybody else, shrunk toward the population's when
-            # the giver has few other hands (a bad player gives to everyone: not dumping)
-            elsewhere = (given_hands[giver] - len(items) + PRIOR_HANDS * population) \
-                / (max(elsewhere_hands, 0) + PRIOR_HANDS)
-            rate = max(population, elsewhere)
-            scores[(giver, taker)] = poisson_tail(len(items), n * rate)
+            mine: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
+            for stratum, _, telling in decisions:
+                mine[stratum][0] += 1
+                mine[stratum][1] += telling
+            rates = {}
+            for stratum, (n, k) in mine.items():
+                all_n, all_k = everybody[stratum]
+                population = (all_k - k + 1) / (all_n - n + 2)
+                own_n, own_k = own[(giver, stratum)]
+                rates[stratum] = (own_k - k + PRIOR_DECISIONS * population) \
+                    / (own_n - n + PRIOR_DECISIONS)
+            scores[(giver, taker)] = weighted_tail(
+                [(w, rates[stratum]) for stratum, w, _ in decisions],
+                sum(w for _, w, telling in decisions if telling))
         return scores
 
     def soft_scores(self) -> dict[tuple[str, str], float]:
@@ -517,7 +605,11 @@ class Review:
         for (giver, taker), score in self.dumping_scores().items():
             items = self.given[(giver, taker)]
             chips = sum(c for c, _, _ in items)
-            if score < t.dumping_score or chips < t.dumping_min_bb:
+            flow = self.flow.get((giver, taker), 0.0) - self.flow.get((taker, giver), 0.0)
+            back = sum(c for c, _, _ in self.given.get((taker, giver), ()))
+            # one way: more given than given back (the net flow of whole hands is mostly the
+            # cards' variance, and no test of a transfer)
+            if score < t.dumping_score or chips < t.dumping_min_bb or chips <= back:
                 continue
             top = sorted(items, key=lambda x: -x[0])[:EVIDENCE_HANDS]
             reasons: dict[str, int] = defaultdict(int)
@@ -526,8 +618,7 @@ class Review:
             out.append(Flag("dumping", (giver, taker), score, tuple(k for _, k, _ in top), {
                 "hands_together": self._shared(giver, taker),
                 "giveaway_hands": len(items), "given_bb": round(chips, 1),
-                "flow_bb": round(self.flow.get((giver, taker), 0.0)
-                                 - self.flow.get((taker, giver), 0.0), 1),
+                "given_back_bb": round(back, 1), "flow_bb": round(flow, 1),
                 "reasons": dict(reasons)}))
         soft = self.soft_scores()
         for pair, score in soft.items():
