@@ -134,6 +134,8 @@ from naiko_service.memory import (  # noqa: E402
 from naiko_service.ports import (  # noqa: E402
     AccountMove,
     AccountProfile,
+    BumpCount,
+    CloseCount,
     ConcurrentUpdate,
     DeleteItem,
     InsufficientFunds,
@@ -419,11 +421,11 @@ class BenchTournamentStore(MemoryTournamentStore):
 
     def _index(self, writes: tuple[Write, ...]) -> None:
         for write in writes:
-            if isinstance(write, PutItem | DeleteItem):
+            if isinstance(write, PutItem | DeleteItem | BumpCount | CloseCount):
                 keys = self._keys.setdefault(write.tournament_id, [])
                 at = bisect.bisect_left(keys, write.key)
                 present = at < len(keys) and keys[at] == write.key
-                if isinstance(write, PutItem) and not present:
+                if not isinstance(write, DeleteItem) and not present:
                     keys.insert(at, write.key)
                 elif isinstance(write, DeleteItem) and present:
                     del keys[at]
@@ -503,6 +505,15 @@ class BenchTournamentStore(MemoryTournamentStore):
                 case DeleteItem(tournament_id=tid, key=key):
                     if key not in self._items.get(tid, {}):
                         failed.add(f"sub.{sub_kind(key)}")
+                case BumpCount(tournament_id=tid, key=key, entrants=entrants, quota=quota):
+                    count = self._items.get(tid, {}).get(key, {})
+                    after = count.get("entrants", 0) + entrants
+                    if count.get("closed") or after < 0 or (entrants > 0 and after > quota):
+                        failed.add(f"sub.{sub_kind(key)}")
+                case CloseCount(tournament_id=tid, key=key, entrants=entrants):
+                    count = self._items.get(tid, {}).get(key, {})
+                    if count.get("closed") or count.get("entrants", 0) != entrants:
+                        failed.add(f"sub.{sub_kind(key)}")
         return failed
 
     def _count(self, writes: tuple[Write, ...], net: dict[str, Any], entries: int) -> None:
@@ -523,7 +534,8 @@ class BenchTournamentStore(MemoryTournamentStore):
                         meter.size("tournament", record.tournament_id, nbytes)
                         counts["bytes.tournament"] += nbytes
                         total += nbytes
-                case PutItem(key=key) | DeleteItem(key=key):
+                case PutItem(key=key) | DeleteItem(key=key) | BumpCount(key=key) \
+                        | CloseCount(key=key):
                     kind = sub_kind(key)
                     counts[f"write.sub.{kind}"] += 1
                     counts["write.sub"] += 1

@@ -21,6 +21,10 @@ TOURNAMENT_PREFIX = "T:"
 RECENT_REQUESTS_KEPT = 64
 """Request ids remembered per tournament (registrations come from many players)."""
 
+COUNT_PREFIX = "count#"
+"""A registration counter of a scheduled tournament: ``count#<k>`` (issue 23; the counters'
+rules are :mod:`naiko_service.usecases.registrations`')."""
+
 HOUSE_PRIZES = "house:prizes"
 """The house account Spin entries go to and Spin prizes come from (R9.9, R9.10)."""
 

@@ -18,6 +18,7 @@ from ..notices import TournamentStarted
 from ..ports import ConcurrentUpdate, PutTable, TableNotFound, Write
 from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
+from . import registrations
 from .base import Deps, Outcome
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
@@ -78,6 +79,7 @@ def _close_registration(new: TournamentRecord, now: int, plan: Plan, *,
     if new.status is not TournamentStatus.REGISTERING:
         raise Unchanged
     new.timers = [t for t in new.timers if t.kind is not TimerKind.START]
+    registrations.close(store(deps), new, plan)  # the counters' totals, folded (issue 23)
     if new.entrants < new.terms.min_players:
         new.status = TournamentStatus.CANCELLED
         new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,

@@ -54,7 +54,7 @@ from ..tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from . import arming, fanout, scheduled, transaction
+from . import arming, fanout, registrations, scheduled, transaction
 from .accounts import frozen_error
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
@@ -181,9 +181,23 @@ def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: st
 
 def list_tournaments(deps: Deps, caller: Caller, request: p.ListTournaments) -> None:
     """Tournaments registering or running, with their terms (an index query)."""
+    tournaments = store(deps)
+    listed = [_counted(tournaments, summary) for summary in tournaments.list_open()]
     fanout.send(deps, caller.connection_id, {"type": "tournaments",
                                            "request_id": request.request_id,
-                                           "tournaments": store(deps).list_open()})
+                                           "tournaments": listed})
+
+
+def _counted(tournaments: TournamentStore, summary: dict[str, Any]) -> dict[str, Any]:
+    """A listed scheduled tournament still registering, with its entrants counted on its
+    counters (one query each: ops list a few scheduled tournaments at a time)."""
+    if summary.get("kind") != TournamentKind.SCHEDULED.value \
+            or summary.get("status") != TournamentStatus.REGISTERING.value:
+        return summary
+    try:
+        return _live(tournaments, tournaments.load(str(summary["tournament_id"])))
+    except TournamentNotFound:
+        return summary
 
 
 def tournament(deps: Deps, caller: Caller, request: p.GetTournament) -> None:
@@ -205,8 +219,19 @@ def describe(deps: Deps, tournament_id: str) -> dict[str, Any]:
                        "paid": data["player_id"] in paid}
                       for _, data in tournaments.items(tournament_id, "result#")),
                      key=lambda r: (r["place"], r["player_id"]))
-    return {**record.summary(), "tables": list(record.tables), "registered": registered,
-            "results": results}
+    return {**_live(tournaments, record), "tables": list(record.tables),
+            "registered": registered, "results": results}
+
+
+def _live(tournaments: TournamentStore, record: TournamentRecord) -> dict[str, Any]:
+    """The lobby's summary with the field counted so far: a scheduled tournament registering
+    counts its entrants on counters (one query), not on its item."""
+    summary = record.summary()
+    if registrations.sharded(record):
+        entrants = registrations.registered(tournaments, record)
+        summary["entrants"] = entrants
+        summary["payout_split"] = record.terms.payout_split(entrants)
+    return summary
 
 
 # -- registration (R9.1) and the start (R9.2) ------------------------------------------------
@@ -300,6 +325,14 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     done: Done[_Entered] | None = None
     for pruned in (False, True):
         try:
+            # a scheduled tournament's registration: its own items and a counter, never the
+            # tournament item (issue 23); ``None`` once registration closed
+            counted = registrations.enter(deps, tournament_id, entrants, key)
+            if counted is not None:
+                done = Done(counted.record, None if counted.replayed else _Entered([], {}, []),
+                            not counted.replayed,
+                            counted.record.version if counted.replayed else None)
+                break
             done = transact(deps, tournament_id, change, request_key=key, refuse_unknown=True)
             break
         except AccountFrozen:
@@ -419,6 +452,11 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
     tournaments = store(deps)
     player_id = caller.player_id
     key = REG_PREFIX + player_id
+
+    counted = registrations.leave(deps, request.tournament_id, player_id, _request_key(caller))
+    if counted is not None:  # on its counter (issue 23): the tournament item not written
+        _ack(deps, caller, request.tournament_id, counted.record.version, counted.replayed)
+        return
 
     def leave(new: TournamentRecord, now: int, plan: Plan) -> None:
         if new.status is not TournamentStatus.REGISTERING:
