@@ -12,7 +12,9 @@ within the 60 s; the arrivals of each 100 ms window are sent at once from a pool
 and commit concurrently, as Lambda invocations do. ``--extra`` more players than the cap
 register too (their answer must be ``tournament_full``: the cap holds). On memory every store
 call is atomic with ``--latency-ms`` after each read and write (as ``bench_tournament.py``), so
-reads and commits interleave; on moto every DynamoDB request is atomic (one lock: moto's
+reads and commits interleave, and a transaction stays in flight for that latency: another
+one touching the same item meanwhile is cancelled, as DynamoDB cancels it
+(``TransactionConflict``); on moto every DynamoDB request is atomic (one lock: moto's
 transactions are not thread-safe, DynamoDB's are) and the same threads race between requests.
 
 Printed per adapter: answers (``ack``, ``tournament_full``, ``busy``, other refusals), lost
@@ -65,6 +67,7 @@ from naiko_service.memory import (  # noqa: E402
 from naiko_service.ports import (  # noqa: E402
     AccountMove,
     BumpCount,
+    ConcurrentUpdate,
     LedgerEntry,
     LedgerReason,
     PutItem,
@@ -163,10 +166,28 @@ def memory_rig(latency_ms: float, seed: int) -> Rig:
     store = BenchTableStore(meter, accounts, latency, check=False)
     units = Units(sizer(), threading.Lock())
 
+    flight: set[tuple[str, str]] = set()
+    flight_lock = threading.Lock()
+    refused = Counter[str]()
+
     class Counted(BenchTournamentStore):
         def commit(self, writes: tuple[Write, ...],
                    moves: tuple[AccountMove, ...] = ()) -> None:
-            super().commit(writes, moves)
+            """As DynamoDB: a transaction is in flight for a while (the latency), and another
+            one touching one of its items meanwhile is cancelled (``TransactionConflict``)."""
+            keys = {(getattr(w, "tournament_id", ""), getattr(w, "key", "")) for w in writes
+                    if isinstance(w, PutItem | BumpCount)}
+            with flight_lock:
+                if keys & flight:
+                    refused["conflict"] += 1
+                    raise ConcurrentUpdate("TransactionConflict")
+                flight.update(keys)
+            try:
+                time.sleep(latency)
+                super().commit(writes, moves)
+            finally:
+                with flight_lock:
+                    flight.difference_update(keys)
             units.add(writes, moves)
 
     store_t = Counted(store)
@@ -176,7 +197,8 @@ def memory_rig(latency_ms: float, seed: int) -> Rig:
                 rng=LockedRandom(seed), tournaments=store_t, count=meter.metric,
                 pause=time.sleep)
     return Rig("memory", deps, store_t, accounts.balance, lambda: list(accounts.ledger),
-               store.audit, lambda: meter.counts["conflict"], clock, units)
+               store.audit, lambda: meter.counts["conflict"] + refused["conflict"], clock,
+               units)
 
 
 def moto_rig(seed: int) -> tuple[Rig, Any]:

@@ -265,6 +265,11 @@ def cause_of_write(writes: Sequence[Write] = ()) -> str:
     return name
 
 
+def wru(nbytes: int) -> int:
+    """Write units of one item written in a transaction: 2 per KB (rounded up)."""
+    return 2 * max(1, -(-nbytes // 1024))
+
+
 def sub_kind(key: str) -> str:
     """``reg``, ``result``, ``paid``, ``hfh``, ``log``: a tournament sub-item's kind."""
     return key.split("#", 1)[0]
@@ -533,6 +538,7 @@ class BenchTournamentStore(MemoryTournamentStore):
                         nbytes = dynamodb_item_size(self._dynamo.to_item(record))
                         meter.size("tournament", record.tournament_id, nbytes)
                         counts["bytes.tournament"] += nbytes
+                        counts["wru.tournament"] += wru(nbytes)
                         total += nbytes
                 case PutItem(key=key) | DeleteItem(key=key) | BumpCount(key=key) \
                         | CloseCount(key=key):
@@ -946,7 +952,8 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         cancelled = len(hand_entries) - hands
         start = next(e for e in log if e["type"] == "started")
         finish = next((e for e in log if e["type"] == "finished"), log[-1])
-        tables_at_start = len(start["tables"])
+        tables_at_start = len(start["tables"]) + sum(
+            len(e["tables"]) for e in log if e["type"] == "seated")
         minutes = (finish["at_ms"] - start["at_ms"]) / 60_000
         winner = next(iter(finish.get("places", {"?": 1})))
     per_hand = 1 / hands if hands else 0.0
@@ -1026,6 +1033,8 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         "tournament_item_writes": {
             "total": counts["write.tournament"],
             "per_hand": ph("write.tournament"),
+            "wru_per_write": round(counts["wru.tournament"]
+                                   / max(counts["write.tournament"], 1), 1),
             "by_cause": {key.removeprefix("write.tournament.cause."): value
                          for key, value in sorted(counts.items())
                          if key.startswith("write.tournament.cause.")},
@@ -1090,7 +1099,8 @@ def render(result: dict[str, Any]) -> str:
         f"  by cause           {_pairs(c['by_cause'])}",
         f"  by timer           {_pairs(c['by_timer'])}; busy: {_pairs(c['busy_by_timer'])}",
         *(f"  busy execution     {text}" for text in c["busy_executions"]),
-        f"tournament item      {t['total']:,} writes, {t['per_hand']} per hand",
+        f"tournament item      {t['total']:,} writes, {t['per_hand']} per hand, "
+        f"{t['wru_per_write']} WRU per write (2 per KB in a transaction)",
         f"  by cause           {_pairs(t['by_cause'])}",
         f"largest item         {big['bytes']:,} bytes ({big['kind']}: {big['item']}; "
         f"DynamoDB's limit {big['limit_bytes']:,})",
