@@ -120,6 +120,16 @@ def home(player_id: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(player_id.encode()).digest()[:4], "big") % count
 
 
+class OnCounters(Exception):  # noqa: N818 -- a redirection, not an error
+    """Raised by a tournament-item change that found the tournament registering on counters:
+    the caller registers (or unregisters) here instead, starting from the item it read."""
+
+    def __init__(self, new: TournamentRecord):
+        super().__init__(new.tournament_id)
+        self.record = new.copy()
+        self.record.version = new.version - 1  # the change's copy is one version ahead
+
+
 @dataclass(frozen=True, slots=True)
 class Entered:
     """A registration on counters: the tournament item as read (not written) and, for a
@@ -129,12 +139,13 @@ class Entered:
     replayed: bool = False
 
 
-def enter(deps: Deps, tournament_id: str, entrants: list[Any],
-          request_key: str | None) -> Entered | None:
+def enter(deps: Deps, tournament_id: str, entrants: list[Any], request_key: str | None,
+          read: TournamentRecord | None = None) -> Entered | None:
     """Register *entrants* (:class:`.tournaments.Entrant`) on counters, all in one
-    transaction. Returns ``None`` when the tournament does not (or no longer) register on
-    counters (its registration closed meanwhile: the caller takes the tournament item's path,
-    which refuses or registers late).
+    transaction (*read*: the tournament item as just read, for the first attempt). Returns
+    ``None`` when the tournament does not (or no longer) register on counters (its
+    registration closed meanwhile: the caller takes the tournament item's path, which refuses
+    or registers late).
 
     :raises ServiceError: ``registration_not_open``, ``already_registered``,
         ``tournament_full``.
@@ -145,7 +156,8 @@ def enter(deps: Deps, tournament_id: str, entrants: list[Any],
     for attempt in range(MAX_ATTEMPTS):
         if attempt:
             backoff(deps, attempt)
-        record = load(tournaments, tournament_id, refuse_unknown=True)
+        record = read if attempt == 0 and read is not None else load(
+            tournaments, tournament_id, refuse_unknown=True)
         if not sharded(record):
             return None
         now = deps.clock.now_ms()
@@ -206,8 +218,8 @@ def _entries(record: TournamentRecord, read: list[Counter], entrants: list[Any],
     return writes, moves
 
 
-def leave(deps: Deps, tournament_id: str, player_id: str,
-          request_key: str | None) -> Entered | None:
+def leave(deps: Deps, tournament_id: str, player_id: str, request_key: str | None,
+          read: TournamentRecord | None = None) -> Entered | None:
     """Unregister *player_id* from a tournament registering on counters: the ``reg#`` item
     deleted, its counter down one, the entry back, in one transaction. Returns ``None`` when
     the tournament does not register on counters (or the registration is not on one: written
@@ -221,7 +233,8 @@ def leave(deps: Deps, tournament_id: str, player_id: str,
     for attempt in range(MAX_ATTEMPTS):
         if attempt:
             backoff(deps, attempt)
-        record = load(tournaments, tournament_id, refuse_unknown=True)
+        record = read if attempt == 0 and read is not None else load(
+            tournaments, tournament_id, refuse_unknown=True)
         if not sharded(record):
             return None
         registration = dict(tournaments.items(tournament_id, key)).get(key)
