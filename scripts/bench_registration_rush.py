@@ -366,7 +366,8 @@ def render(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--players", type=int, default=10_000, help="the field on memory "
+                        "(0: moto only)")
     parser.add_argument("--extra", type=int, default=100)
     parser.add_argument("--moto-players", type=int, default=1_000,
                         help="the field on moto (0: memory only)")
@@ -375,15 +376,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     failed = False
-    result = rush(memory_rig(args.latency_ms, args.seed), args.players, args.extra,
-                  args.threads, args.seed)
-    print(render(result), flush=True)
-    failed |= bool(result["busy"] or result["lost"] or not result["ledger_ok"])
+    if args.players:
+        result = rush(memory_rig(args.latency_ms, args.seed), args.players, args.extra,
+                      args.threads, args.seed)
+        print(render(result), flush=True)
+        failed |= bool(result["busy"] or result["lost"] or not result["ledger_ok"])
     if args.moto_players:
         rig, mock = moto_rig(args.seed)
         try:
-            result = rush(rig, args.moto_players, max(1, args.extra * args.moto_players
-                                                      // args.players), args.threads, args.seed)
+            extra = max(1, args.extra * args.moto_players // max(args.players, 1))
+            result = rush(rig, args.moto_players, extra, args.threads, args.seed)
         finally:
             mock.stop()
         print(render(result), flush=True)

@@ -172,3 +172,36 @@ def test_r9_1_a_registration_rush_on_dynamodb_fills_the_cap_without_busy_or_loss
     checked = audit_dynamodb(raw, names["AccountsTable"], names["LedgerTable"],
                              names["TablesTable"], Sealer(KEY), names["TournamentsTable"])
     assert checked.holds, checked.line()
+
+
+def test_r9_1_unregistering_on_dynamodb_is_symmetric_and_a_replay_is_answered(
+        world: tuple[Any, dict[str, str], Deps]) -> None:
+    """Register, unregister (twice: the retry answered), register again: the counter, the
+    account and the ledger agree at each step; the tournament item is never written."""
+    from naiko_service import protocol as p
+    from naiko_service.usecases.base import Caller
+
+    raw, names, deps = world
+    store = deps.tournaments
+    assert store is not None and isinstance(deps.clock, ManualClock)
+    listed(deps, 40)
+    version = store.load(TID).version
+    deps.accounts.grant("ann", 100, ref="test")
+    caller = Caller("c-ann", "ann", "reg-1")
+    tournaments.enter(deps, caller, TID, [tournaments.Entrant("ann", "ann", False, "c-ann")])
+    deps.clock.advance(1)
+    leave = p.Unregister(action="unregister", request_id="leave-1", tournament_id=TID)
+    for _ in range(2):
+        tournaments.unregister(deps, Caller("c-ann", "ann", "leave-1"), leave)
+    acks = [m for m in deps.gateway.sent["c-ann"] if m["type"] == "ack"]  # type: ignore[attr-defined]
+    assert [a["replayed"] for a in acks] == [False, False, True]
+    assert deps.accounts.balance("ann") == 100 and not store.items(TID, REG_PREFIX)
+    assert [c["entrants"] for _, c in store.items(TID, COUNT_PREFIX)] == [0]
+    deps.clock.advance(1)
+    tournaments.enter(deps, Caller("c-ann", "ann", "reg-2"), TID,
+                      [tournaments.Entrant("ann", "ann", False, "c-ann")])
+    assert deps.accounts.balance("ann") == 100 - ENTRY
+    assert store.load(TID).version == version
+    checked = audit_dynamodb(raw, names["AccountsTable"], names["LedgerTable"],
+                             names["TablesTable"], Sealer(KEY), names["TournamentsTable"])
+    assert checked.holds, checked.line()
