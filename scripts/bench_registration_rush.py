@@ -384,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.moto_players:
         rig, mock = moto_rig(args.seed)
         try:
-            extra = max(1, args.extra * args.moto_players // max(args.players, 1))
+            extra = (max(1, args.extra * args.moto_players // args.players) if args.players
+                     else args.extra)
             result = rush(rig, args.moto_players, extra, args.threads, args.seed)
         finally:
             mock.stop()
