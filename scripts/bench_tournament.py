@@ -134,6 +134,8 @@ from naiko_service.memory import (  # noqa: E402
 from naiko_service.ports import (  # noqa: E402
     AccountMove,
     AccountProfile,
+    BumpCount,
+    CloseCount,
     ConcurrentUpdate,
     DeleteItem,
     InsufficientFunds,
@@ -261,6 +263,11 @@ def cause_of_write(writes: Sequence[Write] = ()) -> str:
         if tables > 1:
             name += " + other tables"
     return name
+
+
+def wru(nbytes: int) -> int:
+    """Write units of one item written in a transaction: 2 per KB (rounded up)."""
+    return 2 * max(1, -(-nbytes // 1024))
 
 
 def sub_kind(key: str) -> str:
@@ -419,11 +426,11 @@ class BenchTournamentStore(MemoryTournamentStore):
 
     def _index(self, writes: tuple[Write, ...]) -> None:
         for write in writes:
-            if isinstance(write, PutItem | DeleteItem):
+            if isinstance(write, PutItem | DeleteItem | BumpCount | CloseCount):
                 keys = self._keys.setdefault(write.tournament_id, [])
                 at = bisect.bisect_left(keys, write.key)
                 present = at < len(keys) and keys[at] == write.key
-                if isinstance(write, PutItem) and not present:
+                if not isinstance(write, DeleteItem) and not present:
                     keys.insert(at, write.key)
                 elif isinstance(write, DeleteItem) and present:
                     del keys[at]
@@ -503,6 +510,15 @@ class BenchTournamentStore(MemoryTournamentStore):
                 case DeleteItem(tournament_id=tid, key=key):
                     if key not in self._items.get(tid, {}):
                         failed.add(f"sub.{sub_kind(key)}")
+                case BumpCount(tournament_id=tid, key=key, entrants=entrants, quota=quota):
+                    count = self._items.get(tid, {}).get(key, {})
+                    after = count.get("entrants", 0) + entrants
+                    if count.get("closed") or after < 0 or (entrants > 0 and after > quota):
+                        failed.add(f"sub.{sub_kind(key)}")
+                case CloseCount(tournament_id=tid, key=key, entrants=entrants):
+                    count = self._items.get(tid, {}).get(key, {})
+                    if count.get("closed") or count.get("entrants", 0) != entrants:
+                        failed.add(f"sub.{sub_kind(key)}")
         return failed
 
     def _count(self, writes: tuple[Write, ...], net: dict[str, Any], entries: int) -> None:
@@ -522,8 +538,10 @@ class BenchTournamentStore(MemoryTournamentStore):
                         nbytes = dynamodb_item_size(self._dynamo.to_item(record))
                         meter.size("tournament", record.tournament_id, nbytes)
                         counts["bytes.tournament"] += nbytes
+                        counts["wru.tournament"] += wru(nbytes)
                         total += nbytes
-                case PutItem(key=key) | DeleteItem(key=key):
+                case PutItem(key=key) | DeleteItem(key=key) | BumpCount(key=key) \
+                        | CloseCount(key=key):
                     kind = sub_kind(key)
                     counts[f"write.sub.{kind}"] += 1
                     counts["write.sub"] += 1
@@ -934,7 +952,8 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         cancelled = len(hand_entries) - hands
         start = next(e for e in log if e["type"] == "started")
         finish = next((e for e in log if e["type"] == "finished"), log[-1])
-        tables_at_start = len(start["tables"])
+        tables_at_start = len(start["tables"]) + sum(
+            len(e["tables"]) for e in log if e["type"] == "seated")
         minutes = (finish["at_ms"] - start["at_ms"]) / 60_000
         winner = next(iter(finish.get("places", {"?": 1})))
     per_hand = 1 / hands if hands else 0.0
@@ -1014,6 +1033,8 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         "tournament_item_writes": {
             "total": counts["write.tournament"],
             "per_hand": ph("write.tournament"),
+            "wru_per_write": round(counts["wru.tournament"]
+                                   / max(counts["write.tournament"], 1), 1),
             "by_cause": {key.removeprefix("write.tournament.cause."): value
                          for key, value in sorted(counts.items())
                          if key.startswith("write.tournament.cause.")},
@@ -1078,7 +1099,8 @@ def render(result: dict[str, Any]) -> str:
         f"  by cause           {_pairs(c['by_cause'])}",
         f"  by timer           {_pairs(c['by_timer'])}; busy: {_pairs(c['busy_by_timer'])}",
         *(f"  busy execution     {text}" for text in c["busy_executions"]),
-        f"tournament item      {t['total']:,} writes, {t['per_hand']} per hand",
+        f"tournament item      {t['total']:,} writes, {t['per_hand']} per hand, "
+        f"{t['wru_per_write']} WRU per write (2 per KB in a transaction)",
         f"  by cause           {_pairs(t['by_cause'])}",
         f"largest item         {big['bytes']:,} bytes ({big['kind']}: {big['item']}; "
         f"DynamoDB's limit {big['limit_bytes']:,})",

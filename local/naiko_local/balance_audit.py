@@ -73,6 +73,9 @@ def audit(log: Iterable[dict[str, Any]], seat_count: int) -> BalanceAudit:
     for _, _, _, kind, entry in timeline:
         if kind == "started":
             seats = {table: set(layout.values()) for table, layout in entry["tables"].items()}
+        elif kind == "seated":  # the rest of a large field's seats (issue 23)
+            seats.update({table: set(layout.values())
+                          for table, layout in entry["tables"].items()})
         elif kind == "move_planned":
             result.planned += 1
             pending[entry["player"]] = (entry["from_table"], entry["to_table"])

@@ -20,7 +20,6 @@ them for a deployment, and the tests assert them after every injected fault.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -99,6 +98,7 @@ def audit_dynamodb(client: Any, accounts_table: str, ledger_table: str, tables_t
     :param client: A low-level boto3 DynamoDB client.
     """
     from .aws.dynamodb import DynamoTableStore
+    from .aws.tournaments import unpacked
 
     balances = {str(item["player_id"]["S"]): int(item.get("balance", {"N": "0"})["N"])
                 for item in _scan(client, accounts_table)}
@@ -112,11 +112,19 @@ def audit_dynamodb(client: Any, accounts_table: str, ledger_table: str, tables_t
         record = store.from_item(item)
         if record.tournament is None:
             tables[record.table_id] = record.state.total_chips()
-    held = {}
+    held: dict[str, int] = {}
     if tournaments_table is not None:
-        held = {str(item["tournament_id"]["S"]): int(json.loads(item["doc"]["S"])["pool_held"])
-                for item in _scan(client, tournaments_table)
-                if item["item"]["S"] == "tournament"}
+        for item in _scan(client, tournaments_table):
+            tournament_id, key = str(item["tournament_id"]["S"]), str(item["item"]["S"])
+            if key == "tournament":
+                chips = int(unpacked(item["doc"])["pool_held"])
+            elif key.startswith("count#") and "closed" not in item:
+                # entries on a registration counter still open: not folded into the
+                # tournament item yet (issue 23)
+                chips = int(item.get("chips", {"N": "0"})["N"])
+            else:
+                continue
+            held[tournament_id] = held.get(tournament_id, 0) + chips
     return audit(balances, ledger, tables, held)
 
 

@@ -23,6 +23,8 @@ from .ports import (
     AccountProfile,
     AccountSet,
     AlreadyReversed,
+    BumpCount,
+    CloseCount,
     ConcurrentUpdate,
     ConnectionGone,
     DeleteItem,
@@ -51,7 +53,7 @@ from .records import (
     open_record,
     seal_fallback,
 )
-from .tournament_records import TournamentRecord
+from .tournament_records import COUNT_PREFIX, TournamentRecord
 
 
 @dataclass
@@ -267,6 +269,15 @@ class MemoryTournamentStore:
                     case DeleteItem(tournament_id=tid, key=key):
                         if key not in self._items.get(tid, {}):
                             raise ConcurrentUpdate(f"{tid}/{key}")
+                    case BumpCount(tournament_id=tid, key=key, entrants=entrants, quota=quota):
+                        count = self._items.get(tid, {}).get(key, {})
+                        after = count.get("entrants", 0) + entrants
+                        if count.get("closed") or after < 0 or (entrants > 0 and after > quota):
+                            raise ConcurrentUpdate(f"{tid}/{key}")
+                    case CloseCount(tournament_id=tid, key=key, entrants=entrants):
+                        count = self._items.get(tid, {}).get(key, {})
+                        if count.get("closed") or count.get("entrants", 0) != entrants:
+                            raise ConcurrentUpdate(f"{tid}/{key}")
             for write in writes:  # as DynamoDB: versions fail first, then the records
                 if isinstance(write, PutTable):
                     tables.check_histories(write.record)
@@ -284,6 +295,18 @@ class MemoryTournamentStore:
                         self._items[tid][key] = dict(data)
                     case DeleteItem(tournament_id=tid, key=key):
                         del self._items[tid][key]
+                    case BumpCount(tournament_id=tid, key=key, entrants=entrants,
+                                   chips=chips, quota=quota):
+                        count = self._items[tid].get(key, {})
+                        self._items[tid][key] = {
+                            "entrants": count.get("entrants", 0) + entrants,
+                            "chips": count.get("chips", 0) + chips, "quota": quota,
+                            "closed": False}
+                    case CloseCount(tournament_id=tid, key=key):
+                        count = self._items[tid].get(key, {})
+                        self._items[tid][key] = {
+                            "entrants": count.get("entrants", 0), "chips": count.get("chips", 0),
+                            "quota": count.get("quota", 0), "closed": True}
 
     def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
         with self.tables._lock:
@@ -302,7 +325,10 @@ class MemoryTournamentStore:
     def pools(self) -> dict[str, int]:
         """Account chips each tournament holds (entries received, prizes not yet paid)."""
         with self.tables._lock:
-            return {tid: int(doc["pool_held"]) for tid, (_, doc) in self._records.items()}
+            return {tid: int(doc["pool_held"]) + sum(  # entries on open counters: not folded
+                        int(data["chips"]) for key, data in self._items.get(tid, {}).items()
+                        if key.startswith(COUNT_PREFIX) and not data["closed"])
+                    for tid, (_, doc) in self._records.items()}
 
 
 def _item_key(write: Write) -> tuple[str, str]:
@@ -311,7 +337,8 @@ def _item_key(write: Write) -> tuple[str, str]:
             return ("table", record.table_id)
         case PutTournament(record=record):
             return ("tournament", record.tournament_id)
-        case PutItem(tournament_id=tid, key=key) | DeleteItem(tournament_id=tid, key=key):
+        case PutItem(tournament_id=tid, key=key) | DeleteItem(tournament_id=tid, key=key) \
+                | BumpCount(tournament_id=tid, key=key) | CloseCount(tournament_id=tid, key=key):
             return (tid, key)
     raise TypeError(f"not a write: {write!r}")
 

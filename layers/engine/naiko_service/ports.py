@@ -426,7 +426,34 @@ class DeleteItem:
     key: str
 
 
-Write = PutTable | PutTournament | PutItem | DeleteItem
+@dataclass(frozen=True, slots=True)
+class BumpCount:
+    """Add to one of a tournament's registration counters ``count#<k>`` (R9.1, issue 23): a
+    registration counts there, not on the tournament item, so a registration rush spreads over
+    the counters instead of queueing on one item. Adds *entrants* (negative: unregistrations)
+    and the *chips* their entries brought, only while the counter is open and its count stays
+    within ``0..quota`` (a counter not written yet counts 0). Its data, as
+    :meth:`TournamentStore.items` reads it: ``entrants``, ``chips``, ``quota``, ``closed``."""
+
+    tournament_id: str
+    key: str
+    entrants: int
+    chips: int
+    quota: int
+
+
+@dataclass(frozen=True, slots=True)
+class CloseCount:
+    """Close a registration counter when registration closes: only if it is open and counts
+    *entrants* (what the closing transaction folds into the tournament item); a closed counter
+    takes no more entries, and never opens again."""
+
+    tournament_id: str
+    key: str
+    entrants: int
+
+
+Write = PutTable | PutTournament | PutItem | DeleteItem | BumpCount | CloseCount
 """One item of a transaction (:meth:`TournamentStore.commit`)."""
 
 

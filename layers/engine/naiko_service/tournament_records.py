@@ -21,6 +21,10 @@ TOURNAMENT_PREFIX = "T:"
 RECENT_REQUESTS_KEPT = 64
 """Request ids remembered per tournament (registrations come from many players)."""
 
+COUNT_PREFIX = "count#"
+"""A registration counter of a scheduled tournament: ``count#<k>`` (issue 23; the counters'
+rules are :mod:`naiko_service.usecases.registrations`')."""
+
 HOUSE_PRIZES = "house:prizes"
 """The house account Spin entries go to and Spin prizes come from (R9.9, R9.10)."""
 
@@ -88,18 +92,45 @@ class Seating:
     def copy(self) -> Seating:
         return Seating.from_dict(self.to_dict())
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"counts": {str(k): v for k, v in self.counts.items()},
-                "table_ids": {str(k): v for k, v in self.table_ids.items()},
-                "pending": [m.to_dict() for m in self.pending], "breaking": list(self.breaking),
-                "final": self.final, "final_held": list(self.final_held), "hfh": self.hfh,
-                "hfh_over": self.hfh_over, "next_number": self.next_number}
+    def to_dict(self, tournament_id: str | None = None) -> dict[str, Any]:
+        """As stored. Given the tournament's id, compactly (issue 23: a few bytes per table
+        whatever the field): the counts as runs of consecutive table numbers
+        (``count_runs``: ``[first number, [count, ...]]``), and only the table ids that are
+        not ``<tournament>-<number>``."""
+        data: dict[str, Any] = {
+            "pending": [m.to_dict() for m in self.pending], "breaking": list(self.breaking),
+            "final": self.final, "final_held": list(self.final_held), "hfh": self.hfh,
+            "hfh_over": self.hfh_over, "next_number": self.next_number}
+        if tournament_id is None:
+            data["counts"] = {str(k): v for k, v in self.counts.items()}
+            data["table_ids"] = {str(k): v for k, v in self.table_ids.items()}
+            return data
+        runs: list[list[Any]] = []
+        for number in sorted(self.counts):
+            if runs and runs[-1][0] + len(runs[-1][1]) == number:
+                runs[-1][1].append(self.counts[number])
+            else:
+                runs.append([number, [self.counts[number]]])
+        data["count_runs"] = runs
+        data["ids"] = {str(k): v for k, v in self.table_ids.items()
+                       if v != f"{tournament_id}-{k}"}
+        data["numbers"] = _runs(sorted(self.table_ids))
+        return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Seating:
+    def from_dict(cls, data: dict[str, Any], tournament_id: str | None = None) -> Seating:
         hfh = data.get("hfh")
-        return cls({int(k): int(v) for k, v in data["counts"].items()},
-                   {int(k): str(v) for k, v in data["table_ids"].items()},
+        if "count_runs" in data:
+            assert tournament_id is not None
+            counts = {int(first) + i: int(c) for first, run in data["count_runs"]
+                      for i, c in enumerate(run)}
+            ids = {int(k): str(v) for k, v in data["ids"].items()}
+            table_ids = {n: ids.get(n, f"{tournament_id}-{n}")
+                         for n in _expand(data["numbers"])}
+        else:
+            counts = {int(k): int(v) for k, v in data["counts"].items()}
+            table_ids = {int(k): str(v) for k, v in data["table_ids"].items()}
+        return cls(counts, table_ids,
                    [PendingMove.from_dict(m) for m in data["pending"]],
                    [int(x) for x in data["breaking"]], bool(data["final"]),
                    [int(x) for x in data["final_held"]], None if hfh is None else int(hfh),
@@ -186,11 +217,13 @@ class TournamentRecord:
                 "starts_ms": self.starts_ms, "started_ms": self.started_ms,
                 "entrants": self.entrants, "spin": self.spin.to_dict() if self.spin else None,
                 "payouts": list(self.payouts), "pool_held": self.pool_held,
-                "players_left": self.players_left, "tables": list(self.tables),
+                "players_left": self.players_left,
+                "table_runs": _table_runs(self.tournament_id, self.tables),
                 "level": self.level, "paid": self.paid, "log_seq": self.log_seq,
                 "timers": [t.to_dict() for t in self.timers],
                 "recent_requests": dict(self.recent_requests),
-                "seating": None if self.seating is None else self.seating.to_dict(),
+                "seating": (None if self.seating is None
+                            else self.seating.to_dict(self.tournament_id)),
                 "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
                 "opens_ms": self.opens_ms}
 
@@ -203,11 +236,13 @@ class TournamentRecord:
             int(doc["created_ms"]), str(doc["created_by"]), TournamentStatus(doc["status"]),
             doc.get("starts_ms"), doc.get("started_ms"), int(doc["entrants"]),
             SpinPrize.from_dict(spin) if spin else None, [int(x) for x in doc["payouts"]],
-            int(doc["pool_held"]), int(doc["players_left"]), [str(t) for t in doc["tables"]],
+            int(doc["pool_held"]), int(doc["players_left"]),
+            ([str(t) for t in doc["tables"]] if "tables" in doc
+             else _table_list(tournament_id, doc["table_runs"])),
             int(doc["level"]), int(doc["paid"]), int(doc["log_seq"]),
             [Timer.from_dict(t) for t in doc["timers"]],
             {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
-            Seating.from_dict(doc["seating"]) if doc.get("seating") else None,
+            Seating.from_dict(doc["seating"], tournament_id) if doc.get("seating") else None,
             doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"))
 
     def summary(self) -> dict[str, Any]:
@@ -266,3 +301,47 @@ class Result:
         return cls(str(data["player_id"]), int(data["place"]), int(data.get("prize", 0)),
                    bool(data.get("paid", False)), int(data.get("hand", 0)),
                    str(data.get("table", "")), str(data.get("account") or data["player_id"]))
+
+
+def _runs(numbers: list[int]) -> list[list[int]]:
+    """Sorted numbers as ``[first, last]`` runs of consecutive ones."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and runs[-1][1] + 1 == number:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return runs
+
+
+def _expand(runs: list[list[int]]) -> list[int]:
+    return [n for first, last in runs for n in range(int(first), int(last) + 1)]
+
+
+def _table_runs(tournament_id: str, tables: list[str]) -> list[Any]:
+    """A tournament's table ids, in order, as stored: ``<tournament>-<n>`` ids in runs of
+    consecutive numbers (``[first, last]``), any other id as it is (issue 23: 1,112 tables
+    are a few bytes, not 20 KB)."""
+    stored: list[Any] = []
+    prefix = f"{tournament_id}-"
+    for table_id in tables:
+        number = table_id.removeprefix(prefix)
+        if table_id.startswith(prefix) and number.isdigit() and str(int(number)) == number:
+            n = int(number)
+            if stored and isinstance(stored[-1], list) and stored[-1][1] + 1 == n:
+                stored[-1][1] = n
+                continue
+            stored.append([n, n])
+        else:
+            stored.append(table_id)
+    return stored
+
+
+def _table_list(tournament_id: str, stored: list[Any]) -> list[str]:
+    tables: list[str] = []
+    for entry in stored:
+        if isinstance(entry, list):
+            tables += [f"{tournament_id}-{n}" for n in range(int(entry[0]), int(entry[1]) + 1)]
+        else:
+            tables.append(str(entry))
+    return tables

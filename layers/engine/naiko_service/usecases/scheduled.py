@@ -6,6 +6,7 @@ closes. What its tables do together (balancing, breaking, the final table, hand-
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -18,6 +19,7 @@ from ..notices import TournamentStarted
 from ..ports import ConcurrentUpdate, PutTable, TableNotFound, Write
 from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
+from . import registrations
 from .base import Deps, Outcome
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
@@ -78,6 +80,7 @@ def _close_registration(new: TournamentRecord, now: int, plan: Plan, *,
     if new.status is not TournamentStatus.REGISTERING:
         raise Unchanged
     new.timers = [t for t in new.timers if t.kind is not TimerKind.START]
+    registrations.close(store(deps), new, plan)  # the counters' totals, folded (issue 23)
     if new.entrants < new.terms.min_players:
         new.status = TournamentStatus.CANCELLED
         new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
@@ -129,29 +132,55 @@ def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
     arm_tournament(deps, new)
     for table in tables:
         arming.arm(deps, table.table_id, table, now)
-    batches = [tables[i:i + TABLES_PER_TRANSACTION]
-               for i in range(0, len(tables), TABLES_PER_TRANSACTION)]
+    parts = _seat_parts(tables)
+    # the last transaction also carries the log: the tables before it take the rest
+    last = max(1, TABLES_PER_TRANSACTION - (len(parts) - 1))
+    first = len(tables) - min(last, len(tables))
+    batches = [tables[i:min(i + TABLES_PER_TRANSACTION, first)]
+               for i in range(0, first, TABLES_PER_TRANSACTION)] + [tables[first:]]
     for batch in batches[:-1]:
         _write_tables(deps, batch)
     plan.writes.extend(PutTable(t, None) for t in batches[-1] if not _exists(deps, t.table_id))
-    plan.writes.append(log_entry(new, now, "started", **_started_log(new, tables, late)))
+    plan.writes.append(log_entry(new, now, "started", **_started_log(new, late),
+                                 **parts[0], parts=len(parts)))
+    plan.writes.extend(log_entry(new, now, "seated", part=number, **part)
+                       for number, part in enumerate(parts[1:], start=2))
     if not late:
         plan.writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
                                      prize_pool=sum(new.payouts), payouts=list(new.payouts)))
     return tables
 
 
-def _started_log(new: TournamentRecord, tables: list[TableRecord],
-                 late: bool) -> dict[str, Any]:
-    """The ``started`` log entry's fields: the field, the pool so far, every table's seats
-    and first button."""
+def _started_log(new: TournamentRecord, late: bool) -> dict[str, Any]:
+    """The ``started`` log entry's fields besides the seats: the field, the pool so far."""
     return {
         "starting_stack": new.terms.starting_stack, "entrants": new.entrants,
         "prize_pool": sum(new.payouts) if not late else new.terms.entry * new.entrants,
-        "payouts": list(new.payouts),
-        "tables": {t.table_id: {str(i): s.player_id for i, s in enumerate(t.state.seats) if s}
-                   for t in tables},
-        "buttons": {t.table_id: t.tournament.first_button for t in tables if t.tournament}}
+        "payouts": list(new.payouts)}
+
+
+LOG_PART_BYTES = 12_000
+"""About the most JSON of seats one log entry carries (issue 23: no item over 16 KB; the seats
+of 1,112 tables were one 186 KB entry)."""
+
+
+def _seat_parts(tables: list[TableRecord]) -> list[dict[str, Any]]:
+    """Every table's seats and first button, in parts of about :data:`LOG_PART_BYTES`: the
+    first goes in the ``started`` entry, the others in ``seated`` entries (``part`` 2, 3,
+    ...) written with it."""
+    parts: list[dict[str, Any]] = [{"tables": {}, "buttons": {}}]
+    size = 0
+    for table in tables:
+        seats = {str(i): s.player_id for i, s in enumerate(table.state.seats) if s}
+        nbytes = len(json.dumps([table.table_id, seats])) + len(table.table_id) + 8
+        if size and size + nbytes > LOG_PART_BYTES:
+            parts.append({"tables": {}, "buttons": {}})
+            size = 0
+        parts[-1]["tables"][table.table_id] = seats
+        if table.tournament:
+            parts[-1]["buttons"][table.table_id] = table.tournament.first_button
+        size += nbytes
+    return parts
 
 
 def _exists(deps: Deps, table_id: str) -> bool:

@@ -55,6 +55,7 @@ from ..tournament_records import (
     TournamentStatus,
 )
 from . import arming, fanout, scheduled, transaction
+from . import registrations as on_counters
 from .accounts import frozen_error
 from .base import BOT_SEAT, Caller, Deps, ServiceError
 from .private import HOUSE_BOTS
@@ -181,9 +182,23 @@ def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: st
 
 def list_tournaments(deps: Deps, caller: Caller, request: p.ListTournaments) -> None:
     """Tournaments registering or running, with their terms (an index query)."""
+    tournaments = store(deps)
+    listed = [_counted(tournaments, summary) for summary in tournaments.list_open()]
     fanout.send(deps, caller.connection_id, {"type": "tournaments",
                                            "request_id": request.request_id,
-                                           "tournaments": store(deps).list_open()})
+                                           "tournaments": listed})
+
+
+def _counted(tournaments: TournamentStore, summary: dict[str, Any]) -> dict[str, Any]:
+    """A listed scheduled tournament still registering, with its entrants counted on its
+    counters (one query each: ops list a few scheduled tournaments at a time)."""
+    if summary.get("kind") != TournamentKind.SCHEDULED.value \
+            or summary.get("status") != TournamentStatus.REGISTERING.value:
+        return summary
+    try:
+        return _live(tournaments, tournaments.load(str(summary["tournament_id"])))
+    except TournamentNotFound:
+        return summary
 
 
 def tournament(deps: Deps, caller: Caller, request: p.GetTournament) -> None:
@@ -205,8 +220,19 @@ def describe(deps: Deps, tournament_id: str) -> dict[str, Any]:
                        "paid": data["player_id"] in paid}
                       for _, data in tournaments.items(tournament_id, "result#")),
                      key=lambda r: (r["place"], r["player_id"]))
-    return {**record.summary(), "tables": list(record.tables), "registered": registered,
-            "results": results}
+    return {**_live(tournaments, record), "tables": list(record.tables),
+            "registered": registered, "results": results}
+
+
+def _live(tournaments: TournamentStore, record: TournamentRecord) -> dict[str, Any]:
+    """The lobby's summary with the field counted so far: a scheduled tournament registering
+    counts its entrants on counters (one query), not on its item."""
+    summary = record.summary()
+    if on_counters.sharded(record):
+        entrants = on_counters.registered(tournaments, record)
+        summary["entrants"] = entrants
+        summary["payout_split"] = record.terms.payout_split(entrants)
+    return summary
 
 
 # -- registration (R9.1) and the start (R9.2) ------------------------------------------------
@@ -244,7 +270,7 @@ def add_bots(deps: Deps, caller: Caller, request: p.TournamentAddBots) -> None:
         raise ServiceError("bots_off", "this tournament was created without bots")
     if record.status is not TournamentStatus.REGISTERING:
         raise ServiceError("registration_closed", "this tournament takes no more entries")
-    free = record.terms.max_players - record.entrants
+    free = record.terms.max_players - on_counters.registered(tournaments, record)
     count = free if request.count is None else request.count
     if count > free or count == 0:
         raise ServiceError("tournament_full", f"{free} seat{'s' * (free != 1)} free")
@@ -300,7 +326,21 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     done: Done[_Entered] | None = None
     for pruned in (False, True):
         try:
-            done = transact(deps, tournament_id, change, request_key=key, refuse_unknown=True)
+            try:
+                done = transact(deps, tournament_id, change, request_key=key,
+                                refuse_unknown=True)
+                break
+            except on_counters.OnCounters as read:
+                # a scheduled tournament's registration: its own items and a counter, never
+                # the tournament item (issue 23); ``None`` once registration closed
+                counted = on_counters.enter(deps, tournament_id, entrants, key, read.record)
+            if counted is None:
+                done = transact(deps, tournament_id, change, request_key=key,
+                                refuse_unknown=True)
+            else:
+                done = Done(counted.record, None if counted.replayed else _Entered([], {}, []),
+                            not counted.replayed,
+                            counted.record.version if counted.replayed else None)
             break
         except AccountFrozen:
             raise frozen_error() from None
@@ -343,6 +383,8 @@ class _Entered:
 def _register(deps: Deps, entrants: list[Entrant], new: TournamentRecord, now: int,
               plan: Plan) -> _Entered:
     """:func:`enter`'s change: the entries paid and registered; the start if they fill it."""
+    if on_counters.sharded(new):  # on counters (issue 23): the tournament item not written
+        raise on_counters.OnCounters(new)
     tournaments = store(deps)
     tournament_id = new.tournament_id
     late = scheduled.late_open(new, now)  # R9.11
@@ -425,6 +467,8 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
             raise ServiceError("registration_closed",
                                "the tournament has started: entries are no longer returned")
         registration = dict(tournaments.items(new.tournament_id, key)).get(key)
+        if on_counters.sharded(new) and (registration is None or "counter" in registration):
+            raise on_counters.OnCounters(new)  # (issue 23) the tournament item not written
         if registration is None:
             raise ServiceError("not_registered", "you are not registered")
         if registration.get("bot"):
@@ -434,8 +478,19 @@ def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
                                        LedgerReason.UNREGISTER, now))
         plan.writes.append(DeleteItem(new.tournament_id, key))
 
-    _answer(deps, caller, transact(deps, request.tournament_id, leave,
-                                   request_key=_request_key(caller), refuse_unknown=True))
+    try:
+        done = transact(deps, request.tournament_id, leave, request_key=_request_key(caller),
+                        refuse_unknown=True)
+    except on_counters.OnCounters as read:
+        counted = on_counters.leave(deps, request.tournament_id, player_id,
+                                      _request_key(caller), read.record)
+        if counted is not None:
+            _ack(deps, caller, request.tournament_id, counted.record.version, counted.replayed)
+            return
+        # a registration from before the counters, or registration closed meanwhile
+        done = transact(deps, request.tournament_id, leave, request_key=_request_key(caller),
+                        refuse_unknown=True)
+    _answer(deps, caller, done)
 
 
 def cancel_tournament(deps: Deps, caller: Caller, request: p.CancelTournament) -> None:
