@@ -14,9 +14,11 @@ from naiko_service.memory import (
     ManualClock,
     MemoryAccounts,
     MemoryConnections,
+    MemoryDevices,
     MemoryTableStore,
     MemoryTournamentStore,
     RecordingGateway,
+    RecordingNotifier,
     RecordingScheduler,
 )
 from naiko_service.protocol import ProtocolError, error_message, parse_request
@@ -51,6 +53,8 @@ class Harness:
     connections: MemoryConnections
     counters: dict[str, int] = field(default_factory=dict)
     tournaments: MemoryTournamentStore | None = None
+    devices: MemoryDevices | None = None
+    notifier: RecordingNotifier | None = None
 
     def player(self, player_id: str, chips: int = 10_000) -> Player:
         self.accounts.grant(player_id, chips)
@@ -100,7 +104,9 @@ class Player:
         return next(m["view"] for m in reversed(self.messages) if "view" in m)
 
 
-def harness(seed: int = 7) -> Harness:
+def harness(seed: int = 7, *, push: bool = False) -> Harness:
+    """A service on the in-memory adapters; *push*: with push notifications on (issue 25: a
+    :class:`MemoryDevices` and a :class:`RecordingNotifier`)."""
     accounts = MemoryAccounts()
     store = MemoryTableStore(accounts=accounts)
     tournaments = MemoryTournamentStore(store)
@@ -117,5 +123,8 @@ def harness(seed: int = 7) -> Harness:
                 scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count,
                 secret_bytes=random.Random(f"secrets-{seed}").randbytes,
                 tournaments=tournaments, histories=store)
+    if push:
+        deps.devices, deps.notifier = MemoryDevices(), RecordingNotifier()
     return Harness(TableService(deps), store, accounts, gateway, scheduler, clock, connections,
-                   counters, tournaments)
+                   counters, tournaments, deps.devices,  # type: ignore[arg-type]
+                   deps.notifier)  # type: ignore[arg-type]

@@ -72,6 +72,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "hand_history": {},
     "get_hand": {"table_id": TABLE, "hand_number": 1},
     "heartbeat": {},
+    "register_device": {"platform": "fcm", "token": "t0"},
+    "unregister_device": {"token": "t0"},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

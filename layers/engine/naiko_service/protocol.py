@@ -26,6 +26,8 @@ from pydantic import (
     TypeAdapter,
 )
 
+from .limits import MAX_DEVICE_TOKEN
+
 MAX_FRAME_BYTES = 32 * 1024
 """API Gateway WebSocket frames are at most 32 KB."""
 
@@ -421,6 +423,31 @@ class GetHand(Request):
     hand_number: Annotated[StrictInt, Field(ge=1, le=10**12)]
 
 
+# -- push notifications (issue 25, item 4) -------------------------------------------------------
+
+DeviceToken = Annotated[str, Field(min_length=1, max_length=MAX_DEVICE_TOKEN,
+                                   pattern=r"^[A-Za-z0-9_:.\-]+$")]
+"""A push token as the platform gave it to the app (APNs: hex; FCM: letters, digits, ``:_-``)."""
+
+
+class RegisterDevice(Request):
+    """Be notified through this device while you have no live connection (your turn, a Shield
+    window aimed at you, a waiting-list seat offered, a tournament you registered for starting
+    in 5 minutes or moving you). Registering the same token again refreshes it; the language of
+    the notifications is this connection's (``?lang=``). Answered ``ack``."""
+
+    action: Literal["register_device"]
+    platform: Literal["apns", "apns_sandbox", "fcm"]
+    token: DeviceToken
+
+
+class UnregisterDevice(Request):
+    """Stop notifying this device (idempotent). Answered ``ack``."""
+
+    action: Literal["unregister_device"]
+    token: DeviceToken
+
+
 # -- keepalive (issue 15) ------------------------------------------------------------------------
 
 class Heartbeat(Request):
@@ -439,7 +466,8 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | HostAddBot | HostRemove | HostPause | HostClose | CreateTournament
                  | ListTournaments
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
-                 | HandHistory | GetHand | Heartbeat)
+                 | HandHistory | GetHand | Heartbeat
+                 | RegisterDevice | UnregisterDevice)
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -615,7 +643,8 @@ ErrorCode = Literal[
     "no_tournaments", "not_connected", "not_enough_players", "not_host", "not_in_carousel",
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
-    "powers_not_available", "raise_not_allowed", "rate_limited", "registration_closed",
+    "powers_not_available", "push_unavailable", "raise_not_allowed", "rate_limited",
+    "registration_closed",
     "registration_not_open", "seat_available", "seat_taken", "seated", "seating_error",
     "table_closed", "table_error", "table_full", "table_limit_reached", "too_many_invites",
     "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",

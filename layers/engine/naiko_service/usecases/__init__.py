@@ -14,6 +14,8 @@ against the ports, one module per concern:
                             ``register``, ``unregister``, ``tournament_add_bots``,
                             ``cancel_tournament``, the tournaments' timers (R9)
 :mod:`.histories`           ``hand_history``, ``get_hand``: the stored hands (R10.1)
+:mod:`.push`                ``register_device``, ``unregister_device``, the push
+                            notifications of players whose app sleeps (issue 25)
 :mod:`.policies`            one policy per table type (cash, private, Sit & Go / Spin,
                             scheduled multi-table), asked by the dealer and the clock
 :mod:`.tournament_tables`   what a tournament's table adds to the dealer and the clock
@@ -53,6 +55,7 @@ from . import (
     lobby,
     play,
     private,
+    push,
     timers,
     tournaments,
     views,
@@ -161,6 +164,10 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             histories.get_hand(deps, caller, request)
         case p.Heartbeat():
             connections.heartbeat(deps, caller.connection_id, request)
+        case p.RegisterDevice():
+            push.register_device(deps, caller, request)
+        case p.UnregisterDevice():
+            push.unregister_device(deps, caller, request)
         case _:
             assert_never(request)
 
