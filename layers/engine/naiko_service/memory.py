@@ -545,7 +545,8 @@ class ManualClock:
 
 class MemoryDevices:
     """:class:`~naiko_service.ports.Devices` in memory: one :class:`DeviceBook` per player,
-    written only at the version read (like the DynamoDB item)."""
+    its devices and rate limit written only at the version read, its open connections changed
+    without a version (like the DynamoDB item)."""
 
     def __init__(self) -> None:
         self.books: dict[str, DeviceBook] = {}
@@ -590,15 +591,13 @@ class MemoryDevices:
         with self._lock:
             book = self.books.get(player_id)
             if book is not None:  # only a player with a book is tracked
-                self.books[player_id] = replace(book, live=book.live | {connection_id},
-                                                version=book.version + 1)
+                self.books[player_id] = replace(book, live=book.live | {connection_id})
 
     def disconnected(self, player_id: str, connection_id: str) -> None:
         with self._lock:
             book = self.books.get(player_id)
             if book is not None and connection_id in book.live:
-                self.books[player_id] = replace(book, live=book.live - {connection_id},
-                                                version=book.version + 1)
+                self.books[player_id] = replace(book, live=book.live - {connection_id})
 
 
 _push_log = logging.getLogger("naiko_service.push")
