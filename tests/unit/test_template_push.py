@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from naiko_service import bootstrap
-from test_template import _statements, dangling, render, template  # noqa: F401 (fixture)
+from test_template import _statements, dangling, load_cfn, render
 
 PARAMETERS = {"apns": "ApnsPlatformApplicationArn",
               "apns_sandbox": "ApnsSandboxPlatformApplicationArn",
@@ -19,6 +19,13 @@ PARAMETERS = {"apns": "ApnsPlatformApplicationArn",
 ARNS = {"apns": "arn:aws:sns:eu-west-1:123456789012:app/APNS/naiko-ios",
         "apns_sandbox": "arn:aws:sns:eu-west-1:123456789012:app/APNS_SANDBOX/naiko-dev",
         "fcm": "arn:aws:sns:eu-west-1:123456789012:app/GCM/naiko-android"}
+
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return load_cfn()
+
 
 SNS_ACTIONS = {"sns:CreatePlatformEndpoint", "sns:Publish", "sns:SetEndpointAttributes",
                "sns:DeleteEndpoint"}
