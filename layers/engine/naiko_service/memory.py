@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -617,8 +618,11 @@ class RecordingNotifier:
     forgotten: list[str] = field(default_factory=list)
     failing: bool = False
     """Every publish raises (a push service down)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     keep: int = 1000
     """At most this many kept (the oldest dropped)."""
+    listener: Callable[[str, Device, Notification], None] | None = None
+    """Called with each notification recorded (the local stack logs it)."""
 
     def platforms(self) -> frozenset[Platform]:
         return self.reach
@@ -635,15 +639,19 @@ class RecordingNotifier:
             raise EndpointDisabled(device.endpoint)
         player_id = device.endpoint.split(":", 2)[1] if device.endpoint.startswith(
             "memory:") else ""
-        self.sent.append((player_id, device, notification))
-        del self.sent[:-self.keep]
+        with self._lock:
+            self.sent.append((player_id, device, notification))
+            del self.sent[:-self.keep]
         _push_log.info("push notification", extra={"player_id": player_id,
                                                    "platform": str(device.platform),
                                                    "notification": notification.to_dict()})
+        if self.listener is not None:
+            self.listener(player_id, device, notification)
 
     def forget(self, device: Device) -> None:
         self.forgotten.append(device.endpoint)
 
     def of(self, player_id: str) -> list[Notification]:
         """The notifications sent to *player_id*'s devices, oldest first."""
-        return [n for player, _, n in self.sent if player == player_id]
+        with self._lock:
+            return [n for player, _, n in self.sent if player == player_id]
