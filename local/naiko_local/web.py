@@ -12,10 +12,11 @@ this server only hands it its files and, **local mode only**, a token:
     to ``ws://<the host it was loaded from>:<ws_port>/?token=...``, so a phone on the local
     network that loaded the page from the machine's address reaches the same machine).
 ``GET /api/notifications?player=NAME``
-    ``{"player_id", "notifications": [{"kind", "title", "body", "data", "platform"}, ...]}``:
-    the push notifications the stack's notifier sent to *NAME*'s devices (issue 25; the stack
-    has no APNs or FCM: it records them), oldest first, the last 50 (local mode only, like
-    the token below).
+    ``{"player_id", "total", "notifications": [{"kind", "title", "body", "data", "platform"},
+    ...]}``: the push notifications the stack's notifier sent to *NAME*'s devices (issue 25;
+    the stack has no APNs or FCM: it records them), oldest first, the last 50 of ``total``
+    (local mode only, like the token below). The page shows the newest it has not seen as a
+    toast when it connects (again).
 ``GET /api/dev-token?player=NAME``
     ``{"player_id", "token", "expires_at"}``: a v1 token for *NAME* signed with this run's key
     (what ``scripts/mint_token.py`` would print). Anyone who can reach this port may play as
@@ -169,7 +170,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(400, {"error": "a player id is 1-64 of A-Z a-z 0-9 _ . @ -"})
                 return
             sent = web.notifications(player) if web.notifications is not None else []
-            self._json(200, {"player_id": player, "notifications": sent[-50:]})
+            self._json(200, {"player_id": player, "total": len(sent),
+                             "notifications": sent[-50:]})
             return
         if path == "/api/dev-token":
             player = (parse_qs(parts.query).get("player") or [""])[0]

@@ -74,7 +74,7 @@ def test_notifications_of_a_player_the_last_50(server: WebServer) -> None:
     """Issue 25: the push notifications the local stack recorded for a player."""
     status, _, body = get(server, "/api/notifications?player=erin")
     answer = json.loads(body)
-    assert status == 200 and answer["player_id"] == "erin"
+    assert status == 200 and answer["player_id"] == "erin" and answer["total"] == 60
     assert [n["body"] for n in answer["notifications"]] == [f"n{n}" for n in range(10, 60)]
     assert json.loads(get(server, "/api/notifications?player=dave")[2])["notifications"] == []
     for bad in ("a%20b", "", "x" * 65):
