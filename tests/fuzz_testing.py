@@ -81,9 +81,11 @@ from naiko_service.memory import (
     ManualClock,
     MemoryAccounts,
     MemoryConnections,
+    MemoryDevices,
     MemoryTableStore,
     MemoryTournamentStore,
     RecordingGateway,
+    RecordingNotifier,
     RecordingScheduler,
 )
 from naiko_service.ports import TournamentNotFound
@@ -365,7 +367,8 @@ class FuzzStack:
             gateway=self.gateway, scheduler=self.scheduler, clock=self.clock,
             rng=seeded_random(seed), count=bootstrap.count, tournaments=self.tournaments,
             secret_bytes=random.Random(f"secrets-{seed}").randbytes,
-            histories=self.store))
+            histories=self.store,
+            devices=MemoryDevices(), notifier=RecordingNotifier()))  # issue 25: push on
         self.frames_sent = 0
         self._world_requests = 0
         self.known_tables: set[str] = set(TABLE_IDS[:4])
@@ -787,7 +790,7 @@ FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_coun
                "private", "invited", "bots", "buy_in", "seat_index", "amount", "move",
                "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
                "code", "paused", "min_players", "tournament_id", "preset", "entry", "count",
-               "limit", "before", "hand_number",
+               "limit", "before", "hand_number", "platform", "token",
                "__proto__", "", "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -830,6 +833,8 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "hand_history": {"limit": 5},
     "get_hand": {"table_id": NAIKO_TABLE, "hand_number": 1},
     "heartbeat": {},
+    "register_device": {"platform": "fcm", "token": "fKq1:APA91b-token_1"},
+    "unregister_device": {"token": "fKq1:APA91b-token_1"},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -881,6 +886,9 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "before": st.sampled_from(["1700000000000#" + NAIKO_TABLE + "#0000000001",
                                "9999999999999#x#9999999999", "0#t#1", ""]),
     "hand_number": st.integers(0, 3),
+    "platform": st.sampled_from(["apns", "apns_sandbox", "fcm", "gcm", "APNS", ""]),
+    "token": st.sampled_from(["fKq1:APA91b-token_1", "a1b2" * 16, "t" * 512, "t" * 513,
+                              "has space", "\u202e", ""]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 
