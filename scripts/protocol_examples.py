@@ -291,6 +291,7 @@ def play(seed: int = SEED) -> Session:
     if missing:
         raise RuntimeError(f"the session did not reach {sorted(missing)}")
     _histories(s)
+    _devices(s)
     s.messages["heartbeat"] = s.clients["dave"].send(action="heartbeat", example=True)
     _chat(s)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
@@ -832,6 +833,23 @@ def _histories(s: Session) -> None:
     dave.send(action="get_hand", table_id=s.table_id, hand_number=number)  # not_in_hand
     carol.send(action="get_hand", table_id=s.table_id, hand_number=999)  # unknown_hand
     dave.send(action="unwatch", table_id=s.table_id)  # dave stops watching the Naiko table
+
+
+def _devices(s: Session) -> None:
+    """Issue 25: push notifications are switched on (a recording notifier); erin registers
+    her phone (FCM) and unregisters it; dave asks for an APNs token where the deployment has
+    no APNs application (``push_unavailable``)."""
+    from naiko_service.memory import MemoryDevices, RecordingNotifier
+    from naiko_service.ports import Platform
+
+    deps = s.harness.service.deps
+    deps.devices = MemoryDevices()
+    deps.notifier = RecordingNotifier(reach=frozenset({Platform.FCM}))
+    erin, dave = s.clients["erin"], s.clients["dave"]
+    token = "fKq1:APA91bHexampleTOKEN_for-docs"
+    erin.send(action="register_device", platform="fcm", token=token, example=True)
+    dave.send(action="register_device", platform="apns", token="a1b2c3d4" * 8)
+    erin.send(action="unregister_device", token=token, example=True)
 
 
 def _events(s: Session, hand_number: int) -> list[dict[str, Any]]:

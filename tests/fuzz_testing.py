@@ -82,9 +82,11 @@ from naiko_service.memory import (
     MemoryAccounts,
     MemoryChatLog,
     MemoryConnections,
+    MemoryDevices,
     MemoryTableStore,
     MemoryTournamentStore,
     RecordingGateway,
+    RecordingNotifier,
     RecordingScheduler,
 )
 from naiko_service.ports import TournamentNotFound
@@ -368,7 +370,8 @@ class FuzzStack:
             gateway=self.gateway, scheduler=self.scheduler, clock=self.clock,
             rng=seeded_random(seed), count=bootstrap.count, tournaments=self.tournaments,
             secret_bytes=random.Random(f"secrets-{seed}").randbytes,
-            histories=self.store, chat_log=self.chat_log))
+            histories=self.store, chat_log=self.chat_log,
+            devices=MemoryDevices(), notifier=RecordingNotifier()))  # issue 25: push on
         self.frames_sent = 0
         self._world_requests = 0
         self.known_tables: set[str] = set(TABLE_IDS[:4])
@@ -794,7 +797,7 @@ FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_coun
                "private", "invited", "bots", "buy_in", "seat_index", "amount", "move",
                "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
                "code", "paused", "min_players", "tournament_id", "preset", "entry", "count",
-               "limit", "before", "hand_number", "text", "emote", "chat",
+               "limit", "before", "hand_number", "text", "emote", "chat", "platform", "token",
                "__proto__", "", "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -846,6 +849,8 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "use_time_bank": {"table_id": NAIKO_TABLE},
     "pre_action": {"table_id": NAIKO_TABLE, "kind": "check_fold"},
     "clear_pre_action": {"table_id": NAIKO_TABLE},
+    "register_device": {"platform": "fcm", "token": "fKq1:APA91b-token_1"},
+    "unregister_device": {"token": "fKq1:APA91b-token_1"},
 }
 """A valid frame of every route (``MINIMAL`` of tests/unit/test_protocol.py, on this stack's
 tables), besides ``action`` and ``request_id``."""
@@ -904,6 +909,9 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     # R8.7, R8.8
     "time_bank": st.booleans(),
     "kind": st.sampled_from(["check_fold", "check", "call", "call_any", "fold", "raise", ""]),
+    "platform": st.sampled_from(["apns", "apns_sandbox", "fcm", "gcm", "APNS", ""]),
+    "token": st.sampled_from(["fKq1:APA91b-token_1", "a1b2" * 16, "t" * 512, "t" * 513,
+                              "has space", "\u202e", ""]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 

@@ -15,9 +15,11 @@ from naiko_service.memory import (
     MemoryAccounts,
     MemoryChatLog,
     MemoryConnections,
+    MemoryDevices,
     MemoryTableStore,
     MemoryTournamentStore,
     RecordingGateway,
+    RecordingNotifier,
     RecordingScheduler,
 )
 from naiko_service.protocol import ProtocolError, error_message, parse_request
@@ -53,6 +55,8 @@ class Harness:
     counters: dict[str, int] = field(default_factory=dict)
     tournaments: MemoryTournamentStore | None = None
     chat_log: MemoryChatLog | None = None
+    devices: MemoryDevices | None = None
+    notifier: RecordingNotifier | None = None
 
     def player(self, player_id: str, chips: int = 10_000) -> Player:
         self.accounts.grant(player_id, chips)
@@ -102,7 +106,9 @@ class Player:
         return next(m["view"] for m in reversed(self.messages) if "view" in m)
 
 
-def harness(seed: int = 7) -> Harness:
+def harness(seed: int = 7, *, push: bool = False) -> Harness:
+    """A service on the in-memory adapters; *push*: with push notifications on (issue 25: a
+    :class:`MemoryDevices` and a :class:`RecordingNotifier`)."""
     accounts = MemoryAccounts()
     store = MemoryTableStore(accounts=accounts)
     tournaments = MemoryTournamentStore(store)
@@ -120,5 +126,8 @@ def harness(seed: int = 7) -> Harness:
                 scheduler=scheduler, clock=clock, rng=seeded_random(seed), count=count,
                 secret_bytes=random.Random(f"secrets-{seed}").randbytes,
                 tournaments=tournaments, histories=store, chat_log=chat_log)
+    if push:
+        deps.devices, deps.notifier = MemoryDevices(), RecordingNotifier()
     return Harness(TableService(deps), store, accounts, gateway, scheduler, clock, connections,
-                   counters, tournaments, chat_log)
+                   counters, tournaments, chat_log, deps.devices,  # type: ignore[arg-type]
+                   deps.notifier)  # type: ignore[arg-type]

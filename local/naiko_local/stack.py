@@ -56,6 +56,7 @@ from .timers import LOCAL_QUEUE_URL, LocalDelayQueue, LocalTimers
 from .web import WebServer
 
 log = logging.getLogger("naiko_local")
+push_log = logging.getLogger("naiko_local.push")
 
 REGION = "us-east-1"
 ACCOUNT_ID = "123456789012"
@@ -343,6 +344,8 @@ class LocalStack:
         self._welcome_lock = threading.Lock()
         self._dynamodb: Any = None
         self.web: WebServer | None = None
+        self.notifier: Any = None
+        """The push notifications' recorder (:meth:`_push_on`)."""
         self.started = False
 
     # -- start / stop ------------------------------------------------------------------------
@@ -448,7 +451,8 @@ class LocalStack:
             self._set_env({"WEBSOCKET_ENDPOINT": self.gateway.management_url})
             if config.web_port is not None:
                 self.web = WebServer(config.host, config.web_port, ws_port=self.gateway.port,
-                                     mint=lambda player, ttl: self.token(player, ttl)).start()
+                                     mint=lambda player, ttl: self.token(player, ttl),
+                                     notifications=self.notifications_of).start()
 
             # The handlers' own bootstrap builds the service on the AWS adapters from this
             # environment; only the Scheduler port is swapped for local timers.
@@ -470,6 +474,7 @@ class LocalStack:
                 self.timer_queue, LOCAL_QUEUE_URL, long_waits=self.timers)
             self.timers.start()
             self.timer_queue.start()
+            self._push_on()
             if config.welcome_chips > 0:  # the house funds the BOT seats hosts add (R7.12),
                 # tournament BOTs' entries, and Spin prizes (R9.10)
                 from naiko_service.tournament_records import HOUSE_PRIZES
@@ -482,6 +487,30 @@ class LocalStack:
         except BaseException:
             self.stop()
             raise
+
+    def _push_on(self) -> None:
+        """Push notifications (issue 25) on every platform: the device books on the
+        connections table (moto), like a deployment's, and a recording notifier instead of
+        SNS, which logs each notification (``naiko_local.push``) and serves them to the web
+        client (``GET /api/notifications``); ``docs/local.md``, "Push notifications"."""
+        from naiko_service.aws.dynamodb import DynamoDevices
+        from naiko_service.memory import RecordingNotifier
+
+        def logged(player_id: str, device: Any, notification: Any) -> None:
+            push_log.info("push to %s (%s): %s: %s %s", player_id, device.platform,
+                          notification.title, notification.body, notification.data)
+
+        self.notifier = RecordingNotifier(listener=logged)
+        deps = self.service.deps
+        deps.devices = DynamoDevices(self._dynamodb, self.table_names["ConnectionsTable"])
+        deps.notifier = self.notifier
+
+    def notifications_of(self, player_id: str) -> list[dict[str, Any]]:
+        """The push notifications sent to *player_id*'s devices, oldest first."""
+        if self.notifier is None:
+            return []
+        return [n.to_dict() | {"platform": str(device.platform)}
+                for player, device, n in list(self.notifier.sent) if player == player_id]
 
     def _screen(self, function: str, event: dict[str, Any]) -> Refusal | None:
         """The function's own rate limit (``screen`` in ``functions/game/app.py``), asked by

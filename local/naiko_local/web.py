@@ -11,6 +11,12 @@ this server only hands it its files and, **local mode only**, a token:
     ``{"ws_port": 8765, "ws_path": "/"}``: where the WebSocket API listens (the page connects
     to ``ws://<the host it was loaded from>:<ws_port>/?token=...``, so a phone on the local
     network that loaded the page from the machine's address reaches the same machine).
+``GET /api/notifications?player=NAME``
+    ``{"player_id", "total", "notifications": [{"kind", "title", "body", "data", "platform"},
+    ...]}``: the push notifications the stack's notifier sent to *NAME*'s devices (issue 25;
+    the stack has no APNs or FCM: it records them), oldest first, the last 50 of ``total``
+    (local mode only, like the token below). The page shows the newest it has not seen as a
+    toast when it connects (again).
 ``GET /api/dev-token?player=NAME``
     ``{"player_id", "token", "expires_at"}``: a v1 token for *NAME* signed with this run's key
     (what ``scripts/mint_token.py`` would print). Anyone who can reach this port may play as
@@ -79,13 +85,18 @@ class WebServer:
     :param port: Port (0: any free port).
     :param ws_port: The WebSocket API's port, told to the page (``/api/config``).
     :param mint: ``mint(player_id, ttl_seconds) -> token`` (the stack's :meth:`token`).
+    :param notifications: The push notifications of a player (the stack's recorder).
     """
 
     def __init__(self, host: str, port: int, *, ws_port: int,
-                 mint: Callable[[str, int], str]):
+                 mint: Callable[[str, int], str],
+                 notifications: Callable[[str], list[dict[str, Any]]] | None = None):
         self.host = host
         self.ws_port = ws_port
         self.mint = mint
+        self.notifications = notifications
+        """``notifications(player_id)``: the push notifications sent to the player's devices
+        (``/api/notifications``); ``None``: none are recorded."""
         self._server = _Server((host, port), self)
         self._thread: threading.Thread | None = None
 
@@ -152,6 +163,15 @@ class _Handler(BaseHTTPRequestHandler):
         web = self.server.web
         if path == "/api/config":
             self._json(200, {"ws_port": web.ws_port, "ws_path": "/"})
+            return
+        if path == "/api/notifications":
+            player = (parse_qs(parts.query).get("player") or [""])[0]
+            if not PLAYER_ID.fullmatch(player):
+                self._json(400, {"error": "a player id is 1-64 of A-Z a-z 0-9 _ . @ -"})
+                return
+            sent = web.notifications(player) if web.notifications is not None else []
+            self._json(200, {"player_id": player, "total": len(sent),
+                             "notifications": sent[-50:]})
             return
         if path == "/api/dev-token":
             player = (parse_qs(parts.query).get("player") or [""])[0]

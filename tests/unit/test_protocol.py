@@ -82,6 +82,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "use_time_bank": {"table_id": TABLE},
     "pre_action": {"table_id": TABLE, "kind": "check_fold"},
     "clear_pre_action": {"table_id": TABLE},
+    "register_device": {"platform": "fcm", "token": "t0"},
+    "unregister_device": {"token": "t0"},
 }
 """The smallest valid request of each route (besides ``action`` and ``request_id``)."""
 

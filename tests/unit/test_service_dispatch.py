@@ -29,7 +29,7 @@ def _dispatch_source(drop: str | None = None) -> str:
     header = ("from typing import assert_never\n"
               "from naiko_service import protocol as p\n"
               "from naiko_service.usecases import cash, connections, lobby, play, private, room\n"
-              "from naiko_service.usecases import histories, tournaments\n"
+              "from naiko_service.usecases import histories, push, tournaments\n"
               "from naiko_service.usecases import chat\n"
               "from naiko_service.usecases.base import Caller, Deps\n\n\n")
     return header + source

@@ -23,7 +23,12 @@ def server() -> Iterator[WebServer]:
         minted.append((player, ttl))
         return f"token-for-{player}"
 
-    web = WebServer("127.0.0.1", 0, ws_port=8765, mint=mint).start()
+    def notifications(player: str) -> list[dict[str, object]]:
+        return [{"kind": "turn", "title": "Your turn", "body": f"n{n}", "data": {},
+                 "platform": "fcm"} for n in range(60)] if player == "erin" else []
+
+    web = WebServer("127.0.0.1", 0, ws_port=8765, mint=mint,
+                    notifications=notifications).start()
     try:
         yield web
     finally:
@@ -63,6 +68,17 @@ def test_dev_token_for_a_player_name_only(server: WebServer) -> None:
     assert answer["player_id"] == "alice" and answer["token"] == "token-for-alice"
     for bad in ("bot-1", "house:bots", "a%20b", "", "x" * 65):
         assert get(server, f"/api/dev-token?player={bad}")[0] == 400, bad
+
+
+def test_notifications_of_a_player_the_last_50(server: WebServer) -> None:
+    """Issue 25: the push notifications the local stack recorded for a player."""
+    status, _, body = get(server, "/api/notifications?player=erin")
+    answer = json.loads(body)
+    assert status == 200 and answer["player_id"] == "erin" and answer["total"] == 60
+    assert [n["body"] for n in answer["notifications"]] == [f"n{n}" for n in range(10, 60)]
+    assert json.loads(get(server, "/api/notifications?player=dave")[2])["notifications"] == []
+    for bad in ("a%20b", "", "x" * 65):
+        assert get(server, f"/api/notifications?player={bad}")[0] == 400, bad
 
 
 def test_the_client_loads_nothing_from_elsewhere() -> None:

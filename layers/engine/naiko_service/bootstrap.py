@@ -80,7 +80,7 @@ from .ratelimit import RateLimits
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
 
-    from .ports import Connections, Scheduler
+    from .ports import Connections, Devices, Notifier, Scheduler
     from .sealing import Keyring, Sealer
     from .usecases import TableService
 
@@ -158,6 +158,10 @@ class Config:
     """Tables the sweep wakes at once (threads)."""
     quick_seat_stakes: tuple[Stakes, ...] = DEFAULT_QUICK_SEAT_STAKES
     """R7.10: the stakes quick seat serves (``QUICK_SEAT_STAKES``: ``NLHE:1/2, PLO:5/10``)."""
+    push_applications: tuple[tuple[str, str], ...] = ()
+    """Issue 25: ``(platform, platform application ARN)`` of each push platform served
+    (``APNS_PLATFORM_APPLICATION_ARN``, ``APNS_SANDBOX_PLATFORM_APPLICATION_ARN``,
+    ``FCM_PLATFORM_APPLICATION_ARN``); none: notifications off (``NoNotifier``)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -246,10 +250,35 @@ class Config:
             due_index_previous_shards=count("DUE_INDEX_PREVIOUS_SHARDS", 0),
             sweep_workers=count("SWEEP_WORKERS", 32, least=1),
             quick_seat_stakes=stakes,
+            push_applications=push_applications(env),
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
         return config
+
+
+PUSH_APPLICATION_VARIABLES = (("apns", "APNS_PLATFORM_APPLICATION_ARN"),
+                              ("apns_sandbox", "APNS_SANDBOX_PLATFORM_APPLICATION_ARN"),
+                              ("fcm", "FCM_PLATFORM_APPLICATION_ARN"))
+"""Issue 25: each push platform's platform application, by environment variable (the
+template's ``ApnsPlatformApplicationArn`` and the others; empty: that platform is not served)."""
+
+
+def push_applications(env: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
+    """``(platform, ARN)`` of every platform application the environment names.
+
+    :raises ConfigurationError: If a value is not an SNS platform application's ARN.
+    """
+    env = os.environ if env is None else env
+    found = []
+    for platform, name in PUSH_APPLICATION_VARIABLES:
+        arn = env.get(name, "").strip()
+        if not arn:
+            continue
+        if not arn.startswith("arn:") or ":sns:" not in arn or ":app/" not in arn:
+            raise ConfigurationError(f"{name} must be an SNS platform application ARN")
+        found.append((platform, arn))
+    return tuple(found)
 
 
 # -- the container's service -----------------------------------------------------------------
@@ -285,12 +314,22 @@ class ConnectionBinder:
     """The ``$connect`` function's :class:`Connector`: the connections table, nothing else
     (no table state, no state key: the function may not even read the secret)."""
 
-    def __init__(self, connections: Connections, clock: Callable[[], int]):
+    def __init__(self, connections: Connections, clock: Callable[[], int],
+                 devices: Devices | None = None):
         self.connections = connections
         self.clock = clock
+        self.devices = devices
+        """Where push notifications are on (issue 25): the player's device book counts the
+        connection as open (one conditional write; nothing for a player without a book)."""
 
     def connect(self, connection_id: str, player_id: str) -> None:
         self.connections.bind(connection_id, player_id, self.clock())
+        if self.devices is not None:
+            try:
+                self.devices.connected(player_id, connection_id)
+            except Exception as error:  # a notification too many is better than no connect
+                count("PushFailures", 1)
+                warn("could not record a connection for push", {"error": type(error).__name__})
 
 
 _connector: Connector | None = None
@@ -312,10 +351,12 @@ def get_connector() -> Connector:
                 table = os.environ.get("CONNECTIONS_TABLE", "").strip()
                 if not table:
                     raise ConfigurationError("environment variable CONNECTIONS_TABLE is not set")
-                from .aws.dynamodb import DynamoConnections
+                from .aws.dynamodb import DynamoConnections, DynamoDevices
 
-                _connector = ConnectionBinder(DynamoConnections(aws_client("dynamodb"), table),
-                                              SystemClock().now_ms)
+                dynamodb = aws_client("dynamodb")
+                _connector = ConnectionBinder(
+                    DynamoConnections(dynamodb, table), SystemClock().now_ms,
+                    DynamoDevices(dynamodb, table) if push_applications() else None)
             connector = _connector
     return connector
 
@@ -489,6 +530,17 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         tournaments = DynamoTournamentStore(dynamodb, config.tournaments_table, tables)
     connections = DynamoConnections(dynamodb, config.connections_table)
     clock = SystemClock()
+    from .aws.notifier import NoNotifier, SnsNotifier
+
+    notifier: Notifier = NoNotifier()
+    devices = None
+    if config.push_applications:  # issue 25: push notifications on
+        from .aws.dynamodb import DynamoDevices
+        from .ports import Platform
+
+        notifier = SnsNotifier(LazyClient("sns"), {Platform(platform): arn for platform, arn
+                                                   in config.push_applications})
+        devices = DynamoDevices(dynamodb, config.connections_table)
     deps = Deps(
         tables=tables,
         tournaments=tournaments,
@@ -510,6 +562,8 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         offer_ms=config.seat_offer_seconds * 1000,
         sweep_workers=config.sweep_workers,
         quick_seat_stakes=config.quick_seat_stakes,
+        devices=devices,
+        notifier=notifier,
     )
     logger.debug("table service built", extra={"websocket_endpoint": websocket_endpoint,
                                                 "timers": type(scheduler).__name__})

@@ -126,3 +126,11 @@ def parse_stakes_list(text: str) -> tuple[Stakes, ...]:
 DEFAULT_QUICK_SEAT_STAKES = parse_stakes_list(
     "NLHE:1/2, NLHE:5/10, NLHE:25/50, PLO:1/2, PLO:5/10, NAIKO:1/2, NAIKO:5/10")
 """The stakes quick seat serves unless the deployment publishes others (R7.10)."""
+
+MAX_DEVICES_PER_PLAYER = 5
+"""Devices (push tokens) one player registers (``register_device``, issue 25): the oldest is
+forgotten beyond (a phone replaced keeps working without an ``unregister_device``). A token is
+at most :data:`MAX_DEVICE_TOKEN` characters: the player's device item stays under 6 KB."""
+
+MAX_DEVICE_TOKEN = 512
+"""The longest push token taken (an APNs token is 64 hex characters, an FCM one ~160)."""

@@ -7,15 +7,17 @@ DynamoDB adapter, so a test that passes here exercises the same serialisation.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import hand_records
 from .hand_records import MAX_CHAT_LINES, ChatLine, HandRecord, Page, PlayerHand
 from .ledger import Audit, audit
-from .limits import MAX_MUTES, MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
+from .limits import MAX_DEVICES_PER_PLAYER, MAX_MUTES, MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
 from .ports import (
     ACCOUNT_SET_CAPS,
     AccountFrozen,
@@ -28,12 +30,17 @@ from .ports import (
     ConcurrentUpdate,
     ConnectionGone,
     DeleteItem,
+    Device,
+    DeviceBook,
     HistoryStored,
     InsufficientFunds,
     LedgerEntry,
     LedgerReason,
     NotFrozen,
+    Notification,
+    NotificationKind,
     OperatorAction,
+    Platform,
     PutItem,
     PutTable,
     PutTournament,
@@ -602,3 +609,118 @@ class ManualClock:
 
     def advance(self, ms: int) -> None:
         self.now += ms
+
+
+# -- push notifications (issue 25, item 4) -------------------------------------------------------
+
+class MemoryDevices:
+    """:class:`~naiko_service.ports.Devices` in memory: one :class:`DeviceBook` per player,
+    its devices and rate limit written only at the version read, its open connections changed
+    without a version (like the DynamoDB item)."""
+
+    def __init__(self) -> None:
+        self.books: dict[str, DeviceBook] = {}
+        self._lock = threading.Lock()
+
+    def book(self, player_id: str) -> DeviceBook | None:
+        with self._lock:
+            return self.books.get(player_id)
+
+    def add(self, player_id: str, device: Device, language: str, now_ms: int,
+            connection_id: str | None = None) -> None:
+        with self._lock:
+            book = self.books.get(player_id) or DeviceBook(player_id)
+            kept = [d for d in book.devices if d.token != device.token] + [device]
+            live = book.live | ({connection_id} if connection_id else set())
+            self.books[player_id] = replace(book, devices=tuple(kept[-MAX_DEVICES_PER_PLAYER:]),
+                                            language=language, live=frozenset(live),
+                                            version=book.version + 1)
+
+    def remove(self, player_id: str, token: str) -> Device | None:
+        with self._lock:
+            book = self.books.get(player_id)
+            found = next((d for d in book.devices if d.token == token), None) if book else None
+            if book is not None and found is not None:
+                self.books[player_id] = replace(
+                    book, devices=tuple(d for d in book.devices if d.token != token),
+                    version=book.version + 1)
+            return found
+
+    def sent(self, book: DeviceBook, kind: NotificationKind, tokens: float,
+             now_ms: int) -> bool:
+        with self._lock:
+            stored = self.books.get(book.player_id)
+            if stored is None or stored.version != book.version:
+                return False
+            self.books[book.player_id] = replace(
+                stored, tokens=tokens, at_ms=now_ms, last={**stored.last, str(kind): now_ms},
+                version=stored.version + 1)
+            return True
+
+    def connected(self, player_id: str, connection_id: str) -> None:
+        with self._lock:
+            book = self.books.get(player_id)
+            if book is not None:  # only a player with a book is tracked
+                self.books[player_id] = replace(book, live=book.live | {connection_id})
+
+    def disconnected(self, player_id: str, connection_id: str) -> None:
+        with self._lock:
+            book = self.books.get(player_id)
+            if book is not None and connection_id in book.live:
+                self.books[player_id] = replace(book, live=book.live - {connection_id})
+
+
+_push_log = logging.getLogger("naiko_service.push")
+
+
+@dataclass
+class RecordingNotifier:
+    """:class:`~naiko_service.ports.Notifier` that records (and logs) every notification:
+    the unit tests' fake and the local stack's notifier (``docs/local.md``, "Push
+    notifications": its log and ``GET /api/notifications``). Endpoints in ``disabled``
+    answer like an SNS endpoint the push service disabled."""
+
+    reach: frozenset[Platform] = frozenset(Platform)
+    sent: list[tuple[str, Device, Notification]] = field(default_factory=list)
+    """``(player_id, device, notification)``, oldest first."""
+    disabled: set[str] = field(default_factory=set)
+    forgotten: list[str] = field(default_factory=list)
+    failing: bool = False
+    """Every publish raises (a push service down)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    keep: int = 1000
+    """At most this many kept (the oldest dropped)."""
+    listener: Callable[[str, Device, Notification], None] | None = None
+    """Called with each notification recorded (the local stack logs it)."""
+
+    def platforms(self) -> frozenset[Platform]:
+        return self.reach
+
+    def endpoint(self, platform: Platform, token: str, player_id: str) -> str:
+        return f"memory:{player_id}:{platform}:{token}"
+
+    def publish(self, device: Device, notification: Notification) -> None:
+        from .ports import EndpointDisabled
+
+        if self.failing:
+            raise RuntimeError("push service unavailable")
+        if device.endpoint in self.disabled:
+            raise EndpointDisabled(device.endpoint)
+        player_id = device.endpoint.split(":", 2)[1] if device.endpoint.startswith(
+            "memory:") else ""
+        with self._lock:
+            self.sent.append((player_id, device, notification))
+            del self.sent[:-self.keep]
+        _push_log.info("push notification", extra={"player_id": player_id,
+                                                   "platform": str(device.platform),
+                                                   "notification": notification.to_dict()})
+        if self.listener is not None:
+            self.listener(player_id, device, notification)
+
+    def forget(self, device: Device) -> None:
+        self.forgotten.append(device.endpoint)
+
+    def of(self, player_id: str) -> list[Notification]:
+        """The notifications sent to *player_id*'s devices, oldest first."""
+        with self._lock:
+            return [n for player, _, n in self.sent if player == player_id]

@@ -618,3 +618,149 @@ class Deadline(Protocol):
 
 class Random(Protocol):
     def randrange(self, start: int, stop: int | None = ..., step: int = ...) -> int: ...
+
+
+# -- push notifications (issue 25, item 4) -------------------------------------------------------
+
+class Platform(StrEnum):
+    """A push service a device registers with (``register_device``)."""
+
+    APNS = "apns"
+    APNS_SANDBOX = "apns_sandbox"
+    """APNs' development environment (builds signed for development)."""
+    FCM = "fcm"
+
+
+class NotificationKind(StrEnum):
+    """Why a player is told while their app sleeps; each kind is rate-limited on its own."""
+
+    TURN = "turn"
+    """It is their turn to act (R8.1)."""
+    SHIELD = "shield"
+    """A Seal Shield window is aimed at them (R6.5)."""
+    SEAT_OFFERED = "seat_offered"
+    """A waiting-list seat is held for them (R7.10)."""
+    TOURNAMENT_STARTING = "tournament_starting"
+    """A tournament they registered for starts in 5 minutes (R9.2)."""
+    TABLE_BROKEN = "table_broken"
+    """Their tournament table broke: they were moved (R9.7)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """What a player's devices show: a title and a body in the player's language, made of
+    public facts only (a table's or tournament's name, never a card, a stack or a hand), and
+    ``data`` for the app (the table or tournament to open)."""
+
+    kind: NotificationKind
+    title: str
+    body: str
+    data: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": str(self.kind), "title": self.title, "body": self.body,
+                "data": dict(self.data)}
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """One registered device: its platform, its push token, and the endpoint the notifier
+    made for it (an SNS platform endpoint's ARN; the memory notifier's own id)."""
+
+    platform: Platform
+    token: str
+    endpoint: str
+    registered_ms: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"platform": str(self.platform), "token": self.token, "endpoint": self.endpoint,
+                "registered_ms": self.registered_ms}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Device:
+        return cls(Platform(str(data["platform"])), str(data["token"]), str(data["endpoint"]),
+                   int(data.get("registered_ms", 0)))
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceBook:
+    """A player's push registration (one item): their devices, the language their
+    notifications are written in, the connections open now (``$connect`` adds, ``$disconnect``
+    removes; one whose ``$disconnect`` never ran is checked with the gateway), and the rate
+    limit's state: the minute bucket (:class:`~naiko_service.ratelimit.Bucket`: ``tokens`` at
+    ``at_ms``) and when each kind was last sent (``last``). ``version`` guards its write."""
+
+    player_id: str
+    devices: tuple[Device, ...] = ()
+    language: str = "en"
+    live: frozenset[str] = frozenset()
+    tokens: float | None = None
+    """``None``: never sent (a full bucket)."""
+    at_ms: int = 0
+    last: dict[str, int] = field(default_factory=dict)
+    version: int = 0
+
+
+class PushUnavailable(PortError):
+    """The deployment has no platform application for that platform (or none at all)."""
+
+
+class EndpointDisabled(PortError):
+    """The push service no longer takes this device's token (uninstalled app, expired token):
+    the device is forgotten."""
+
+
+class Devices(Protocol):
+    """Players' registered devices (:class:`DeviceBook`, one item per player)."""
+
+    def book(self, player_id: str) -> DeviceBook | None:
+        """The player's book (one consistent read), ``None`` if they never registered."""
+        ...
+
+    def add(self, player_id: str, device: Device, language: str, now_ms: int,
+            connection_id: str | None = None) -> None:
+        """Register *device* (the same token again replaces it), the oldest forgotten beyond
+        :data:`~naiko_service.limits.MAX_DEVICES_PER_PLAYER`; *language* becomes the book's;
+        *connection_id* (the registering one) counts as open."""
+
+    def remove(self, player_id: str, token: str) -> Device | None:
+        """Forget the device of *token* (idempotent); returns it if it was there."""
+        ...
+
+    def sent(self, book: DeviceBook, kind: NotificationKind, tokens: float,
+             now_ms: int) -> bool:
+        """Record a notification of *kind* sent at *now_ms*, the bucket now at *tokens*, if the
+        book is still at ``book.version``; ``False`` when another writer came first (the
+        notification is not sent: the limit is never passed by a race)."""
+        ...
+
+    def connected(self, player_id: str, connection_id: str) -> None:
+        """A connection of the player opened (only a player with a book is tracked)."""
+
+    def disconnected(self, player_id: str, connection_id: str) -> None:
+        """That connection closed (idempotent)."""
+
+
+class Notifier(Protocol):
+    """Sends notifications to devices (Amazon SNS mobile push, or a recorder)."""
+
+    def platforms(self) -> frozenset[Platform]:
+        """The platforms it can reach (empty: notifications are off)."""
+        ...
+
+    def endpoint(self, platform: Platform, token: str, player_id: str) -> str:
+        """The endpoint that reaches *token* (made once per device, at registration).
+
+        :raises PushUnavailable: No platform application for *platform*.
+        """
+        ...
+
+    def publish(self, device: Device, notification: Notification) -> None:
+        """Send *notification* to *device*.
+
+        :raises EndpointDisabled: The push service no longer takes the device's token.
+        """
+        ...
+
+    def forget(self, device: Device) -> None:
+        """Delete the device's endpoint (``unregister_device``; idempotent)."""

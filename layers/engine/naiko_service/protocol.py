@@ -26,6 +26,8 @@ from pydantic import (
     TypeAdapter,
 )
 
+from .limits import MAX_DEVICE_TOKEN
+
 MAX_FRAME_BYTES = 32 * 1024
 """API Gateway WebSocket frames are at most 32 KB."""
 
@@ -550,6 +552,31 @@ class ChatUnmute(Request):
     player_id: PlayerId
 
 
+# -- push notifications (issue 25, item 4) -------------------------------------------------------
+
+DeviceToken = Annotated[str, Field(min_length=1, max_length=MAX_DEVICE_TOKEN,
+                                   pattern=r"^[A-Za-z0-9_:.\-]+$")]
+"""A push token as the platform gave it to the app (APNs: hex; FCM: letters, digits, ``:_-``)."""
+
+
+class RegisterDevice(Request):
+    """Be notified through this device while you have no live connection (your turn, a Shield
+    window aimed at you, a waiting-list seat offered, a tournament you registered for starting
+    in 5 minutes or moving you). Registering the same token again refreshes it; the language of
+    the notifications is this connection's (``?lang=``). Answered ``ack``."""
+
+    action: Literal["register_device"]
+    platform: Literal["apns", "apns_sandbox", "fcm"]
+    token: DeviceToken
+
+
+class UnregisterDevice(Request):
+    """Stop notifying this device (idempotent). Answered ``ack``."""
+
+    action: Literal["unregister_device"]
+    token: DeviceToken
+
+
 # -- keepalive (issue 15) ------------------------------------------------------------------------
 
 class Heartbeat(Request):
@@ -570,7 +597,8 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
                  | HandHistory | GetHand | Heartbeat
                  | Chat | SendEmote | ChatMute | ChatUnmute  # R8.9
-                 | UseTimeBank | PreAction | ClearPreAction)  # R8.7, R8.8
+                 | UseTimeBank | PreAction | ClearPreAction  # R8.7, R8.8
+                 | RegisterDevice | UnregisterDevice)  # issue 25 item 4
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
 
@@ -747,10 +775,11 @@ ErrorCode = Literal[
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
     "not_watching",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
-    "powers_not_available", "price_changed", "raise_not_allowed", "rate_limited",
-    "registration_closed", "registration_not_open", "seat_available", "seat_taken", "seated",
-    "seating_error", "table_closed", "table_error", "table_full", "table_limit_reached",
-    "time_bank_empty", "time_bank_running", "too_many_invites", "too_many_mutes",
+    "powers_not_available", "price_changed", "push_unavailable", "raise_not_allowed",
+    "rate_limited", "registration_closed", "registration_not_open", "seat_available",
+    "seat_taken", "seated", "seating_error", "table_closed", "table_error", "table_full",
+    "table_limit_reached", "time_bank_empty", "time_bank_running", "too_many_invites",
+    "too_many_mutes",
     "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
     "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",
     "unknown_action", "unknown_hand", "unknown_preset", "unknown_seat", "unknown_stakes",

@@ -98,6 +98,10 @@ class TimerKind(StrEnum):
     timer."""
     LATE_CLOSE = "late_close"
     """Late registration closes (R9.11): the prizes are fixed. A tournament timer."""
+    NOTIFY_START = "notify_start"
+    """A scheduled tournament starts in 5 minutes: its registered players with no live
+    connection get a push notification (issue 25). A tournament timer, set when the start
+    time is, only where notifications are on."""
     PAYOUT = "payout"
     """A tournament's final places have prizes not paid yet (R9.9): pay them. A tournament
     timer, never on a table."""

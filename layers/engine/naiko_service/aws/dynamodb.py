@@ -21,6 +21,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..limits import (
+    MAX_DEVICES_PER_PLAYER,
     MAX_MUTES,
     MAX_OPEN_TABLES,
     MAX_TABLES_PER_CONNECTION,
@@ -36,10 +37,13 @@ from ..ports import (
     AccountSet,
     AlreadyReversed,
     ConcurrentUpdate,
+    Device,
+    DeviceBook,
     HistoryStored,
     InsufficientFunds,
     LedgerReason,
     NotFrozen,
+    NotificationKind,
     OperatorAction,
     TableNotFound,
     TooManyMutes,
@@ -1043,3 +1047,146 @@ class DynamoConnections:
             if not self._get(connection_id):
                 return 0
         return count
+
+
+# -- push notifications (issue 25, item 4) -------------------------------------------------------
+
+DEVICES_PREFIX = "devices#"
+"""The connections table's key of a player's device book: ``devices#<player_id>`` (an API
+Gateway connection id never holds a ``#``). The item has no ``expires_at``: the TTL keeps it."""
+
+
+class DynamoDevices:
+    """:class:`~naiko_service.ports.Devices` on the connections table: one item per player,
+    ``connection_id`` = ``devices#<player_id>``, holding ``devices`` (JSON, at most
+    :data:`~naiko_service.limits.MAX_DEVICES_PER_PLAYER`), ``language``, ``live`` (a string
+    set of open connections), the rate limit's ``push_tokens``/``push_at``/``push_last`` and
+    ``version``. Devices and the rate limit are written conditional on ``version``; ``live``
+    changes with ``ADD``/``DELETE`` (no version: they never race the others' content)."""
+
+    def __init__(self, client: Any, connections_table: str):
+        self.client = client
+        self.table = connections_table
+
+    def _key(self, player_id: str) -> Item:
+        return {"connection_id": {"S": DEVICES_PREFIX + player_id}}
+
+    def book(self, player_id: str) -> DeviceBook | None:
+        item = self.client.get_item(TableName=self.table, Key=self._key(player_id),
+                                    ConsistentRead=True).get("Item")
+        if not item:
+            return None
+        return DeviceBook(
+            player_id=player_id,
+            devices=tuple(Device.from_dict(d) for d in json.loads(item["devices"]["S"]))
+            if "devices" in item else (),
+            language=str(item["language"]["S"]) if "language" in item else "en",
+            live=frozenset(str(c) for c in item["live"]["SS"]) if "live" in item
+            else frozenset(),
+            tokens=float(item["push_tokens"]["N"]) if "push_tokens" in item else None,
+            at_ms=int(item["push_at"]["N"]) if "push_at" in item else 0,
+            last={str(k): int(v) for k, v in json.loads(item["push_last"]["S"]).items()}
+            if "push_last" in item else {},
+            version=int(item["version"]["N"]) if "version" in item else 0)
+
+    def _write_devices(self, player_id: str, change: Callable[[DeviceBook], DeviceBook | None],
+                       live: str | None = None) -> None:
+        """Read the book, apply *change*, write its devices and language if the version is
+        still the one read (retried on a conflict: each writer is one player's own request)."""
+        for _ in range(5):
+            book = self.book(player_id) or DeviceBook(player_id)
+            new = change(book)
+            if new is None:
+                return
+            values: dict[str, Any] = {
+                ":devices": {"S": json.dumps([d.to_dict() for d in new.devices],
+                                             sort_keys=True)},
+                ":language": {"S": new.language}, ":player": {"S": player_id},
+                ":next": {"N": str(book.version + 1)}}
+            expression = ("SET #devices = :devices, #language = :language, #player = :player, "
+                          "#version = :next")
+            if live is not None:
+                expression += " ADD #live :live"
+                values[":live"] = {"SS": [live]}
+            if book.version:
+                condition = "#version = :version"
+                values[":version"] = {"N": str(book.version)}
+            else:
+                condition = "attribute_not_exists(#version)"
+            try:
+                self.client.update_item(
+                    TableName=self.table, Key=self._key(player_id),
+                    UpdateExpression=expression, ConditionExpression=condition,
+                    ExpressionAttributeNames={"#devices": "devices", "#language": "language",
+                                              "#player": "player_id", "#version": "version",
+                                              **({"#live": "live"} if live else {})},
+                    ExpressionAttributeValues=values)
+                return
+            except ClientError as exc:
+                if error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+        raise ConcurrentUpdate(DEVICES_PREFIX + player_id)
+
+    def add(self, player_id: str, device: Device, language: str, now_ms: int,
+            connection_id: str | None = None) -> None:
+        def change(book: DeviceBook) -> DeviceBook:
+            kept = [d for d in book.devices if d.token != device.token] + [device]
+            return DeviceBook(player_id, tuple(kept[-MAX_DEVICES_PER_PLAYER:]), language)
+
+        self._write_devices(player_id, change, connection_id)
+
+    def remove(self, player_id: str, token: str) -> Device | None:
+        found: list[Device] = []
+
+        def change(book: DeviceBook) -> DeviceBook | None:
+            found[:] = [d for d in book.devices if d.token == token]
+            if not found:
+                return None
+            return DeviceBook(player_id, tuple(d for d in book.devices if d.token != token),
+                              book.language)
+
+        self._write_devices(player_id, change)
+        return found[0] if found else None
+
+    def sent(self, book: DeviceBook, kind: NotificationKind, tokens: float,
+             now_ms: int) -> bool:
+        """One conditional ``UpdateItem`` on ``version``."""
+        try:
+            self.client.update_item(
+                TableName=self.table, Key=self._key(book.player_id),
+                UpdateExpression="SET #tokens = :tokens, #at = :at, #last = :last, "
+                                 "#version = :next",
+                ConditionExpression="#version = :version",
+                ExpressionAttributeNames={"#tokens": "push_tokens", "#at": "push_at",
+                                          "#last": "push_last", "#version": "version"},
+                ExpressionAttributeValues={
+                    ":tokens": {"N": repr(round(tokens, 6))}, ":at": {"N": str(now_ms)},
+                    ":last": {"S": json.dumps({**book.last, str(kind): now_ms},
+                                              sort_keys=True)},
+                    ":version": {"N": str(book.version)},
+                    ":next": {"N": str(book.version + 1)}})
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
+    def connected(self, player_id: str, connection_id: str) -> None:
+        """``ADD`` to ``live``, only on an existing book (a player who never registered a
+        device costs a refused conditional write, nothing stored)."""
+        self._live(player_id, connection_id, "ADD")
+
+    def disconnected(self, player_id: str, connection_id: str) -> None:
+        self._live(player_id, connection_id, "DELETE")
+
+    def _live(self, player_id: str, connection_id: str, verb: str) -> None:
+        try:
+            self.client.update_item(
+                TableName=self.table, Key=self._key(player_id),
+                UpdateExpression=f"{verb} #live :live",
+                ConditionExpression="attribute_exists(#id)",
+                ExpressionAttributeNames={"#live": "live", "#id": "connection_id"},
+                ExpressionAttributeValues={":live": {"SS": [connection_id]}})
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise

@@ -111,4 +111,15 @@ MESSAGES: dict[str, str] = {
     "power.sleeve_swap": "Sleeve Swap",
     "power.short_anchor": "Short Anchor",
     "power.seal_shield": "Seal Shield",
+    # -- push notifications (issue 25): naiko_service.usecases.push --
+    "error.push_unavailable": "this server sends no push notifications to that platform",
+    "push.turn.title": "Your turn",
+    "push.turn.body": "It is your turn at {table}.",
+    "push.shield.body": "A power is aimed at you at {table}: shield or pass.",
+    "push.seat_offered.title": "A seat is free",
+    "push.seat_offered.body": "A seat at {table} is held for you: join to take it.",
+    "push.tournament_starting.title": "Tournament starting",
+    "push.tournament_starting.body": "{tournament} starts in {minutes} minutes.",
+    "push.table_broken.title": "New table",
+    "push.table_broken.body": "You were moved to another table in {tournament}.",
 }

@@ -107,4 +107,15 @@ MESSAGES: dict[str, str] = {
     "power.sleeve_swap": "Zamiana w Rękawie",
     "power.short_anchor": "Krótka Kotwica",
     "power.seal_shield": "Pieczęć Ochronna",
+    # -- push notifications (issue 25): naiko_service.usecases.push --
+    "error.push_unavailable": "ten serwer nie wysyła powiadomień push na tę platformę",
+    "push.turn.title": "Twój ruch",
+    "push.turn.body": "Twój ruch przy stole {table}.",
+    "push.shield.body": "Moc jest wymierzona w ciebie przy stole {table}: osłoń się lub spasuj.",
+    "push.seat_offered.title": "Wolne miejsce",
+    "push.seat_offered.body": "Miejsce przy stole {table} czeka na ciebie: dołącz, aby je zająć.",
+    "push.tournament_starting.title": "Turniej się zaczyna",
+    "push.tournament_starting.body": "{tournament} zaczyna się za {minutes} min.",
+    "push.table_broken.title": "Nowy stół",
+    "push.table_broken.body": "Przeniesiono cię do innego stołu w turnieju {tournament}.",
 }

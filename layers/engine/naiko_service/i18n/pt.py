@@ -107,4 +107,17 @@ MESSAGES: dict[str, str] = {
     "power.sleeve_swap": "Troca de Manga",
     "power.short_anchor": "Âncora Curta",
     "power.seal_shield": "Escudo do Selo",
+    # -- push notifications (issue 25): naiko_service.usecases.push --
+    "error.push_unavailable": "este servidor não envia notificações push para essa plataforma",
+    "push.turn.title": "Sua vez",
+    "push.turn.body": "É a sua vez na mesa {table}.",
+    "push.shield.body": "Um poder foi lançado contra você na mesa {table}: proteja-se ou passe.",
+    "push.seat_offered.title": "Um lugar está livre",
+    "push.seat_offered.body": (
+        "Um lugar na mesa {table} está reservado para você: entre para "
+        "ocupá-lo."),
+    "push.tournament_starting.title": "Torneio começando",
+    "push.tournament_starting.body": "{tournament} começa em {minutes} minutos.",
+    "push.table_broken.title": "Nova mesa",
+    "push.table_broken.body": "Você foi movido para outra mesa em {tournament}.",
 }

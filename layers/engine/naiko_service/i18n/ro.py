@@ -109,4 +109,19 @@ MESSAGES: dict[str, str] = {
     "power.sleeve_swap": "Schimb din Mânecă",
     "power.short_anchor": "Ancora Scurtă",
     "power.seal_shield": "Sigiliul Protector",
+    # -- push notifications (issue 25): naiko_service.usecases.push --
+    "error.push_unavailable": "acest server nu trimite notificări push pe acea platformă",
+    "push.turn.title": "Rândul tău",
+    "push.turn.body": "Este rândul tău la masa {table}.",
+    "push.shield.body": (
+        "O putere este îndreptată spre tine la masa {table}: folosește scutul sau "
+        "treci."),
+    "push.seat_offered.title": "Un loc e liber",
+    "push.seat_offered.body": (
+        "Un loc la masa {table} este păstrat pentru tine: intră ca să-l "
+        "ocupi."),
+    "push.tournament_starting.title": "Turneul începe",
+    "push.tournament_starting.body": "{tournament} începe în {minutes} minute.",
+    "push.table_broken.title": "Masă nouă",
+    "push.table_broken.body": "Ai fost mutat la altă masă în {tournament}.",
 }

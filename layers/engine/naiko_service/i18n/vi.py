@@ -109,4 +109,15 @@ MESSAGES: dict[str, str] = {
     "power.sleeve_swap": "Đổi Bài Trong Tay Áo",
     "power.short_anchor": "Mỏ Neo Ngắn",
     "power.seal_shield": "Lá Chắn Phong Ấn",
+    # -- push notifications (issue 25): naiko_service.usecases.push --
+    "error.push_unavailable": "máy chủ này không gửi thông báo đẩy tới nền tảng đó",
+    "push.turn.title": "Đến lượt bạn",
+    "push.turn.body": "Đến lượt bạn ở bàn {table}.",
+    "push.shield.body": "Một năng lực đang nhắm vào bạn ở bàn {table}: dùng khiên hoặc bỏ qua.",
+    "push.seat_offered.title": "Có ghế trống",
+    "push.seat_offered.body": "Một ghế ở bàn {table} đang được giữ cho bạn: vào bàn để nhận.",
+    "push.tournament_starting.title": "Giải đấu sắp bắt đầu",
+    "push.tournament_starting.body": "{tournament} bắt đầu sau {minutes} phút.",
+    "push.table_broken.title": "Bàn mới",
+    "push.table_broken.body": "Bạn đã được chuyển sang bàn khác trong {tournament}.",
 }

@@ -16,6 +16,8 @@ against the ports, one module per concern:
 :mod:`.histories`           ``hand_history``, ``get_hand``: the stored hands (R10.1)
 :mod:`.chat`                ``chat``, ``emote``, ``chat_mute``, ``chat_unmute``: table chat
                             (R8.9)
+:mod:`.push`                ``register_device``, ``unregister_device``, the push
+                            notifications of players whose app sleeps (issue 25)
 :mod:`.policies`            one policy per table type (cash, private, Sit & Go / Spin,
                             scheduled multi-table), asked by the dealer and the clock
 :mod:`.tournament_tables`   what a tournament's table adds to the dealer and the clock
@@ -56,6 +58,7 @@ from . import (
     lobby,
     play,
     private,
+    push,
     timers,
     tournaments,
     views,
@@ -183,6 +186,10 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             play.pre_action(deps, caller, request)
         case p.ClearPreAction():
             play.clear_pre_action(deps, caller, request)
+        case p.RegisterDevice():
+            push.register_device(deps, caller, request)
+        case p.UnregisterDevice():
+            push.unregister_device(deps, caller, request)
         case _:
             assert_never(request)
 

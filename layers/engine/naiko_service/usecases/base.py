@@ -26,8 +26,10 @@ from ..ports import (
     Clock,
     Connections,
     Deadline,
+    Devices,
     Gateway,
     HandHistories,
+    Notifier,
     Random,
     Scheduler,
     TableStore,
@@ -141,6 +143,11 @@ class Deps:
     histories: HandHistories | None = None
     """Reads the hands' records (R10.1; they are written with the table writes); ``None``:
     the history requests are refused (``no_histories``)."""
+    devices: Devices | None = None
+    """Players' registered devices (issue 25, push notifications); ``None``: none are kept."""
+    notifier: Notifier | None = None
+    """Sends push notifications (:mod:`.push`); ``None`` (or one reaching no platform, the
+    ``NoNotifier`` of a deployment without platform applications): notifications are off."""
     sweep_workers: int = 1
     """Tables the sweep wakes at once (threads; ``SWEEP_WORKERS`` in a deployment, where the
     adapters are thread-safe). 1: one after another (the in-memory adapters)."""

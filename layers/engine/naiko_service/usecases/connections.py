@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import protocol as p
 from ..limits import MAX_SPECTATORS
 from ..records import TableRecord
-from . import fanout, subscriptions, transaction, views
+from . import fanout, push, subscriptions, transaction, views
 from .base import Caller, Deps, NoOp, Outcome, ServiceError, refuse_bot_seat
 from .room import invite, may_sit
 from .subscriptions import drop_connection, spectators, subscribe
@@ -17,6 +17,7 @@ from .subscriptions import drop_connection, spectators, subscribe
 def connect(deps: Deps, connection_id: str, player_id: str) -> None:
     """``$connect``: bind the verified player to the connection."""
     deps.connections.bind(connection_id, player_id, deps.clock.now_ms())
+    push.connected(deps, player_id, connection_id)
 
 
 def disconnect(deps: Deps, connection_id: str) -> None:
@@ -42,6 +43,8 @@ def disconnect(deps: Deps, connection_id: str) -> None:
                               {"table_id": table_id, "connection_id": connection_id})
     finally:
         deps.connections.unbind(connection_id)
+        if player_id is not None:
+            push.disconnected(deps, player_id, connection_id)
 
 
 def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:

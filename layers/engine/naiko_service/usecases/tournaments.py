@@ -54,7 +54,7 @@ from ..tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from . import arming, fanout, scheduled, transaction
+from . import arming, fanout, push, scheduled, transaction
 from . import registrations as on_counters
 from .accounts import frozen_error
 from .base import BOT_SEAT, Caller, Deps, ServiceError
@@ -175,6 +175,9 @@ def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: st
         if opens_ms is not None and opens_ms >= starts_ms:
             raise ServiceError("invalid_request", "registration must open before the start")
         record.timers.append(Timer("start", TimerKind.START, starts_ms))  # R9.2
+        notify_ms = starts_ms - push.STARTING_SOON_MS
+        if push.enabled(deps) and notify_ms > record.created_ms:  # issue 25
+            record.timers.append(Timer("notify_start", TimerKind.NOTIFY_START, notify_ms))
         arm_tournament(deps, record)
     store(deps).commit((PutTournament(record, None),))
     return record
@@ -591,6 +594,10 @@ def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
         return 0
     fired = done.result
     assert fired is not None
+    if fired.notify:  # issue 25: after the commit, off the tournament's write
+        push.tournament_starting(deps, tournament_id, done.record.name, (
+            key.removeprefix(REG_PREFIX) for key, _ in store(deps).items(tournament_id,
+                                                                          REG_PREFIX)))
     if fired.start:  # R9.2: transactions of its own
         scheduled.start_scheduled(deps, tournament_id)
     elif fired.pay:
@@ -610,6 +617,8 @@ class _Fired:
     """A ``payout`` timer: pay (or refund) after the commit."""
     start: bool = False
     """A scheduled tournament's ``start`` (:func:`.scheduled.start_scheduled`)."""
+    notify: bool = False
+    """Its ``notify_start``: registered players are notified after the commit (issue 25)."""
 
 
 def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
@@ -624,10 +633,12 @@ def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
         raise Unchanged(_Fired(0))
     if any(t.kind is TimerKind.START for t in due):
         raise Unchanged(_Fired(1, start=True))
-    pay = False
+    pay = notify = False
     for timer in due:
         new.timers = [t for t in new.timers if t.token != timer.token]
-        if timer.kind is TimerKind.LEVEL and new.started_ms is not None \
+        if timer.kind is TimerKind.NOTIFY_START:  # once: the timer goes with this write
+            notify = new.status is TournamentStatus.REGISTERING
+        elif timer.kind is TimerKind.LEVEL and new.started_ms is not None \
                 and new.status is TournamentStatus.RUNNING:
             _record_level(new, now, timer, plan)
         elif timer.kind is TimerKind.PAYOUT:
@@ -638,7 +649,7 @@ def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
         new.timers.append(Timer(f"payout:{new.version}", TimerKind.PAYOUT,
                                 now + PAYOUT_BACKOFF_MS))
     arm_tournament(deps, new)
-    return _Fired(len(due), pay=pay)
+    return _Fired(len(due), pay=pay, notify=notify)
 
 
 def _record_level(new: TournamentRecord, now: int, timer: Timer, plan: Plan) -> None:

@@ -58,7 +58,7 @@ from ..ports import (
     Write,
 )
 from ..records import TableRecord
-from . import arming, cancel, deadlines, dealer, tournament_tables
+from . import arming, cancel, deadlines, dealer, push, tournament_tables
 from .accounts import frozen_error
 from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, backoff, refuse_bot_seat
 from .fanout import AWS_CALL_WORST_MS, ack, post_updates, send, watching
@@ -352,8 +352,10 @@ def fan_out(deps: Deps, record: TableRecord, events: list[Event],
     (:func:`.fanout.post_updates`); connections that are gone are forgotten in ONE more write:
     quiet when only spectators left (a crowd of dead spectators costs one write), announced with
     ``disconnected`` events when a seated player is now away (everyone sees it: a new
-    version)."""
+    version). The players the events call on who have no live connection here get a push
+    notification once every post ended (:func:`.push.after_fan_out`: never raises)."""
     gone = post_updates(deps, record, events, answer)
+    push.after_fan_out(deps, record, events, gone)  # players whose app sleeps (issue 25)
     if gone:  # one more write: quiet for spectators, announced when a seated player is away
         deps.count("ConnectionsGone", len(gone))
         internal(deps, record.table_id, drop_connections(gone))

@@ -48,10 +48,13 @@ function setHashTable(tableId) {
 
 export class App {
   /**
-   * @param {object} options {wsUrl, token: () => Promise<string>, playerId}
+   * @param {object} options {wsUrl, token: () => Promise<string>, playerId, notifications}
+   *   notifications: () => Promise<{total, notifications: [{title, body, ...}]}>, the push
+   *   notifications sent to this player (local mode only; null elsewhere)
    */
-  constructor({ wsUrl, token, playerId }) {
+  constructor({ wsUrl, token, playerId, notifications = null }) {
     this.playerId = playerId;
+    this.notifications = notifications;
     this.screen = "lobby";               // "lobby" | "table"
     this.tableId = null;                 // the table shown
     this.version = 0;                    // the version of the view shown
@@ -107,6 +110,7 @@ export class App {
 
   onOpen(again) {
     for (const player of this.muted) this.conn.request("chat_mute", { player_id: player }); // R8.9
+    this.showMissedNotifications();
     if (this.tableId) {
       // Resume: the snapshot marks us back at our seat and brings the confirmed state (R8.3).
       this.watch(this.tableId, again ? tr("Reconnected: the table shows the server's confirmed state.") : null);
@@ -505,6 +509,28 @@ export class App {
         : el.dataset.format === "clock" ? clock(left) : el.dataset.format === "n" ? String(left) : `${left}s`;
       if (el.textContent !== text) el.textContent = text;
     }
+  }
+
+  /**
+   * Issue 25, local mode: what the server notified this player's devices of while the page was
+   * away (its connection gone), shown once as a toast when it connects again: the newest, in
+   * the player's language as the server wrote it. Seen ones are counted per player in
+   * localStorage.
+   */
+  async showMissedNotifications() {
+    if (!this.notifications) return;
+    let answer;
+    try {
+      answer = await this.notifications();
+    } catch {
+      return; // the local endpoint is a convenience: nothing to show
+    }
+    const key = `naiko.notifications.${this.playerId}`;
+    const seen = Number(localStorage.getItem(key) || 0);
+    const total = Number(answer.total || 0);
+    localStorage.setItem(key, String(total));
+    const last = (answer.notifications || []).at(-1);
+    if (last && total > seen) this.toast(`🔔 ${last.title}: ${last.body}`);
   }
 
   toast(text, error = false) {

@@ -33,6 +33,16 @@ async function devToken(player) {
   return body.token;
 }
 
+/**
+ * Local mode (issue 25): the push notifications the stack recorded for *player* while the page
+ * was away (GET /api/notifications); a deployment sends them to the player's phone instead.
+ */
+async function notificationsOf(player) {
+  const response = await fetch(`/api/notifications?player=${encodeURIComponent(player)}`);
+  if (!response.ok) return { total: 0, notifications: [] };
+  return response.json();
+}
+
 /** The subject (`sub`) of a v1 or JWT token, for display only (the server checks tokens). */
 function subjectOf(token) {
   try {
@@ -91,7 +101,8 @@ async function main() {
   }
   // A local dev token is minted again before each connection (it never goes stale).
   const tokenSource = token ? () => token : () => devToken(player);
-  const app = new App({ wsUrl, token: tokenSource, playerId: token ? subjectOf(token) : player });
+  const app = new App({ wsUrl, token: tokenSource, playerId: token ? subjectOf(token) : player,
+    notifications: local && player && !token ? () => notificationsOf(player) : null });
   window.naikoApp = app; // for the console; one browser test hands it a doctored update (R10.2)
   const table = hash.get("table"); // a reload comes back to the table it showed
   if (table) {
