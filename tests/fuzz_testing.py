@@ -106,7 +106,8 @@ PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
 REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found",
-                         "tournaments", "tournament", "hands", "hand", "heartbeat"})
+                         "tournaments", "tournament", "tournament_players",
+                         "tournament_results", "hands", "hand", "heartbeat"})
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
 """What :func:`~naiko_service.protocol.parse_request` refuses with (the service may also
@@ -823,6 +824,8 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "create_tournament": {"preset": "spin_3max_hyper", "entry": 100},
     "list_tournaments": {},
     "get_tournament": {"tournament_id": SNG_TOURNAMENT},
+    "tournament_players": {"tournament_id": SNG_TOURNAMENT},
+    "tournament_results": {"tournament_id": SNG_TOURNAMENT},
     "register": {"tournament_id": SNG_TOURNAMENT},
     "unregister": {"tournament_id": SNG_TOURNAMENT},
     "tournament_add_bots": {"tournament_id": SNG_TOURNAMENT},

@@ -423,6 +423,11 @@ def warn(message: str, fields: dict[str, Any]) -> None:
     logger.warning(message, extra=fields)
 
 
+def error(message: str, fields: dict[str, Any]) -> None:
+    """The ``Deps.error`` hook: a structured error log line."""
+    logger.error(message, extra=fields)
+
+
 def count(name: str, value: int = 1) -> None:
     """The ``Deps.count`` hook: a CloudWatch (EMF) count metric, flushed by the handler."""
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
@@ -501,6 +506,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         count=count,
         measure=measure,
         warn=warn,
+        error=error,
         deadline=InvocationDeadline(),
         default_decision_ms=config.default_decision_seconds * 1000,
         default_pause_ms=config.default_pause_seconds * 1000,
