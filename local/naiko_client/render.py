@@ -1314,11 +1314,13 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
         prizes += " (a Spin: the pool is the entry times a multiplier drawn at the start)"
     lines.append((prizes, ""))
     registered = [str(p) for p in t.get("registered") or []]
+    more = " ... (more)" if t.get("registered_more") else ""
     if "registered" in t:
-        lines.append(("  registered: " + (", ".join(registered) or "nobody yet"), ""))
+        lines.append(("  registered: " + (", ".join(registered) or "nobody yet") + more, ""))
     results = t.get("results") or []
     if results:
         lines.append(("  places: " + ", ".join(
             f"{ordinal(int(r.get('place') or 0))} {r.get('player_id')}"
-            + (f" {r['prize']}" if r.get("prize") else "") for r in results), ""))
+            + (f" {r['prize']}" if r.get("prize") else "") for r in results)
+            + (" ... (more)" if t.get("results_more") else ""), ""))
     return lines
