@@ -76,7 +76,7 @@ from hypothesis import strategies as st
 from naiko.cards import seeded_random
 from naiko.engine import legal_actions
 from naiko.state import Variant
-from naiko_service import bootstrap
+from naiko_service import bootstrap, pages
 from naiko_service.memory import (
     ManualClock,
     MemoryAccounts,
@@ -788,7 +788,7 @@ FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_coun
                "private", "invited", "bots", "buy_in", "seat_index", "amount", "move",
                "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
                "code", "paused", "min_players", "tournament_id", "preset", "entry", "count",
-               "limit", "before", "hand_number",
+               "limit", "before", "hand_number", "cursor",
                "__proto__", "", "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -884,6 +884,13 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "before": st.sampled_from(["1700000000000#" + NAIKO_TABLE + "#0000000001",
                                "9999999999999#x#9999999999", "0#t#1", ""]),
     "hand_number": st.integers(0, 3),
+    "cursor": st.sampled_from([
+        pages.encode("tournament_players", {"t": SNG_TOURNAMENT, "a": "bob"}),
+        pages.encode("tournament_results", {"t": SNG_TOURNAMENT, "a": "bob"}),
+        pages.encode("tables", {"e": True, "c": 1_700_000_000_000, "t": NAIKO_TABLE}),
+        pages.encode("tournaments", {"c": 1_700_000_000_000, "t": SNG_TOURNAMENT}),
+        pages.encode("tables", {"e": 1, "c": "x", "t": ""}), "bm90LWEtY3Vyc29y", "e30", "",
+        "A" * 513]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 
