@@ -115,3 +115,23 @@ def test_r23_the_handler_s_own_error_frames_pass_the_send_point(
     app.reply(h.service, "c1", "malformed_json", "the message is not valid JSON", None)
     assert [m["code"] for m in delivered] == ["malformed_json"]
     assert isinstance(h.gateway, RecordingGateway) and not h.gateway.sent
+
+
+def test_r23_a_route_s_own_response_body_passes_the_same_check(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A handler's returned ``body`` (sent by API Gateway to a route with a route response) is
+    held to the frame too: over it, the body becomes ``reply_too_large``, logged and counted."""
+    import json
+
+    from naiko_service import bootstrap
+
+    counted: list[str] = []
+    monkeypatch.setattr(bootstrap, "count", lambda name, value=1: counted.append(name))
+    small = {"statusCode": 200, "body": json.dumps({"type": "ack", "request_id": "r"})}
+    assert bootstrap.route_response("game", small) is small
+    assert bootstrap.route_response("game", {"statusCode": 200}) == {"statusCode": 200}
+    big = {"statusCode": 200, "body": "x" * (MAX_FRAME_BYTES + 1)}
+    answered = bootstrap.route_response("game", big)
+    error = json.loads(answered["body"])
+    assert (error["type"], error["code"]) == ("error", "reply_too_large")
+    assert len(answered["body"]) < MAX_FRAME_BYTES and counted == ["MessagesOversize"]
