@@ -90,7 +90,7 @@ def with_results(h: Harness, tid: str, count: int = FIELD, paid_every: int = 3) 
         store.commit(tuple(writes))
 
 
-def r23_tournament_players_are_paged(h: Harness) -> None:
+def issue23_tournament_players_are_paged(h: Harness) -> None:
     tid, reader = scheduled_field(h)
     rows, pages = read_all(reader, "tournament_players", "players", 7, tournament_id=tid)
     assert [r["player_id"] for r in rows] == sorted(player_ids())  # once each, in id order
@@ -110,7 +110,7 @@ def r23_tournament_players_are_paged(h: Harness) -> None:
     assert max(sizes(reader, before)) < MAX_FRAME_BYTES // 2
 
 
-def r23_tournament_results_are_paged_with_their_payments(h: Harness) -> None:
+def issue23_tournament_results_are_paged_with_their_payments(h: Harness) -> None:
     tid, reader = scheduled_field(h)
     with_results(h, tid)
     rows, pages = read_all(reader, "tournament_results", "results", 8, tournament_id=tid)
@@ -124,7 +124,7 @@ def r23_tournament_results_are_paged_with_their_payments(h: Harness) -> None:
     assert you == {"registered": True, "result": winner}
 
 
-def r23_the_lobby_tables_are_paged(h: Harness) -> None:
+def issue23_the_lobby_tables_are_paged(h: Harness) -> None:
     hosts = [h.player(f"host{n:02d}") for n in range(12)]
     for n, host in enumerate(hosts):
         h.clock.advance(1_000)
@@ -139,7 +139,7 @@ def r23_the_lobby_tables_are_paged(h: Harness) -> None:
     assert pages == 3
 
 
-def r23_the_lobby_tournaments_are_paged(h: Harness) -> None:
+def issue23_the_lobby_tournaments_are_paged(h: Harness) -> None:
     for n in range(12):
         h.clock.advance(1_000)
         tournaments.create(h.service.deps, f"u{n:02d}", f"Spin {n}",
@@ -152,7 +152,7 @@ def r23_the_lobby_tournaments_are_paged(h: Harness) -> None:
     assert len(first["tournaments"]) == 5 and first["next"] is not None  # the default: 5
 
 
-def r23_a_cursor_of_one_list_is_refused_by_another(h: Harness) -> None:
+def issue23_a_cursor_of_one_list_is_refused_by_another(h: Harness) -> None:
     tid, reader = scheduled_field(h, 6)
     tournaments.create(h.service.deps, "other", "other", from_preset("spin_3max_hyper", 10),
                        "ops")
@@ -181,7 +181,7 @@ def r23_a_cursor_of_one_list_is_refused_by_another(h: Harness) -> None:
     assert [r["player_id"] for r in rest["players"]] == sorted(player_ids(6))[2:]
 
 
-def r23_an_unknown_tournament_is_not_an_empty_list(h: Harness) -> None:
+def issue23_an_unknown_tournament_is_not_an_empty_list(h: Harness) -> None:
     reader = h.player("reader")
     for action in ("tournament_players", "tournament_results"):
         assert reader.send(action=action, tournament_id="nope")["code"] == "unknown_tournament"

@@ -37,31 +37,31 @@ def queries(aws: Aws, since: int) -> list[dict[str, Any]]:  # noqa: F811
     return [params for name, params in aws.calls[since:] if name == "Query"]
 
 
-def test_r23_tournament_players_are_paged(aws: Aws) -> None:  # noqa: F811
-    scenarios.r23_tournament_players_are_paged(on_dynamodb(aws))
+def test_issue23_tournament_players_are_paged(aws: Aws) -> None:  # noqa: F811
+    scenarios.issue23_tournament_players_are_paged(on_dynamodb(aws))
 
 
-def test_r23_tournament_results_are_paged_with_their_payments(aws: Aws) -> None:  # noqa: F811
-    scenarios.r23_tournament_results_are_paged_with_their_payments(on_dynamodb(aws))
+def test_issue23_tournament_results_are_paged_with_their_payments(aws: Aws) -> None:  # noqa: F811
+    scenarios.issue23_tournament_results_are_paged_with_their_payments(on_dynamodb(aws))
 
 
-def test_r23_the_lobby_tables_are_paged(aws: Aws) -> None:  # noqa: F811
-    scenarios.r23_the_lobby_tables_are_paged(on_dynamodb(aws))
+def test_issue23_the_lobby_tables_are_paged(aws: Aws) -> None:  # noqa: F811
+    scenarios.issue23_the_lobby_tables_are_paged(on_dynamodb(aws))
 
 
-def test_r23_the_lobby_tournaments_are_paged(aws: Aws) -> None:  # noqa: F811
-    scenarios.r23_the_lobby_tournaments_are_paged(on_dynamodb(aws))
+def test_issue23_the_lobby_tournaments_are_paged(aws: Aws) -> None:  # noqa: F811
+    scenarios.issue23_the_lobby_tournaments_are_paged(on_dynamodb(aws))
 
 
-def test_r23_a_cursor_of_one_list_is_refused_by_another(aws: Aws) -> None:  # noqa: F811
-    scenarios.r23_a_cursor_of_one_list_is_refused_by_another(on_dynamodb(aws))
+def test_issue23_a_cursor_of_one_list_is_refused_by_another(aws: Aws) -> None:  # noqa: F811
+    scenarios.issue23_a_cursor_of_one_list_is_refused_by_another(on_dynamodb(aws))
 
 
-def test_r23_an_unknown_tournament_is_not_an_empty_list(aws: Aws) -> None:  # noqa: F811
-    scenarios.r23_an_unknown_tournament_is_not_an_empty_list(on_dynamodb(aws))
+def test_issue23_an_unknown_tournament_is_not_an_empty_list(aws: Aws) -> None:  # noqa: F811
+    scenarios.issue23_an_unknown_tournament_is_not_an_empty_list(on_dynamodb(aws))
 
 
-def test_r23_a_page_reads_the_page_and_no_more(aws: Aws) -> None:  # noqa: F811
+def test_issue23_a_page_reads_the_page_and_no_more(aws: Aws) -> None:  # noqa: F811
     """A page of players is ONE Query of ``limit`` + 1 items, from the cursor's key, not
     consistent; ``get_tournament`` reads the tournament item and one key per fact about you,
     whatever the field (before: three consistent Queries of every registration, result and

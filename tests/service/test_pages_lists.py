@@ -14,28 +14,28 @@ from naiko_service.usecases import fanout
 from service_testing import harness
 
 
-def test_r23_tournament_players_are_paged() -> None:
-    scenarios.r23_tournament_players_are_paged(harness())
+def test_issue23_tournament_players_are_paged() -> None:
+    scenarios.issue23_tournament_players_are_paged(harness())
 
 
-def test_r23_tournament_results_are_paged_with_their_payments() -> None:
-    scenarios.r23_tournament_results_are_paged_with_their_payments(harness())
+def test_issue23_tournament_results_are_paged_with_their_payments() -> None:
+    scenarios.issue23_tournament_results_are_paged_with_their_payments(harness())
 
 
-def test_r23_the_lobby_tables_are_paged() -> None:
-    scenarios.r23_the_lobby_tables_are_paged(harness())
+def test_issue23_the_lobby_tables_are_paged() -> None:
+    scenarios.issue23_the_lobby_tables_are_paged(harness())
 
 
-def test_r23_the_lobby_tournaments_are_paged() -> None:
-    scenarios.r23_the_lobby_tournaments_are_paged(harness())
+def test_issue23_the_lobby_tournaments_are_paged() -> None:
+    scenarios.issue23_the_lobby_tournaments_are_paged(harness())
 
 
-def test_r23_a_cursor_of_one_list_is_refused_by_another() -> None:
-    scenarios.r23_a_cursor_of_one_list_is_refused_by_another(harness())
+def test_issue23_a_cursor_of_one_list_is_refused_by_another() -> None:
+    scenarios.issue23_a_cursor_of_one_list_is_refused_by_another(harness())
 
 
-def test_r23_an_unknown_tournament_is_not_an_empty_list() -> None:
-    scenarios.r23_an_unknown_tournament_is_not_an_empty_list(harness())
+def test_issue23_an_unknown_tournament_is_not_an_empty_list() -> None:
+    scenarios.issue23_an_unknown_tournament_is_not_an_empty_list(harness())
 
 
 # -- the send point (fanout.deliver) -----------------------------------------------------------
@@ -47,7 +47,7 @@ def _logged(h: Any) -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("size", [MAX_FRAME_BYTES - 200, MAX_FRAME_BYTES + 1, 409_000])
-def test_r23_the_send_point_refuses_a_message_over_a_frame_and_says_so(size: int) -> None:
+def test_issue23_the_send_point_refuses_a_message_over_a_frame_and_says_so(size: int) -> None:
     """A message over 32 KB is never posted (API Gateway would drop it): the connection gets
     ``reply_too_large`` with the request's id, the error is logged with the message's type and
     size, and counted ``MessagesOversize``; one under the limit goes out unchanged."""
@@ -70,7 +70,7 @@ def test_r23_the_send_point_refuses_a_message_over_a_frame_and_says_so(size: int
         "limit": MAX_FRAME_BYTES})]
 
 
-def test_r23_every_post_of_a_request_goes_through_the_send_point(
+def test_issue23_every_post_of_a_request_goes_through_the_send_point(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Replies, errors and the fan-out's updates all pass ``fanout.deliver``: with the limit
     lowered under an update's size, the table's update is refused as well, never posted."""
@@ -102,7 +102,7 @@ def test_r23_every_post_of_a_request_goes_through_the_send_point(
     assert h.counters["MessagesOversize"] == 1
 
 
-def test_r23_the_handler_s_own_error_frames_pass_the_send_point(
+def test_issue23_the_handler_s_own_error_frames_pass_the_send_point(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``functions/game/app.py`` answers a frame it cannot parse through ``fanout.deliver``."""
     import importlib
@@ -117,7 +117,7 @@ def test_r23_the_handler_s_own_error_frames_pass_the_send_point(
     assert isinstance(h.gateway, RecordingGateway) and not h.gateway.sent
 
 
-def test_r23_a_route_s_own_response_body_passes_the_same_check(
+def test_issue23_a_route_s_own_response_body_passes_the_same_check(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A handler's returned ``body`` (sent by API Gateway to a route with a route response) is
     held to the frame too: over it, the body becomes ``reply_too_large``, logged and counted."""

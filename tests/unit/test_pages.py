@@ -101,7 +101,7 @@ def _largest_pages(name: str, player: str) -> dict[str, dict[str, Any]]:
 
 @settings(max_examples=25, deadline=None)
 @given(_NAME, _ID)
-def test_r23_any_page_of_any_list_at_its_maximum_fits_a_frame(name: str, player: str) -> None:
+def test_issue23_any_page_of_any_list_at_its_maximum_fits_a_frame(name: str, player: str) -> None:
     """Every list's largest page (its maximum ``limit``, every row with names of 40 of the
     widest characters and ids of 64) is a valid message and fits 32 KB: the send point never
     has to refuse a page."""
@@ -114,7 +114,7 @@ def test_r23_any_page_of_any_list_at_its_maximum_fits_a_frame(name: str, player:
         assert _bytes(message) <= protocol.MAX_FRAME_BYTES, (kind, _bytes(message))
 
 
-def test_r23_the_limits_are_the_protocol_s() -> None:
+def test_issue23_the_limits_are_the_protocol_s() -> None:
     """The page sizes the property checks are the most the request models allow."""
     assert protocol.ListTables.model_fields["limit"].default == protocol.LOBBY_PAGE_MAX
     assert protocol.ListTournaments.model_fields["limit"].default == \
