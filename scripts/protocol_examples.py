@@ -87,7 +87,8 @@ MAX_TOURNAMENT_HANDS = 30
 """Give up (and fail) if the Spin has not finished within this many hands."""
 
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-           "tournament", "hands", "hand", "heartbeat")
+           "tournament", "tournament_players", "tournament_results", "hands", "hand",
+           "heartbeat")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
 ``create_invite_code``); an ``update`` (or a ``chat``, R8.9) answers one when it carries its
 ``request_id``."""
@@ -294,6 +295,7 @@ def play(seed: int = SEED) -> Session:
     _devices(s)
     s.messages["heartbeat"] = s.clients["dave"].send(action="heartbeat", example=True)
     _chat(s)
+    _pages(s)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
 
@@ -323,6 +325,20 @@ def _chat(s: Session) -> None:
                       min_buy_in=40, max_buy_in=200, chat="off")["table_id"]
     erin.send(action="join_table", table_id=quiet, buy_in=100)
     erin.send(action="chat", table_id=quiet, text="anyone?")  # chat_off
+
+
+def _pages(s: Session) -> None:
+    """dave pages through the Spin's players one at a time (docs/protocol.md "Pages"), tries a
+    cursor that is no list's (``bad_cursor``), and reads its results."""
+    dave = s.clients["dave"]
+    first = dave.send(action="tournament_players", tournament_id=s.spin_id, limit=1)
+    s.messages["tournament_players"] = first
+    s.extras["tournament_players (the next page)"] = dave.exchange(
+        action="tournament_players", tournament_id=s.spin_id, limit=1, cursor=first["next"])
+    dave.send(action="tournament_players", tournament_id=s.spin_id,
+              cursor="bm90LWEtY3Vyc29y")  # bad_cursor
+    s.messages["tournament_results"] = dave.send(action="tournament_results",
+                                                 tournament_id=s.spin_id)
 
 
 def _bad_frames(s: Session, table: str) -> None:
@@ -763,7 +779,8 @@ def _spin(s: Session) -> None:
     s.done |= {"eliminated", "finished"} & {k.removeprefix("tournament_") for k in kinds}
     final = dave.send(action="get_tournament", tournament_id=spin, example=True)
     s.messages["tournament"] = final
-    winner = next(r for r in final["tournament"]["results"] if r["place"] == 1)
+    winner = next(data for _, data in h.service.deps.tournaments.items(spin, "result#")
+                  if data["place"] == 1) if h.service.deps.tournaments else {}
     if any(e.player_id == winner["account"] and e.ref == spin and e.amount == winner["prize"]
            for e in h.accounts.ledger):
         s.done.add("paid")

@@ -76,7 +76,7 @@ from hypothesis import strategies as st
 from naiko.cards import seeded_random
 from naiko.engine import legal_actions
 from naiko.state import Variant
-from naiko_service import bootstrap
+from naiko_service import bootstrap, pages
 from naiko_service.memory import (
     ManualClock,
     MemoryAccounts,
@@ -109,7 +109,8 @@ PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
 REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found",
-                         "tournaments", "tournament", "hands", "hand", "heartbeat"})
+                         "tournaments", "tournament", "tournament_players",
+                         "tournament_results", "hands", "hand", "heartbeat"})
 """Besides these, an ``update`` or a ``chat`` (R8.9) that carries the request id."""
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
@@ -798,6 +799,7 @@ FIELD_NAMES = ("action", "request_id", "table_id", "name", "variant", "seat_coun
                "power", "target_seat", "card_index", "player_id", "entry", "invite_code",
                "code", "paused", "min_players", "tournament_id", "preset", "entry", "count",
                "limit", "before", "hand_number", "text", "emote", "chat", "platform", "token",
+               "cursor",
                "__proto__", "", "request_id ", "Action")
 
 VALID_FRAMES: dict[str, dict[str, Any]] = {
@@ -833,6 +835,8 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "create_tournament": {"preset": "spin_3max_hyper", "entry": 100},
     "list_tournaments": {},
     "get_tournament": {"tournament_id": SNG_TOURNAMENT},
+    "tournament_players": {"tournament_id": SNG_TOURNAMENT},
+    "tournament_results": {"tournament_id": SNG_TOURNAMENT},
     "register": {"tournament_id": SNG_TOURNAMENT},
     "unregister": {"tournament_id": SNG_TOURNAMENT},
     "tournament_add_bots": {"tournament_id": SNG_TOURNAMENT},
@@ -912,6 +916,13 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "platform": st.sampled_from(["apns", "apns_sandbox", "fcm", "gcm", "APNS", ""]),
     "token": st.sampled_from(["fKq1:APA91b-token_1", "a1b2" * 16, "t" * 512, "t" * 513,
                               "has space", "\u202e", ""]),
+    "cursor": st.sampled_from([
+        pages.encode("tournament_players", {"t": SNG_TOURNAMENT, "a": "bob"}),
+        pages.encode("tournament_results", {"t": SNG_TOURNAMENT, "a": "bob"}),
+        pages.encode("tables", {"e": True, "c": 1_700_000_000_000, "t": NAIKO_TABLE}),
+        pages.encode("tournaments", {"c": 1_700_000_000_000, "t": SNG_TOURNAMENT}),
+        pages.encode("tables", {"e": 1, "c": "x", "t": ""}), "bm90LWEtY3Vyc29y", "e30", "",
+        "A" * 513]),
 }
 """Values near the valid ones, so that mutated frames often reach the use cases."""
 

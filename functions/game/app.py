@@ -166,13 +166,15 @@ def screen(service: TableService, body: str | None,
 def reply(service: TableService, connection_id: str, code: str, message: str,
           request_id: str | None, retry_after_ms: int | None = None, **params: Any) -> None:
     """Send an ``error`` frame to the connection (its text in the connection's language, the
-    code's *params* filled in); a connection that is gone is not an error."""
+    code's *params* filled in) through the service's one send point
+    (:func:`naiko_service.usecases.fanout.deliver`: no message over a frame); a connection
+    that is gone is not an error."""
     from naiko_service.ports import ConnectionGone
     from naiko_service.protocol import error_message
+    from naiko_service.usecases.fanout import deliver
 
     try:
-        service.deps.gateway.send(connection_id,
-                                  error_message(code, message, request_id, retry_after_ms,
-                                                **params))
+        deliver(service.deps, connection_id,
+                error_message(code, message, request_id, retry_after_ms, **params))
     except ConnectionGone:
         logger.info("connection gone before the reply", extra={"code": code})

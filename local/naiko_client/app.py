@@ -72,8 +72,15 @@ RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 LOBBY_REFRESH_S = 3.0
 
+TOURNAMENT_PAGE = 20
+"""Players and places of the tournament shown (their first pages; "more" says there are more)."""
+
+MAX_TOURNAMENTS_LISTED = 20
+"""Tournaments ``tournaments`` lists at most (the lobby's pages are followed up to it)."""
+
 _NOT_AT_A_TABLE = frozenset({"list_tables", "create_table", "quick_seat", "get_account",
-                             "find_table", "list_tournaments", "get_tournament", "register",
+                             "find_table", "list_tournaments", "get_tournament",
+                             "tournament_players", "tournament_results", "register",
                              "unregister", "hand_history", "get_hand", "chat_mute",
                              "chat_unmute"})
 """Requests that carry no ``table_id``."""
@@ -488,8 +495,8 @@ def _tournament_command(word: str, args: list[str], listed: Sequence[dict[str, A
         return Parsed(request=request, label=f"tournament {tournament_id}")
     name = str(info.get("name") or tournament_id)
     status = str(info.get("status") or "registering")
-    registered = info.get("registered")
-    mine = None if registered is None or player_id is None else player_id in registered
+    you = info.get("you")
+    mine = you.get("registered") if isinstance(you, dict) else None
     if word == "register":
         if status != "registering":
             return Parsed(error=_registration_closed(name, status))
@@ -1171,9 +1178,17 @@ class Client:
             self.notice(tr("Invite code {code}: whoever brings it may watch and sit (`revoke` "
                            "to cancel it).", code=code))
         elif kind == "tournaments":
-            self._on_tournaments(list(message.get("tournaments") or []))
+            more = label == "more tournaments"
+            listed = ((self.tournament_list or []) if more else []) + list(
+                message.get("tournaments") or [])
+            if message.get("next") and len(listed) < MAX_TOURNAMENTS_LISTED:
+                self.send({"action": "list_tournaments", "cursor": message["next"]},
+                          "more tournaments")  # follow the pages (docs/protocol.md "Pages")
+            self._on_tournaments(listed)
         elif kind == "tournament":
             self._on_tournament(dict(message.get("tournament") or {}))
+        elif kind in ("tournament_players", "tournament_results"):
+            self._on_tournament_page(message)
         elif kind == "table_found":
             self.invite_code = label[5:] if label and label.startswith("find ") else None
             self.switch_table(str(message.get("table_id")), watch=True)
@@ -1352,7 +1367,9 @@ class Client:
                             n=len(tournaments)))
 
     def _on_tournament(self, tournament: dict[str, Any]) -> None:
-        """``get_tournament``: the lobby shows it; at a table, the log does."""
+        """``get_tournament``: the lobby shows it; at a table, the log does. Its players and
+        places are lists of their own: their first pages are asked for at once
+        (:data:`TOURNAMENT_PAGE` rows each; more is said to follow when there is more)."""
         self.tournament_shown = tournament
         if self.view is not None:
             self.log.extend(text for text, _ in tournament_detail_lines(tournament))
@@ -1360,6 +1377,30 @@ class Client:
                        name=tournament.get("name"),
                        status=tournament_status(tournament.get("status")),
                        entrants=tournament.get("entrants"), max=tournament.get("max_players")))
+        tournament_id = tournament.get("tournament_id")
+        if isinstance(tournament_id, str) and self.ws is not None:
+            for action in ("tournament_players", "tournament_results"):
+                self.send({"action": action, "tournament_id": tournament_id,
+                           "limit": TOURNAMENT_PAGE}, action)
+
+    def _on_tournament_page(self, message: dict[str, Any]) -> None:
+        """A first page of the tournament shown's players or results: added to it (who
+        registered, the places best first) with whether more pages follow."""
+        shown = self.tournament_shown
+        if shown is None or shown.get("tournament_id") != message.get("tournament_id"):
+            return
+        if message["type"] == "tournament_players":
+            shown["registered"] = [str(p.get("player_id")) for p in message.get("players") or []]
+            shown["registered_more"] = message.get("next") is not None
+        else:
+            shown["results"] = sorted(message.get("results") or [],
+                                      key=lambda r: (int(r.get("place") or 0),
+                                                     str(r.get("player_id"))))
+            shown["results_more"] = message.get("next") is not None
+        if self.view is not None:
+            key = "registered" if message["type"] == "tournament_players" else "places"
+            self.log.extend(text for text, _ in tournament_detail_lines(shown)
+                            if text.lstrip().startswith(key))
 
     def _on_other_table(self, message: dict[str, Any]) -> None:
         """An update of a table not shown: a tournament you registered for started there

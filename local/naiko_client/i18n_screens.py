@@ -501,6 +501,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "drop it": ("usuń ją", "retire-a", "xóa nó", "renunță la ea"),
     "BANK {seconds}s": ("BANK CZASU {seconds}s", "BANCO {seconds}s", "QUỸ {seconds}s", "BANCĂ {seconds}s"),
     "bank {seconds}s": ("bank czasu {seconds}s", "banco {seconds}s", "quỹ {seconds}s", "bancă {seconds}s"),
+    "... (more)": ("... (więcej)", "... (mais)", "... (còn nữa)", "... (mai mult)"),
     "show or hide this help": (
         "pokaż lub ukryj tę pomoc",
         "mostrar ou ocultar esta ajuda",

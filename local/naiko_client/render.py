@@ -1509,13 +1509,15 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
                            "start)")
     lines.append((prizes, ""))
     registered = [str(p) for p in t.get("registered") or []]
+    more = " " + tr("... (more)") if t.get("registered_more") else ""
     if "registered" in t:
         lines.append(("  " + tr("registered: {players}",
-                                players=", ".join(registered) or tr("nobody yet")), ""))
+                                players=", ".join(registered) or tr("nobody yet")) + more, ""))
     results = t.get("results") or []
     if results:
         lines.append(("  " + tr("places: {places}", places=", ".join(
             tr("{place} {player}", place=ordinal(int(r.get("place") or 0)),
                player=r.get("player_id"))
-            + (f" {r['prize']}" if r.get("prize") else "") for r in results)), ""))
+            + (f" {r['prize']}" if r.get("prize") else "") for r in results))
+            + (" " + tr("... (more)") if t.get("results_more") else ""), ""))
     return lines

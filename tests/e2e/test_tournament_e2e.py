@@ -120,7 +120,9 @@ def test_a_spin_with_a_bot_played_to_its_prizes(stack: LocalStack) -> None:
         summary = await ann.request({"action": "get_tournament", "tournament_id": tid})
         tournament = summary["tournament"]
         assert tournament["status"] == "finished"
-        prizes = {r["player_id"]: r["prize"] for r in tournament["results"]}
+        standings = await ann.request({"action": "tournament_results", "tournament_id": tid})
+        assert standings["next"] is None
+        prizes = {r["player_id"]: r["prize"] for r in standings["results"]}
         assert sum(prizes.values()) == ENTRY * multiplier
         for player in (ann, bob):  # each account: the welcome chips - entry + prize
             account = await player.request({"action": "get_account"})

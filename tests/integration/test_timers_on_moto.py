@@ -251,7 +251,9 @@ class World:
         self.time.settle()  # executions started by this frame reach their Wait state
         new = self.messages(connection_id)[before:]
         return next(m for m in new if m["type"] in ("ack", "error", "snapshot", "tables",
-                                                    "tournaments", "tournament")
+                                                    "tournaments", "tournament",
+                                                    "tournament_players",
+                                                    "tournament_results")
                     or (m["type"] == "update" and m.get("request_id") == frame["request_id"]))
 
     def sweep(self) -> dict[str, int]:

@@ -220,8 +220,8 @@ def test_r8_4_a_bots_tournament_entry_is_the_servers() -> None:
                                             tournament_id=tid))
     assert caught.value.code == "bot_seat"
     assert h.accounts.balance(HOUSE_BOTS) == house
-    assert creator.send(action="get_tournament",
-                        tournament_id=tid)["tournament"]["registered"] == ["bot-1"]
+    assert creator.send(action="tournament_players", tournament_id=tid)["players"] == [
+        {"player_id": "bot-1", "bot": True}]
     with pytest.raises(ValueError, match="BOT"):  # a BOT entry outside the namespace
         tournaments.enter(h.service.deps, None, tid,
                           [tournaments.Entrant("legacy", HOUSE_BOTS, True)])

@@ -154,8 +154,9 @@ def log(h: Harness, tid: str, kind: str) -> list[dict[str, Any]]:
 
 
 def results(h: Harness, tid: str) -> dict[str, tuple[int, int]]:
-    return {r["player_id"]: (r["place"], r["prize"])
-            for r in tournaments.describe(h.service.deps, tid)["results"]}
+    assert h.tournaments is not None
+    return {data["player_id"]: (data["place"], data["prize"])
+            for _, data in h.tournaments.items(tid, "result#")}
 
 
 def ledger(h: Harness, reason: LedgerReason) -> list[tuple[str, int]]:
@@ -736,16 +737,20 @@ def test_r9_9_the_tournament_names_its_tables_and_which_prizes_are_paid(
     table = table_of(h, tid)
     assert table.tournament is not None
     shown = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]
-    assert shown["tables"] == [f"{tid}-1"] and shown["results"] == []
+    assert shown["tables"] == [f"{tid}-1"] and shown["table_count"] == 1
+    assert shown["you"] == {"registered": True, "result": None}
+    assert players[0].send(action="tournament_results", tournament_id=tid)["results"] == []
     b = table.tournament.first_button
     button, small, big = (at(h, tid, (b + k) % 3, players) for k in range(3))
     rig(monkeypatch, h, tid, [(button, "AsAh"), (small, "KsKh"), (big, "QsQh")], "Ad9c5h3s2c")
     deal(h, tid)
     for _ in range(3):
         act(h, tid, players, "all_in")
-    shown = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]
-    assert [(r["place"], r["paid"]) for r in shown["results"]] == [(1, True), (2, True),
-                                                                    (2, True)]
+    shown = players[0].send(action="tournament_results", tournament_id=tid)["results"]
+    assert sorted((r["place"], r["paid"]) for r in shown) == [(1, True), (2, True), (2, True)]
+    mine = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]["you"]
+    assert mine["registered"] and mine["result"] == next(
+        r for r in shown if r["player_id"] == players[0].player_id)
 
 
 def test_r8_4_a_bot_that_wins_a_sit_and_go_pays_its_prize_to_the_house() -> None:

@@ -1355,10 +1355,11 @@ def test_r9_1_the_tournament_commands(bob: Any) -> None:
         "Spin 100 was cancelled: every entry went back.")
     assert parse_command("register 1", None, tournaments=[dict(LISTED[0], entrants=3)]).error \
         == "Spin 100 is full."
-    mine = dict(LISTED[0], registered=["bob", "erin"])
+    mine = dict(LISTED[0], you={"registered": True, "result": None})  # get_tournament's own
+    theirs = dict(LISTED[0], you={"registered": False, "result": None})
     assert parse_command("register 1", None, tournaments=LISTED, tournament=mine,
                          player_id="bob").error == "You are registered for Spin 100 already."
-    assert parse_command("unregister 1", None, tournaments=LISTED, tournament=mine,
+    assert parse_command("unregister 1", None, tournaments=LISTED, tournament=theirs,
                          player_id="carol").error == "You are not registered for Spin 100."
     assert parse_command("unregister 1", None, tournaments=LISTED, tournament=mine,
                          player_id="bob").request == {"action": "unregister",
@@ -1366,7 +1367,10 @@ def test_r9_1_the_tournament_commands(bob: Any) -> None:
 
 
 def test_r9_1_the_lobby_lists_the_tournaments_and_shows_one() -> None:
-    text = "\n".join(render_lobby([], tournaments=LISTED, tournament=SHOWN, width=110,
+    # The client adds the first pages of the players and the places (best first) to it.
+    places = sorted(_doc_message("tournament_results")["results"], key=lambda r: r["place"])
+    shown = dict(SHOWN, registered=["bot-1", "erin", "grace"], results=places)
+    text = "\n".join(render_lobby([], tournaments=LISTED, tournament=shown, width=110,
                                   height=40))
     assert "Tournaments (`tournament N` to see one, `register N` to enter):" in text
     assert re.search(rf"^ +1  Spin 100 +Spin  NLHE +100 +0/3  registering  "
@@ -1404,8 +1408,18 @@ def test_r9_2_register_from_the_lobby_and_the_table_shows_when_it_starts(spin: A
         await settle()
         assert ws.sent[-1]["action"] == "get_tournament"
         client.on_message({"type": "tournament", "request_id": ws.sent[-1]["request_id"],
-                           "tournament": dict(LISTED[0], registered=["erin"], results=[])})
-        assert "  registered: erin" in "\n".join(client.screen(110, 40))
+                           "tournament": dict(LISTED[0], you={"registered": False,
+                                                              "result": None})})
+        await settle()  # its players and places are asked for, a page each
+        players, places = ws.sent[-2], ws.sent[-1]
+        assert (players["action"], places["action"]) == ("tournament_players",
+                                                          "tournament_results")
+        assert players["tournament_id"] == LISTED[0]["tournament_id"] and "table_id" not in players
+        client.on_message({"type": "tournament_players", "request_id": players["request_id"],
+                           "tournament_id": players["tournament_id"],
+                           "players": [{"player_id": "erin", "bot": False}],
+                           "next": "more"})
+        assert "  registered: erin ... (more)" in "\n".join(client.screen(110, 40))
         client.on_keys("register 1\r")
         await settle()
         register = ws.sent[-1]

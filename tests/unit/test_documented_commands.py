@@ -33,6 +33,7 @@ SMALLEST: dict[str, list[str]] = {
     "bench_hands.py": ["--hands", "10", "--pokerkit-hands", "3", "--cold-runs", "1"],
     "bench_scale.py": ["--tables", "1", "--actions", "5", "--no-crowd"],
     "bench_service.py": ["--players", "3", "--actions", "5", "--warm-up", "1"],
+    "bench_pages.py": ["--players", "30", "--page", "7"],
     "build_eval_tables.py": ["--check"],
     "capacity.py": ["--tables", "10", "--hands", "2"],
     "cost_model.py": ["--hands", "2", "--design", "wake-up"],

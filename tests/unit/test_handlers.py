@@ -112,7 +112,8 @@ class Stack:
         new = self.frames(connection_id)[before:]
         replies = [m for m in new if m["type"] in ("ack", "error", "tables", "snapshot",
                                                    "account", "table_found", "tournaments",
-                                                   "tournament", "heartbeat")
+                                                   "tournament", "tournament_players",
+                                                   "tournament_results", "heartbeat")
                    or (m["type"] in ("update", "chat") and m.get("request_id") is not None)]
         assert replies, f"no reply among {new}"
         return replies[0]

@@ -29,8 +29,8 @@ TABLE = "t12a908ded3ed4df94230"
 TOURNAMENT = "ua745b06f34eb89f2749e"
 
 MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
-                 "table_found", "tournaments", "tournament", "hands", "hand", "heartbeat",
-                 "chat"}
+                 "table_found", "tournaments", "tournament", "tournament_players",
+                 "tournament_results", "hands", "hand", "heartbeat", "chat"}
 """Every type of server message."""
 
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -66,6 +66,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "create_tournament": {"preset": "spin_3max_hyper", "entry": 100},
     "list_tournaments": {},
     "get_tournament": {"tournament_id": TOURNAMENT},
+    "tournament_players": {"tournament_id": TOURNAMENT},
+    "tournament_results": {"tournament_id": TOURNAMENT},
     "register": {"tournament_id": TOURNAMENT},
     "unregister": {"tournament_id": TOURNAMENT},
     "tournament_add_bots": {"tournament_id": TOURNAMENT},

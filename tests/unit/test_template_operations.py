@@ -230,7 +230,7 @@ def test_the_alarms_cover_the_issue_and_watch_metrics_the_code_emits(
               ("Naiko", "TimerLag"), ("Naiko", "SweepStuckTables"), ("AWS/Lambda", "Duration"),
               ("AWS/DynamoDB", "WriteThrottleEvents"), ("AWS/DynamoDB", "ReadThrottleEvents"),
               ("Naiko", "SweepHeartbeat"), ("Naiko", "AuthDenied"), ("Naiko", "AuthAllowed"),
-              ("Naiko", "AuthMisconfigured")}
+              ("Naiko", "AuthMisconfigured"), ("Naiko", "MessagesOversize")}
     assert needed <= every, needed - every
     own = {metric for namespace, metric in every if namespace == "Naiko"}
     assert own <= emitted_metrics(), own - emitted_metrics()

@@ -464,6 +464,11 @@ def warn(message: str, fields: dict[str, Any]) -> None:
     logger.warning(message, extra=fields)
 
 
+def error(message: str, fields: dict[str, Any]) -> None:
+    """The ``Deps.error`` hook: a structured error log line."""
+    logger.error(message, extra=fields)
+
+
 def count(name: str, value: int = 1) -> None:
     """The ``Deps.count`` hook: a CloudWatch (EMF) count metric, flushed by the handler."""
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
@@ -556,6 +561,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         count=count,
         measure=measure,
         warn=warn,
+        error=error,
         deadline=InvocationDeadline(),
         default_decision_ms=config.default_decision_seconds * 1000,
         default_pause_ms=config.default_pause_seconds * 1000,
@@ -731,7 +737,7 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
             remaining = getattr(context, "get_remaining_time_in_millis", None)
             token = _remaining.set(remaining if callable(remaining) else None)
             try:
-                return handler(event, context)
+                return route_response(route, handler(event, context))
             except Exception as error:
                 logger.exception(f"{route} failed")
                 count("UnexpectedErrors")
@@ -752,6 +758,29 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
         return injected
 
     return decorate
+
+
+def route_response(route: str, result: Any) -> Any:
+    """A handler's return value, with the same check as every post
+    (:func:`naiko_service.usecases.fanout.deliver`): a ``body`` (which API Gateway would send
+    the client, were the route given a route response) over the 32 KB frame is replaced by a
+    ``reply_too_large`` error, logged and counted ``MessagesOversize``. No route of ours
+    returns a body today (they answer by posting); this keeps it so if one ever does."""
+    if not isinstance(result, dict) or not isinstance(result.get("body"), str):
+        return result
+    from .protocol import MAX_FRAME_BYTES, error_message
+
+    size = len(result["body"].encode("utf-8", "surrogatepass"))
+    if size <= MAX_FRAME_BYTES:
+        return result
+    logger.error("a route's response over the frame limit was not sent",
+                 extra={"message_type": "route_response", "bytes": size,
+                        "limit": MAX_FRAME_BYTES, "route": route})
+    count("MessagesOversize")
+    return {**result, "body": json.dumps(error_message(
+        "reply_too_large", f"the reply ({route}, {size} bytes) is larger than a frame "
+        f"({MAX_FRAME_BYTES} bytes); ask for a smaller page", None,
+        type=route, size=size, limit=MAX_FRAME_BYTES))}
 
 
 def connection_of(event: Mapping[str, Any]) -> str:

@@ -315,12 +315,23 @@ class MemoryTournamentStore:
                             "entrants": count.get("entrants", 0), "chips": count.get("chips", 0),
                             "quota": count.get("quota", 0), "closed": True}
 
-    def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
+    def page(self, tournament_id: str, prefix: str, limit: int,
+             after: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """:meth:`items` after *after*, at most *limit*: the order and bounds of the DynamoDB
+        Query (``Limit``, ``ExclusiveStartKey``)."""
+        return [(key, data) for key, data in self.items(tournament_id, prefix)
+                if after is None or key > after][:max(limit, 0)]
+
+    def list_open(self, limit: int = 50,
+                  after: tuple[int, str] | None = None) -> list[dict[str, Any]]:
         with self.tables._lock:
             records = [TournamentRecord.from_document(tid, v, dict(doc))
                        for tid, (v, doc) in self._records.items()]
-        listed = [r for r in records if r.listed]
-        return [r.summary() for r in sorted(listed, key=lambda r: -r.created_ms)[:limit]]
+        listed = sorted((r for r in records if r.listed),
+                        key=lambda r: (r.created_ms, r.tournament_id), reverse=True)
+        if after is not None:
+            listed = [r for r in listed if (r.created_ms, r.tournament_id) < after]
+        return [{**r.summary(), "created_ms": r.created_ms} for r in listed[:max(limit, 0)]]
 
     def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
         with self.tables._lock:

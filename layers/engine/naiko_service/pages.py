@@ -22,7 +22,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, StrictInt
 
@@ -30,6 +31,7 @@ PAGE_LIMIT_MAX = 100
 """Rows per page at most, whatever the list (a row is at most a few hundred bytes)."""
 
 PAGE_LIMIT_DEFAULT = 50
+"""Rows of a page whose request names no ``limit``."""
 
 CURSOR_MAX_CHARS = 512
 
@@ -73,3 +75,24 @@ def decode(list_name: str, cursor: str) -> dict[str, Any]:
         raise BadCursor(f"this cursor is not one of this list's ({list_name})")
     position: dict[str, Any] = data["p"]
     return position
+
+
+Row = TypeVar("Row")
+
+
+def cut(list_name: str, rows: Sequence[Row], limit: int,
+        position: Callable[[Row], dict[str, Any]]) -> tuple[list[Row], str | None]:
+    """The page of *rows* and its ``next``: the caller read up to ``limit + 1`` rows (one
+    more than it sends, so that it knows whether a page follows without a second read); the
+    first *limit* are the page, and when more were read, ``next`` is the cursor of the
+    *position* of the page's last row.
+
+    >>> cut("lobby", ["a", "b", "c"], 2, lambda row: {"after": row})
+    (['a', 'b'], 'eyJsIjoibG9iYnkiLCJwIjp7ImFmdGVyIjoiYiJ9fQ')
+    >>> cut("lobby", ["a", "b"], 2, lambda row: {"after": row})
+    (['a', 'b'], None)
+    """
+    page = list(rows[:limit])
+    if len(rows) <= limit or not page:
+        return page, None
+    return page, encode(list_name, position(page[-1]))

@@ -7,6 +7,7 @@ errors into the port errors below, so the use cases never see a ``ClientError``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -470,6 +471,14 @@ class TournamentStore(Protocol):
         order (a Query on the tournament's partition, never a scan)."""
         ...
 
+    def page(self, tournament_id: str, prefix: str, limit: int,
+             after: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """At most *limit* of :meth:`items`: those whose key sorts after *after* (a whole key
+        of this list, which need not exist any more; ``None``: from the first), in key order.
+        One eventually consistent Query (``Limit``, ``ExclusiveStartKey``): a list shown to a
+        player, never read whole (docs/protocol.md "Pages")."""
+        ...
+
     def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
         """Every write and account move, or none (with the records of the hands that ended
         with a table write, ``PutTable.record.histories``, R10.1).
@@ -480,8 +489,12 @@ class TournamentStore(Protocol):
         """
         ...
 
-    def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Summaries of tournaments registering or running (an index query)."""
+    def list_open(self, limit: int = 50,
+                  after: tuple[int, str] | None = None) -> list[dict[str, Any]]:
+        """Summaries of tournaments registering or running, newest first (``created_ms``
+        descending, then ``tournament_id`` descending), each with its ``created_ms``: at most
+        *limit*, those after the position *after* (``(created_ms, tournament_id)`` of the last
+        one of the page before). One index Query of *limit* items."""
         ...
 
     def due(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
@@ -580,6 +593,24 @@ class Encoded(dict[str, Any]):
     def __init__(self, message: dict[str, Any], data: bytes):
         super().__init__(message)
         self.data = data
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> Encoded:
+        """*message* serialised (itself when it is one already): compact UTF-8 JSON; text that
+        UTF-8 cannot encode (a lone surrogate the parser should already have refused) is
+        escaped rather than failing the post.
+
+        >>> Encoded.of({"name": "Jos\u00e9"}).data
+        b'{"name":"Jos\\xc3\\xa9"}'
+        """
+        if isinstance(message, Encoded):
+            return message
+        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:
+            data = json.dumps(message, separators=(",", ":")).encode()
+        return cls(message, data)
 
 
 class Gateway(Protocol):

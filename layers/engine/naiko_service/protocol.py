@@ -27,9 +27,17 @@ from pydantic import (
 )
 
 from .limits import MAX_DEVICE_TOKEN
+from .pages import PAGE_LIMIT_DEFAULT, Cursor, PageLimit
 
 MAX_FRAME_BYTES = 32 * 1024
 """API Gateway WebSocket frames are at most 32 KB."""
+
+LOBBY_PAGE_MAX = 50
+"""Tables on one page of ``list_tables`` at most (a summary is at most ~450 bytes)."""
+
+TOURNAMENTS_PAGE_MAX = 5
+"""Tournaments on one page of ``list_tournaments`` at most: a row carries the terms (the blind
+structure, the payout table), up to ~5 KB (``tests/unit/test_pages.py``)."""
 
 RequestId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
 TableId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -170,9 +178,13 @@ class CreateTable(Request):
 
 
 class ListTables(Request):
-    """Public tables with a free seat."""
+    """Public tables with a free seat, a page at a time (docs/protocol.md "Pages")."""
 
     action: Literal["list_tables"]
+    cursor: Cursor | None = None
+    """The ``next`` of the page before; absent: the first page."""
+    limit: Annotated[StrictInt, Field(ge=1, le=LOBBY_PAGE_MAX)] = LOBBY_PAGE_MAX
+    """Tables on this page (the default: the most a page holds)."""
 
 
 InviteCode = Annotated[str, Field(min_length=6, max_length=16, pattern=r"^[A-Z0-9]+$")]
@@ -454,16 +466,39 @@ class CreateTournament(Request):
 
 
 class ListTournaments(Request):
-    """Tournaments registering or running, with their terms."""
+    """Tournaments registering or running, with their terms, a page at a time."""
 
     action: Literal["list_tournaments"]
+    cursor: Cursor | None = None
+    limit: Annotated[StrictInt, Field(ge=1, le=TOURNAMENTS_PAGE_MAX)] = TOURNAMENTS_PAGE_MAX
+    """Tournaments on this page (a row carries the terms: a few KB)."""
 
 
 class GetTournament(Request):
-    """One tournament: terms, progress, registered players, places and prizes."""
+    """One tournament: terms, progress, its first tables, and the requester's own entry and
+    place; never the whole field (its players and results are lists of their own:
+    ``tournament_players``, ``tournament_results``)."""
 
     action: Literal["get_tournament"]
     tournament_id: TournamentId
+
+
+class TournamentPlayers(Request):
+    """Who registered for a tournament, in player-id order, a page at a time."""
+
+    action: Literal["tournament_players"]
+    tournament_id: TournamentId
+    cursor: Cursor | None = None
+    limit: PageLimit = PAGE_LIMIT_DEFAULT
+
+
+class TournamentResults(Request):
+    """A tournament's places and prizes so far (R9.9), in player-id order, a page at a time."""
+
+    action: Literal["tournament_results"]
+    tournament_id: TournamentId
+    cursor: Cursor | None = None
+    limit: PageLimit = PAGE_LIMIT_DEFAULT
 
 
 class Register(Request):
@@ -593,7 +628,7 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | JoinWaitlist | LeaveWaitlist | QuickSeat | GetAccount | Invite | Uninvite
                  | Unwatch | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings
                  | HostAddBot | HostRemove | HostPause | HostClose | CreateTournament
-                 | ListTournaments
+                 | ListTournaments | TournamentPlayers | TournamentResults
                  | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
                  | HandHistory | GetHand | Heartbeat
                  | Chat | SendEmote | ChatMute | ChatUnmute  # R8.9
@@ -765,21 +800,22 @@ class Ack(Message):
 ErrorCode = Literal[
     "account_frozen", "all_in_not_allowed", "already_acted", "already_anchored",
     "already_registered", "already_seated", "already_used", "amount_above_maximum",
-    "amount_below_minimum", "bad_amount", "bad_buy_in", "bad_invite_code", "bet_not_allowed",
-    "bot_seat", "bots_off", "busy", "button_required", "cannot_check", "cannot_pay", "chat_off",
-    "engine_error", "frame_too_large", "hand_in_progress", "illegal_action", "in_hand",
-    "insufficient_funds", "internal_error", "invalid_card", "invalid_prizes", "invalid_request",
-    "invalid_target", "invalid_terms", "malformed_command", "malformed_json",
-    "no_hand_in_progress", "no_histories", "no_open_window", "no_pre_action", "no_time_bank",
+    "amount_below_minimum", "bad_amount", "bad_buy_in", "bad_cursor", "bad_invite_code",
+    "bet_not_allowed", "bot_seat", "bots_off", "busy", "button_required", "cannot_check",
+    "cannot_pay", "chat_off", "engine_error", "frame_too_large", "hand_in_progress",
+    "illegal_action", "in_hand", "insufficient_funds", "internal_error", "invalid_card",
+    "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms", "malformed_command",
+    "malformed_json", "no_hand_in_progress", "no_histories", "no_open_window", "no_pre_action",
+    "no_time_bank",
     "no_tournaments", "not_connected", "not_enough_players", "not_host", "not_in_carousel",
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
     "not_watching",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
     "powers_not_available", "price_changed", "push_unavailable", "raise_not_allowed",
-    "rate_limited", "registration_closed", "registration_not_open", "seat_available",
-    "seat_taken", "seated", "seating_error", "table_closed", "table_error", "table_full",
-    "table_limit_reached", "time_bank_empty", "time_bank_running", "too_many_invites",
-    "too_many_mutes",
+    "rate_limited", "registration_closed", "registration_not_open", "reply_too_large",
+    "seat_available", "seat_taken", "seated", "seating_error", "table_closed", "table_error",
+    "table_full", "table_limit_reached", "time_bank_empty", "time_bank_running",
+    "too_many_invites", "too_many_mutes",
     "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
     "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",
     "unknown_action", "unknown_hand", "unknown_preset", "unknown_seat", "unknown_stakes",
@@ -855,6 +891,8 @@ class Tables(Message):
     request_id: str
     tables: list[dict[str, Any]]
     quick_seat_stakes: list[dict[str, Any]] = []
+    next: str | None = None
+    """The cursor of the next page (``list_tables`` with ``cursor``); ``null``: the last."""
 
 
 class AccountMessage(Message):
@@ -892,14 +930,42 @@ class TournamentsMessage(Message):
     type: Literal["tournaments"]
     request_id: str
     tournaments: list[dict[str, Any]]
+    next: str | None = None
+    """The cursor of the next page; ``null``: the last."""
 
 
 class TournamentMessage(Message):
-    """One tournament (``get_tournament``): its summary, who registered, places and prizes."""
+    """One tournament (``get_tournament``): its summary, ``table_count`` and the first
+    ``tables``, and ``you`` (``registered``; ``result``: your place and prize, or ``null``).
+    Its players and results are pages of their own (:class:`TournamentPlayersMessage`,
+    :class:`TournamentResultsMessage`)."""
 
     type: Literal["tournament"]
     request_id: str
     tournament: dict[str, Any]
+
+
+class TournamentPlayersMessage(Message):
+    """A page of a tournament's registered players (``tournament_players``): ``player_id`` and
+    ``bot`` each, in player-id order; ``next`` continues, ``null`` at the end."""
+
+    type: Literal["tournament_players"]
+    request_id: str
+    tournament_id: str
+    players: list[dict[str, Any]]
+    next: str | None
+
+
+class TournamentResultsMessage(Message):
+    """A page of a tournament's results (``tournament_results``): ``player_id``, ``place``,
+    ``prize``, ``paid`` and how the place was decided, in player-id order (sort a page by
+    ``place``); ``next`` continues, ``null`` at the end."""
+
+    type: Literal["tournament_results"]
+    request_id: str
+    tournament_id: str
+    results: list[dict[str, Any]]
+    next: str | None
 
 
 class HandsMessage(Message):
@@ -948,7 +1014,8 @@ class ChatMessage(Message):
 
 AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
                        | InviteCodeMessage | TableFound | TournamentsMessage
-                       | TournamentMessage | HandsMessage | HandMessage | HeartbeatMessage
+                       | TournamentMessage | TournamentPlayersMessage
+                       | TournamentResultsMessage | HandsMessage | HandMessage | HeartbeatMessage
                        | ChatMessage,
                        Field(discriminator="type")]
 

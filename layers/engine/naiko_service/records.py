@@ -551,8 +551,9 @@ LOBBY_WINDOW = 200
 
 def lobby_order(summaries: list[TableSummary]) -> list[TableSummary]:
     """The lobby's order: tables with players first, then empty ones (a flood of one player's
-    empty tables never hides the tables people play at), each group newest first."""
-    return sorted(summaries, key=lambda s: (s.seated == 0, -s.created_ms))
+    empty tables never hides the tables people play at), each group newest first (then by
+    id: a total order, which the lobby's pages follow)."""
+    return sorted(summaries, key=lambda s: (s.seated == 0, -s.created_ms, s.table_id))
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,6 @@ Management API."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -31,7 +30,7 @@ class ManagementApiGateway:
             client disconnected.
         :raises botocore.exceptions.ClientError: Any other failure, unchanged.
         """
-        data = message.data if isinstance(message, Encoded) else encode_message(message)
+        data = Encoded.of(message).data
         try:
             self.client.post_to_connection(ConnectionId=connection_id, Data=data)
         except ClientError as exc:
@@ -68,16 +67,13 @@ class ManagementApiGateway:
 
 
 def encode_message(message: dict[str, Any]) -> bytes:
-    """*message* as compact UTF-8 JSON. Text that UTF-8 cannot encode (a lone surrogate the
-    parser should already have refused) is escaped rather than failing the post.
+    """*message* as compact UTF-8 JSON (:meth:`~naiko_service.ports.Encoded.of`). Text that
+    UTF-8 cannot encode (a lone surrogate the parser should already have refused) is escaped
+    rather than failing the post.
 
     >>> encode_message({"id": "\\ud800", "name": "Jos\u00e9"})
     b'{"id":"\\\\ud800","name":"Jos\\\\u00e9"}'
     >>> encode_message({"name": "Jos\u00e9"})
     b'{"name":"Jos\\xc3\\xa9"}'
     """
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return json.dumps(message, separators=(",", ":")).encode()
+    return Encoded.of(message).data

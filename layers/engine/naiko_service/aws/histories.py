@@ -98,7 +98,9 @@ class DynamoHandHistories:
     def player_hands(self, player_id: str, before: str | None = None,
                      limit: int = 20) -> Page:
         """A Query of the player's entries, newest first, below the cursor *before*; one
-        entry more than *limit* is asked for, to know whether another page follows."""
+        entry more than *limit* is asked for, to know whether another page follows. Eventually
+        consistent (half the read units): a list shown to its player, in which a hand that
+        ended a moment ago may appear a moment later (docs/protocol.md "Pages")."""
         condition = "#pk = :pk"
         values: dict[str, Any] = {":pk": {"S": PLAYER_PREFIX + player_id}}
         if before is not None:
@@ -106,7 +108,7 @@ class DynamoHandHistories:
             values[":before"] = {"S": before}
         hands: list[PlayerHand] = []
         for item in paged_query(
-                self.client, TableName=self.history_table, ConsistentRead=True,
+                self.client, TableName=self.history_table, ConsistentRead=False,
                            KeyConditionExpression=condition,
                            ExpressionAttributeNames={"#pk": "pk", **(
                                {"#sk": "sk"} if before is not None else {})},

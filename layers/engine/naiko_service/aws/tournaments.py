@@ -129,6 +129,30 @@ class DynamoTournamentStore:
                     ExpressionAttributeValues={":t": {"S": tournament_id},
                                                ":prefix": {"S": prefix}})]
 
+    def page(self, tournament_id: str, prefix: str, limit: int,
+             after: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """One eventually consistent Query of the tournament's partition, ``begins_with(item,
+        prefix)``, ``Limit`` *limit*, from ``ExclusiveStartKey`` *after*: it reads the page
+        and nothing more (a list shown to a player; a registration a moment old may be
+        missing)."""
+        if limit <= 0:
+            return []
+        self.reads += 1
+        request: dict[str, Any] = {
+            "TableName": self.tournaments_table, "Limit": limit,
+            "KeyConditionExpression": "#t = :t AND begins_with(#item, :prefix)",
+            "ExpressionAttributeNames": {"#t": "tournament_id", "#item": "item"},
+            "ExpressionAttributeValues": {":t": {"S": tournament_id}, ":prefix": {"S": prefix}}}
+        if after is not None:
+            request["ExclusiveStartKey"] = {"tournament_id": {"S": tournament_id},
+                                            "item": {"S": after}}
+        found: list[tuple[str, dict[str, Any]]] = []
+        for item in paged_query(self.client, **request):
+            found.append((str(item["item"]["S"]), json.loads(item["data"]["S"])))
+            if len(found) >= limit:
+                break
+        return found
+
     # -- the transaction ---------------------------------------------------------------------
 
     def commit(self, writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) -> None:
@@ -246,16 +270,28 @@ class DynamoTournamentStore:
 
     # -- indexes -----------------------------------------------------------------------------
 
-    def list_open(self, limit: int = 50) -> list[dict[str, Any]]:
-        """Tournaments registering or running, newest first: a Query on ``lobby-index``."""
+    def list_open(self, limit: int = 50,
+                  after: tuple[int, str] | None = None) -> list[dict[str, Any]]:
+        """Tournaments registering or running, newest first: a Query on ``lobby-index`` of
+        *limit* items (``ScanIndexForward=False``, from ``ExclusiveStartKey`` *after*; an index
+        is read eventually consistent), each summary with the item's ``created_ms``."""
         found: list[dict[str, Any]] = []
-        for item in paged_query(
-                self.client, TableName=self.tournaments_table, IndexName=LOBBY_INDEX,
-                KeyConditionExpression="#lobby = :open",
-                ExpressionAttributeNames={"#lobby": "lobby"},
-                ExpressionAttributeValues={":open": {"S": "open"}},
-                ScanIndexForward=False, Limit=limit):
-            found.append(unpacked(item["summary"]))
+        if limit <= 0:
+            return found
+        request: dict[str, Any] = {
+            "TableName": self.tournaments_table, "IndexName": LOBBY_INDEX,
+            "KeyConditionExpression": "#lobby = :open",
+            "ExpressionAttributeNames": {"#lobby": "lobby"},
+            "ExpressionAttributeValues": {":open": {"S": "open"}},
+            "ScanIndexForward": False, "Limit": limit}
+        if after is not None:
+            created_ms, tournament_id = after
+            request["ExclusiveStartKey"] = {
+                "lobby": {"S": "open"}, "created_ms": {"N": str(created_ms)},
+                "tournament_id": {"S": tournament_id}, "item": {"S": TOURNAMENT_ITEM}}
+        for item in paged_query(self.client, **request):
+            found.append({**unpacked(item["summary"]),
+                          "created_ms": int(item["created_ms"]["N"])})
             if len(found) >= limit:
                 break
         return found

@@ -10,6 +10,9 @@ MESSAGES: dict[str, str] = {
     # -- the message handler (functions/game/app.py) --
     "error.not_connected": "this connection has no verified player; reconnect",
     "error.internal_error": "the server failed to handle that request; please retry",
+    "error.reply_too_large": ("the reply ({type}, {size} bytes) is larger than a frame "
+                              "({limit} bytes); ask for a smaller page"),
+    "error.bad_cursor": "that cursor is not one of this list's; ask for the first page again",
     "error.rate_limited": "too many frames on this {scope}; retry in {retry_after_ms} ms",
     "scope.connection": "connection",
     "scope.player": "player",

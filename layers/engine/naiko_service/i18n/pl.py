@@ -7,6 +7,9 @@ MESSAGES: dict[str, str] = {
     "error.invalid_request": "pole żądania jest brakujące, nieznane lub poza zakresem",
     "error.not_connected": "to połączenie nie ma zweryfikowanego gracza; połącz się ponownie",
     "error.internal_error": "serwer nie obsłużył tego żądania; spróbuj ponownie",
+    "error.reply_too_large": ("odpowiedź ({type}, {size} bajtów) jest większa niż ramka "
+                              "({limit} bajtów); poproś o mniejszą stronę"),
+    "error.bad_cursor": "ten kursor nie należy do tej listy; poproś ponownie o pierwszą stronę",
     "error.rate_limited": "za dużo ramek od tego {scope}; spróbuj ponownie za {retry_after_ms} ms",
     "scope.connection": "połączenia",
     "scope.player": "gracza",

@@ -9,6 +9,9 @@ MESSAGES: dict[str, str] = {
                               "intervalo"),
     "error.not_connected": "esta conexão não tem jogador verificado; reconecte",
     "error.internal_error": "o servidor não conseguiu tratar esse pedido; tente de novo",
+    "error.reply_too_large": ("a resposta ({type}, {size} bytes) é maior que um quadro "
+                              "({limit} bytes); peça uma página menor"),
+    "error.bad_cursor": "esse cursor não é desta lista; peça a primeira página de novo",
     "error.rate_limited": "quadros demais nesta {scope}; tente de novo em {retry_after_ms} ms",
     "scope.connection": "conexão",
     "scope.player": "conta de jogador",

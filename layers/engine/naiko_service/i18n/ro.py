@@ -8,6 +8,9 @@ MESSAGES: dict[str, str] = {
     "error.invalid_request": "un câmp al cererii lipsește, este necunoscut sau în afara limitelor",
     "error.not_connected": "această conexiune nu are un jucător verificat; reconectează-te",
     "error.internal_error": "serverul nu a putut trata cererea; încearcă din nou",
+    "error.reply_too_large": ("răspunsul ({type}, {size} octeți) este mai mare decât un cadru "
+                              "({limit} octeți); cere o pagină mai mică"),
+    "error.bad_cursor": "acest cursor nu aparține acestei liste; cere din nou prima pagină",
     "error.rate_limited": ("prea multe cadre pe această {scope}; încearcă din nou peste "
                            "{retry_after_ms} ms"),
     "scope.connection": "conexiune",

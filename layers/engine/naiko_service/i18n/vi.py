@@ -8,6 +8,9 @@ MESSAGES: dict[str, str] = {
     "error.invalid_request": "một trường của yêu cầu bị thiếu, không xác định hoặc ngoài phạm vi",
     "error.not_connected": "kết nối này không có người chơi đã xác minh; hãy kết nối lại",
     "error.internal_error": "máy chủ không xử lý được yêu cầu đó; vui lòng thử lại",
+    "error.reply_too_large": ("phản hồi ({type}, {size} byte) lớn hơn một khung "
+                              "({limit} byte); hãy yêu cầu một trang nhỏ hơn"),
+    "error.bad_cursor": "con trỏ đó không thuộc danh sách này; hãy yêu cầu lại trang đầu tiên",
     "error.rate_limited": ("quá nhiều khung dữ liệu trên {scope} này; thử lại sau "
                            "{retry_after_ms} ms"),
     "scope.connection": "kết nối",

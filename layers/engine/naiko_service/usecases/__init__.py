@@ -11,8 +11,9 @@ against the ports, one module per concern:
 :mod:`.timers`              the timer callback, the sweep (:mod:`.deadlines`: one handler per
                             timer kind)
 :mod:`.tournaments`         ``create_tournament``, ``list_tournaments``, ``get_tournament``,
-                            ``register``, ``unregister``, ``tournament_add_bots``,
-                            ``cancel_tournament``, the tournaments' timers (R9)
+                            ``tournament_players``, ``tournament_results``, ``register``,
+                            ``unregister``, ``tournament_add_bots``, ``cancel_tournament``,
+                            the tournaments' timers (R9)
 :mod:`.histories`           ``hand_history``, ``get_hand``: the stored hands (R10.1)
 :mod:`.chat`                ``chat``, ``emote``, ``chat_mute``, ``chat_unmute``: table chat
                             (R8.9)
@@ -157,6 +158,10 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             tournaments.list_tournaments(deps, caller, request)
         case p.GetTournament():
             tournaments.tournament(deps, caller, request)
+        case p.TournamentPlayers():
+            tournaments.tournament_players(deps, caller, request)
+        case p.TournamentResults():
+            tournaments.tournament_results(deps, caller, request)
         case p.Register():
             tournaments.register(deps, caller, request)
         case p.Unregister():

@@ -17,6 +17,7 @@ from naiko import commands as cmd
 from naiko.engine import apply_in_place
 from naiko.events import Event
 
+from .. import pages
 from ..auth import is_bot_id
 from ..limits import DEFAULT_QUICK_SEAT_STAKES, Stakes
 from ..ports import (
@@ -95,6 +96,30 @@ def refuse_bot_seat(record: TableRecord, player_id: str) -> None:
         raise ServiceError(BOT_SEAT, "that seat is a BOT's, the server's alone (R8.4)")
 
 
+BAD_CURSOR = pages.BAD_CURSOR
+"""The refusal of a ``cursor`` that is not one of the list's (docs/protocol.md "Pages")."""
+
+
+def read_cursor(list_name: str, cursor: str | None,
+                fields: dict[str, type]) -> dict[str, Any] | None:
+    """The position a request's *cursor* names in *list_name* (``None``: the first page),
+    each of *fields* present with its type (a cursor is the client's to keep, not to trust).
+
+    :raises ServiceError: ``bad_cursor`` for a cursor that does not decode, is another list's,
+        or names no position of this list (nothing is read)."""
+    if cursor is None:
+        return None
+    try:
+        position = pages.decode(list_name, cursor)
+    except pages.BadCursor as exc:
+        raise ServiceError(BAD_CURSOR, str(exc)) from exc
+    for name, kind in fields.items():
+        value = position.get(name)
+        if type(value) is not kind or (isinstance(value, str) and not 0 < len(value) <= 200):
+            raise ServiceError(BAD_CURSOR, f"this cursor names no position of {list_name}")
+    return position
+
+
 class NoOp(Exception):
     """A change that turned out to have nothing to do (nothing is written)."""
 
@@ -120,6 +145,10 @@ class Deps:
     warn: Callable[[str, dict[str, Any]], None] = lambda message, fields: _log.warning(
         "%s %s", message, fields)
     """Logging hook for what went wrong but was handled (a failed post, a cancelled hand)."""
+    error: Callable[[str, dict[str, Any]], None] = lambda message, fields: _log.error(
+        "%s %s", message, fields)
+    """Logging hook for a fault of ours the client was told of (a message over a frame,
+    :func:`naiko_service.usecases.fanout.deliver`)."""
     pause: Callable[[float], None] = time.sleep
     """Waits this many seconds (between retries of a change nobody may be refused)."""
     deadline: Deadline = field(default_factory=lambda: NO_DEADLINE)

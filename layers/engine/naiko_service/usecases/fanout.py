@@ -1,8 +1,10 @@
 """:mod:`naiko_service.usecases.fanout` tells the players after a commit: one ``update`` per
 watching connection, made once per write (:class:`Updates`: the public part serialised once) and
 posted concurrently (:func:`post_updates`), and the one-off replies (:func:`send`, :func:`ack`).
-Nothing here writes: the connections found gone are the transaction's to forget
-(:func:`.transaction.fan_out`)."""
+Every message the service posts goes through ONE function, :func:`deliver`: serialised once,
+measured, and never posted over API Gateway's 32 KB frame (an ``error`` ``reply_too_large``
+goes instead, logged and counted ``MessagesOversize``). Nothing here writes: the connections
+found gone are the transaction's to forget (:func:`.transaction.fan_out`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from naiko.commitment import DeckCommitment
 from naiko.events import Event
 from naiko.views import cards_in, commitment_of, proofs_for_events, viewer_seat
 
+from .. import protocol as p
 from ..ports import ConnectionGone, Encoded
 from ..records import TableRecord
 from .base import Caller, Deps
@@ -113,7 +116,7 @@ def _post(deps: Deps, connection_id: str, message: dict[str, Any]) -> Exception 
     if deps.deadline.remaining_ms() < AWS_CALL_WORST_MS:
         return _SKIPPED
     try:
-        deps.gateway.send(connection_id, message)
+        deliver(deps, connection_id, message)
     except Exception as error:
         return error
     return None
@@ -223,10 +226,44 @@ def send(deps: Deps, connection_id: str, message: dict[str, Any]) -> None:
         deps.count("FanOutSkipped", 1)
         return
     try:
-        deps.gateway.send(connection_id, message)
+        deliver(deps, connection_id, message)
     except ConnectionGone:
         deps.count("ConnectionsGone", 1)
     except Exception as error:
         deps.count("FanOutFailures", 1)
         deps.warn("could not post a reply", {"connection_id": connection_id,
                                              "error": type(error).__name__})
+
+
+REPLY_TOO_LARGE = "reply_too_large"
+"""The ``error`` a client gets instead of a message that would not fit a frame (ask for a
+page: ``limit``, docs/protocol.md "Pages")."""
+
+
+def deliver(deps: Deps, connection_id: str, message: dict[str, Any]) -> None:
+    """THE send point: post *message* to one connection, serialised once (an
+    :class:`~naiko_service.ports.Encoded` message is serialised already) and measured in UTF-8
+    bytes. A message over :data:`~naiko_service.protocol.MAX_FRAME_BYTES` is NOT posted (API
+    Gateway would refuse it, and a client never learns why): it is logged as an error with its
+    type and size, counted ``MessagesOversize``, and the connection gets an ``error``
+    ``reply_too_large`` (with the message's ``request_id``) instead. Every post of the service
+    comes here: the fan-out (:func:`post_updates`), the replies (:func:`send`) and the message
+    handler's own error frames (``functions/game/app.py``).
+
+    :raises ConnectionGone: If the connection no longer exists (the gateway's errors pass
+        unchanged)."""
+    encoded = Encoded.of(message)
+    size = len(encoded.data)
+    if size > p.MAX_FRAME_BYTES:
+        kind = str(message.get("type"))
+        deps.count("MessagesOversize", 1)
+        deps.error("a message over the frame limit was not sent",
+                   {"connection_id": connection_id, "message_type": kind, "bytes": size,
+                    "limit": p.MAX_FRAME_BYTES})
+        request_id = message.get("request_id")
+        encoded = Encoded.of(p.error_message(
+            REPLY_TOO_LARGE, f"the reply ({kind}, {size} bytes) is larger than a frame "
+            f"({p.MAX_FRAME_BYTES} bytes); ask for a smaller page",
+            request_id if isinstance(request_id, str) else None,
+            type=kind, size=size, limit=p.MAX_FRAME_BYTES))
+    deps.gateway.send(connection_id, encoded)

@@ -9,11 +9,19 @@ import hashlib
 from naiko.state import TableConfig, TableState, Variant
 from naiko.time_bank import CASH_TIME_BANK
 
+from .. import pages
 from .. import protocol as p
 from ..ports import AccountMove, ConcurrentUpdate, TableNotFound, TooManyTables
-from ..records import TableKind, TableRecord, TableSettings, stakes_key
+from ..records import (
+    LOBBY_WINDOW,
+    TableKind,
+    TableRecord,
+    TableSettings,
+    TableSummary,
+    stakes_key,
+)
 from . import arming, dealer, fanout, transaction
-from .base import Caller, Deps, ServiceError
+from .base import Caller, Deps, ServiceError, read_cursor
 from .cash import seat_player
 from .room import utc_day
 
@@ -71,12 +79,32 @@ def _min_players(request: p.CreateTable) -> int:
     return request.min_players
 
 
+TABLES_LIST = "tables"
+"""The lobby's list name (its cursors, :mod:`naiko_service.pages`)."""
+
+
+def _lobby_key(summary: TableSummary) -> tuple[bool, int, str]:
+    """A table's place in the lobby's order (:func:`~naiko_service.records.lobby_order`)."""
+    return (summary.seated == 0, -summary.created_ms, summary.table_id)
+
+
 def list_tables(deps: Deps, caller: Caller, request: p.ListTables) -> None:
-    """Public tables with a free seat, newest first."""
-    tables = [s.to_dict() for s in deps.tables.list_open()]
+    """Public tables with a free seat, tables with players first, each group newest first, a
+    page at a time: the lobby reads its window (the newest
+    :data:`~naiko_service.records.LOBBY_WINDOW` listed tables, one index Query whatever the
+    page) and sends the ``limit`` after the cursor's table in that order."""
+    position = read_cursor(TABLES_LIST, request.cursor, {"e": bool, "c": int, "t": str})
+    window = deps.tables.list_open(LOBBY_WINDOW)
+    if position is not None:
+        after = (position["e"], -position["c"], position["t"])
+        window = [s for s in window if _lobby_key(s) > after]
+    page, next_cursor = pages.cut(TABLES_LIST, window, request.limit, lambda s: {
+        "e": s.seated == 0, "c": s.created_ms, "t": s.table_id})
     fanout.send(deps, caller.connection_id, {
-        "type": "tables", "request_id": request.request_id, "tables": tables,
-        "quick_seat_stakes": [s.to_dict() for s in deps.quick_seat_stakes]})
+        "type": "tables", "request_id": request.request_id,
+        "tables": [s.to_dict() for s in page],
+        "quick_seat_stakes": [s.to_dict() for s in deps.quick_seat_stakes],
+        "next": next_cursor})
 
 
 # -- quick seat (R7.10) -------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.seating import initial_seating
 from naiko.tournaments.structures import InvalidTerms, TournamentKind, from_preset, level_at
 
+from .. import pages
 from .. import protocol as p
 from ..auth import BOT_ID_PREFIX, bot_id, is_bot_id
 from ..limits import MAX_OPEN_TOURNAMENTS, MAX_REGISTRATIONS_PER_PLAYER
@@ -57,7 +58,7 @@ from ..tournament_records import (
 from . import arming, fanout, push, scheduled, transaction
 from . import registrations as on_counters
 from .accounts import frozen_error
-from .base import BOT_SEAT, Caller, Deps, ServiceError
+from .base import BAD_CURSOR, BOT_SEAT, Caller, Deps, ServiceError, read_cursor
 from .private import HOUSE_BOTS
 from .tournament_payments import (
     PAYOUT_BACKOFF_MS,
@@ -183,18 +184,36 @@ def create(deps: Deps, tournament_id: str, name: str, terms: Any, created_by: st
     return record
 
 
+TOURNAMENTS_LIST = "tournaments"
+"""The tournament lobby's list name (its cursors, :mod:`naiko_service.pages`)."""
+
+PLAYERS_LIST = "tournament_players"
+
+RESULTS_LIST = "tournament_results"
+
+TABLES_SHOWN = 20
+"""Table ids ``get_tournament`` names at most (``table_count`` says how many there are): a
+scheduled tournament of 10,000 players plays on ~1,100 tables, more than a frame holds."""
+
+
 def list_tournaments(deps: Deps, caller: Caller, request: p.ListTournaments) -> None:
-    """Tournaments registering or running, with their terms (an index query)."""
+    """Tournaments registering or running, newest first, with their terms: a page of the
+    lobby index (``limit`` + 1 items read, never the whole index)."""
+    position = read_cursor(TOURNAMENTS_LIST, request.cursor, {"c": int, "t": str})
+    after = None if position is None else (position["c"], position["t"])
     tournaments = store(deps)
-    listed = [_counted(tournaments, summary) for summary in tournaments.list_open()]
+    rows = tournaments.list_open(request.limit + 1, after)
+    page, next_cursor = pages.cut(TOURNAMENTS_LIST, rows, request.limit, lambda row: {
+        "c": row["created_ms"], "t": row["tournament_id"]})
+    page = [{**_counted(tournaments, row), "created_ms": row["created_ms"]} for row in page]
     fanout.send(deps, caller.connection_id, {"type": "tournaments",
                                            "request_id": request.request_id,
-                                           "tournaments": listed})
+                                           "tournaments": page, "next": next_cursor})
 
 
 def _counted(tournaments: TournamentStore, summary: dict[str, Any]) -> dict[str, Any]:
     """A listed scheduled tournament still registering, with its entrants counted on its
-    counters (one query each: ops list a few scheduled tournaments at a time)."""
+    counters (one query each: a lobby page lists a few tournaments at a time)."""
     if summary.get("kind") != TournamentKind.SCHEDULED.value \
             or summary.get("status") != TournamentStatus.REGISTERING.value:
         return summary
@@ -205,26 +224,89 @@ def _counted(tournaments: TournamentStore, summary: dict[str, Any]) -> dict[str,
 
 
 def tournament(deps: Deps, caller: Caller, request: p.GetTournament) -> None:
-    """One tournament: terms, progress, who registered, places and prizes so far."""
+    """One tournament: terms, progress, its first tables, and the requester's own entry and
+    place; the field is paged apart (:func:`tournament_players`, :func:`tournament_results`)."""
     fanout.send(deps, caller.connection_id, {"type": "tournament",
                                            "request_id": request.request_id,
-                                           "tournament": describe(deps, request.tournament_id)})
+                                           "tournament": describe(deps, request.tournament_id,
+                                                                  caller.player_id)})
 
 
-def describe(deps: Deps, tournament_id: str) -> dict[str, Any]:
-    """The tournament as the lobby shows it (:meth:`TournamentRecord.summary`), with its
-    registered players and its results, best place first."""
+def describe(deps: Deps, tournament_id: str, player_id: str | None = None) -> dict[str, Any]:
+    """The tournament as the lobby shows it (:meth:`TournamentRecord.summary`), with
+    ``table_count`` and the first :data:`TABLES_SHOWN` tables, and ``you``: whether
+    *player_id* registered and their result (place, prize, paid) if they have one. Its size
+    does not grow with the field: one read of the tournament and three of one key each."""
     tournaments = store(deps)
     record = _load(tournaments, tournament_id)
-    registered = [key.removeprefix(REG_PREFIX)
-                  for key, _ in tournaments.items(tournament_id, REG_PREFIX)]
-    paid = {key.removeprefix("paid#") for key, _ in tournaments.items(tournament_id, "paid#")}
-    results = sorted(({**Result.from_dict(data).to_dict(),
-                       "paid": data["player_id"] in paid}
-                      for _, data in tournaments.items(tournament_id, "result#")),
-                     key=lambda r: (r["place"], r["player_id"]))
-    return {**_live(tournaments, record), "tables": list(record.tables),
-            "registered": registered, "results": results}
+    you: dict[str, Any] = {"registered": False, "result": None}
+    if player_id is not None:
+        you["registered"] = _one(tournaments, tournament_id, REG_PREFIX + player_id) is not None
+        result = _one(tournaments, tournament_id, "result#" + player_id)
+        if result is not None:
+            you["result"] = {**Result.from_dict(result).to_dict(),
+                             "paid": _one(tournaments, tournament_id,
+                                          "paid#" + player_id) is not None}
+    return {**_live(tournaments, record), "table_count": len(record.tables),
+            "tables": list(record.tables[:TABLES_SHOWN]), "you": you}
+
+
+def _one(tournaments: TournamentStore, tournament_id: str, key: str) -> dict[str, Any] | None:
+    """The item *key* (exactly: ``reg#ann`` is not ``reg#anna``), in one read of one item: the
+    first key of the prefix *key* is *key* itself when it exists."""
+    found = tournaments.page(tournament_id, key, 1)
+    return found[0][1] if found and found[0][0] == key else None
+
+
+def tournament_players(deps: Deps, caller: Caller, request: p.TournamentPlayers) -> None:
+    """A page of who registered, in player-id order: one Query of ``limit`` + 1 ``reg#``
+    items after the cursor's player (eventually consistent: a list to show)."""
+    position = read_cursor(PLAYERS_LIST, request.cursor, {"t": str, "a": str})
+    tid = request.tournament_id
+    _cursor_of(position, tid)
+    tournaments = store(deps)
+    rows = tournaments.page(tid, REG_PREFIX, request.limit + 1,
+                            None if position is None else REG_PREFIX + position["a"])
+    if not rows and position is None:
+        _load(tournaments, tid)  # unknown_tournament, not an empty field
+    page, next_cursor = pages.cut(PLAYERS_LIST, rows, request.limit, lambda row: {
+        "t": tid, "a": row[0].removeprefix(REG_PREFIX)})
+    fanout.send(deps, caller.connection_id, {
+        "type": "tournament_players", "request_id": request.request_id, "tournament_id": tid,
+        "players": [{"player_id": key.removeprefix(REG_PREFIX), "bot": bool(data.get("bot"))}
+                    for key, data in page],
+        "next": next_cursor})
+
+
+def tournament_results(deps: Deps, caller: Caller, request: p.TournamentResults) -> None:
+    """A page of the results so far (R9.9), in player-id order, each with ``paid``: one Query
+    of ``limit`` + 1 ``result#`` items after the cursor's player, and one of at most
+    ``limit`` ``paid#`` items after the same player (a prize is paid only for a result, so
+    every payment of the page's players is among them)."""
+    position = read_cursor(RESULTS_LIST, request.cursor, {"t": str, "a": str})
+    tid = request.tournament_id
+    _cursor_of(position, tid)
+    tournaments = store(deps)
+    after = None if position is None else position["a"]
+    rows = tournaments.page(tid, "result#", request.limit + 1,
+                            None if after is None else "result#" + after)
+    if not rows and position is None:
+        _load(tournaments, tid)
+    page, next_cursor = pages.cut(RESULTS_LIST, rows, request.limit, lambda row: {
+        "t": tid, "a": row[0].removeprefix("result#")})
+    paid = {key.removeprefix("paid#") for key, _ in tournaments.page(
+        tid, "paid#", len(page), None if after is None else "paid#" + after)} if page else set()
+    results = [{**Result.from_dict(data).to_dict(), "paid": data["player_id"] in paid}
+               for _, data in page]
+    fanout.send(deps, caller.connection_id, {
+        "type": "tournament_results", "request_id": request.request_id, "tournament_id": tid,
+        "results": results, "next": next_cursor})
+
+
+def _cursor_of(position: dict[str, Any] | None, tournament_id: str) -> None:
+    """:raises ServiceError: ``bad_cursor`` for a cursor of another tournament's list."""
+    if position is not None and position["t"] != tournament_id:
+        raise ServiceError(BAD_CURSOR, "this cursor is another tournament's")
 
 
 def _live(tournaments: TournamentStore, record: TournamentRecord) -> dict[str, Any]:

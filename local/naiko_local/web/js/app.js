@@ -300,10 +300,28 @@ export class App {
 
   // -- the lobby -----------------------------------------------------------------------------
 
+  /**
+   * A paged list (docs/protocol.md "Pages"): the first page, then each `next` (at most `pages`
+   * pages), the rows under `key` joined into one reply; its `next` says whether more remain.
+   */
+  async requestPages(action, key, pages) {
+    const first = await this.conn.request(action);
+    if (!first || !Array.isArray(first[key])) return first;
+    const rows = [...first[key]];
+    let reply = first;
+    for (let n = 1; reply.next && n < pages; n++) {
+      reply = await this.conn.request(action, { cursor: reply.next });
+      if (!reply || !Array.isArray(reply[key])) break;
+      rows.push(...reply[key]);
+    }
+    return { ...first, [key]: rows, next: reply ? reply.next || null : null };
+  }
+
   async loadLobby() {
     this.render();
     const [tables, tournaments, account] = await Promise.all([
-      this.conn.request("list_tables"), this.conn.request("list_tournaments"), this.conn.request("get_account"),
+      this.requestPages("list_tables", "tables", 4), this.requestPages("list_tournaments", "tournaments", 4),
+      this.conn.request("get_account"),
     ]);
     if (tables.type === "tables") {
       this.lobby.tables = tables.tables;
@@ -311,7 +329,7 @@ export class App {
     }
     if (tournaments.type === "tournaments") this.lobby.tournaments = tournaments.tournaments;
     if (account.type === "account") this.lobby.account = account;
-    // Who registered is in each tournament's detail (get_tournament).
+    // Whether you registered is in each tournament's detail (get_tournament: `you`).
     const details = await Promise.all((this.lobby.tournaments || []).slice(0, 20)
       .map((t) => this.conn.request("get_tournament", { tournament_id: t.tournament_id })));
     for (const d of details) if (d.type === "tournament") this.lobby.details.set(d.tournament.tournament_id, d.tournament);

@@ -107,7 +107,7 @@ function tournaments(state, ctx) {
 
 function tournamentCard(t, state, ctx) {
   const detail = state.details.get(t.tournament_id);
-  const registered = detail ? (detail.registered || []).includes(state.me) : false;
+  const registered = detail ? Boolean(detail.you && detail.you.registered) : false;
   const terms = t.terms || {};
   const open = t.status === "registering";
   const starts = t.starts_ms ? h("span", {}, tr(" · starts in "),
