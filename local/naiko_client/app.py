@@ -822,7 +822,7 @@ def shown_label(label: str) -> str:
     if label.startswith("join with "):
         return tr("join with {amount}", amount=label[10:])
     own = {"watch": tr("watch"), "tables": tr("tables"), "refresh": tr("refresh"),
-           "catch up": tr("catch up")}
+           "catch up": tr("catch up"), "more tournaments": tr("more tournaments")}
     return own.get(label, label)
 
 

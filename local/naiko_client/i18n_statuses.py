@@ -31,6 +31,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "There is nothing to call (`pre check`).": ("Nie ma czego sprawdzać (`pre check`).", "Não há nada para pagar (`pre check`).", "Không có gì để theo (`pre check`).", "Nu este nimic de plătit (`pre check`)."),
     "Pre-action cleared.": ("Akcja z wyprzedzeniem usunięta.", "Ação pré-selecionada retirada.", "Đã xóa hành động chọn trước.", "Acțiunea aleasă dinainte a fost ștearsă."),
     "Pre-action queued: {pre} (`pre off` to clear).": ("Akcja z wyprzedzeniem: {pre} (`pre off` – usuń).", "Ação pré-selecionada: {pre} (`pre off` para retirar).", "Đã chọn trước: {pre} (`pre off` để xóa).", "Acțiune aleasă dinainte: {pre} (`pre off` pentru a o șterge)."),
+    "more tournaments": ("więcej turniejów", "mais torneios", "thêm giải đấu", "mai multe turnee"),
     # -- the connection
     "connecting": ("łączenie", "conectando", "đang kết nối", "conectare"),
     "online": ("połączono", "conectado", "đã kết nối", "conectat"),

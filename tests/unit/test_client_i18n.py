@@ -84,7 +84,7 @@ def test_every_text_the_client_looks_up_is_in_the_english_catalogue() -> None:
 NOT_READ = frozenset({
     "all-in", "sit-out", "sit-in", "min-players",  # command words (app._ALIASES)
     "you're", "you've", "you'll",  # render.SECOND_PERSON: names that read as "you"
-    "join with ", "catch up",  # request labels, shown through shown_label()
+    "join with ", "catch up", "more tournaments",  # request labels (shown_label(), or never)
     "naiko-client", "--buy-in", "--no-color",  # the program and its options
     "high card", "one pair", "two pair", "three of a kind", "four of a kind", "full house",
     "straight flush", "royal flush",  # the engine's words that hand_text() reads
@@ -385,7 +385,7 @@ TYPED = ("hello", "f", "f 3", "x", "c", "a", "b", "r 1", "r 99999", "b 1", "b 99
          "help", "say", "say " + "x" * 201, "say hi", "emote", "emote gg", "mute", "mute 9",
          "mute bob", "bank", "bank 1", "pre", "pre x", "pre check", "pre call", "pre cf", "pre off")
 LISTED = [{"tournament_id": f"u{n}", "name": f"Cup {n}", "status": status, "entrants": full,
-           "max_players": 3, "registered": reg}
+           "max_players": 3, "registered": reg, "you": {"registered": "bob" in reg}}
           for n, (status, full, reg) in enumerate((("running", 1, []), ("finished", 3, []),
                                                    ("cancelled", 0, []), ("registering", 3, []),
                                                    ("registering", 1, ["bob"])), 1)]
@@ -631,6 +631,7 @@ UNSAMPLED = {
     "the same token and --table to play on, or `leave` to cash out.",
     "Bye. Table {table}: you have no seat there.",  # main(), once the terminal is restored
     "proved against the commitment: {cards}",  # a card proof that holds (test_client_render)
+    "more tournaments",  # the label of a next lobby page's request, shown only if it is refused
 }
 """Texts of the client (not events) that :func:`everything_said` does not reach: the English
 end-to-end tests (tests/e2e/test_client_pty.py) show them; the key tests above check them."""
