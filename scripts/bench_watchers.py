@@ -422,16 +422,24 @@ def report(runs: list[Run]) -> str:
             continue
         shards = 16 if run.watchers > 1000 else 1
         per_invocation = math.ceil(run.watchers / shards)
+        rounds = math.ceil(per_invocation / spectators_threads())
         cpu_s = per_invocation * POST_CPU_MS / 1000
+        # On Lambda: SendMessage, the pick-up (twice when split), the counter and a page, the
+        # rounds of posts (each as slow as its slowest of 32: ~p95, 1.9 x the median), and the
+        # posts' CPU, serial on the invocation's one core.
+        model_s = (LATENCY_MS["SendMessage"] * (2 if shards > 1 else 1)
+                   + PICKUP_MS * (2 if shards > 1 else 1) + LATENCY_MS["GetItem"]
+                   + LATENCY_MS["Query"] + rounds * 1.9 * LATENCY_MS["PostToConnection"]
+                   ) / 1000 + cpu_s
         lines.append("")
         lines.append(
             f"{run.watchers:,} spectators: {run.queue_messages / max(run.versions, 1):.0f} SQS "
             f"messages and {run.worker_invocations / max(run.versions, 1):.0f} worker "
-            f"invocations per update (mean {statistics.fmean(run.last_watcher_ms or [0]):.0f} "
-            f"ms to the last spectator here); on Lambda add the posts' CPU, "
-            f"{per_invocation:,} posts x {POST_CPU_MS:g} ms = {cpu_s:.2f} s per invocation "
-            f"(spread over {spectators_threads()} threads of one core: serial), so about "
-            f"{pct(run.last_watcher_ms, 0.5) / 1000 + cpu_s:.2f} s to the last spectator")
+            f"invocations per update; mean {statistics.fmean(run.last_watcher_ms or [0]):.0f} "
+            f"ms to the last spectator HERE (16 invocations' posts in one interpreter). "
+            f"Lambda estimate: {per_invocation:,} posts per invocation in {rounds} rounds of "
+            f"{spectators_threads()} plus {cpu_s:.2f} s of their CPU = about {model_s:.2f} s "
+            f"to the last spectator")
         costs = cost_per_1000_hands(run)
         lines.append(f"  cost per 1,000 hands of the spectators' path "
                      f"({run.versions / max(run.hands, 1):.1f} updates a hand, "
