@@ -386,7 +386,7 @@ def cost_per_1000_hands(run: Run) -> dict[str, float]:
     pages = run.calls.get("Query", 0)
     page_items = min(run.watchers, 1000) if run.watchers else 0
     page_rru = math.ceil(page_items * ITEM_BYTES / 4096) / 2  # eventually consistent
-    counter_reads = run.versions + run.worker_invocations  # publish, and every delivery
+    counter_reads = 2 * run.versions  # publish, and the first delivery (shards read none)
     rru = pages * page_rru + counter_reads * 0.5
     egress_gb = run.watcher_bytes / 1e9
     return {

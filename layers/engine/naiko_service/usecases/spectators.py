@@ -150,7 +150,7 @@ def deliver(deps: Deps, update: SpectatorUpdate) -> Delivery:
     table sets the counter to what it found (items expired by TTL never decremented it)."""
     done = Delivery()
     table_id = update.table_id
-    expected = deps.watchers.count(table_id)
+    expected = deps.watchers.count(table_id) if update.shard is None else 0
     if update.shard is None and deps.watcher_queue is not None \
             and expected > WATCHERS_PER_WORKER:
         for shard in range(WATCHER_SHARDS):
