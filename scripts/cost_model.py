@@ -674,6 +674,7 @@ class Simulation:
                 "TIMER_TRANSPORT": "queue" if self.design == "wake-up" else "express",
                 "TABLES_TABLE": names["TablesTable"], "ACCOUNTS_TABLE": names["AccountsTable"],
                 "CONNECTIONS_TABLE": names["ConnectionsTable"],
+                "WATCHERS_TABLE": names["WatchersTable"],  # posted inline: no queue here
                 "LEDGER_TABLE": names["LedgerTable"],
                 "TOURNAMENTS_TABLE": names["TournamentsTable"],
                 **({"HISTORY_TABLE": names["HandHistoryTable"]} if self.histories else {}),

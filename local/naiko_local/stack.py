@@ -411,7 +411,10 @@ class LocalStack:
                            "LEDGER_TABLE": self.table_names["LedgerTable"],
                            "CONNECTIONS_TABLE": self.table_names["ConnectionsTable"],
                            "TOURNAMENTS_TABLE": self.table_names["TournamentsTable"],
-                           "HISTORY_TABLE": self.table_names["HandHistoryTable"]})
+                           "HISTORY_TABLE": self.table_names["HandHistoryTable"],
+                           # spectators' items; no WATCHERS_QUEUE_URL: their updates are
+                           # posted by the writing function, after the players' own
+                           "WATCHERS_TABLE": self.table_names["WatchersTable"]})
 
             if config.lambda_log is not None:
                 config.lambda_log.parent.mkdir(parents=True, exist_ok=True)

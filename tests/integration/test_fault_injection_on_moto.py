@@ -32,6 +32,7 @@ from fault_testing import (
 from moto import mock_aws
 from naiko_service.aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
 from naiko_service.aws.gateway import ManagementApiGateway
+from naiko_service.aws.watchers import DynamoWatchers
 from naiko_service.ledger import Audit, audit_dynamodb
 from naiko_service.memory import ManualClock, RecordingScheduler
 from naiko_service.ports import TableNotFound
@@ -59,6 +60,8 @@ class MotoBackend(Backend):
         self.accounts = self.dynamo_accounts
         self.connections = DynamoConnections(client, names["ConnectionsTable"],
                                              clock=lambda: self.clock.now / 1000)
+        self.watchers = DynamoWatchers(client, names["WatchersTable"],
+                                       clock=lambda: self.clock.now / 1000)
         self.gateway = ManagementApiGateway(boto3.client(
             "apigatewaymanagementapi", region_name=REGION, endpoint_url=ENDPOINT))
         self.scheduler = RecordingScheduler()

@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from limits_testing import fill_every_cap, full_table, long_id, new_table, refused
+from limits_testing import (
+    fill_every_cap,
+    fill_spectators,
+    full_table,
+    long_id,
+    new_table,
+    refused,
+)
 from naiko_service import limits
 from naiko_service.records import TableRecord
 from naiko_service.usecases import room
@@ -129,11 +136,13 @@ def test_r7_10_an_offer_that_expires_or_a_table_that_closes_frees_the_players_li
 def test_a_table_takes_at_most_max_spectators_and_unwatch_frees_a_place() -> None:
     h = harness()
     table_id, players = full_table(h, seats=3)
-    watchers = [h.player(long_id(i, "v")) for i in range(limits.MAX_SPECTATORS)]
+    watchers = [h.player(long_id(i, "v")) for i in range(3)]
     for watcher in watchers:
         assert watcher.send(action="snapshot", table_id=table_id)["type"] == "snapshot"
+    fill_spectators(h.service.deps.watchers, table_id, limits.MAX_SPECTATORS - len(watchers))
+    assert h.service.deps.watchers.count(table_id) == limits.MAX_SPECTATORS
     before = stored(h, table_id)
-    late = h.player(long_id(999, "v"))
+    late = h.player(long_id(limits.MAX_SPECTATORS + 1, "late"))
     refused(late.send(action="snapshot", table_id=table_id), "too_many_spectators")
     assert stored(h, table_id) == before
     assert table_id not in h.connections.tables_of(late.connection_id)  # nor on its item
@@ -142,8 +151,15 @@ def test_a_table_takes_at_most_max_spectators_and_unwatch_frees_a_place() -> Non
     again = Player(h, players[1].player_id, "conn-again")
     h.service.connect("conn-again", players[1].player_id)
     assert again.send(action="snapshot", table_id=table_id)["type"] == "snapshot"
-    assert watchers[0].send(action="unwatch", table_id=table_id)["type"] == "ack"
-    assert table_id not in h.connections.tables_of(watchers[0].connection_id)
+    # Nor is a spectator's own new connection (it replaces the old one).
+    h.service.connect("conn-v0-again", watchers[0].player_id)
+    assert Player(h, watchers[0].player_id, "conn-v0-again").send(
+        action="snapshot", table_id=table_id)["type"] == "snapshot"
+    assert h.service.deps.watchers.connection_of(table_id, watchers[0].player_id) \
+        == "conn-v0-again"
+    assert watchers[1].send(action="unwatch", table_id=table_id)["type"] == "ack"
+    assert table_id not in h.connections.tables_of(watchers[1].connection_id)
+    assert stored(h, table_id)["version"] == before["version"] + 2  # the disconnect, the return
     assert late.send(action="snapshot", table_id=table_id)["type"] == "snapshot"
     refused(players[0].send(action="unwatch", table_id=table_id), "seated")
 

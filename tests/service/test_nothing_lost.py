@@ -270,21 +270,22 @@ def test_a_duplicated_timer_acts_once_and_resends_the_state() -> None:
     assert h.counters["TimersDuplicated"] == 1
 
 
-def test_a_fold_with_64_dead_spectators_drops_them_in_one_write_without_recursion() -> None:
+def test_a_fold_with_64_dead_spectators_writes_the_table_once_and_drops_their_items() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     spectators = [h.player(f"s{i}") for i in range(64)]
     for spectator in spectators:
         assert spectator.send(action="snapshot", table_id=table_id)["type"] == "snapshot"
-    assert all(s.player_id in h.store.load(table_id).connections for s in spectators)
+    watchers = h.service.deps.watchers
+    assert not any(s.player_id in h.store.load(table_id).connections for s in spectators)
+    assert watchers.count(table_id) == 64  # their own items, not the table's
     for spectator in spectators:  # 64 spectators cut their connections at once
         h.gateway.gone.add(spectator.connection_id)
     reads, writes = h.store.reads, h.store.writes
     assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
-    assert h.store.writes - writes == 2  # the fold, and ONE write dropping all 64
-    assert h.store.reads - reads == 2
-    record = h.store.load(table_id)
-    assert not any(s.player_id in record.connections for s in spectators)
+    assert h.store.writes - writes == 1  # the fold only: the spectators' items go by themselves
+    assert h.store.reads - reads == 1
+    assert watchers.count(table_id) == 0
     assert h.counters["ConnectionsGone"] == 64
     # The drop is a write nobody sees: the versions players see stay gapless.
     fold_version = updates(players[0])[-1]["version"]

@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 FUNCTIONS = {"ConnectFunction": "connect", "DisconnectFunction": "disconnect",
              "GameFunction": "game", "AuthorizerFunction": "authorizer",
-             "TimerFunction": "timer", "SweepFunction": "sweep"}
+             "TimerFunction": "timer", "SweepFunction": "sweep",
+             "WatchersFunction": "watchers"}
 ALIAS = "live"
 """Every function's ``AutoPublishAlias`` (``Globals``): what API Gateway invokes."""
 ROUTE_FUNCTIONS = {"$connect": "ConnectFunction", "$disconnect": "DisconnectFunction",
@@ -373,18 +374,20 @@ def test_every_call_the_aws_adapters_make_is_allowed(template: dict[str, Any]) -
     granted = {action for owner, s in _statements(template) if owner == "ServiceAccessPolicy"
                for action in s["Action"]}
     service = {"dynamodb.py": "dynamodb", "histories.py": "dynamodb", "gateway.py": "execute-api",
-               "scheduler.py": "states", "notifier.py": "sns"}
+               "scheduler.py": "states", "notifier.py": "sns", "watchers.py": "dynamodb"}
     needed: set[str] = set()
     for filename, prefix in service.items():
         source = (ROOT / "layers/engine/naiko_service/aws" / filename).read_text()
         for call in set(re.findall(r"client\.(\w+)\(", source)):
-            if call == "transact_write_items":  # authorised per item: Put/Update/ConditionCheck
+            if call == "transact_write_items":  # authorised per item: Put/Update/Delete/Check
                 needed |= {"dynamodb:PutItem", "dynamodb:UpdateItem"}
+                if filename == "watchers.py":  # a spectator leaving: Delete + Update
+                    needed.add("dynamodb:DeleteItem")
                 continue
             if call in ("post_to_connection", "get_connection", "delete_connection"):
                 needed.add("execute-api:ManageConnections")
                 continue
-            if call == "send_message":  # scheduler.py: the timer queue's wake-ups
+            if call == "send_message":  # the timer queue's wake-ups, the spectators' updates
                 needed.add("sqs:SendMessage")
                 continue
             needed.add(f"{prefix}:" + "".join(w.capitalize() for w in call.split("_")))
@@ -462,14 +465,14 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
                     "TOURNAMENTS_TABLE", "HISTORY_TABLE", "HISTORY_RETENTION_DAYS",
                     "DUE_INDEX_SHARDS", "DUE_INDEX_PREVIOUS_SHARDS", "SWEEP_WORKERS",
-                    "QUICK_SEAT_STAKES"}
+                    "QUICK_SEAT_STAKES", "WATCHERS_TABLE", "WATCHERS_QUEUE_URL"}
     # STATE_KEY is for local/dev only; STATE_KEY_SECRET_ARN is the service functions' own
     # (test_the_service_functions_read_the_state_key), never $connect's.
     assert read - {"STATE_KEY", "STATE_KEY_SECRET_ARN"} <= set(variables)
     assert variables["WEBSOCKET_ENDPOINT"]["Fn::Sub"] == \
         "https://${WebSocketApi}.execute-api.${AWS::Region}.amazonaws.com/${Stage}"
     for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable",
-                  "TournamentsTable", "HandHistoryTable"):
+                  "TournamentsTable", "HandHistoryTable", "WatchersTable"):
         assert {"Ref": table} in variables.values()
 
 

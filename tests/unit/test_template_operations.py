@@ -547,6 +547,7 @@ ROLLBACK_ALARMS = {
     "AuthorizerFunction": {"AuthDeniedAlarm", "ApiErrorsAlarm"},
     "TimerFunction": {"TimerErrorsAlarm", "TimerFailuresAlarm", "UnexpectedErrorsAlarm"},
     "SweepFunction": {"SweepErrorsAlarm", "UnexpectedErrorsAlarm"},
+    "WatchersFunction": {"WatcherDeadLettersAlarm", "UnexpectedErrorsAlarm"},
 }
 """Each function's rollback triggers: the alarms of what its new version could break."""
 
@@ -581,7 +582,7 @@ def test_functions_deploy_gradually_behind_an_alias_with_alarms_to_roll_back(
 
 def test_the_tables_are_protected_from_deletion(template: dict[str, Any]) -> None:
     tables = of_type(template, "AWS::DynamoDB::Table")
-    assert len(tables) == 6
+    assert len(tables) == 7
     for name, table in tables.items():
         assert table["Properties"]["DeletionProtectionEnabled"] is True, name
     assert "--no-deletion-protection-enabled" in DEPLOY.read_text()

@@ -51,6 +51,13 @@ Environment (set by ``template.yaml``):
 ``QUICK_SEAT_STAKES``
     The stakes quick seat serves, ``VARIANT:SMALL/BIG`` comma-separated (R7.10;
     :data:`naiko_service.limits.DEFAULT_QUICK_SEAT_STAKES` when unset).
+``WATCHERS_TABLE``, ``WATCHERS_QUEUE_URL``
+    Spectators (issue 23 item 3): their items (``WatchersTable``,
+    :class:`~naiko_service.aws.watchers.DynamoWatchers`) and the FIFO queue their updates go
+    to (``WatchersQueue``, the ``watchers`` function's). Without the table a deployment takes
+    no spectators (``too_many_spectators``: items in one container's memory would be wrong);
+    without the queue their updates are posted by the function that wrote the table, after
+    the players' own.
 ``DUE_INDEX_SHARDS``, ``DUE_INDEX_PREVIOUS_SHARDS``, ``SWEEP_WORKERS``
     Shards of the tables' ``due-index`` (and the count before a change, still read), and how
     many tables the sweep wakes at once (``docs/storage.md``, ``docs/timers.md``).
@@ -162,6 +169,11 @@ class Config:
     """Issue 25: ``(platform, platform application ARN)`` of each push platform served
     (``APNS_PLATFORM_APPLICATION_ARN``, ``APNS_SANDBOX_PLATFORM_APPLICATION_ARN``,
     ``FCM_PLATFORM_APPLICATION_ARN``); none: notifications off (``NoNotifier``)."""
+    watchers_table: str | None = None
+    """``WatchersTable``: the spectators' items; without it no spectators are taken."""
+    watchers_queue_url: str | None = None
+    """``WatchersQueue``: where the spectators' updates go; without it they are posted in
+    the writing function, after the players' own."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -251,6 +263,8 @@ class Config:
             sweep_workers=count("SWEEP_WORKERS", 32, least=1),
             quick_seat_stakes=stakes,
             push_applications=push_applications(env),
+            watchers_table=optional("WATCHERS_TABLE"),
+            watchers_queue_url=optional("WATCHERS_QUEUE_URL"),
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -546,6 +560,18 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         notifier = SnsNotifier(LazyClient("sns"), {Platform(platform): arn for platform, arn
                                                    in config.push_applications})
         devices = DynamoDevices(dynamodb, config.connections_table)
+
+    from .memory import MemoryWatchers
+    from .ports import WatcherQueue, Watchers
+
+    watchers: Watchers = MemoryWatchers(cap=0)  # no table: no spectators
+    watcher_queue: WatcherQueue | None = None
+    if config.watchers_table:
+        from .aws.watchers import DynamoWatchers, SqsWatcherQueue
+
+        watchers = DynamoWatchers(dynamodb, config.watchers_table)
+        if config.watchers_queue_url:
+            watcher_queue = SqsWatcherQueue(LazyClient("sqs"), config.watchers_queue_url)
     deps = Deps(
         tables=tables,
         tournaments=tournaments,
@@ -556,6 +582,8 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         connections=connections,
         gateway=ManagementApiGateway(LazyClient("apigatewaymanagementapi",
                                                 endpoint_url=websocket_endpoint)),
+        watchers=watchers,
+        watcher_queue=watcher_queue,
         scheduler=scheduler,
         clock=clock,
         count=count,

@@ -28,11 +28,21 @@ MAX_WAITLISTS_PER_PLAYER = 5
 """Waiting lists one player is on at once, across tables (the account's ``waiting`` set):
 ``too_many_waitlists`` beyond."""
 
-MAX_SPECTATORS = 300
-"""Connections watching one table without a seat (kept in the table item for its fan-out):
-``too_many_spectators`` beyond. Seated players always may watch their own table. 300 keeps the
-item near 30 KB; a featured table with thousands of watchers needs them out of the table item
-(issue 23)."""
+MAX_SPECTATORS = 10_000
+"""Connections watching one table without a seat (or a place on its waiting list):
+``too_many_spectators`` beyond. Seated players always may watch their own table. Spectators are
+items of their own (``WatchersTable``, :class:`~naiko_service.ports.Watchers`), never in the table
+item, and their updates go out off the players' path (:mod:`.usecases.spectators`): the cap
+bounds one update's fan-out (10,000 posts, ``scripts/bench_watchers.py``), not an item."""
+
+WATCHER_SHARDS = 16
+"""A table's spectators are split into this many shards (``crc32(player_id) % 16``, the sort
+key's prefix): above :data:`WATCHERS_PER_WORKER` watchers each shard's posts are one worker
+invocation of their own, so 10,000 spectators are posted by 16 invocations at once."""
+
+WATCHERS_PER_WORKER = 1_000
+"""Spectators one worker invocation posts an update to by itself; a table with more has its
+update split into :data:`WATCHER_SHARDS` messages (one per shard)."""
 
 MAX_TABLES_PER_CONNECTION = 20
 """Tables one connection watches (the connection item's ``tables`` set):

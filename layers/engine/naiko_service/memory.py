@@ -17,7 +17,13 @@ from typing import Any
 from . import hand_records
 from .hand_records import MAX_CHAT_LINES, ChatLine, HandRecord, Page, PlayerHand
 from .ledger import Audit, audit
-from .limits import MAX_DEVICES_PER_PLAYER, MAX_MUTES, MAX_OPEN_TABLES, MAX_TABLES_PER_CONNECTION
+from .limits import (
+    MAX_DEVICES_PER_PLAYER,
+    MAX_MUTES,
+    MAX_OPEN_TABLES,
+    MAX_SPECTATORS,
+    MAX_TABLES_PER_CONNECTION,
+)
 from .ports import (
     ACCOUNT_SET_CAPS,
     AccountFrozen,
@@ -46,9 +52,11 @@ from .ports import (
     PutTournament,
     TableNotFound,
     TooManyMutes,
+    TooManySpectators,
     TooManyTables,
     TooManyWatched,
     TournamentNotFound,
+    Watcher,
     Write,
 )
 from .records import (
@@ -61,6 +69,7 @@ from .records import (
     seal_fallback,
 )
 from .tournament_records import COUNT_PREFIX, TournamentRecord
+from .watcher_queue import shard_of
 
 
 @dataclass
@@ -576,6 +585,59 @@ class MemoryChatLog:
         with self._lock:
             found = list(self.lines_by_hand.get((table_id, hand_number), {}).values())
         return sorted(found, key=lambda line: line.at_ms)[:MAX_CHAT_LINES]
+
+
+class MemoryWatchers:
+    """:class:`~naiko_service.ports.Watchers` in memory: per table, ``shard#player`` ->
+    :class:`~naiko_service.ports.Watcher`, kept sorted by key when paged (as DynamoDB's sort
+    key); the count is exact."""
+
+    def __init__(self, cap: int = MAX_SPECTATORS) -> None:
+        self.cap = cap
+        self.tables: dict[str, dict[str, Watcher]] = defaultdict(dict)
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def key(player_id: str) -> str:
+        return f"{shard_of(player_id):02d}#{player_id}"
+
+    def add(self, table_id: str, player_id: str, connection_id: str, now_ms: int) -> None:
+        """:raises TooManySpectators: If the table has :attr:`cap` spectators already."""
+        with self.lock:
+            watchers = self.tables[table_id]
+            key = self.key(player_id)
+            if key not in watchers and len(watchers) >= self.cap:
+                raise TooManySpectators(table_id)
+            watchers[key] = Watcher(player_id, connection_id)
+
+    def remove(self, table_id: str, player_id: str, connection_id: str | None = None) -> bool:
+        with self.lock:
+            watchers = self.tables.get(table_id, {})
+            watcher = watchers.get(self.key(player_id))
+            if watcher is None or connection_id not in (None, watcher.connection_id):
+                return False
+            del watchers[self.key(player_id)]
+            return True
+
+    def connection_of(self, table_id: str, player_id: str) -> str | None:
+        watcher = self.tables.get(table_id, {}).get(self.key(player_id))
+        return None if watcher is None else watcher.connection_id
+
+    def count(self, table_id: str) -> int:
+        return len(self.tables.get(table_id, {}))
+
+    def page(self, table_id: str, shard: int | None, after: str | None,
+             limit: int) -> tuple[list[Watcher], str | None]:
+        with self.lock:
+            keys = sorted(k for k in self.tables.get(table_id, {})
+                          if (shard is None or k.startswith(f"{shard:02d}#"))
+                          and (after is None or k > after))
+            page = keys[:limit]
+            watchers = [self.tables[table_id][k] for k in page]
+        return watchers, (page[-1] if len(keys) > limit else None)
+
+    def recount(self, table_id: str, counted: int) -> None:
+        """Nothing to do: the count is exact."""
 
 
 @dataclass

@@ -583,6 +583,65 @@ class ChatLog(Protocol):
         ...
 
 
+# -- Spectators (issue 23 item 3): items of their own, never in the table item ---------------
+
+class TooManySpectators(PortError):
+    """The table has :data:`~naiko_service.limits.MAX_SPECTATORS` spectators already."""
+
+
+@dataclass(frozen=True, slots=True)
+class Watcher:
+    """One spectator of a table: who, and the connection its updates go to."""
+
+    player_id: str
+    connection_id: str
+
+
+class Watchers(Protocol):
+    """A table's spectators (watchers without a seat or a place in line), one item each, out of
+    the table item: subscribing and leaving never write the table. Thread-safe (the worker
+    removes gone connections from its pool threads)."""
+
+    def add(self, table_id: str, player_id: str, connection_id: str, now_ms: int) -> None:
+        """Send *player_id*'s updates of *table_id* to *connection_id* (a new connection of a
+        spectator replaces its old one).
+
+        :raises TooManySpectators: If *player_id* is not a spectator yet and the table has
+            :data:`~naiko_service.limits.MAX_SPECTATORS` already.
+        """
+
+    def remove(self, table_id: str, player_id: str, connection_id: str | None = None) -> bool:
+        """Forget *player_id* as a spectator of *table_id* (only while its connection is
+        *connection_id*, when given); whether it was one."""
+        ...
+
+    def connection_of(self, table_id: str, player_id: str) -> str | None:
+        """The connection *player_id* watches *table_id* from as a spectator, if any."""
+        ...
+
+    def count(self, table_id: str) -> int:
+        """How many spectators *table_id* has (the counter the cap is checked on; it may count
+        a few whose items expired, until a worker pages through them all)."""
+        ...
+
+    def page(self, table_id: str, shard: int | None, after: str | None,
+             limit: int) -> tuple[list[Watcher], str | None]:
+        """Up to *limit* spectators of *table_id* (of one shard, or of all with ``None``) after
+        the cursor *after*, and the cursor of the next page (``None``: the last page)."""
+        ...
+
+    def recount(self, table_id: str, counted: int) -> None:
+        """Set the counter to *counted*, what a worker just paged through (items expired by
+        TTL never decremented it)."""
+
+
+class WatcherQueue(Protocol):
+    """Hands a table's spectator update to the asynchronous worker (``WatchersQueue``, SQS
+    FIFO: one message group per table, or per table and shard)."""
+
+    def publish(self, body: str, group: str, dedup: str) -> None: ...
+
+
 class Encoded(dict[str, Any]):
     """A message whose JSON is made already: the dict (what in-memory gateways record), and
     ``data``, the exact bytes of its compact UTF-8 JSON, which a gateway that posts JSON sends

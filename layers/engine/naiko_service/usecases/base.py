@@ -35,12 +35,20 @@ from ..ports import (
     Scheduler,
     TableStore,
     TournamentStore,
+    WatcherQueue,
+    Watchers,
     Write,
 )
 from ..ratelimit import ChatLimiter
 from ..records import TableRecord
 
 _log = logging.getLogger("naiko_service")
+
+
+def _memory_watchers() -> Watchers:
+    from ..memory import MemoryWatchers
+
+    return MemoryWatchers()
 
 
 class NoDeadline:
@@ -192,6 +200,13 @@ class Deps:
     """Post a fan-out's messages concurrently (``usecases.fanout.FAN_OUT_WORKERS`` at once);
     ``False``: one after another, in the order of ``record.connections`` (deterministic: the
     fault-injection matrix numbers every call)."""
+    watchers: Watchers = field(default_factory=lambda: _memory_watchers())
+    """A table's spectators, out of the table item (issue 23 item 3): ``DynamoWatchers`` in a
+    deployment, in memory otherwise."""
+    watcher_queue: WatcherQueue | None = None
+    """Where a write's spectator update goes (``WatchersQueue``, the ``watchers`` function's);
+    ``None``: posted in this process, after the players' own updates
+    (:func:`.spectators.deliver`: memory and local mode)."""
 
 
     def think_ms(self) -> int:

@@ -27,6 +27,7 @@ from ..ports import TooManyMutes
 from ..records import TableRecord
 from . import fanout, transaction
 from .base import Caller, Deps, RateLimited, ServiceError, refuse_bot_seat
+from .spectators import WATCHER_PAGE
 
 
 def say(deps: Deps, caller: Caller, request: p.Chat | p.SendEmote) -> None:
@@ -44,7 +45,9 @@ def say(deps: Deps, caller: Caller, request: p.Chat | p.SendEmote) -> None:
         return
     record = transaction.load(deps, request.table_id)
     refuse_bot_seat(record, caller.player_id)
-    if record.connections.get(caller.player_id) != caller.connection_id:
+    if record.connections.get(caller.player_id) != caller.connection_id \
+            and deps.watchers.connection_of(record.table_id, caller.player_id) \
+            != caller.connection_id:  # neither a member nor a spectator (their own items)
         raise ServiceError("not_watching", "this connection does not watch that table: send "
                            "a snapshot of it first")
     if record.settings.chat == "off":
@@ -68,7 +71,7 @@ def say(deps: Deps, caller: Caller, request: p.Chat | p.SendEmote) -> None:
                         fanout.ack(caller, request.table_id, None, True))
             return  # said already, by another container
     deps.count("ChatMessages", 1)
-    recipients = audience(record, caller.player_id, apart)
+    recipients = audience(record, caller.player_id, apart, spectators_of(deps, record))
     muted = deps.connections.muted_by([c for pid, c in recipients if pid != caller.player_id])
     message = chat_message(record.table_id, line)
     for player_id, connection_id in recipients:
@@ -78,10 +81,29 @@ def say(deps: Deps, caller: Caller, request: p.Chat | p.SendEmote) -> None:
             fanout.send(deps, connection_id, message)
 
 
-def audience(record: TableRecord, speaker: str, apart: bool) -> list[tuple[str, str]]:
-    """``(player_id, connection_id)`` of who reads *speaker* at *record*: everyone watching,
-    or with *apart* only those of the speaker's group (seated or spectating)."""
-    watching = list(record.connections.items())
+def spectators_of(deps: Deps, record: TableRecord) -> list[tuple[str, str]]:
+    """``(player_id, connection_id)`` of the table's spectators, paged from their own items
+    (:class:`~naiko_service.ports.Watchers`, issue 23 item 3: never in the table item). A
+    crowded table pays one Query per :data:`.spectators.WATCHER_PAGE` of them for each line
+    said (docs/service.md "Table chat")."""
+    found: list[tuple[str, str]] = []
+    if not deps.watchers.count(record.table_id):
+        return found
+    after: str | None = None
+    while True:
+        page, after = deps.watchers.page(record.table_id, None, after, WATCHER_PAGE)
+        found.extend((w.player_id, w.connection_id) for w in page
+                     if w.player_id not in record.connections)
+        if after is None:
+            return found
+
+
+def audience(record: TableRecord, speaker: str, apart: bool,
+             spectators: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """``(player_id, connection_id)`` of who reads *speaker* at *record*: everyone watching
+    (the members in the table item and the *spectators* in their own items), or with *apart*
+    only those of the speaker's group (seated or spectating)."""
+    watching = list(record.connections.items()) + list(spectators or [])
     if not apart:
         return watching
     seated = record.seat_of(speaker) is not None

@@ -6,12 +6,11 @@ returns its confirmed state (R8.3), and the ``heartbeat`` that keeps it open."""
 from __future__ import annotations
 
 from .. import protocol as p
-from ..limits import MAX_SPECTATORS
 from ..records import TableRecord
-from . import fanout, push, subscriptions, transaction, views
+from . import fanout, push, spectators, subscriptions, transaction, views
 from .base import Caller, Deps, NoOp, Outcome, ServiceError, refuse_bot_seat
 from .room import invite, may_sit
-from .subscriptions import drop_connection, spectators, subscribe
+from .subscriptions import drop_connection, subscribe
 
 
 def connect(deps: Deps, connection_id: str, player_id: str) -> None:
@@ -34,6 +33,8 @@ def disconnect(deps: Deps, connection_id: str) -> None:
     try:
         if player_id is not None:
             for table_id in deps.connections.tables_of(connection_id):
+                if deps.watchers.remove(table_id, player_id, connection_id):
+                    continue  # a spectator: its own item, the table is not written
                 try:
                     transaction.mutate_until_written(deps, table_id,
                                                      drop_connection(player_id, connection_id))
@@ -48,10 +49,14 @@ def disconnect(deps: Deps, connection_id: str) -> None:
 
 
 def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
-    """Watch a table (as a player or a spectator) and get its confirmed state. Subscribing a
-    new connection (or coming back after a disconnect) is a table write, retried while the
-    table is busy (a crowd of spectators arriving together must not be refused); a snapshot on
-    the connection already subscribed is a read only."""
+    """Watch a table (as a player or a spectator) and get its confirmed state.
+
+    A member (seated, in line, offered a seat) subscribing a new connection, or coming back
+    after a disconnect, is a table write, retried while the table is busy; a snapshot on the
+    connection already subscribed is a read only. A spectator is an item of its own
+    (:func:`.spectators.subscribe`): the table item is not written (but to note an invite
+    code's invitation at a private table), so a crowd arriving together never contends for
+    it."""
     record = transaction.load(deps, request.table_id)
     player_id = caller.player_id
     refuse_bot_seat(record, player_id)  # R8.4: a BOT's view (its cards) is nobody's
@@ -60,18 +65,17 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
             and (code is None or code != record.room.invite_code):
         raise ServiceError("not_invited", "this private table shows itself to invited "
                            "players only (R7.12)")
-    if record.connections.get(player_id) != caller.connection_id \
-            or player_id in record.disconnected \
+    member = spectators.is_member(record, player_id) or player_id in record.connections
+    if (member and (record.connections.get(player_id) != caller.connection_id
+                    or player_id in record.disconnected)) \
             or (code is not None and not may_sit(record, player_id)):
         def change(rec: TableRecord, now: int) -> Outcome:
             if code is not None and rec.settings.private and not may_sit(rec, player_id):
                 if code != rec.room.invite_code:
                     raise ServiceError("bad_invite_code", "that invite code is not this table's")
                 invite(rec, player_id)
-            if rec.seat_of(player_id) is None and player_id not in rec.connections \
-                    and spectators(rec) >= MAX_SPECTATORS:
-                raise ServiceError("too_many_spectators", f"{MAX_SPECTATORS} spectators watch "
-                                   "this table already, the most it takes: try again later")
+            if not (spectators.is_member(rec, player_id) or player_id in rec.connections):
+                return Outcome(quiet=True)  # a spectator: invited, watching from its own item
             return subscribe(rec, player_id, caller.connection_id)
 
         watched = record.connections.get(player_id) == caller.connection_id
@@ -86,15 +90,23 @@ def snapshot(deps: Deps, caller: Caller, request: p.Snapshot) -> None:
             # Its fan-out may have written again (connections found gone): answer with the
             # table as stored now, never an older version.
             record = transaction.load(deps, request.table_id)
+    if not (spectators.is_member(record, player_id) or player_id in record.connections):
+        subscriptions.watch(deps, caller.connection_id, request.table_id)  # refused at the cap
+        try:
+            spectators.subscribe(deps, request.table_id, player_id, caller.connection_id)
+        except ServiceError:  # a new spectator at the cap: the connection does not watch it
+            deps.connections.remove_table(caller.connection_id, request.table_id)
+            raise
     fanout.send(deps, caller.connection_id,
                 views.snapshot_message(record, player_id, caller.request_id,
                                       deps.clock.now_ms()))
 
 
 def unwatch(deps: Deps, caller: Caller, request: p.Unwatch) -> None:
-    """Stop watching a table without a seat there: the table forgets the connection (a quiet
-    write) and so does the connection's item. A seated player, or one on the waiting list,
-    must leave first (their updates are how seat offers and turns reach them)."""
+    """Stop watching a table without a seat there: a spectator's item is removed (the table
+    item is read, not written; a connection still in the table item is forgotten there, a
+    quiet write), and the table leaves the connection's item. A seated player, or one on the
+    waiting list, must leave first (their updates are how seat offers and turns reach them)."""
     player_id = caller.player_id
 
     def change(record: TableRecord, now: int) -> Outcome:
@@ -110,8 +122,9 @@ def unwatch(deps: Deps, caller: Caller, request: p.Unwatch) -> None:
 
     try:
         transaction.mutate(deps, request.table_id, change, caller=caller)
-    except NoOp:
+    except NoOp:  # not in the table item (a spectator, or not watching): nothing written there
         fanout.send(deps, caller.connection_id, fanout.ack(caller, request.table_id, None))
+    deps.watchers.remove(request.table_id, player_id, caller.connection_id)
     deps.connections.remove_table(caller.connection_id, request.table_id)
 
 

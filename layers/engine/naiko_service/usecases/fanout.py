@@ -61,7 +61,7 @@ def watching(record: TableRecord, caller: Caller) -> bool:
     return caller.connection_id in record.connections.values()
 
 
-def post_updates(deps: Deps, record: TableRecord, events: list[Event],
+def post_updates(deps: Deps, record: TableRecord, events: list[Event] | Updates,
                  answer: Caller | None = None) -> list[tuple[str, str]]:
     """After the commit: every watching connection gets its own view (R8.3: the confirmed
     state), ONE message per connection; the update to *answer*'s connection carries its
@@ -76,19 +76,25 @@ def post_updates(deps: Deps, record: TableRecord, events: list[Event],
     a post starts only with :data:`AWS_CALL_WORST_MS` left (else it is skipped and counted);
     a recipient that missed one sees the gap in versions and asks for a snapshot.
     Returns the connections found gone, ``(player_id, connection_id)``: the caller forgets
-    them (:func:`.transaction.fan_out`, in ONE more write)."""
-    updates = Updates(record, events, deps.clock.now_ms())
+    them (:func:`.transaction.fan_out`, in ONE more write). *events* may come as the
+    :class:`Updates` already made (the spectators' update is made from the same one).
+
+    Only the connections in the table item are posted here (seated players, players in line
+    or offered a seat): spectators are items of their own, posted off this path
+    (:func:`.spectators.publish`)."""
+    updates = events if isinstance(events, Updates) else Updates(record, events,
+                                                                   deps.clock.now_ms())
     jobs = [(player_id, connection_id, updates.message(
         player_id, answer.request_id
         if answer is not None and connection_id == answer.connection_id else None))
         for player_id, connection_id in list(record.connections.items())]
-    results = _post_all(deps, [(connection_id, message) for _, connection_id, message in jobs])
+    results = post_all(deps, [(connection_id, message) for _, connection_id, message in jobs])
     gone: list[tuple[str, str]] = []
     sent = 0
     for (player_id, connection_id, _), result in zip(jobs, results, strict=True):
         if result is None:
             sent += 1
-        elif result is _SKIPPED:
+        elif result is SKIPPED:
             deps.count("FanOutSkipped", 1)  # out of time: the client will ask for a snapshot
         elif isinstance(result, ConnectionGone):
             gone.append((player_id, connection_id))
@@ -103,18 +109,18 @@ def post_updates(deps: Deps, record: TableRecord, events: list[Event],
     return gone
 
 
-class _Skipped:
+class Skipped:
     """A post not started: too little of the invocation left."""
 
 
-_SKIPPED = _Skipped()
+SKIPPED = Skipped()
 
 
-def _post(deps: Deps, connection_id: str, message: dict[str, Any]) -> Exception | _Skipped | None:
-    """One post: ``None`` when sent, :data:`_SKIPPED`, or the exception it raised (what is
+def _post(deps: Deps, connection_id: str, message: dict[str, Any]) -> Exception | Skipped | None:
+    """One post: ``None`` when sent, :data:`SKIPPED`, or the exception it raised (what is
     not an :class:`Exception`, a process dying, is raised)."""
     if deps.deadline.remaining_ms() < AWS_CALL_WORST_MS:
-        return _SKIPPED
+        return SKIPPED
     try:
         deliver(deps, connection_id, message)
     except Exception as error:
@@ -122,13 +128,14 @@ def _post(deps: Deps, connection_id: str, message: dict[str, Any]) -> Exception 
     return None
 
 
-def _post_all(deps: Deps, posts: list[tuple[str, dict[str, Any]]]
-              ) -> list[Exception | _Skipped | None]:
-    """Every post's result, in order. Concurrently on the shared pool (each post in a copy of
-    this thread's context: the invocation's deadline and log keys), or in order here."""
+def post_all(deps: Deps, posts: list[tuple[str, dict[str, Any]]],
+              pool: ThreadPoolExecutor | None = None) -> list[Exception | Skipped | None]:
+    """Every post's result, in order. Concurrently on *pool* (the shared fan-out pool by
+    default; each post in a copy of this thread's context: the invocation's deadline and log
+    keys), or in order here."""
     if len(posts) <= 1 or not deps.parallel_fan_out:
         return [_post(deps, connection_id, message) for connection_id, message in posts]
-    pool = _executor()
+    pool = pool or _executor()
     futures = [pool.submit(contextvars.copy_context().run, _post, deps, connection_id, message)
                for connection_id, message in posts]
     return [future.result() for future in futures]
@@ -153,12 +160,17 @@ class Updates:
                       f'"version":{record.seq}')
         self._commitment: DeckCommitment | None = None  # R10.2: built once, when needed
 
-    def message(self, player_id: str, request_id: str | None = None) -> Encoded:
-        """The update *player_id* gets (with *request_id*: the answer to its request)."""
+    def message(self, player_id: str | None, request_id: str | None = None) -> Encoded:
+        """The update *player_id* gets (with *request_id*: the answer to its request);
+        ``None``: the one every spectator gets (the public view, and only the events nobody in
+        particular is told of: :func:`.spectators.publish`)."""
         record = self.record
-        seat_index = record.seat_of(player_id)
-        view = (with_required_buy_in(self.public, record, player_id, self.now)
-                if seat_index is None else table_view(record, seat_index))
+        seat_index = None if player_id is None else record.seat_of(player_id)
+        if player_id is None:
+            view = self.public
+        else:
+            view = (with_required_buy_in(self.public, record, player_id, self.now)
+                    if seat_index is None else table_view(record, seat_index))
         own = viewer_seat(record.state, seat_index)  # never an earlier occupant's private events
         visible = [i for i, (event, _) in enumerate(self.events)
                    if event.visible_to(own, player_id)]

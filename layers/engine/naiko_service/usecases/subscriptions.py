@@ -1,6 +1,7 @@
 """:mod:`naiko_service.usecases.subscriptions` records who watches a table: the connection a
 player's updates go to, and whether a seated player is disconnected (R8.2, R8.3). Record-level
-changes only; the caller's table write stores them."""
+changes only; the caller's table write stores them. Only members (seated, in line, offered a
+seat) are in the table item; spectators are items of their own (:mod:`.spectators`)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,7 @@ from ..notices import Disconnected, Reconnected
 from ..ports import TooManyWatched
 from ..records import TableRecord
 from .base import Change, Deps, NoOp, Outcome, ServiceError
-
-
-def spectators(record: TableRecord) -> int:
-    """Connections watching the table without a seat (or a place on its waiting list)."""
-    waiting = set(record.room.waitlist) | set(record.room.offers)
-    return sum(1 for player in record.connections
-               if record.seat_of(player) is None and player not in waiting)
+from .spectators import is_member
 
 
 def subscribe(record: TableRecord, player_id: str, connection_id: str) -> Outcome:
@@ -43,11 +38,15 @@ def drop_connection(player_id: str, connection_id: str) -> Change:
     return change
 
 
-def drop_connections(gone: list[tuple[str, str]]) -> Change:
+def drop_connections(gone: list[tuple[str, str]],
+                     leaving: list[tuple[str, str]] | None = None) -> Change:
     """The change that forgets every ``(player_id, connection_id)`` of *gone* at once (a
     fan-out found them gone): seated players are marked disconnected and keep their seats,
     which everyone sees (``disconnected`` events: the write is announced, with its own
-    version); spectators leaving changes nothing anyone sees (a quiet write)."""
+    version); spectators leaving changes nothing anyone sees (a quiet write). The connections
+    of *leaving* (players who left their seat or the line, spectators now: their own items,
+    :func:`.spectators.demote`) leave the table item in the same write, unless they are members
+    again by then."""
     def change(record: TableRecord, now: int) -> Outcome:
         dropped = False
         events: list[Event] = []
@@ -59,6 +58,11 @@ def drop_connections(gone: list[tuple[str, str]]) -> Change:
             if record.seat_of(player_id) is not None and player_id not in record.disconnected:
                 record.disconnected[player_id] = now
                 events.append(Disconnected(player_id=player_id))
+        for player_id, connection_id in leaving or ():
+            if record.connections.get(player_id) == connection_id \
+                    and not is_member(record, player_id):
+                del record.connections[player_id]
+                dropped = True
         if not dropped:
             raise NoOp()
         return Outcome(events) if events else Outcome(quiet=True)

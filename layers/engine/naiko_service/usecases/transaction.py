@@ -58,10 +58,10 @@ from ..ports import (
     Write,
 )
 from ..records import TableRecord
-from . import arming, cancel, deadlines, dealer, push, tournament_tables
+from . import arming, cancel, deadlines, dealer, push, spectators, tournament_tables
 from .accounts import frozen_error
 from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, backoff, refuse_bot_seat
-from .fanout import AWS_CALL_WORST_MS, ack, post_updates, send, watching
+from .fanout import AWS_CALL_WORST_MS, Updates, ack, post_updates, send, watching
 from .subscriptions import drop_connections
 from .views import snapshot_message
 
@@ -348,17 +348,26 @@ def replay(deps: Deps, caller: Caller, record: TableRecord) -> None:
 
 def fan_out(deps: Deps, record: TableRecord, events: list[Event],
             answer: Caller | None = None) -> None:
-    """After the commit: every watching connection gets its own view
-    (:func:`.fanout.post_updates`); connections that are gone are forgotten in ONE more write:
-    quiet when only spectators left (a crowd of dead spectators costs one write), announced with
-    ``disconnected`` events when a seated player is now away (everyone sees it: a new
-    version). The players the events call on who have no live connection here get a push
-    notification once every post ended (:func:`.push.after_fan_out`: never raises)."""
-    gone = post_updates(deps, record, events, answer)
+    """After the commit: every connection in the table item (its members) gets its own view
+    (:func:`.fanout.post_updates`); then the spectators' update goes to their worker
+    (:func:`.spectators.publish`), off the players' path. The players the events call on who
+    have no live connection here get a push notification once every post ended
+    (:func:`.push.after_fan_out`: never raises). Connections that are gone are forgotten in ONE
+    more write: quiet when only spectators left (a crowd of dead spectators costs one write),
+    announced with ``disconnected`` events when a seated player is now away (everyone sees it:
+    a new version). Players who left their seat in this write and still watch become
+    spectators (their own items) and leave the table item in that same write."""
+    updates = Updates(record, events, deps.clock.now_ms())
+    gone = post_updates(deps, record, updates, answer)
+    spectators.publish(deps, record, updates)
     push.after_fan_out(deps, record, events, gone)  # players whose app sleeps (issue 25)
-    if gone:  # one more write: quiet for spectators, announced when a seated player is away
-        deps.count("ConnectionsGone", len(gone))
-        internal(deps, record.table_id, drop_connections(gone))
+    moving = [leaver for leaver in spectators.leavers(record) if leaver not in gone]
+    if moving:
+        spectators.demote(deps, record, moving)
+    if gone or moving:  # one more write: quiet, but announced when a seated player is away
+        if gone:
+            deps.count("ConnectionsGone", len(gone))
+        internal(deps, record.table_id, drop_connections(gone, moving))
 
 
 def recover(deps: Deps, unreadable: UnreadableTable) -> None:
