@@ -313,6 +313,25 @@ def test_a_malformed_keyring_is_a_configuration_error(secret: str) -> None:
         bootstrap.keyring_from_secret(secret)
 
 
+def test_with_the_dictionary_off_a_release_before_it_opens_the_blobs() -> None:
+    """``SealDictionary=off`` (a stage upgrading from a release before the dictionary, whose
+    canary's old version still reads): the stream is plain zlib, as that release inflates it;
+    every sealer opens both."""
+    env = {"TABLES_TABLE": "t", "ACCOUNTS_TABLE": "a", "LEDGER_TABLE": "l",
+           "CONNECTIONS_TABLE": "c", "STATE_KEY": base64.b64encode(K1).decode()}
+    assert bootstrap.state_sealer(bootstrap.Config.from_env(env), lambda: None).dictionary
+    config = bootstrap.Config.from_env({**env, "SEAL_DICTIONARY": "off"})
+    off = bootstrap.state_sealer(config, lambda: None)
+    blob = off.seal(DOC, "t1")
+    table_key = sealing.derive_table_key(K1, "t1")
+    plain = AESGCM(table_key).decrypt(blob[4:16], blob[16:], blob[:4] + b"t1")
+    assert json.loads(zlib.decompress(plain)) == DOC  # what the release before does
+    assert Sealer(K1).open(blob, "t1") == DOC
+    assert off.open(Sealer(K1).seal(DOC, "t1"), "t1") == DOC
+    with pytest.raises(bootstrap.ConfigurationError):
+        bootstrap.Config.from_env({**env, "SEAL_DICTIONARY": "yes"})
+
+
 def test_state_key_must_be_base64_or_a_keyring() -> None:
     with pytest.raises(bootstrap.ConfigurationError):
         bootstrap.keyring_from_secret("a" * 64, plain="base64")

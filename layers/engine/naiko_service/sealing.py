@@ -151,8 +151,11 @@ def derive_table_key(master: bytes, table_id: str) -> bytes:
                 info=TABLE_KEY_INFO + table_id.encode()).derive(master)
 
 
-def compress(data: bytes) -> bytes:
-    """*data* deflated (zlib, level 6) against :data:`SEALING_DICTIONARY`."""
+def compress(data: bytes, dictionary: bool = True) -> bytes:
+    """*data* deflated (zlib, level 6) against :data:`SEALING_DICTIONARY` (or against
+    nothing, as before it: a stream every earlier release inflates)."""
+    if not dictionary:
+        return zlib.compress(data, 6)
     compressor = zlib.compressobj(6, zdict=SEALING_DICTIONARY)
     return compressor.compress(data) + compressor.flush()
 
@@ -181,6 +184,10 @@ class Sealer:
         :data:`REFRESH_SECONDS` old, and when a blob names a version it does not hold. A
         failed refresh keeps the keyring in use.
     :param monotonic: The clock of the refreshes (tests).
+    :param dictionary: Whether :meth:`seal` deflates against the preset dictionary
+        (``SEAL_DICTIONARY``, the template's ``SealDictionary``): off while a stage still runs
+        a release that cannot inflate such a stream (``docs/deploy.md``). Every sealer opens
+        both.
 
     >>> sealer = Sealer(bytes(32))
     >>> blob = sealer.seal({"a": 1}, "t1")
@@ -190,7 +197,7 @@ class Sealer:
 
     def __init__(self, keys: Keyring | bytes, *, refresh: Callable[[], Keyring] | None = None,
                  refresh_seconds: float = REFRESH_SECONDS,
-                 monotonic: Callable[[], float] = time.monotonic):
+                 monotonic: Callable[[], float] = time.monotonic, dictionary: bool = True):
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         if isinstance(keys, bytes | bytearray):
@@ -198,6 +205,7 @@ class Sealer:
                 raise ValueError("the table state key must be 32 bytes (AES-256)")
             keys = Keyring.single(bytes(keys))
         self._aesgcm = AESGCM
+        self.dictionary = dictionary
         self._refresh = refresh
         self._refresh_seconds = refresh_seconds
         self._monotonic = monotonic
@@ -221,7 +229,7 @@ class Sealer:
         keyring = self._fresh_keyring()
         version = keyring.current
         header = MAGIC + version.to_bytes(2, "big")
-        plain = compress(json.dumps(document, separators=(",", ":")).encode())
+        plain = compress(json.dumps(document, separators=(",", ":")).encode(), self.dictionary)
         nonce = os.urandom(NONCE_BYTES)
         aead = self._key(keyring, version, table_id)
         return header + nonce + aead.encrypt(nonce, plain, header + (table_id + purpose).encode())
