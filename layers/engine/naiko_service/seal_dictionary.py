@@ -3,7 +3,8 @@
 table's state, its fallback, a hand's record) share their keys and most of their structure, and
 a deflate stream that may refer back into a typical document of each kind is much shorter than
 one that starts empty (a 9-seat state mid-hand sealed 2,235 -> 1,432 B, docs/storage.md "Sizes
-measured"; what is left is what cannot compress: the deck, its seed, the ids). It is three such documents, one after the other (a hand's record,
+measured"; what is left is what cannot compress: the deck, its seed, the ids).
+It is three such documents, one after the other (a hand's record,
 a fallback, a state in the middle of a hand), as the memory adapters sealed them when one hand
 was played at a six-seat table of ``tests/service_testing.harness(7)``: nothing of a real table.
 
