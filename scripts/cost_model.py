@@ -679,7 +679,9 @@ class Simulation:
                 "TOURNAMENTS_TABLE": names["TournamentsTable"],
                 **({"HISTORY_TABLE": names["HandHistoryTable"]} if self.histories else {}),
                 "TIMER_STATE_MACHINE_ARN": arns["TimerExpressStateMachine"],
-                "TIMER_LONG_STATE_MACHINE_ARN": arns["TimerStandardStateMachine"]})
+                "TIMER_LONG_STATE_MACHINE_ARN": arns["TimerStandardStateMachine"],
+                # the sealed blobs as the template's default seals them (issue 23 item 10)
+                "SEAL_DICTIONARY": template["Parameters"]["SealDictionary"]["Default"]})
             counting = Counting(template, arns["TimerExpressStateMachine"],
                                 arns["TimerStandardStateMachine"])
             counting.bill.tracing = template["Parameters"]["Tracing"]["Default"] == "Active"

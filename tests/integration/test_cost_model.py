@@ -56,6 +56,9 @@ def test_the_model_counts_the_posts_the_code_makes_and_states_the_goal(
     assert bill.answers["update"] > 0 and bill.answers["ack"] == 0
     assert sum(i.pooled_calls["PostToConnection"] for i in bill.invocations) > 0
     assert bill.log_bytes > 0 and bill.log_lines > 0
+    # issue 23 item 10: sealed against the preset dictionary (the template's SealDictionary),
+    # a 6-max table's item mid-hand (state and fallback) is a 2-unit write at most (3 before)
+    assert 0 < bill.largest_item["naiko-cost-tables"] <= 2048, bill.largest_item
     print(script.report({"wake-up": bill}))
     output = capsys.readouterr().out
     assert re.search(r"per 1,000 6-max hands: (met|not met) \(goal <= \$0\.15", output)

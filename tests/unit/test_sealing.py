@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from naiko_service import bootstrap, sealing
 from naiko_service.ports import UnreadableTable
 from naiko_service.records import FALLBACK_AAD_SUFFIX, Sealer, open_record
+from naiko_service.seal_dictionary import SEAL_DICTIONARY, SEAL_DICTIONARY_ID
 from naiko_service.sealing import Keyring, UnknownKeyVersion, key_version
 
 K1, K2, LEGACY = bytes(range(32)), bytes(range(1, 33)), bytes(range(2, 34))
@@ -52,9 +53,52 @@ def test_the_blob_format_is_the_documented_one() -> None:
     table_key = hkdf_sha256(K2, b"naiko/state-seal/v1/aes-256-gcm/table:t1")
     assert sealing.derive_table_key(K2, "t1") == table_key
     plain = AESGCM(table_key).decrypt(nonce, body, header + b"t1")  # aad = header || table id
-    assert json.loads(zlib.decompress(plain)) == DOC
-    assert len(body) == len(zlib.compress(json.dumps(DOC, separators=(",", ":")).encode(),
-                                          6)) + 16
+    # zlib level 6 against the preset dictionary its header names (FDICT, Adler-32)
+    assert plain[1] & 0x20 and int.from_bytes(plain[2:6], "big") == SEAL_DICTIONARY_ID
+    inflater = zlib.decompressobj(zdict=SEAL_DICTIONARY)
+    assert json.loads(inflater.decompress(plain) + inflater.flush()) == DOC
+    deflater = zlib.compressobj(6, zdict=SEAL_DICTIONARY)
+    assert len(body) == len(deflater.compress(json.dumps(DOC, separators=(",", ":")).encode())
+                            + deflater.flush()) + 16
+
+
+def test_the_preset_dictionary_is_frozen() -> None:
+    """Blobs sealed with it open only with exactly these bytes: a new dictionary is added to
+    ``DICTIONARIES``, never edited in place."""
+    assert zlib.adler32(SEAL_DICTIONARY) == SEAL_DICTIONARY_ID == 0xD360C392
+    assert len(SEAL_DICTIONARY) == 12_667
+    assert sealing.DICTIONARIES[SEAL_DICTIONARY_ID] is SEAL_DICTIONARY
+
+
+def test_issue_23_a_state_seals_smaller_with_the_dictionary() -> None:
+    """A table's state in the middle of a hand (another table than the dictionary's) seals in
+    well under half the bytes of the stream without a preset dictionary (DynamoDB bills the
+    item by the KB): and blobs sealed before (no dictionary) still open."""
+    from service_testing import harness
+    from test_service import actor, seated
+
+    h = harness(11)
+    table_id, players = seated(h, 6)
+    actor(players).send(action="act", table_id=table_id, move="call")
+    document = h.store.load(table_id).to_document()
+    sealer = Sealer(K1)
+    blob = sealer.seal(document, table_id)
+    plain = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+    assert len(blob) - 32 < len(plain) / 2
+    assert sealer.open(blob, table_id) == document
+    old = legacy_blob(K1, document, table_id)  # unversioned, no dictionary
+    assert sealer.open(old, table_id) == document
+    header, nonce = b"NK\x00\x01", os.urandom(12)  # versioned, before the dictionary
+    old = header + nonce + AESGCM(sealing.derive_table_key(K1, table_id)).encrypt(
+        nonce, plain, header + table_id.encode())
+    assert sealer.open(old, table_id) == document
+
+
+def test_a_stream_naming_an_unknown_dictionary_does_not_open() -> None:
+    deflater = zlib.compressobj(6, zdict=b"another dictionary")
+    stream = deflater.compress(b"{}") + deflater.flush()
+    with pytest.raises(zlib.error):
+        sealing.decompress(stream)
 
 
 def test_each_table_has_its_own_key() -> None:
@@ -267,6 +311,25 @@ def test_the_keyring_secret() -> None:
 def test_a_malformed_keyring_is_a_configuration_error(secret: str) -> None:
     with pytest.raises(bootstrap.ConfigurationError):
         bootstrap.keyring_from_secret(secret)
+
+
+def test_with_the_dictionary_off_a_release_before_it_opens_the_blobs() -> None:
+    """``SealDictionary=off`` (a stage upgrading from a release before the dictionary, whose
+    canary's old version still reads): the stream is plain zlib, as that release inflates it;
+    every sealer opens both."""
+    env = {"TABLES_TABLE": "t", "ACCOUNTS_TABLE": "a", "LEDGER_TABLE": "l",
+           "CONNECTIONS_TABLE": "c", "STATE_KEY": base64.b64encode(K1).decode()}
+    assert bootstrap.state_sealer(bootstrap.Config.from_env(env), lambda: None).dictionary
+    config = bootstrap.Config.from_env({**env, "SEAL_DICTIONARY": "off"})
+    off = bootstrap.state_sealer(config, lambda: None)
+    blob = off.seal(DOC, "t1")
+    table_key = sealing.derive_table_key(K1, "t1")
+    plain = AESGCM(table_key).decrypt(blob[4:16], blob[16:], blob[:4] + b"t1")
+    assert json.loads(zlib.decompress(plain)) == DOC  # what the release before does
+    assert Sealer(K1).open(blob, "t1") == DOC
+    assert off.open(Sealer(K1).seal(DOC, "t1"), "t1") == DOC
+    with pytest.raises(bootstrap.ConfigurationError):
+        bootstrap.Config.from_env({**env, "SEAL_DICTIONARY": "yes"})
 
 
 def test_state_key_must_be_base64_or_a_keyring() -> None:

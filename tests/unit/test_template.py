@@ -465,7 +465,8 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
                     "DEFAULT_DECISION_SECONDS", "DEFAULT_PAUSE_SECONDS", "SEAT_OFFER_SECONDS",
                     "TOURNAMENTS_TABLE", "HISTORY_TABLE", "HISTORY_RETENTION_DAYS",
                     "DUE_INDEX_SHARDS", "DUE_INDEX_PREVIOUS_SHARDS", "SWEEP_WORKERS",
-                    "QUICK_SEAT_STAKES", "WATCHERS_TABLE", "WATCHERS_QUEUE_URL"}
+                    "QUICK_SEAT_STAKES", "WATCHERS_TABLE", "WATCHERS_QUEUE_URL",
+                    "SEAL_DICTIONARY"}
     # STATE_KEY is for local/dev only; STATE_KEY_SECRET_ARN is the service functions' own
     # (test_the_service_functions_read_the_state_key), never $connect's.
     assert read - {"STATE_KEY", "STATE_KEY_SECRET_ARN"} <= set(variables)
@@ -474,6 +475,9 @@ def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> N
     for table in ("TablesTable", "AccountsTable", "LedgerTable", "ConnectionsTable",
                   "TournamentsTable", "HandHistoryTable", "WatchersTable"):
         assert {"Ref": table} in variables.values()
+    # issue 23 item 10: sealed against the preset dictionary unless a stage still upgrades
+    assert variables["SEAL_DICTIONARY"] == {"Ref": "SealDictionary"}
+    assert template["Parameters"]["SealDictionary"]["Default"] == "on"
 
 
 def test_each_function_has_its_own_directory_and_handler(template: dict[str, Any]) -> None:

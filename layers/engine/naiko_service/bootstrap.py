@@ -163,6 +163,9 @@ class Config:
     """The shard count before a change, still read by the sweep (0: none)."""
     sweep_workers: int = 32
     """Tables the sweep wakes at once (threads)."""
+    seal_dictionary: bool = True
+    """Whether the state sealer deflates against its preset dictionary (``SEAL_DICTIONARY``:
+    ``on``/``off``, the template's ``SealDictionary``; docs/deploy.md, "Upgrading")."""
     quick_seat_stakes: tuple[Stakes, ...] = DEFAULT_QUICK_SEAT_STAKES
     """R7.10: the stakes quick seat serves (``QUICK_SEAT_STAKES``: ``NLHE:1/2, PLO:5/10``)."""
     push_applications: tuple[tuple[str, str], ...] = ()
@@ -236,6 +239,9 @@ class Config:
                 if optional("QUICK_SEAT_STAKES") else DEFAULT_QUICK_SEAT_STAKES
         except ValueError as exc:
             raise ConfigurationError(f"QUICK_SEAT_STAKES: {exc}") from exc
+        seal_dictionary = optional("SEAL_DICTIONARY") or "on"
+        if seal_dictionary not in ("on", "off"):
+            raise ConfigurationError("SEAL_DICTIONARY must be on or off")
         transport = optional("TIMER_TRANSPORT") or "queue"
         if transport not in ("queue", "express"):
             raise ConfigurationError("TIMER_TRANSPORT must be queue or express")
@@ -265,6 +271,7 @@ class Config:
             push_applications=push_applications(env),
             watchers_table=optional("WATCHERS_TABLE"),
             watchers_queue_url=optional("WATCHERS_QUEUE_URL"),
+            seal_dictionary=seal_dictionary == "on",
         )
         if config.state_key is None and config.state_key_secret_arn is None:
             raise ConfigurationError("set STATE_KEY (base64 of 32 bytes) or STATE_KEY_SECRET_ARN")
@@ -618,14 +625,15 @@ def state_sealer(config: Config, secrets_client: Callable[[], Any]) -> Sealer:
     from .sealing import Sealer
 
     if config.state_key is not None:
-        return Sealer(keyring_from_secret(config.state_key, plain="base64"))
+        return Sealer(keyring_from_secret(config.state_key, plain="base64"),
+                      dictionary=config.seal_dictionary)
     arn = config.state_key_secret_arn
 
     def read() -> Keyring:
         response = secrets_client().get_secret_value(SecretId=arn)
         return keyring_from_secret(response["SecretString"])
 
-    return Sealer(read(), refresh=read)
+    return Sealer(read(), refresh=read, dictionary=config.seal_dictionary)
 
 
 KEYRING_FORMAT = "naiko-state-keyring/1"

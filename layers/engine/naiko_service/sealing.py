@@ -24,6 +24,12 @@ A :class:`Keyring` holds the master keys by version and which one seals (``curre
 a blob of a version it does not hold with :class:`UnknownKeyVersion` (after re-reading its
 keyring once, in case another container started sealing with a newer version first).
 ``cryptography`` is imported when a sealer is built.
+
+The plaintext is the document as compact JSON, deflated (zlib, level 6) against a preset
+dictionary, :data:`~naiko_service.seal_dictionary.SEAL_DICTIONARY` (typical sealed documents:
+the keys and structure every state shares cost a few bytes instead of ~1 KB; issue 23 item 10,
+DynamoDB bills the item by the KB). The zlib header names the dictionary (``FDICT`` and its
+Adler-32, :data:`DICTIONARIES`); a stream without one (sealed before) opens as it is.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from .seal_dictionary import SEAL_DICTIONARY, SEAL_DICTIONARY_ID
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -57,6 +65,11 @@ KEY_CACHE_SIZE = 4096
 REFRESH_SECONDS = 300.0
 """How long a container trusts its keyring before it reads the secret again: after a rotation
 adds a version, every container seals with it within this time (``docs/secrets.md``)."""
+DICTIONARIES: dict[int, bytes] = {SEAL_DICTIONARY_ID: SEAL_DICTIONARY}
+"""The preset dictionaries a sealed stream may name, by Adler-32 (its zlib header's DICTID):
+each is frozen once anything was sealed with it; a new one is added, never swapped in."""
+SEALING_DICTIONARY = SEAL_DICTIONARY
+"""The one :meth:`Sealer.seal` compresses against."""
 UNKNOWN_VERSION_REFRESH_GAP = 5.0
 """A blob of an unknown version makes the sealer re-read its keyring, at most this often."""
 
@@ -138,8 +151,32 @@ def derive_table_key(master: bytes, table_id: str) -> bytes:
                 info=TABLE_KEY_INFO + table_id.encode()).derive(master)
 
 
+def compress(data: bytes, dictionary: bool = True) -> bytes:
+    """*data* deflated (zlib, level 6) against :data:`SEALING_DICTIONARY` (or against
+    nothing, as before it: a stream every earlier release inflates)."""
+    if not dictionary:
+        return zlib.compress(data, 6)
+    compressor = zlib.compressobj(6, zdict=SEALING_DICTIONARY)
+    return compressor.compress(data) + compressor.flush()
+
+
+def decompress(stream: bytes) -> bytes:
+    """A zlib stream inflated, with the preset dictionary its header names (if any).
+
+    :raises zlib.error: If it names a dictionary not in :data:`DICTIONARIES`, or is damaged.
+    """
+    if len(stream) >= 6 and stream[1] & 0x20:  # FDICT: the dictionary's Adler-32 follows
+        zdict = DICTIONARIES.get(int.from_bytes(stream[2:6], "big"))
+        if zdict is None:
+            raise zlib.error("sealed with an unknown preset dictionary")
+        inflater = zlib.decompressobj(zdict=zdict)
+        return inflater.decompress(stream) + inflater.flush()
+    return zlib.decompress(stream)
+
+
 class Sealer:
-    """Compresses and encrypts documents (compact JSON, zlib level 6, AES-256-GCM with a fresh
+    """Compresses and encrypts documents (compact JSON, zlib level 6 against a preset
+    dictionary, AES-256-GCM with a fresh
     96-bit nonce), each table under its own key (module docstring).
 
     :param keys: The keyring, or one 32-byte key (:meth:`Keyring.single`).
@@ -147,6 +184,10 @@ class Sealer:
         :data:`REFRESH_SECONDS` old, and when a blob names a version it does not hold. A
         failed refresh keeps the keyring in use.
     :param monotonic: The clock of the refreshes (tests).
+    :param dictionary: Whether :meth:`seal` deflates against the preset dictionary
+        (``SEAL_DICTIONARY``, the template's ``SealDictionary``): off while a stage still runs
+        a release that cannot inflate such a stream (``docs/deploy.md``). Every sealer opens
+        both.
 
     >>> sealer = Sealer(bytes(32))
     >>> blob = sealer.seal({"a": 1}, "t1")
@@ -156,7 +197,7 @@ class Sealer:
 
     def __init__(self, keys: Keyring | bytes, *, refresh: Callable[[], Keyring] | None = None,
                  refresh_seconds: float = REFRESH_SECONDS,
-                 monotonic: Callable[[], float] = time.monotonic):
+                 monotonic: Callable[[], float] = time.monotonic, dictionary: bool = True):
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         if isinstance(keys, bytes | bytearray):
@@ -164,6 +205,7 @@ class Sealer:
                 raise ValueError("the table state key must be 32 bytes (AES-256)")
             keys = Keyring.single(bytes(keys))
         self._aesgcm = AESGCM
+        self.dictionary = dictionary
         self._refresh = refresh
         self._refresh_seconds = refresh_seconds
         self._monotonic = monotonic
@@ -187,7 +229,7 @@ class Sealer:
         keyring = self._fresh_keyring()
         version = keyring.current
         header = MAGIC + version.to_bytes(2, "big")
-        plain = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+        plain = compress(json.dumps(document, separators=(",", ":")).encode(), self.dictionary)
         nonce = os.urandom(NONCE_BYTES)
         aead = self._key(keyring, version, table_id)
         return header + nonce + aead.encrypt(nonce, plain, header + (table_id + purpose).encode())
@@ -237,7 +279,7 @@ class Sealer:
                 if unknown is not None:
                     raise unknown from None
                 raise
-        document: dict[str, Any] = json.loads(zlib.decompress(plain))
+        document: dict[str, Any] = json.loads(decompress(plain))
         return document, version
 
     # -- keys ----------------------------------------------------------------------------------
