@@ -451,6 +451,8 @@ def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
     assert variables["POWERTOOLS_SERVICE_NAME"] == "naiko"
     assert variables["POWERTOOLS_METRICS_NAMESPACE"] == bootstrap.METRICS_NAMESPACE == "Naiko"
     assert variables["POWERTOOLS_LOG_LEVEL"] == {"Ref": "LogLevel"}
+    # no pydantic plugins: no scan of every installed distribution at the first model
+    assert variables["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
 
 
 def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> None:

@@ -78,11 +78,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
+# No pydantic plugins (the template sets this too; here for containers and tools that do not):
+# without it pydantic's first model imports importlib.metadata and reads every installed
+# distribution's entry points, ~25 ms of a new container's first frame (docs/deploy.md,
+# "7. Cold start"). Set before anything imports pydantic; a value already set wins.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from .limits import DEFAULT_QUICK_SEAT_STAKES, Stakes, parse_stakes_list
-from .ratelimit import RateLimits
+from aws_lambda_powertools import Logger, Metrics  # noqa: E402
+from aws_lambda_powertools.metrics import MetricUnit  # noqa: E402
+
+from .limits import DEFAULT_QUICK_SEAT_STAKES, Stakes, parse_stakes_list  # noqa: E402
+from .ratelimit import RateLimits  # noqa: E402
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer

@@ -788,7 +788,8 @@ def _valid_text(value: Any) -> bool:
 # -- server -> client ------------------------------------------------------------------------
 
 class Message(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # the service sends dicts: these models only describe them (json_schemas), built when asked
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Ack(Message):
