@@ -673,6 +673,59 @@ def test_a_new_containers_first_frame_loads_only_what_it_needs() -> None:
     assert loaded["plugins_scanned"] is False
 
 
+def test_snap_start_warms_the_container_up_and_a_restore_rebuilds_what_is_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 23 item 9, SnapStart (docs/deploy.md "7. Cold start"): initialisation builds the
+    # service and every lazy part; after a restore the service (clients, credentials, state
+    # key) is built again on a new botocore session and the random module is re-seeded.
+    import random
+    import types
+
+    import botocore.session
+    from naiko import evaluator
+    from naiko_service import protocol
+    from service_testing import harness
+
+    hooks: list[Any] = []
+    module = types.ModuleType("snapshot_restore_py")
+    module.register_after_restore = hooks.append  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "snapshot_restore_py", module)
+    built: list[Any] = []
+
+    def fake_build(config: bootstrap.Config, endpoint: str | None = None) -> Any:
+        built.append(harness().service)
+        return built[-1]
+
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(bootstrap, "build_service", fake_build)
+    bootstrap.reset()
+    try:
+        monkeypatch.delenv("NAIKO_SNAPSTART", raising=False)
+        assert bootstrap.snap_start("game") is False and built == [] and hooks == []
+        monkeypatch.setenv("NAIKO_SNAPSTART", "true")
+        assert bootstrap.snap_start("game") is True
+        assert hooks == [bootstrap.after_restore] and len(built) == 1
+        assert bootstrap.get_service() is built[0]
+        assert evaluator._RANK5 and evaluator._RANK6 and evaluator._RANK7 and evaluator._OMAHA4
+        assert all(m.__pydantic_complete__ for m in protocol.REQUEST_MODELS.values())
+        assert "naiko.bot_styles" in sys.modules
+
+        session = botocore.session.get_session()
+        monkeypatch.setattr(bootstrap, "_botocore_session", session)
+        random.seed(7)
+        snapshot_draw = random.random()
+        random.seed(7)
+        bootstrap.after_restore()
+        assert random.random() != snapshot_draw  # not the snapshot's sequence
+        assert len(built) == 2 and bootstrap.get_service() is built[1]
+        assert bootstrap._botocore_session is not session
+        assert bootstrap._botocore_session.get_component("data_loader") is \
+            session.get_component("data_loader")
+    finally:
+        bootstrap.reset()
+
+
 def test_bootstrap_doctests() -> None:
     import doctest
 
