@@ -462,10 +462,18 @@ def functions_main(runs: int, pythons: list[str], work: Path) -> None:
             for python in pythons:
                 order = modes[i % len(modes):] + modes[:i % len(modes)]
                 for mode in order:
-                    if mode == "timer":
-                        world.restore_table()
-                    measured = run_function(python, mode, layers[python],
-                                            functions.get(mode), events.get(mode), env)
+                    for attempt in range(3):
+                        if mode == "timer":
+                            world.restore_table()
+                        try:
+                            measured = run_function(python, mode, layers[python],
+                                                    functions.get(mode), events.get(mode), env)
+                            break
+                        except RuntimeError as error:
+                            # on a loaded machine moto can miss the clients' 1 s read timeout
+                            if "ReadTimeoutError" not in str(error) or attempt == 2:
+                                raise
+                            print(f"  ({mode}: a call to moto timed out; a new run instead)")
                     check_result(mode, measured, world, connection_id)
                     results[python][mode].append(measured)
         for python in pythons:
