@@ -778,7 +778,7 @@ def warm_up(route: str) -> None:
         model.model_rebuild()  # defer_build: built now, once, into the snapshot
     if route == "$connect":
         get_connector()
-    elif route in ("game", "timer", "sweep", "$disconnect"):
+    else:  # every other entry point (game, timer, sweep, watchers, $disconnect) uses it
         service = get_service()
         for client in (service.deps.gateway, service.deps.scheduler):
             for lazy in vars(client).values():
