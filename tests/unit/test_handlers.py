@@ -615,6 +615,117 @@ def test_importing_a_handler_imports_no_sdk_no_tracer_and_no_service(handler: st
     assert result.stdout.strip() == "[]"
 
 
+LAZY_FRAME = r"""
+import json, sys
+import app
+from naiko_service import bootstrap
+from service_testing import harness
+
+event = json.load(open(sys.argv[1], encoding="utf-8"))
+context = event["requestContext"]
+player = context["authorizer"]["player_id"]
+h = harness()
+bootstrap.set_service(h.service)
+h.accounts.grant(player, 10_000)
+h.service.connect(context["connectionId"], player)
+
+
+class Context:
+    function_name = "naiko-test-game"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:eu-west-1:123456789012:function:naiko-test-game"
+    aws_request_id = "6f1c2d3e-0000-4000-8000-000000000001"
+
+
+assert app.lambda_handler(event, Context()) == {"statusCode": 200}
+from naiko_service import protocol
+import pydantic.plugin._loader as plugins
+
+print(json.dumps({
+    "reply": h.gateway.sent[context["connectionId"]][-1]["type"],
+    "modules": sorted(m for m in sys.modules if m.startswith(("naiko.", "naiko_service."))),
+    "models": sorted(a for a, m in protocol.REQUEST_MODELS.items() if m.__pydantic_complete__)
+              + sorted(m.__name__ for m in protocol.Message.__subclasses__()
+                       if m.__pydantic_complete__),
+    "plugins_scanned": plugins._plugins is not None}))
+"""
+
+
+def test_a_new_containers_first_frame_loads_only_what_it_needs() -> None:
+    # issue 23 item 9 (docs/deploy.md, "7. Cold start"): a fresh interpreter imports the game
+    # handler and answers create_table; the evaluator's tables (first showdown), the bots'
+    # styles (first bot turn), the other requests' validators and pydantic's plugin scan
+    # stay out of that frame.
+    env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(FUNCTIONS / "game"), str(ROOT / "layers/engine"),
+                                         str(ROOT / "tests")])
+    result = subprocess.run([sys.executable, "-c", LAZY_FRAME,
+                             str(EVENTS / "create_table.json")], capture_output=True,
+                            text=True, env=env, cwd=str(ROOT / "tests"), timeout=120)
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert loaded["reply"] == "ack"
+    lazy = {"naiko.evaluator", "naiko.bot_styles", "naiko.bots", "naiko.ranges",
+            "naiko.hand_formats", "naiko_service.integrity"}
+    assert lazy.isdisjoint(loaded["modules"]), lazy & set(loaded["modules"])
+    assert "naiko.engine" in loaded["modules"]  # the frame did reach the engine
+    assert loaded["models"] == ["create_table"]
+    assert loaded["plugins_scanned"] is False
+
+
+def test_snap_start_warms_the_container_up_and_a_restore_rebuilds_what_is_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 23 item 9, SnapStart (docs/deploy.md "7. Cold start"): initialisation builds the
+    # service and every lazy part; after a restore the service (clients, credentials, state
+    # key) is built again on a new botocore session and the random module is re-seeded.
+    import random
+    import types
+
+    import botocore.session
+    from naiko import evaluator
+    from naiko_service import protocol
+    from service_testing import harness
+
+    hooks: list[Any] = []
+    module = types.ModuleType("snapshot_restore_py")
+    module.register_after_restore = hooks.append  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "snapshot_restore_py", module)
+    built: list[Any] = []
+
+    def fake_build(config: bootstrap.Config, endpoint: str | None = None) -> Any:
+        built.append(harness().service)
+        return built[-1]
+
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(bootstrap, "build_service", fake_build)
+    bootstrap.reset()
+    try:
+        monkeypatch.delenv("NAIKO_SNAPSTART", raising=False)
+        assert bootstrap.snap_start("game") is False and built == [] and hooks == []
+        monkeypatch.setenv("NAIKO_SNAPSTART", "true")
+        assert bootstrap.snap_start("game") is True
+        assert hooks == [bootstrap.after_restore] and len(built) == 1
+        assert bootstrap.get_service() is built[0]
+        assert evaluator._RANK5 and evaluator._RANK6 and evaluator._RANK7 and evaluator._OMAHA4
+        assert all(m.__pydantic_complete__ for m in protocol.REQUEST_MODELS.values())
+        assert "naiko.bot_styles" in sys.modules
+
+        session = botocore.session.get_session()
+        monkeypatch.setattr(bootstrap, "_botocore_session", session)
+        random.seed(7)
+        snapshot_draw = random.random()
+        random.seed(7)
+        bootstrap.after_restore()
+        assert random.random() != snapshot_draw  # not the snapshot's sequence
+        assert len(built) == 2 and bootstrap.get_service() is built[1]
+        assert bootstrap._botocore_session is not session
+        assert bootstrap._botocore_session.get_component("data_loader") is \
+            session.get_component("data_loader")
+    finally:
+        bootstrap.reset()
+
+
 def test_bootstrap_doctests() -> None:
     import doctest
 

@@ -451,6 +451,27 @@ def test_globals_match_the_lambda_settings(template: dict[str, Any]) -> None:
     assert variables["POWERTOOLS_SERVICE_NAME"] == "naiko"
     assert variables["POWERTOOLS_METRICS_NAMESPACE"] == bootstrap.METRICS_NAMESPACE == "Naiko"
     assert variables["POWERTOOLS_LOG_LEVEL"] == {"Ref": "LogLevel"}
+    # no pydantic plugins: no scan of every installed distribution at the first model
+    assert variables["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+
+
+def test_snap_start_is_a_parameter_off_by_default(template: dict[str, Any]) -> None:
+    # issue 23 item 9 (docs/deploy.md "7. Cold start"): SnapStart on the published versions
+    # (every function has AutoPublishAlias), and the warm-up it needs told to the code
+    parameter = template["Parameters"]["SnapStart"]
+    assert (parameter["Default"], parameter["AllowedValues"]) == ("off", ["on", "off"])
+    assert template["Conditions"]["SnapStartOn"] == {"Fn::Equals": [{"Ref": "SnapStart"}, "on"]}
+    function = template["Globals"]["Function"]
+    assert function["AutoPublishAlias"] == "live"
+    assert function["SnapStart"] == {"Fn::If": ["SnapStartOn", {"ApplyOn": "PublishedVersions"},
+                                                {"Ref": "AWS::NoValue"}]}
+    assert function["Environment"]["Variables"]["NAIKO_SNAPSTART"] == {
+        "Fn::If": ["SnapStartOn", "true", "false"]}
+    for name, resource in template["Resources"].items():
+        if resource["Type"] == "AWS::Serverless::Function":
+            assert "SnapStart" not in resource["Properties"], name  # the Globals' one
+            assert resource["Properties"].get("AutoPublishAlias", "live") == "live", name
+    assert bootstrap.snap_start_enabled({"NAIKO_SNAPSTART": "false"}) is False
 
 
 def test_every_setting_the_bootstrap_reads_is_set(template: dict[str, Any]) -> None:

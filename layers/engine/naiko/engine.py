@@ -59,7 +59,6 @@ from .errors import (
     TableError,
     UnknownSeat,
 )
-from .evaluator import best_hand, evaluate, evaluate_omaha
 from .events import (
     ActionTaken,
     AntePosted,
@@ -1041,6 +1040,10 @@ def _award_uncontested(state: TableState, hand: HandState, winner: int,
 
 def _showdown(state: TableState, hand: HandState, events: list[Event]) -> None:
     """R4.4: every hand still in shows; R4.1/R4.5: each pot goes to its best eligible hands."""
+    # Imported at the first showdown, not with the engine: a new container whose first frames
+    # show no hands never reads the evaluator's tables (docs/deploy.md, "7. Cold start").
+    from .evaluator import best_hand, evaluate, evaluate_omaha
+
     n = state.config.seat_count
     omaha = state.config.rules.omaha
     live = [hand.is_live(s) for s in range(n)]

@@ -78,11 +78,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
+# No pydantic plugins (the template sets this too; here for containers and tools that do not):
+# without it pydantic's first model imports importlib.metadata and reads every installed
+# distribution's entry points, ~25 ms of a new container's first frame (docs/deploy.md,
+# "7. Cold start"). Set before anything imports pydantic; a value already set wins.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from .limits import DEFAULT_QUICK_SEAT_STAKES, Stakes, parse_stakes_list
-from .ratelimit import RateLimits
+from aws_lambda_powertools import Logger, Metrics  # noqa: E402
+from aws_lambda_powertools.metrics import MetricUnit  # noqa: E402
+
+from .limits import DEFAULT_QUICK_SEAT_STAKES, Stakes, parse_stakes_list  # noqa: E402
+from .ratelimit import RateLimits  # noqa: E402
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
@@ -744,6 +750,110 @@ class SweepOnlyScheduler:
                               "kind": kind})
 
 
+# -- SnapStart (template parameter SnapStart, off by default) ----------------------------------
+
+def snap_start_enabled(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the function runs with SnapStart (``NAIKO_SNAPSTART``, set by the template's
+    ``SnapStart`` parameter).
+
+    >>> snap_start_enabled({"NAIKO_SNAPSTART": "true"}), snap_start_enabled({})
+    (True, False)
+    """
+    env = os.environ if env is None else env
+    return env.get("NAIKO_SNAPSTART", "").strip().lower() in _TRUTHY
+
+
+def warm_up(route: str) -> None:
+    """Do now what a new container's first frames would do: import the use cases, the engine,
+    the evaluator (its tables inflated) and the bots' styles, build every request's validator,
+    and build what *route*'s handler uses (the service with its clients and the state key, or
+    ``$connect``'s binder). With SnapStart this runs during initialisation, before the
+    snapshot is taken."""
+    from naiko import bot_styles  # noqa: F401  (the first bot's turn)
+    from naiko.cards import parse_cards
+    from naiko.evaluator import evaluate, evaluate_omaha
+
+    from . import (
+        protocol,
+        usecases,  # noqa: F401
+    )
+
+    hand = parse_cards("As Kd 7h 7c 2s 9d Tc")
+    for size in (5, 6, 7):  # each rank table is inflated at its first use
+        evaluate(hand[:size])
+    evaluate_omaha(parse_cards("As Kd 7h 7c"), hand[4:])
+    for model in protocol.REQUEST_MODELS.values():
+        model.model_rebuild()  # defer_build: built now, once, into the snapshot
+    if route == "$connect":
+        get_connector()
+    else:  # every other entry point (game, timer, sweep, watchers, $disconnect) uses it
+        service = get_service()
+        for client in (service.deps.gateway, service.deps.scheduler):
+            for lazy in vars(client).values():
+                if isinstance(lazy, LazyClient):
+                    lazy.meta  # noqa: B018  (built now: nothing left to build on a frame)
+
+
+def after_restore() -> None:
+    """What a container restored from a snapshot must not share with the others restored
+    from it: the service (its clients' pooled connections, the credentials they cached, the
+    state key read at snapshot time and the monotonic clock its refresh is timed by, the rate
+    limiter's counts) is dropped and built again, on a new botocore session that keeps only
+    the snapshot's parsed service models; the :mod:`random` module, whose generator every
+    restored container would otherwise continue identically (botocore's retry jitter, the
+    backoff in :mod:`.usecases.base` draws from ``SystemRandom``), is re-seeded from the OS.
+    The decks never depended on it: ``Deps.rng`` is :class:`secrets.SystemRandom` and the
+    deck seeds ``secrets.token_bytes``, read from ``os.urandom`` at each use."""
+    global _botocore_session
+    import random
+
+    random.seed(os.urandom(32))
+    route = _snap_route
+    with _clients_lock:
+        old = _botocore_session
+        _botocore_session = None
+        if old is not None:
+            import botocore.session
+
+            _botocore_session = botocore.session.get_session()
+            _botocore_session.register_component("data_loader",
+                                                 old.get_component("data_loader"))
+    reset()
+    if route is not None:
+        try:
+            warm_up(route)
+        except Exception:  # e.g. Secrets Manager unreachable: the first frame retries it
+            logger.exception("the warm-up after a restore failed: the first frame builds it")
+            reset()
+
+
+_snap_route: str | None = None
+
+
+def snap_start(route: str) -> bool:
+    """With SnapStart (:func:`snap_start_enabled`), warm *route*'s container up now, at
+    initialisation (:func:`warm_up`), and register :func:`after_restore` with the Lambda
+    runtime's hooks (``snapshot_restore_py``, on the python3.12 runtime); returns whether it
+    did. Without SnapStart, or without the hooks' module (not on Lambda), nothing happens:
+    the lazy path stays as it is. :func:`entry_point` calls this for every handler."""
+    global _snap_route
+    if not snap_start_enabled():
+        return False
+    try:
+        from snapshot_restore_py import register_after_restore  # type: ignore[import-not-found]
+    except ImportError:
+        logger.warning("NAIKO_SNAPSTART is set but snapshot_restore_py is missing: no warm-up")
+        return False
+    _snap_route = route
+    register_after_restore(after_restore)
+    try:
+        warm_up(route)
+    except Exception:  # the lazy path still serves; the snapshot is only less warm
+        logger.exception("the SnapStart warm-up failed: the first frame builds the rest")
+        reset()
+    return True
+
+
 class UnexpectedError(RuntimeError):
     """What a handler raises, from the original exception, after logging something it did not
     expect (so Lambda records the invocation as failed)."""
@@ -761,8 +871,11 @@ def entry_point(route: str, *, correlation_id_path: str | None = None,
     (``UnexpectedErrors``), handed to *on_failure* (the game handler answers the client), and
     re-raised as :class:`UnexpectedError` from the original, so Lambda records the failure.
 
-    Each ``functions/<name>/app.py`` keeps only what is specific to its route.
+    Each ``functions/<name>/app.py`` keeps only what is specific to its route. With SnapStart
+    the container is warmed up here, at import (:func:`snap_start`).
     """
+    snap_start(route)
+
     def decorate(handler: LambdaHandler) -> LambdaHandler:
         @functools.wraps(handler)
         def run(event: dict[str, Any], context: Any) -> Any:

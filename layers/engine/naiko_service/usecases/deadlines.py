@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from random import Random
 
-from naiko import bot_styles as strategy
 from naiko import commands as cmd
 from naiko.engine import legal_actions
 from naiko.views import view_for
@@ -175,6 +174,10 @@ def on_bot_timer(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Out
     seat_index = timer.seat_index
     if seat_index is None:
         return Outcome()
+    # The bots' styles (and their ranges, the evaluator) load at the first bot's turn: a
+    # container that serves no bot never imports them (docs/deploy.md, "7. Cold start").
+    from naiko import bot_styles as strategy
+
     view = view_for(record.state, seat_index)
     # The seat's style is drawn from a source seeded by the table: the same for the table's life.
     profile = strategy.profile_for_seat(record.settings, seat_index, Random(record.table_id))
