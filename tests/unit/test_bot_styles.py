@@ -367,13 +367,14 @@ def test_same_view_from_different_hidden_cards_gives_the_same_decisions(variant:
 
 # Loose bands for a small seeded sample (300 hands, 6-max, 100 bb); the published bands and
 # their >= 5,000-hand figures are in docs/bots.md (scripts/bench_bots.py).
-# WTSD (showdowns among the flops seen): below 40 % for every regular style on the sample (the
-# bots without the action summary showed down 43-55 %).
+# WTSD (showdowns among the flops seen): the aggressive styles, who now continuation-bet and
+# fold weak holdings to later bets, below 40 % on the sample; the passive ones below 50 % (the
+# bots without the action summary showed down 43-55 % over 5,000 hands, passive ones 52-55 %).
 LOOSE_BANDS = {
     "tight_aggressive": {"vpip": (15, 32), "pfr": (11, 27), "af": (1.3, 5.0), "wtsd": (12, 40)},
     "loose_aggressive": {"vpip": (26, 46), "pfr": (19, 38), "af": (1.8, 8.0), "wtsd": (12, 40)},
-    "tight_passive": {"vpip": (10, 30), "pfr": (1, 13), "af": (0.4, 2.2), "wtsd": (12, 42)},
-    "loose_passive": {"vpip": (36, 68), "pfr": (0, 14), "af": (0.1, 1.5), "wtsd": (15, 45)},
+    "tight_passive": {"vpip": (10, 30), "pfr": (1, 13), "af": (0.4, 2.2), "wtsd": (12, 50)},
+    "loose_passive": {"vpip": (36, 68), "pfr": (0, 14), "af": (0.1, 1.5), "wtsd": (15, 50)},
 }
 
 
