@@ -417,10 +417,15 @@ def raised_pot_on_a_dry_flop(hole: str = "Qs6c") -> TableState:
 def test_r8_4_the_action_summary_is_public_and_the_same_for_every_viewer() -> None:
     state = raised_pot_on_a_dry_flop()
     summaries = [view_for(state, seat)["hand"]["aggression"] for seat in (0, 1, None)]
-    assert summaries[0] == summaries[1] == summaries[2] == [
-        {"street": "preflop", "raises": 1, "last": 0},
-        {"street": "flop", "raises": 0, "last": None},
-    ]
+    assert (
+        summaries[0]
+        == summaries[1]
+        == summaries[2]
+        == [
+            {"street": "preflop", "raises": 1, "last": 0},
+            {"street": "flop", "raises": 0, "last": None},
+        ]
+    )
     state, _ = play(state, "0 b 4", "1 r 12")
     assert view_for(state, 1)["hand"]["aggression"][1] == {
         "street": "flop",
