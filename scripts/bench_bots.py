@@ -75,14 +75,38 @@ MAX_COMMANDS_PER_HAND = 400
 SECTIONS = ("timing", "styles", "duplicate", "sixmax", "spin")
 
 BANDS: dict[str, dict[str, tuple[float, float]]] = {
-    "tight_aggressive": {"vpip": (22, 28), "pfr": (17, 22), "3bet": (6, 9), "af": (2, 3)},
-    "loose_aggressive": {"vpip": (30, 40), "pfr": (24, 32), "3bet": (9, 14), "af": (2.5, 4.5)},
-    "tight_passive": {"vpip": (15, 22), "pfr": (5, 11), "3bet": (1, 4), "af": (0.7, 1.6)},
-    "loose_passive": {"vpip": (40, 60), "pfr": (3, 10), "3bet": (0, 3), "af": (0.4, 1.2)},
+    "tight_aggressive": {
+        "vpip": (22, 28),
+        "pfr": (17, 22),
+        "3bet": (6, 9),
+        "wtsd": (24, 32),
+        "af": (2, 3),
+    },
+    "loose_aggressive": {
+        "vpip": (30, 40),
+        "pfr": (24, 32),
+        "3bet": (9, 14),
+        "wtsd": (25, 33),
+        "af": (2.5, 4.5),
+    },
+    "tight_passive": {
+        "vpip": (15, 22),
+        "pfr": (5, 11),
+        "3bet": (1, 4),
+        "wtsd": (27, 36),
+        "af": (0.7, 1.6),
+    },
+    "loose_passive": {
+        "vpip": (40, 60),
+        "pfr": (3, 10),
+        "3bet": (0, 3),
+        "wtsd": (30, 40),
+        "af": (0.4, 1.2),
+    },
 }
 """Published bands per style (regular level, 6-max, 100 big blinds): percent, AF a ratio.
-WTSD is printed without a band: human regulars show down 25-30 % of the flops they see, these
-bot tables more (many checked-down pots); see docs/bots.md."""
+WTSD (showdowns among the flops seen): a regular's 24-32 %, passive players who call down more
+up to 36 % (tight) and 40 % (loose, a calling station); see docs/bots.md."""
 
 Agent = Callable[[dict[str, Any], random.Random], Command | None]
 

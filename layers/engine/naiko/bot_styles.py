@@ -42,6 +42,7 @@ from .events import Power
 from .ranges import (
     Spot,
     bet_fraction,
+    board_texture,
     equity_vs_ranges,
     in_top,
     open_fraction,
@@ -109,13 +110,30 @@ class Style:
     """How much worse than the pot odds it still calls."""
     raise_margin: float
     """Equity above the value line needed to raise a bet."""
+    cbet: float = 0.0
+    """Chance to continuation-bet the flop without value as the preflop aggressor, heads-up
+    (more on dry and paired flops, less on wet ones and multiway)."""
+    barrel: float = 0.0
+    """Chance to bet the turn again without value after betting the flop (the river: half of
+    it, busted hands only); the rest give up."""
+    give_up: float = 0.0
+    """Equity beyond the pot odds it asks for before calling a bet on the turn (half of it on
+    the flop, twice on the river): folding weak holdings to aggression."""
 
 
 STYLE_PARAMS: dict[str, Style] = {
-    "tight_aggressive": Style(1.05, 0.058, 0.10, 0.0, 0.5, 0.25, 0.10, 0.11, 0.22),
-    "loose_aggressive": Style(1.45, 0.095, 0.14, 0.0, 0.6, 0.32, 0.06, 0.15, 0.17),
-    "tight_passive": Style(0.75, 0.03, 0.14, 0.45, 0.45, 0.08, 0.16, 0.05, 0.22),
-    "loose_passive": Style(1.9, 0.015, 0.38, 0.8, 0.4, 0.06, 0.16, 0.12, 0.25),
+    "tight_aggressive": Style(
+        1.05, 0.058, 0.10, 0.0, 0.5, 0.16, 0.10, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.06
+    ),
+    "loose_aggressive": Style(
+        1.45, 0.095, 0.14, 0.0, 0.6, 0.22, 0.06, 0.15, 0.17, cbet=0.5, barrel=0.3, give_up=0.07
+    ),
+    "tight_passive": Style(
+        0.75, 0.03, 0.14, 0.45, 0.45, 0.08, 0.16, 0.05, 0.22, cbet=0.35, barrel=0.15, give_up=0.1
+    ),
+    "loose_passive": Style(
+        1.9, 0.015, 0.38, 0.8, 0.4, 0.06, 0.16, 0.12, 0.25, cbet=0.25, barrel=0.1, give_up=0.1
+    ),
 }
 
 
@@ -179,8 +197,25 @@ def decide(view: dict[str, Any], profile: Profile, rng: RandomSource) -> Command
     if k.street == "preflop" and len(k.hole) == 2:
         choice = _preflop(prompt, k, spot, equity, style, profile, rnd)
     else:
-        choice = _postflop(prompt, k, spot, equity, style, profile, rnd)
+        choice = _postflop(prompt, k, spot, equity, style, profile, rnd, initiative(view))
     return _legal(choice, prompt)
+
+
+def initiative(view: dict[str, Any]) -> int | None:
+    """The seat that made the last bet or raise of the street before this one (the preflop
+    aggressor on the flop, the flop's bettor on the turn), from the hand's public
+    ``aggression`` summary (:func:`naiko.views.aggression_of`); ``None`` before the flop, when
+    the last street was checked through, or without a summary.
+
+    >>> initiative({"hand": {"aggression": [{"street": "preflop", "raises": 1, "last": 3},
+    ...                                     {"street": "flop", "raises": 0, "last": None}]}})
+    3
+    """
+    streets = (view.get("hand") or {}).get("aggression") or []
+    if len(streets) < 2 or not isinstance(streets[-2], dict):
+        return None
+    last = streets[-2].get("last")
+    return int(last) if isinstance(last, int) else None
 
 
 def respond(view: dict[str, Any], profile: Profile, rng: RandomSource) -> Command | None:
@@ -354,10 +389,12 @@ def _postflop(
     style: Style,
     profile: Profile,
     rnd: random.Random,
+    aggressor: int | None = None,
 ) -> Command:
     seat = k.seat
     to_call = int(prompt["to_call"])
     n = max(1, k.opponents)
+    mine = aggressor == seat  # the bot bet last on the street before: it has the initiative
     fair = 1.0 / (n + 1)
     value_line = min(0.9, fair + style.value_margin + 0.15 * (1 - fair))
     raise_line = min(0.95, value_line + style.raise_margin)
@@ -371,8 +408,11 @@ def _postflop(
     if profile.level == "beginner" and rnd.random() < 0.2:
         equity = min(1.0, equity + rnd.uniform(-0.1, 0.25))
     if to_call == 0:
-        if can_raise and equity >= value_line and rnd.random() < style.aggression:
+        value_chance = min(1.0, style.aggression + (0.2 if mine else 0.0))
+        if can_raise and equity >= value_line and rnd.random() < value_chance:
             return _bet(prompt, k, spot, (equity - value_line) / (1 - value_line), strong)
+        if can_raise and mine and rnd.random() < _barrel_chance(k, style, draw, equity, n):
+            return _bet(prompt, k, spot, 0.0, strong)  # a continuation bet, a barrel
         bluff = style.bluff * (1.0 if n == 1 else 0.0 if strong else 0.3)
         if draw:
             bluff = min(0.9, bluff * 1.6 + 0.1)
@@ -385,6 +425,8 @@ def _postflop(
     if can_raise and equity >= raise_line and rnd.random() < style.aggression:
         return _bet(prompt, k, spot, (equity - raise_line) / (1 - raise_line) + 0.3, strong)
     slack = style.call_slack * (0.5 if k.street == "river" else 1.0) + (0.06 if draw else 0.0)
+    # Later streets: a bet there is rarely a bluff; weak holdings give up.
+    slack -= style.give_up * {"flop": 0.5, "turn": 1.0, "river": 2.0}.get(k.street, 0.0)
     if strong and to_call <= 0.5 * k.pot_total:
         slack += 0.03  # small bets are often bluffs: defend more
     # Equity is not all won: a hand that calls now faces more bets on later streets.
@@ -400,6 +442,20 @@ def _postflop(
     ):
         return _bet(prompt, k, spot, 0.2, strong)
     return Fold(seat_index=seat)
+
+
+def _barrel_chance(k: Knowledge, style: Style, draw: bool, equity: float, n: int) -> float:
+    """The chance the bot with the initiative bets without value: a continuation bet on the
+    flop by board texture, a second barrel on the turn (more with a draw), a third on the river
+    with a busted hand only; halved against two opponents, rare against more."""
+    if k.street == "flop":
+        texture = board_texture(k.board)
+        chance = style.cbet * {"dry": 1.15, "paired": 1.1}.get(texture, 0.8)
+    elif k.street == "turn":
+        chance = style.barrel * (1.5 if draw else 1.0)
+    else:
+        chance = 0.5 * style.barrel if equity < 0.3 else 0.0
+    return min(0.95, chance * (1.0 if n == 1 else 0.5 if n == 2 else 0.15))
 
 
 def _bet(

@@ -15,10 +15,12 @@ from .cards import Card, format_cards, parse_cards
 from .commitment import DeckCommitment, commit_deck
 from .engine import legal_actions
 from .events import (
+    ActionTaken,
     BoardDealt,
     Event,
     HandStarted,
     HoleCardsDealt,
+    Move,
     PeekResult,
     Showdown,
     SleeveSwapResult,
@@ -93,6 +95,7 @@ def view_for(state: TableState, seat_index: int | None, *,
             "complete": hand.complete,
             "awards": [dict(a) for a in hand.awards] if hand.complete else [],
             "commitment": hand.commitment,
+            "aggression": aggression_of(hand),
         }
         if proofs and hand.commitment is not None:
             view["hand"]["proofs"] = proofs_for(hand, seen_cards(state, own))
@@ -102,6 +105,23 @@ def view_for(state: TableState, seat_index: int | None, *,
         if prompt is not None and own is not None and prompt.seat_index == own:
             view["prompt"] = prompt.to_dict()
     return view
+
+
+def aggression_of(hand: HandState) -> list[dict[str, Any]]:
+    """The hand's public betting so far, one entry per street reached (preflop first):
+    ``{"street", "raises", "last"}``, the bets and raises made on the street (blinds and antes
+    not counted) and the seat that made the last of them (``None`` when nobody bet). Every seat
+    saw these actions as events (R8.4: nothing private); a bot reads from it who was the
+    preflop aggressor (:mod:`naiko.bot_styles`).
+    """
+    streets: list[dict[str, Any]] = [{"street": "preflop", "raises": 0, "last": None}]
+    for event in hand.log:
+        if isinstance(event, BoardDealt):
+            streets.append({"street": event.street, "raises": 0, "last": None})
+        elif isinstance(event, ActionTaken) and event.action in (Move.BET, Move.RAISE_TO):
+            streets[-1]["raises"] += 1
+            streets[-1]["last"] = event.seat_index
+    return streets
 
 
 def viewer_seat(state: TableState, seat_index: int | None) -> int | None:
