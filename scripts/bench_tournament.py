@@ -152,7 +152,11 @@ from naiko_service.records import (  # noqa: E402
     TableSummary,
     open_record,
 )
-from naiko_service.tournament_records import TournamentRecord, TournamentStatus  # noqa: E402
+from naiko_service.tournament_records import (  # noqa: E402
+    TournamentRecord,
+    TournamentStatus,
+    split_document,
+)
 from naiko_service.usecases import Deps, TableService, tournaments  # noqa: E402
 from naiko_service.usecases.base import ServiceError  # noqa: E402
 
@@ -436,7 +440,8 @@ class BenchTournamentStore(MemoryTournamentStore):
                     del keys[at]
 
     def load(self, tournament_id: str) -> TournamentRecord:
-        self.meter.add_many({"get.tournament": 1, "api.GetItem": 1})
+        # aws.tournaments reads the tournament item and the field item together
+        self.meter.add_many({"get.tournament": 1, "api.TransactGetItems": 1})
         try:
             with self.tables._lock:
                 return super().load(tournament_id)
@@ -467,6 +472,7 @@ class BenchTournamentStore(MemoryTournamentStore):
         try:
             with self.tables._lock:
                 self.tables.sized = 0
+                terms_written = self._terms_written(writes)
                 try:
                     super().commit(writes, moves)
                 except ConcurrentUpdate:
@@ -481,7 +487,7 @@ class BenchTournamentStore(MemoryTournamentStore):
                     raise
                 self._index(writes)
                 if meter.active:
-                    self._count(writes, net, entries)
+                    self._count(writes, net, entries, terms_written)
                 if self.tables.check:
                     assert_balanced(self.tables.audit())
         finally:
@@ -521,7 +527,21 @@ class BenchTournamentStore(MemoryTournamentStore):
                         failed.add(f"sub.{sub_kind(key)}")
         return failed
 
-    def _count(self, writes: tuple[Write, ...], net: dict[str, Any], entries: int) -> None:
+    def _terms_written(self, writes: tuple[Write, ...]) -> set[str]:
+        """The tournaments whose tournament item these writes would write, as
+        ``aws.tournaments`` does: new ones, and those whose terms part changed (every
+        write of a tournament writes its field item; under the lock)."""
+        written: set[str] = set()
+        for write in writes:
+            if isinstance(write, PutTournament):
+                stored = self._records.get(write.record.tournament_id)
+                terms, _ = split_document(write.record.to_document())
+                if stored is None or split_document(stored[1])[0] != terms:
+                    written.add(write.record.tournament_id)
+        return written
+
+    def _count(self, writes: tuple[Write, ...], net: dict[str, Any], entries: int,
+               terms_written: set[str]) -> None:
         meter = self.meter
         counts: Counter[str] = Counter({"transactions.ok": 1, "write.account": len(net),
                                         "write.ledger": entries})
@@ -532,6 +552,14 @@ class BenchTournamentStore(MemoryTournamentStore):
                 case PutTable():
                     counts["write.table"] += 1
                 case PutTournament(record=record):
+                    counts["write.field"] += 1
+                    if meter.sizes:
+                        nbytes = dynamodb_item_size(self._dynamo.field_item(record))
+                        meter.size("field", record.tournament_id, nbytes)
+                        counts["wru.field"] += wru(nbytes)
+                        total += nbytes
+                    if record.tournament_id not in terms_written:
+                        continue
                     counts["write.tournament"] += 1
                     tournament_written = True
                     if meter.sizes:
@@ -988,6 +1016,7 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
             "table": {"reads": ph("get.table"), "writes": ph("write.table")},
             "tournament_item": {"reads": ph("get.tournament"),
                                 "writes": ph("write.tournament")},
+            "field_item": {"reads": ph("get.tournament"), "writes": ph("write.field")},
             "tournament_sub_items": {"queries": ph("query.sub"),
                                      "items_read": ph("read.sub_items"),
                                      "writes": ph("write.sub")},
@@ -1039,6 +1068,10 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
                          for key, value in sorted(counts.items())
                          if key.startswith("write.tournament.cause.")},
         },
+        "field_item_writes": {
+            "total": counts["write.field"], "per_hand": ph("write.field"),
+            "wru_per_write": round(counts["wru.field"] / max(counts["write.field"], 1), 1),
+        },
         "largest_item": {"bytes": top[1][0], "kind": top[0], "item": top[1][1],
                          "by_kind": largest, "limit_bytes": MAX_ITEM_BYTES},
         "largest_transaction": {"items": counts["max.transaction_items"],
@@ -1081,7 +1114,8 @@ def render(result: dict[str, Any]) -> str:
         "DynamoDB per hand    reads      writes",
         f"  table item         {p['table']['reads']:<10} {p['table']['writes']}",
         f"  tournament item    {p['tournament_item']['reads']:<10} "
-        f"{p['tournament_item']['writes']}",
+        f"{p['tournament_item']['writes']}   (reads: TransactGetItems of it and the field item)",
+        f"  field item         {'':<10} {p['field_item']['writes']}",
         f"  tournament subitems {p['tournament_sub_items']['queries']:<9} "
         f"{p['tournament_sub_items']['writes']}   (queries; "
         f"{p['tournament_sub_items']['items_read']} items read per hand)",
@@ -1102,6 +1136,9 @@ def render(result: dict[str, Any]) -> str:
         f"tournament item      {t['total']:,} writes, {t['per_hand']} per hand, "
         f"{t['wru_per_write']} WRU per write (2 per KB in a transaction)",
         f"  by cause           {_pairs(t['by_cause'])}",
+        f"field item           {result['field_item_writes']['total']:,} writes, "
+        f"{result['field_item_writes']['per_hand']} per hand, "
+        f"{result['field_item_writes']['wru_per_write']} WRU per write",
         f"largest item         {big['bytes']:,} bytes ({big['kind']}: {big['item']}; "
         f"DynamoDB's limit {big['limit_bytes']:,})",
         "  by kind            " + ", ".join(f"{kind} {v['bytes']:,}"

@@ -6,6 +6,8 @@ items that name their tournament (:class:`~.records.TournamentSeat`)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -193,6 +195,10 @@ class TournamentRecord:
     opens_ms: int | None = None
     """A scheduled tournament's registration opening (R9.1): entries are refused before it
     (``None``: open from its listing)."""
+    stored_terms: str | None = field(default=None, compare=False)
+    """The digest (:func:`terms_digest`) of the terms part as a store read it, if that store
+    keeps the two parts apart (``aws.tournaments``): a write of an unchanged terms part
+    writes only the field item (issue 23). Not part of the document; kept by :meth:`copy`."""
 
     def copy(self) -> TournamentRecord:
         return TournamentRecord(
@@ -203,7 +209,7 @@ class TournamentRecord:
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
-            self.start_seed, [dict(x) for x in self.late], self.opens_ms)
+            self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.stored_terms)
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -274,6 +280,27 @@ class TournamentRecord:
     @property
     def is_spin(self) -> bool:
         return self.terms.kind is TournamentKind.SPIN
+
+
+FIELD_KEYS = ("players_left", "table_runs", "log_seq", "seating", "late")
+"""The keys of a tournament's document that change as play goes on at the tables
+(eliminations, moves, breaks, the final table, hand-for-hand, log entries): the **field
+part**, stored apart from the terms part (``aws.tournaments``: the ``field`` item) so that a
+hand's end does not rewrite the terms, the prizes, the timers and the lobby's summary
+(issue 23)."""
+
+
+def split_document(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A tournament document as its terms part and its field part (:data:`FIELD_KEYS`)."""
+    return ({k: v for k, v in doc.items() if k not in FIELD_KEYS},
+            {k: v for k, v in doc.items() if k in FIELD_KEYS})
+
+
+def terms_digest(terms: dict[str, Any]) -> str:
+    """A digest of a terms part (its JSON, keys in document order): equal parts, equal
+    digests."""
+    encoded = json.dumps(terms, separators=(",", ":")).encode()
+    return hashlib.blake2b(encoded, digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,15 @@
 One partition per tournament (``tournament_id``), one item per thing in it, told apart by the
 sort key ``item``:
 
-- ``tournament``: the terms and progress (a
-  :class:`~naiko_service.tournament_records.TournamentRecord` as JSON,
-  ``version`` for the conditions, and the sparse index keys ``lobby``/``created_ms``
-  while it is listed and ``timer``/``due_ms`` while a timer is pending);
+- ``tournament``: the terms and progress (the terms part of a
+  :class:`~naiko_service.tournament_records.TournamentRecord`'s document, compressed JSON,
+  and the sparse index keys ``lobby``/``created_ms`` while it is listed and
+  ``timer``/``due_ms`` while a timer is pending), written only when that part changes;
+- ``field``: the field part (players left, the seating, the players out during late
+  registration, the log's count; ``tournament_records.FIELD_KEYS``) and ``version`` for the
+  conditions, written by every change of the tournament (issue 23: a hand's end that
+  eliminates or moves a player writes this small item, not the tournament item and its
+  indexes);
 - ``reg#<player>``, ``result#<player>``, ``paid#<player>``, ``log#<time>#...``: one item each,
   so a tournament item stays small whatever the field (JSON in ``data``);
 - ``count#<k>``: a scheduled tournament's registration counters (numbers ``entrants``,
@@ -41,7 +46,7 @@ from ..ports import (
     TournamentNotFound,
     Write,
 )
-from ..tournament_records import TournamentRecord
+from ..tournament_records import TournamentRecord, split_document, terms_digest
 from .dynamodb import (
     SHARD_QUERY_WORKERS,
     DynamoTableStore,
@@ -53,7 +58,11 @@ from .dynamodb import (
 from .dynamodb_client import Item, error_code, paged_query
 
 TOURNAMENT_ITEM = "tournament"
-"""The sort key of a tournament's own item."""
+"""The sort key of a tournament's own item (the terms part of its document)."""
+
+FIELD_ITEM = "field"
+"""The sort key of a tournament's field item (the field part of its document and the
+version: :data:`~naiko_service.tournament_records.FIELD_KEYS`)."""
 
 LOBBY_INDEX = "lobby-index"
 """GSI ``lobby`` (HASH) + ``created_ms`` (RANGE), projecting ``summary``: the tournament lobby."""
@@ -86,10 +95,13 @@ class DynamoTournamentStore:
     # -- items -------------------------------------------------------------------------------
 
     def to_item(self, record: TournamentRecord) -> Item:
+        """The tournament item: the terms part of the document
+        (:func:`~naiko_service.tournament_records.split_document`) with the index keys."""
+        terms, _ = split_document(record.to_document())
         item: Item = {"tournament_id": {"S": record.tournament_id},
                       "item": {"S": TOURNAMENT_ITEM},
                       "version": {"N": str(record.version)},
-                      "doc": packed(record.to_document())}
+                      "doc": packed(terms)}
         if record.listed:
             item["lobby"] = {"S": "open"}
             item["created_ms"] = {"N": str(record.created_ms)}
@@ -102,20 +114,41 @@ class DynamoTournamentStore:
                                                   separators=(",", ":"))}
         return item
 
+    def field_item(self, record: TournamentRecord) -> Item:
+        """The field item: the field part of the document (players left, the seating, the
+        players out during late registration, the log's count) and the record's ``version``,
+        which every write of the tournament checks (issue 23: a hand's end writes this small
+        item, not the tournament item and its two indexes)."""
+        terms, play = split_document(record.to_document())
+        return {"tournament_id": {"S": record.tournament_id}, "item": {"S": FIELD_ITEM},
+                "version": {"N": str(record.version)}, "terms": {"S": terms_digest(terms)},
+                "doc": packed(play)}
+
     def load(self, tournament_id: str) -> TournamentRecord:
-        """One strongly consistent ``GetItem``.
+        """The tournament item and the field item, in one strongly consistent
+        ``TransactGetItems`` (the two parts of one version). A tournament written before the
+        field item existed is its tournament item alone (its next write splits it).
 
         :raises TournamentNotFound: If no tournament has that id.
         """
         self.reads += 1
-        response = self.client.get_item(
-            TableName=self.tournaments_table, ConsistentRead=True,
-            Key={"tournament_id": {"S": tournament_id}, "item": {"S": TOURNAMENT_ITEM}})
-        item = response.get("Item")
+        response = self.client.transact_get_items(TransactItems=[
+            {"Get": {"TableName": self.tournaments_table,
+                     "Key": {"tournament_id": {"S": tournament_id}, "item": {"S": key}}}}
+            for key in (TOURNAMENT_ITEM, FIELD_ITEM)])
+        found = [r.get("Item") for r in response.get("Responses", [])]
+        item = found[0] if found else None
         if item is None:
             raise TournamentNotFound(tournament_id)
-        return TournamentRecord.from_document(tournament_id, int(item["version"]["N"]),
-                                              unpacked(item["doc"]))
+        terms = unpacked(item["doc"])
+        play = found[1] if len(found) > 1 else None
+        if play is None:  # the layout before issue 23's field item: one document
+            return TournamentRecord.from_document(tournament_id, int(item["version"]["N"]),
+                                                  terms)
+        record = TournamentRecord.from_document(tournament_id, int(play["version"]["N"]),
+                                                {**terms, **unpacked(play["doc"])})
+        record.stored_terms = terms_digest(terms)
+        return record
 
     def items(self, tournament_id: str, prefix: str) -> list[tuple[str, dict[str, Any]]]:
         """A strongly consistent Query of the tournament's partition, ``begins_with(item,
@@ -167,7 +200,10 @@ class DynamoTournamentStore:
             their condition (stored already, R10.1).
         :raises ValueError: If the transaction would exceed :data:`MAX_TRANSACTION_ITEMS`.
         """
-        items: list[dict[str, Any]] = [self._transact_item(write) for write in writes]
+        items: list[dict[str, Any]] = []
+        for write in writes:
+            items += self._transact_items(write)
+        written = len(items)
         net = _net_moves(moves)
         players = list(net)
         key = _ledger_key(writes, moves)
@@ -192,10 +228,10 @@ class DynamoTournamentStore:
                 raise
             reasons = exc.response.get("CancellationReasons", [])
             codes = [str(reason.get("Code", "None")) for reason in reasons]
-            accounts = range(len(writes), len(writes) + len(players))
+            accounts = range(written, written + len(players))
             for index, (code, reason) in enumerate(zip(codes, reasons, strict=False)):
                 if code == "ConditionalCheckFailed" and index in accounts:
-                    player = players[index - len(writes)]
+                    player = players[index - written]
                     raise self.tables._account_refusal(player, net[player],
                                                        reason.get("Item")) from exc
             failed = [i for i, code in enumerate(codes) if code == "ConditionalCheckFailed"]
@@ -204,6 +240,33 @@ class DynamoTournamentStore:
             if any(code in ("ConditionalCheckFailed", "TransactionConflict") for code in codes):
                 raise ConcurrentUpdate(key) from exc
             raise
+
+    def _transact_items(self, write: Write) -> list[dict[str, Any]]:
+        """*write*'s items of the transaction: one, or a tournament's two parts (the field
+        item always, conditional on the version; the tournament item only if its terms part
+        changed since it was read: the field item's condition covers it, since every write
+        of the tournament writes the field item)."""
+        if not isinstance(write, PutTournament):
+            return [self._transact_item(write)]
+        record, expected = write.record, write.expected_version
+        play: dict[str, Any] = {"TableName": self.tournaments_table,
+                                "Item": self.field_item(record)}
+        terms: dict[str, Any] = {"TableName": self.tournaments_table,
+                                 "Item": self.to_item(record)}
+        if expected is None:  # new: both parts absent
+            _version_condition(terms, None, "tournament_id")
+            _version_condition(play, None, "tournament_id")
+            return [{"Put": terms}, {"Put": play}]
+        if record.stored_terms is None:
+            # read from the layout before the field item (or not through this store): the
+            # tournament item still holds the version, and the field item is new
+            _version_condition(terms, expected, "tournament_id")
+            _version_condition(play, None, "tournament_id")
+            return [{"Put": terms}, {"Put": play}]
+        _version_condition(play, expected, "tournament_id")
+        if play["Item"]["terms"]["S"] == record.stored_terms:
+            return [{"Put": play}]
+        return [{"Put": terms}, {"Put": play}]
 
     def _transact_item(self, write: Write) -> dict[str, Any]:
         match write:
