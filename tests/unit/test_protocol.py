@@ -67,6 +67,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "list_tournaments": {},
     "get_tournament": {"tournament_id": TOURNAMENT},
     "register": {"tournament_id": TOURNAMENT},
+    "reenter": {"tournament_id": TOURNAMENT},
     "unregister": {"tournament_id": TOURNAMENT},
     "tournament_add_bots": {"tournament_id": TOURNAMENT},
     "cancel_tournament": {"tournament_id": TOURNAMENT},
