@@ -300,9 +300,11 @@ def play(seed: int = SEED) -> Session:
 
 def _reentry(s: Session) -> None:
     """R9.12: ops list a scheduled tournament with two entries per player and late
-    registration; erin and eleven BOTs register (two tables, then the final table), and at its start erin sits out with a stack of
-    one big blind: she is blinded into an all-in and eliminated while late registration is
-    open, and enters again (``reenter``: the entry paid again, a new starting stack)."""
+    registration; erin and eleven BOTs register (two tables, then the final table), every
+    stack one big blind, so the blinds put players all in at once. erin is eliminated while
+    late registration is open and enters again (``reenter``: the entry paid again, a new
+    starting stack)."""
+
     from dataclasses import replace
 
     from naiko.state import Variant
