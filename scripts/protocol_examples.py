@@ -296,8 +296,47 @@ def play(seed: int = SEED) -> Session:
     s.messages["heartbeat"] = s.clients["dave"].send(action="heartbeat", example=True)
     _chat(s)
     _pages(s)
+    _reentry(s)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
+
+
+def _reentry(s: Session) -> None:
+    """R9.12: ops list a scheduled tournament with two entries per player and late
+    registration; erin and eleven BOTs register (two tables, then the final table), every
+    stack one big blind, so the blinds put players all in at once. erin is eliminated while
+    late registration is open and enters again (``reenter``: the entry paid again, a new
+    starting stack)."""
+
+    from dataclasses import replace
+
+    from naiko.state import Variant
+    from naiko.tournaments.structures import from_preset
+    from naiko_service.usecases import tournaments
+
+    h = s.harness
+    deps = h.service.deps
+    terms = replace(from_preset("mtt_turbo", 100, Variant.NLHE), seat_count=6, min_players=2,
+                    bots_allowed=True, starting_stack=100, late_registration_level=8,
+                    entries_per_player=2)
+    tid = "mtt-reentry"
+    tournaments.create(deps, tid, "Re-entry turbo", terms, "ops",
+                       starts_ms=h.clock.now + 60_000)
+    # registered without a connection: the one she re-enters from watches her new table only
+    tournaments.enter(deps, None, tid, [tournaments.Entrant("erin", "erin")])
+    h.accounts.grant(HOUSE_BOTS, 1_100)
+    tournaments.enter(deps, None, tid, [tournaments.Entrant(f"bot-{900 + n}", HOUSE_BOTS, True)
+                                        for n in range(11)])
+    _tick(s, 60_000 + START_DELAY_MS)
+    for _ in range(4_000):
+        record = deps.tournaments.load(tid)  # type: ignore[union-attr]
+        if any(o["player_id"] == "erin" for o in record.late):
+            break
+        _tick(s, 200)
+    else:
+        raise RuntimeError("erin was not eliminated during late registration")
+    erin = s.connect("erin", primary=False)
+    erin.send(action="reenter", tournament_id=tid, example=True)
 
 
 def _chat(s: Session) -> None:
@@ -810,7 +849,8 @@ def _cancelled(s: Session) -> None:
     """R9.1: dave lists a 6-max Sit & Go (bots off, entry 50). erin, not registered, cannot
     unregister; dave and frank register; dave cannot add BOTs (``bots_off``) and frank cannot
     cancel (``not_host``). dave cancels it: every entry goes back, each in a transaction of its
-    own. frank's new registration is refused; an unknown tournament id is refused."""
+    own. frank's new registration is refused; an unknown tournament id is refused; erin's
+    re-entry is refused (a Sit & Go has no re-entry, R9.12)."""
     h = s.harness
     dave, frank, erin = (s.connect(p, primary=False) for p in ("dave", "frank", "erin"))
     sng = s.sng_id = dave.send(action="create_tournament", preset="sng_6max_turbo",
@@ -826,6 +866,7 @@ def _cancelled(s: Session) -> None:
     if (h.accounts.balance("dave"), h.accounts.balance("frank")) == (balances[0] + 50,
                                                                      balances[1] + 50):
         s.done.add("refunded")
+    erin.send(action="reenter", tournament_id=sng, example=True)  # reentry_off (R9.12)
     frank.send(action="register", tournament_id=sng)  # registration_closed
     s.extras["tournament (cancelled)"] = dave.send(action="get_tournament", tournament_id=sng)
     dave.send(action="get_tournament", tournament_id="u00000000000000000000")  # unknown

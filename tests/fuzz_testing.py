@@ -838,6 +838,7 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "tournament_players": {"tournament_id": SNG_TOURNAMENT},
     "tournament_results": {"tournament_id": SNG_TOURNAMENT},
     "register": {"tournament_id": SNG_TOURNAMENT},
+    "reenter": {"tournament_id": SNG_TOURNAMENT},
     "unregister": {"tournament_id": SNG_TOURNAMENT},
     "tournament_add_bots": {"tournament_id": SNG_TOURNAMENT},
     "cancel_tournament": {"tournament_id": SNG_TOURNAMENT},

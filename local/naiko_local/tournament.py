@@ -4,8 +4,10 @@
 plays a whole tournament through the real service and its timers, on the in-memory adapters, in
 virtual time: every seat a BOT (R8.4), each BOT's think time drawn per action, every timer
 execution fired at its deadline as Step Functions would (the sweep too, every minute), and
-writes the tournament's log as JSON Lines (``docs/tournaments.md``). The ledger identity is
-checked after every transaction (``--no-check`` skips it: the check reads every table).
+writes the tournament's log as JSON Lines (``docs/tournaments.md``). ``--reentries N`` (mtt)
+makes BOTs eliminated during late registration enter again (R9.12), up to N times in all. The
+ledger identity is checked after every transaction (``--no-check`` skips it: the check reads
+every table).
 
 ``naiko-tournament export --tournament ID --out FILE.jsonl`` writes a deployed tournament's log,
 and ``naiko-tournament schedule --tournament ID --name N --entry E --starts 2026-12-24T20:00Z``
@@ -39,7 +41,7 @@ from naiko_service.memory import (
     RecordingGateway,
 )
 from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
-from naiko_service.usecases import Deps, TableService, tournaments
+from naiko_service.usecases import Deps, ServiceError, TableService, scheduled, tournaments
 from naiko_service.usecases.private import HOUSE_BOTS
 
 SIMULATED_START_MS = 1_767_225_600_000
@@ -121,9 +123,13 @@ class Simulation:
     store: MemoryTableStore = field(init=False)
     tournaments: MemoryTournamentStore = field(init=False)
     accounts: MemoryAccounts = field(init=False)
+    reentries: int = 0
+    """R9.12: BOT re-entries to make (each of a BOT eliminated while late registration is
+    open, as long as its entries allow), the first ones seen out first."""
     executions: int = 0
     tournament_id: str = "sim-1"
     next_sweep: int = 0
+    reentered: int = 0
 
     def __post_init__(self) -> None:
         self.accounts = MemoryAccounts()
@@ -155,7 +161,7 @@ class Simulation:
         """List the tournament and register its BOTs (a Sit & Go or Spin starts with the
         last; a scheduled one at its start time, a minute later)."""
         deps = self.service.deps
-        entries = self.terms.entry * self.players
+        entries = self.terms.entry * (self.players + self.reentries)
         self.accounts.grant(HOUSE_BOTS, entries, ref="simulation")
         if self.terms.kind is TournamentKind.SPIN:
             # Ops keep the house's prize account able to pay the largest Spin prize.
@@ -187,6 +193,8 @@ class Simulation:
         self.clock.now = max(self.clock.now, due_ms)
         self.service.timer_fired(target, token)
         self.executions += 1
+        if self.reentered < self.reentries:
+            self._reenter()
         if self.executions > MAX_EXECUTIONS:
             raise RuntimeError(f"not finished after {MAX_EXECUTIONS} executions")
         return True
@@ -194,6 +202,27 @@ class Simulation:
     def finished(self) -> bool:
         record = self.tournaments.load(self.tournament_id)
         return record.status is TournamentStatus.FINISHED and not record.timers
+
+    def _reenter(self) -> None:
+        """R9.12: the BOTs out while late registration is open enter again (the house's bot
+        account pays), while the simulation's re-entries last."""
+        deps = self.service.deps
+        record = self.tournaments.load(self.tournament_id)
+        if not scheduled.late_open(record, self.clock.now):
+            return
+        for out in list(record.late):
+            if self.reentered >= self.reentries:
+                return
+            try:
+                tournaments.reenter_player(deps, None, self.tournament_id,
+                                           str(out["player_id"]), HOUSE_BOTS)
+            except ServiceError as refused:
+                if refused.code in ("no_entries_left", "not_eliminated"):
+                    continue
+                if refused.code in ("tournament_full", "registration_closed"):
+                    return
+                raise
+            self.reentered += 1
 
 
 def terms_for(kind: str, variant: Variant, entry: int, players: int) -> TournamentTerms:
@@ -238,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     simulate.add_argument("--variant", choices=[v.value for v in Variant], default="NLHE")
     simulate.add_argument("--entry", type=int, default=100)
     simulate.add_argument("--out", type=Path, default=None)
+    simulate.add_argument("--reentries", type=int, default=0,
+                          help="mtt: BOT re-entries to make while late registration is open "
+                          "(R9.12; the tournament then publishes 3 entries per player and late "
+                          "registration to the end of level 4)")
     simulate.add_argument("--no-check", action="store_true",
                           help="skip the ledger check after every transaction")
     export = commands.add_parser("export", help="a deployed tournament's log as JSON Lines")
@@ -283,15 +316,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("a Sit & Go seats 2 to 10 players")
     if args.kind == "mtt" and not 2 <= players <= 10_000:
         parser.error("a scheduled tournament takes 2 to 10,000 players")
-    simulation = Simulation(terms_for(args.kind, Variant(args.variant), args.entry, players),
-                            players, args.seed, check=not args.no_check)
+    if args.reentries and args.kind != "mtt":
+        parser.error("re-entry is a scheduled tournament's (--kind mtt)")
+    terms = terms_for(args.kind, Variant(args.variant), args.entry, players)
+    if args.reentries:
+        terms = replace(terms, late_registration_level=4, entries_per_player=3,
+                        max_players=max(terms.max_players, players + args.reentries))
+    simulation = Simulation(terms, players, args.seed, check=not args.no_check,
+                            reentries=args.reentries)
     log = simulation.run()
     write_jsonl(log, args.out)
     finished = log[-1]
     hands = sum(1 for entry in log if entry["type"] == "hand")
     print(f"{args.kind}: {players} players, {hands} hands, "
           f"{(finished['at_ms'] - log[0]['at_ms']) / 60_000:.1f} virtual minutes, "
-          f"{simulation.executions} timer executions; winner {next(iter(finished['places']))}",
+          f"{simulation.executions} timer executions; winner {next(iter(finished['places']))}"
+          + (f"; {simulation.reentered} re-entries" if args.reentries else ""),
           file=sys.stderr)
     return 0
 

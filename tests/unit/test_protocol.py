@@ -69,6 +69,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "tournament_players": {"tournament_id": TOURNAMENT},
     "tournament_results": {"tournament_id": TOURNAMENT},
     "register": {"tournament_id": TOURNAMENT},
+    "reenter": {"tournament_id": TOURNAMENT},
     "unregister": {"tournament_id": TOURNAMENT},
     "tournament_add_bots": {"tournament_id": TOURNAMENT},
     "cancel_tournament": {"tournament_id": TOURNAMENT},

@@ -510,6 +510,15 @@ class Register(Request):
     tournament_id: TournamentId
 
 
+class Reenter(Request):
+    """Enter again after being eliminated, while late registration is open and the
+    tournament's ``entries_per_player`` allows: the entry moves from your account again and you
+    get a new starting stack (R9.12)."""
+
+    action: Literal["reenter"]
+    tournament_id: TournamentId
+
+
 class Unregister(Request):
     """Until the start, your registration goes and the entry comes back (R9.1)."""
 
@@ -631,7 +640,8 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | Unwatch | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings
                  | HostAddBot | HostRemove | HostPause | HostClose | CreateTournament
                  | ListTournaments | TournamentPlayers | TournamentResults
-                 | GetTournament | Register | Unregister | TournamentAddBots | CancelTournament
+                 | GetTournament | Register | Reenter | Unregister | TournamentAddBots
+                 | CancelTournament
                  | HandHistory | GetHand | Heartbeat
                  | Chat | SendEmote | ChatMute | ChatUnmute  # R8.9
                  | UseTimeBank | PreAction | ClearPreAction  # R8.7, R8.8
@@ -814,16 +824,16 @@ ErrorCode = Literal[
     "cannot_pay", "chat_off", "engine_error", "frame_too_large", "hand_in_progress",
     "illegal_action", "in_hand", "insufficient_funds", "internal_error", "invalid_card",
     "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms", "malformed_command",
-    "malformed_json", "no_hand_in_progress", "no_histories", "no_open_window", "no_pre_action",
-    "no_time_bank",
-    "no_tournaments", "not_connected", "not_enough_players", "not_host", "not_in_carousel",
+    "malformed_json", "no_entries_left", "no_hand_in_progress", "no_histories", "no_open_window",
+    "no_pre_action", "no_time_bank", "no_tournaments", "not_connected", "not_eliminated",
+    "not_enough_players", "not_host", "not_in_carousel",
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
     "not_watching",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
     "powers_not_available", "price_changed", "push_unavailable", "raise_not_allowed",
-    "rate_limited", "registration_closed", "registration_not_open", "reply_too_large",
-    "seat_available", "seat_taken", "seated", "seating_error", "table_closed", "table_error",
-    "table_full", "table_limit_reached", "time_bank_empty", "time_bank_running",
+    "rate_limited", "reentry_off", "registration_closed", "registration_not_open",
+    "reply_too_large", "seat_available", "seat_taken", "seated", "seating_error", "table_closed",
+    "table_error", "table_full", "table_limit_reached", "time_bank_empty", "time_bank_running",
     "too_many_invites", "too_many_mutes",
     "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
     "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",

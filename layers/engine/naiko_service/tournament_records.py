@@ -195,6 +195,9 @@ class TournamentRecord:
     opens_ms: int | None = None
     """A scheduled tournament's registration opening (R9.1): entries are refused before it
     (``None``: open from its listing)."""
+    reentries: int = 0
+    """Entries after a player's first (R9.12): counted in :attr:`entrants` (the field and the
+    pool), not in the places (``entrants - reentries`` players are placed)."""
     stored_terms: str | None = field(default=None, compare=False)
     """The digest (:func:`terms_digest`) of the terms part as a store read it, if that store
     keeps the two parts apart (``aws.tournaments``): a write of an unchanged terms part
@@ -209,7 +212,8 @@ class TournamentRecord:
             [Timer(t.token, t.kind, t.due_ms, t.seat_index) for t in self.timers],
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
-            self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.stored_terms)
+            self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.reentries,
+            self.stored_terms)
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -231,7 +235,7 @@ class TournamentRecord:
                 "seating": (None if self.seating is None
                             else self.seating.to_dict(self.tournament_id)),
                 "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
-                "opens_ms": self.opens_ms}
+                "opens_ms": self.opens_ms, "reentries": self.reentries}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -249,7 +253,8 @@ class TournamentRecord:
             [Timer.from_dict(t) for t in doc["timers"]],
             {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
             Seating.from_dict(doc["seating"], tournament_id) if doc.get("seating") else None,
-            doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"))
+            doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"),
+            int(doc.get("reentries", 0)))
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -260,6 +265,7 @@ class TournamentRecord:
                 "starting_stack": terms.starting_stack, "seat_count": terms.seat_count,
                 "min_players": terms.min_players, "max_players": terms.max_players,
                 "entrants": self.entrants, "players_left": self.players_left,
+                "entries_per_player": terms.entries_per_player, "reentries": self.reentries,
                 "opens_ms": self.opens_ms, "starts_ms": self.starts_ms,
                 "started_ms": self.started_ms, "level": self.level, "payouts": list(self.payouts),
                 "multiplier": self.spin.multiplier if self.spin else None,
@@ -276,6 +282,12 @@ class TournamentRecord:
         """Shown in the tournament lobby: registering or running."""
         return self.status in (TournamentStatus.REGISTERING, TournamentStatus.STARTING,
                                TournamentStatus.RUNNING)
+
+    @property
+    def players(self) -> int:
+        """Players who entered (R9.12: each once, however many entries they paid): the places
+        given are ``1..players``."""
+        return self.entrants - self.reentries
 
     @property
     def is_spin(self) -> bool:

@@ -68,6 +68,10 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+MAX_ENTRIES_PER_PLAYER = 10
+"""R9.12: the most entries per player a tournament may publish."""
+
+
 def _ints(*pairs: tuple[str, object]) -> None:
     for name, value in pairs:
         if not _is_int(value):
@@ -305,6 +309,9 @@ class TournamentTerms:
     time_bank: TimeBank | None = None
     """R8.7: the players' time bank, topped up every N levels; ``None``: none (the clock
     alone, R8.1)."""
+    entries_per_player: int = 1
+    """R9.12: how many times a player may enter (1: no re-entry). A player eliminated while
+    late registration is open may enter again, up to this many entries in all."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, TournamentKind) or not isinstance(self.variant, Variant):
@@ -347,6 +354,13 @@ class TournamentTerms:
                 raise InvalidTerms(f"late registration must end with a published level "
                                    f"(1..{len(self.structure.levels)}), not {late}",
                                    rule_id="R9.11")
+        _ints(("entries_per_player", self.entries_per_player))
+        if not 1 <= self.entries_per_player <= MAX_ENTRIES_PER_PLAYER:
+            raise InvalidTerms(f"entries_per_player must be 1..{MAX_ENTRIES_PER_PLAYER}, not "
+                               f"{self.entries_per_player}", rule_id="R9.12")
+        if self.entries_per_player > 1 and late is None:
+            raise InvalidTerms("re-entry needs late registration: a player re-enters while it "
+                               "is open", rule_id="R9.12")
         if (self.payout is PayoutRule.SPIN) != (self.kind is TournamentKind.SPIN):
             raise InvalidTerms("a Spin, and only a Spin, uses the spin payout rule",
                                rule_id="R9.10")
@@ -410,6 +424,23 @@ class TournamentTerms:
         return (payouts(pool, entrants, self.payout) if spin is None
                 else spin_payouts(self.entry, spin))
 
+    def prizes_for_entries(self, entries: int, players: int) -> list[int]:
+        """R9.12: the prizes of a field of *entries* entries (re-entries count: the pool and
+        the split published for that field) among *players* players (each placed once, by
+        their last entry). Only when re-entries leave fewer players than the split pays does
+        the pool follow the split for *players* entrants instead, so every chip of it is paid.
+
+        >>> terms = PRESETS["mtt_deep"](100, Variant.NLHE)
+        >>> terms.prizes_for_entries(20, 20) == terms.prizes(20)
+        True
+        >>> terms.prizes_for_entries(4, 2)
+        [400]
+        """
+        prizes = self.prizes(entries)
+        if len(prizes) <= players or self.kind is TournamentKind.SPIN:
+            return prizes
+        return payouts(sum(prizes), players, self.payout)
+
     def payout_table(self) -> list[dict[str, Any]] | None:
         """R9.9: the published split by field size, for the fields these terms allow up to 10
         (the Sit & Go table): rows ``{min_entrants, max_entrants, percent}``, ``percent`` the
@@ -455,7 +486,8 @@ class TournamentTerms:
                 "payout": self.payout.value,
                 "late_registration_level": self.late_registration_level,
                 "spin_table": None if self.spin_table is None else self.spin_table.to_dict(),
-                "time_bank": None if self.time_bank is None else self.time_bank.to_dict()}
+                "time_bank": None if self.time_bank is None else self.time_bank.to_dict(),
+                "entries_per_player": self.entries_per_player}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentTerms:
@@ -475,7 +507,8 @@ class TournamentTerms:
                        late_registration_level=data["late_registration_level"],
                        spin_table=None if spin is None else SpinTable.from_dict(spin),
                        time_bank=(None if data.get("time_bank") is None
-                                  else TimeBank.from_dict(data["time_bank"])))
+                                  else TimeBank.from_dict(data["time_bank"])),
+                       entries_per_player=data.get("entries_per_player", 1))
         except InvalidTerms:
             raise
         except InvalidTimeBank as exc:

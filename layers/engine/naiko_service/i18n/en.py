@@ -60,6 +60,10 @@ MESSAGES: dict[str, str] = {
     "error.registration_not_open": "registration is not open yet",
     "error.already_registered": "you are registered already",
     "error.not_registered": "you are not registered",
+    "error.reentry_off": "this tournament has no re-entry",
+    "error.not_eliminated": ("you are still in the tournament: only an eliminated player may "
+                             "enter again"),
+    "error.no_entries_left": "you have used every entry this tournament allows",
     "error.tournament_full": "the tournament is full",
     "error.tournament_table": "that is a tournament's table",
     "error.no_tournaments": "this server runs no tournaments",

@@ -58,6 +58,10 @@ MESSAGES: dict[str, str] = {
     "error.registration_not_open": "as inscrições ainda não abriram",
     "error.already_registered": "você já está inscrito",
     "error.not_registered": "você não está inscrito",
+    "error.reentry_off": "este torneio não permite reentrada",
+    "error.not_eliminated": ("você ainda está no torneio: só um jogador eliminado pode entrar "
+                             "de novo"),
+    "error.no_entries_left": "você já usou todas as entradas que este torneio permite",
     "error.tournament_full": "o torneio está cheio",
     "error.tournament_table": "essa é uma mesa de torneio",
     "error.no_tournaments": "este servidor não realiza torneios",

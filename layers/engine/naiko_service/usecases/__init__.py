@@ -164,6 +164,8 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             tournaments.tournament_results(deps, caller, request)
         case p.Register():
             tournaments.register(deps, caller, request)
+        case p.Reenter():
+            tournaments.reenter(deps, caller, request)
         case p.Unregister():
             tournaments.unregister(deps, caller, request)
         case p.TournamentAddBots():

@@ -545,6 +545,15 @@ def _final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
                                                           new.terms.seat_count) > 1:
             return False
         _start_final(new, now, outcome.writes)
+    elif rules.tables_needed(new.players_left, new.terms.seat_count) > 1:
+        # Entrants came after the final table was decided (late registration, R9.11, or a
+        # re-entry, R9.12): the field needs tables again. The tables held for it let go at
+        # their next look (their ``hold`` timer) and play on.
+        seating.final = False
+        seating.final_held = []
+        outcome.writes.append(log_entry(new, now, "final_table_cancelled",
+                                        players_left=new.players_left))
+        return False
     if info.number not in seating.final_held:
         seating.final_held.append(info.number)
     record.tournament = replace(info, hold=Hold.FINAL)

@@ -293,14 +293,15 @@ def _pay_after(deps: Deps, new: TournamentRecord, now: int, outcome: Outcome) ->
 
 
 def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write]) -> None:
-    """R9.11: late registration closes: the prizes are fixed for the field and published
-    (``prizes_final``); the players who went out meanwhile get their places now, from the
-    bottom, in the order they went out (those out in the same hand ranked by their stacks at
-    its start, R9.5)."""
-    new.payouts = new.terms.prizes(new.entrants)
+    """R9.11: late registration closes: the prizes are fixed for the field (every entry, R9.12)
+    and published (``prizes_final``); the players who went out meanwhile get their places now,
+    from the bottom (of the players: one place each, by their last entry, R9.12), in the order
+    they went out (those out in the same hand ranked by their stacks at its start, R9.5)."""
+    new.payouts = new.terms.prizes_for_entries(new.entrants, new.players)
     writes.append(log_entry(new, now, "prizes_final", entrants=new.entrants,
+                            players=new.players, reentries=new.reentries,
                             prize_pool=sum(new.payouts), payouts=list(new.payouts)))
-    place = new.entrants
+    place = new.players  # R9.12: a player who re-entered is placed once, by their last entry
     groups: list[list[dict[str, Any]]] = []
     for out in new.late:
         if groups and (groups[-1][0]["table"], groups[-1][0]["hand"]) == (out["table"],

@@ -541,6 +541,74 @@ def _entry_moves(record: TournamentRecord, account: str, now: int,
     return (move,)
 
 
+def reenter(deps: Deps, caller: Caller, request: p.Reenter) -> None:
+    """R9.12: a player eliminated while late registration is open enters again: the entry
+    moves from their account (a ledger entry of its own), in one transaction with a new
+    starting stack at a random empty seat of the shortest table (:func:`.scheduled.seat_late`)
+    and the ``reentered`` log entry. Their place will be that of this last entry."""
+    done = reenter_player(deps, caller, request.tournament_id, caller.player_id,
+                          caller.player_id, connection_id=caller.connection_id)
+    _answer(deps, caller, done)
+    assert done.result is not None or done.replayed is not None
+    for callback in done.result or []:
+        callback()
+
+
+def reenter_player(deps: Deps, caller: Caller | None, tournament_id: str, player_id: str,
+                   account: str, *, connection_id: str | None = None,
+                   ) -> Done[list[Callable[[], None]]]:
+    """:func:`reenter`'s transaction, also for a BOT (whose entry the house's bot account
+    pays) in simulations.
+
+    :raises ServiceError: ``reentry_off``, ``registration_closed``, ``not_registered``,
+        ``not_eliminated``, ``no_entries_left``, ``tournament_full``, ``insufficient_funds``,
+        ``busy``.
+    """
+    tournaments = store(deps)
+    key = REG_PREFIX + player_id
+
+    def again(new: TournamentRecord, now: int, plan: Plan) -> list[Callable[[], None]]:
+        allowed = new.terms.entries_per_player
+        if allowed <= 1:
+            raise ServiceError("reentry_off", "this tournament has no re-entry")
+        if not scheduled.late_open(new, now):
+            raise ServiceError("registration_closed",
+                               "re-entry is possible only while late registration is open")
+        registration = dict(tournaments.items(new.tournament_id, key)).get(key)
+        if registration is None:
+            raise ServiceError("not_registered", "you are not registered")
+        out = next((o for o in new.late if o["player_id"] == player_id), None)
+        if out is None:
+            raise ServiceError("not_eliminated", "you are still in the tournament: only a "
+                               "player who was eliminated may enter again")
+        used = int(registration.get("entries", 1))
+        if used >= allowed:
+            raise ServiceError("no_entries_left",
+                               f"you have used all {allowed} entries of this tournament")
+        if new.entrants + 1 > new.terms.max_players:
+            raise ServiceError("tournament_full", "every entry is taken")
+        new.entrants += 1
+        new.reentries += 1
+        new.late = [o for o in new.late if o["player_id"] != player_id]
+        plan.moves.extend(_entry_moves(new, account, now, track=False))
+        updated = {**registration, "entries": used + 1, "account": account,
+                   "connection_id": connection_id or registration.get("connection_id")}
+        plan.writes.append(PutItem(new.tournament_id, key, updated))
+        plan.writes.append(log_entry(new, now, "reentered", player=player_id, entry=used + 1,
+                                     entrants=new.entrants, account=account,
+                                     amount=new.terms.entry, previous=out))
+        return scheduled.seat_late(deps, new, {player_id: updated}, now, plan.writes)
+
+    try:
+        return transact(deps, tournament_id, again,
+                        request_key=None if caller is None else _request_key(caller),
+                        refuse_unknown=True)
+    except AccountFrozen:
+        raise frozen_error() from None
+    except InsufficientFunds:
+        raise ServiceError("insufficient_funds", "your account cannot cover the entry") from None
+
+
 def unregister(deps: Deps, caller: Caller, request: p.Unregister) -> None:
     """R9.1: until the start, the registration goes and the entry comes back."""
     tournaments = store(deps)

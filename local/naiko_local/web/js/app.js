@@ -370,6 +370,7 @@ export class App {
       },
       register: (id) => this.tournamentRequest("register", id, tr("Registered: the entry is paid. Your table opens here when it starts.")),
       unregister: (id) => this.tournamentRequest("unregister", id, tr("Unregistered: the entry is back on your account.")),
+      reenter: (id) => this.tournamentRequest("reenter", id, tr("Entered again: a new starting stack is on its way to a table.")),
       addBots: (id) => this.tournamentRequest("tournament_add_bots", id, "BOTs added."),
     };
   }

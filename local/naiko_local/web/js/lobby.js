@@ -123,6 +123,9 @@ function tournamentCard(t, state, ctx) {
     [tr("Payout"), tr(PAYOUTS[terms.payout] || terms.payout || "—")],
     [tr("Late registration"), terms.late_registration_level ? tr("until level {level}", { level: terms.late_registration_level }) : tr("no")],
     [tr("BOTs"), terms.bots_allowed ? tr("allowed") : tr("no")],
+    [tr("Entries per player"), (terms.entries_per_player || 1) > 1
+      ? tr("{n} (re-entry while late registration is open; {reentries} so far)", { n: terms.entries_per_player, reentries: t.reentries || 0 })
+      : "1"],
   ];
   const placesOf = (prizes) => prizes.map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(", ");
   if (t.payouts?.length) facts.push([tr("Prizes"), placesOf(t.payouts)]);
@@ -157,6 +160,9 @@ function tournamentCard(t, state, ctx) {
         onclick: () => ctx.register(t.tournament_id) }, tr("Register ({entry})", { entry: chips(t.entry) })) : null,
       open && registered ? h("button", { class: "ghost small", dataset: { action: "unregister", tournament: t.tournament_id },
         onclick: () => ctx.unregister(t.tournament_id) }, tr("Unregister")) : null,
+      t.status === "running" && registered && (terms.entries_per_player || 1) > 1 && t.payouts?.length === 0
+        ? h("button", { class: "ghost small", dataset: { action: "reenter", tournament: t.tournament_id },
+          onclick: () => ctx.reenter(t.tournament_id) }, tr("Re-enter ({entry})", { entry: chips(t.entry) })) : null,
       open && terms.bots_allowed ? h("button", { class: "ghost small", dataset: { action: "add_bots", tournament: t.tournament_id },
         title: tr("the creator may fill the free seats with BOTs"), onclick: () => ctx.addBots(t.tournament_id) }, tr("Fill with BOTs")) : null,
       t.status === "running" && detail?.tables?.length && registered ? h("button", { class: "small", dataset: { action: "open-tournament-table" },
