@@ -131,6 +131,11 @@ def test_r9_14_tables_finish_their_hand_hold_through_the_break_and_resume_by_tim
     after = [h for h in hands if h["started_ms"] >= ends - 1_000]
     assert after and all(h["level"] == 2 for h in after)
     assert all(h["level"] == 1 for h in hands if h["started_ms"] < starts)
+    levels = [e for e in tournaments.export_log(simulation.service.deps,
+                                                simulation.tournament_id)
+              if e["type"] == "level" and e["level"] == 2]
+    assert [e["break"] for e in levels] == [{"after_level": 1, "minutes": 5,
+                                             "starts_ms": starts, "ends_ms": ends}]
     while not simulation.finished():  # and the tournament plays on to its end (audited)
         assert simulation.step()
 
@@ -149,3 +154,15 @@ def test_r9_14_players_are_told_when_play_resumes() -> None:
     assert table.tournament is not None and table.tournament.hold == Hold.PAUSE
     hold = mtt.hold_timers(table, starts)
     assert [t.due_ms for t in hold] == [starts + 5 * MINUTE_MS]
+
+
+def test_r9_14_the_terminal_client_reads_the_break_in_five_languages() -> None:
+    from naiko_client import i18n
+    from naiko_client.render import Narrator
+
+    event = {"kind": "break_started", "after_level": 6, "minutes": 5,
+             "resumes_ms": 1_700_003_900_000, "next_level": 7}
+    assert Narrator().narrate([event]) == ["A 5-minute break: play resumes with level 7"]
+    text = "A {minutes}-minute break: play resumes with level {level}"
+    for language in ("pl", "pt", "vi", "ro"):
+        assert i18n.CATALOGUES[language][text] != text
