@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naiko.state import AnteMode, Variant
 from naiko.tournaments.structures import (
@@ -166,3 +166,35 @@ def test_r9_14_the_terminal_client_reads_the_break_in_five_languages() -> None:
     text = "A {minutes}-minute break: play resumes with level {level}"
     for language in ("pl", "pt", "vi", "ro"):
         assert i18n.CATALOGUES[language][text] != text
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(12, 30), st.sampled_from([6, 9]), st.integers(1, 5), st.integers(5, 20),
+       st.integers(0, 2**32))
+def test_r9_14_property_random_tournaments_with_breaks_keep_every_invariant(
+        players: int, seats: int, minutes: int, every: int, seed: int) -> None:
+    """Random fields with breaks played to the end: the seating invariants of
+    ``test_mtt_properties`` after every transaction (chips conserved, nobody at two tables,
+    counts), the ledger identity, one winner and the whole pool paid; and no hand of the log
+    dealt in a break, every hand at the level of its deal time."""
+    from test_mtt_properties import check_seating
+
+    base = terms_for("mtt", Variant.NLHE, 10, players)
+    levels = base.structure.levels
+    structure = BlindStructure(levels, hourly_breaks(levels, minutes, every))
+    terms = replace(base, seat_count=seats, structure=structure)
+    simulation = Simulation(terms, players, seed, check=True)
+    simulation.tournaments.invariants = lambda: check_seating(simulation)  # type: ignore[attr-defined]
+    simulation.store.invariants = lambda: check_seating(simulation)  # type: ignore[attr-defined]
+    log = simulation.run()
+    record = simulation.tournaments.load(simulation.tournament_id)
+    assert record.started_ms is not None
+    for hand in (e for e in log if e["type"] == "hand"):
+        on = break_at(structure, record.started_ms, hand["started_ms"])
+        assert on is None or on.ends_ms - hand["started_ms"] <= mtt.BREAK_TOLERANCE_MS, hand
+        assert hand["level"] == level_at(structure, record.started_ms,
+                                         hand["started_ms"]).level.number
+    assert record.status is TournamentStatus.FINISHED and record.players_left == 1
+    finished = next(e for e in log if e["type"] == "finished")
+    assert sum(finished["prizes"].values()) == sum(record.payouts)
+    assert record.pool_held == 0 and simulation.store.audit().holds
