@@ -7,6 +7,12 @@ client says the same sentence (``js/narrate.js``) the texts are the same."""
 from __future__ import annotations
 
 TEXTS: dict[str, tuple[str, str, str, str]] = {
+    "A {minutes}-minute break: play resumes with level {level}": (
+        "Przerwa ({minutes} min): gra wznowi się od poziomu {level}",
+        "Intervalo de {minutes} min: o jogo recomeça no nível {level}",
+        "Nghỉ giải lao {minutes} phút: chơi tiếp với cấp {level}",
+        "Pauză de {minutes} min: jocul se reia cu nivelul {level}",
+    ),
     "{n} destellos left": (
         "zostało Destellos: {n}",
         "restam {n} Destellos",

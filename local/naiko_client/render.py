@@ -669,6 +669,9 @@ class Narrator:
                           blinds=level_text(e), next=level_text(following))
             return tr("Level {level}: blinds {blinds} (the last level: it goes on)",
                       level=e.get("level"), blinds=level_text(e))
+        if kind == "break_started":
+            return tr("A {minutes}-minute break: play resumes with level {level}",
+                      minutes=int(e.get("minutes") or 0), level=e.get("next_level"))
         if kind == "eliminated":
             who = self.player(e.get("player_id"))
             place = ordinal(int(e.get("place") or 0))

@@ -29,7 +29,14 @@ from typing import Any
 
 from naiko.cards import seeded_random
 from naiko.state import Variant
-from naiko.tournaments.structures import TournamentKind, TournamentTerms, from_preset
+from naiko.tournaments.structures import (
+    BlindStructure,
+    InvalidTerms,
+    TournamentKind,
+    TournamentTerms,
+    from_preset,
+    hourly_breaks,
+)
 from naiko_service.auth import bot_id
 from naiko_service.ledger import Audit
 from naiko_service.memory import (
@@ -273,13 +280,18 @@ def main(argv: list[str] | None = None) -> int:
                           "registration to the end of level 4)")
     simulate.add_argument("--no-check", action="store_true",
                           help="skip the ledger check after every transaction")
+    simulate.add_argument("--breaks", type=int, default=None, metavar="MINUTES",
+                          help="mtt: a break of MINUTES every hour of play (R9.14)")
+    simulate.add_argument("--break-every", type=int, default=60, metavar="MINUTES",
+                          help="with --breaks: play between breaks (default 60)")
     export = commands.add_parser("export", help="a deployed tournament's log as JSON Lines")
     export.add_argument("--tournament", required=True)
     export.add_argument("--out", type=Path, default=None)
     schedule = commands.add_parser("schedule", help="list a scheduled tournament (ops)")
     schedule.add_argument("--tournament", required=True, help="its id")
     schedule.add_argument("--name", required=True)
-    schedule.add_argument("--preset", default="mtt_turbo", choices=("mtt_turbo", "mtt_deep"))
+    schedule.add_argument("--preset", default="mtt_turbo", choices=("mtt_turbo", "mtt_deep",
+                                                                   "mtt_deep_breaks"))
     schedule.add_argument("--variant", choices=[v.value for v in Variant], default="NLHE")
     schedule.add_argument("--entry", type=int, required=True)
     schedule.add_argument("--starts", required=True, type=_utc,
@@ -322,6 +334,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.reentries:
         terms = replace(terms, late_registration_level=4, entries_per_player=3,
                         max_players=max(terms.max_players, players + args.reentries))
+    if args.breaks is not None:
+        if args.kind != "mtt":
+            parser.error("only a scheduled tournament (--kind mtt) publishes breaks")
+        levels = terms.structure.levels
+        try:
+            terms = replace(terms, structure=BlindStructure(levels, hourly_breaks(
+                levels, args.breaks, args.break_every)))
+        except InvalidTerms as error:
+            parser.error(str(error))
     simulation = Simulation(terms, players, args.seed, check=not args.no_check,
                             reentries=args.reentries)
     log = simulation.run()
@@ -332,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{(finished['at_ms'] - log[0]['at_ms']) / 60_000:.1f} virtual minutes, "
           f"{simulation.executions} timer executions; winner {next(iter(finished['places']))}"
           + (f"; {simulation.reentered} re-entries" if args.reentries else ""),
+          + (f"; {len(terms.structure.breaks)} breaks published" if terms.structure.breaks
+             else ""),
           file=sys.stderr)
     return 0
 

@@ -49,6 +49,8 @@ SMALLEST: dict[str, list[str]] = {
 HELP_ONLY: dict[str, str] = {
     "bench_cold_start.py": "builds the layer twice: ~10 s a run",
     "bench_evaluator.py": "~7 s even with --quick",
+    "bench_registration_rush.py": "a rush of thousands of registrations, on moto too (minutes)",
+    "bench_watchers.py": "a table of 10,000 spectators, twice (minutes)",
     "bench_tournament.py": "~11 s at 20 players",
     "fault_matrix.py": "~15 s for one seed, one port, one call per site",
     "grant_chips.py": "writes to AWS DynamoDB",

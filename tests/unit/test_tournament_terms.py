@@ -291,7 +291,7 @@ def test_malformed_stored_terms_raise_invalid_terms(breakage: Any) -> None:
 
 def test_presets_are_what_their_docstrings_say() -> None:
     assert set(PRESETS) == {"sng_6max_turbo", "sng_9max_turbo", "sng_headsup_hyper",
-                            "spin_3max_hyper", "mtt_deep", "mtt_turbo"}
+                            "spin_3max_hyper", "mtt_deep", "mtt_turbo", "mtt_deep_breaks"}
     spin = spin_3max_hyper(10)
     assert (spin.kind, spin.seat_count, spin.starting_stack, spin.payout) == (
         TournamentKind.SPIN, 3, 500, PayoutRule.SPIN)

@@ -179,6 +179,20 @@ class LevelChanged(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BreakStarted(Event):
+    """R9.14: the table finished its hand and pauses for the published break after level
+    ``after_level``; play resumes at ``resumes_ms`` (epoch ms) with level ``next_level``. No
+    hand, decision clock or level runs until then."""
+
+    kind: ClassVar[str] = "break_started"
+    recorded: ClassVar[bool] = False
+    after_level: int
+    minutes: int
+    resumes_ms: int
+    next_level: int
+
+
+@dataclass(frozen=True, slots=True)
 class Eliminated(Event):
     """R9.5, R9.9: the player is out of the tournament in ``place``, winning ``prize``
     account chips (0 outside the prizes)."""

@@ -60,6 +60,8 @@ class Hold(StrEnum):
     """The final table is being formed (R9.7)."""
     HFH = "hfh"
     """Hand-for-hand: waiting for the other tables to finish the round (R9.8)."""
+    PAUSE = "pause"
+    """A published break (R9.14): the table finished its hand and waits for play to resume."""
 
 
 class TimerKind(StrEnum):

@@ -16,7 +16,7 @@ table computes it when it deals; nothing about levels is stored.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
@@ -151,6 +151,52 @@ class BlindLevel:
             raise InvalidTerms(f"bad blind level: {exc!r}") from exc
 
 
+MAX_BREAK_MINUTES = 60
+"""The longest break a structure may publish (R9.14)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """R9.14: a published break of *minutes* after level *after_level* ends; play resumes with
+    the next level when it is over (the break's time counts for no level)."""
+
+    after_level: int
+    minutes: int
+
+    def __post_init__(self) -> None:
+        _ints(("after_level", self.after_level), ("minutes", self.minutes))
+        if self.after_level < 1:
+            raise InvalidTerms(f"a break comes after a level (1, 2, ...), not after "
+                               f"{self.after_level}", rule_id="R9.14")
+        if not 0 < self.minutes <= MAX_BREAK_MINUTES:
+            raise InvalidTerms(f"a break lasts 1..{MAX_BREAK_MINUTES} minutes, not "
+                               f"{self.minutes}", rule_id="R9.14")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The break as a JSON-compatible dict."""
+        return {"after_level": self.after_level, "minutes": self.minutes}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Break:
+        """Parse :meth:`to_dict`'s output.
+
+        :raises InvalidTerms: If a field is missing or invalid.
+        """
+        try:
+            return cls(data["after_level"], data["minutes"])
+        except (KeyError, TypeError) as exc:
+            raise InvalidTerms(f"bad break: {exc!r}", rule_id="R9.14") from exc
+
+
+class BreakTime(NamedTuple):
+    """A break in progress (R9.14): when it started (the end of the level before it) and when
+    play resumes (the start of the level after it)."""
+
+    brk: Break
+    starts_ms: int
+    ends_ms: int
+
+
 class LevelTime(NamedTuple):
     """The level in effect at a moment, when it started and when the next one starts."""
 
@@ -168,10 +214,21 @@ class BlindStructure:
     level differs from the one before."""
 
     levels: tuple[BlindLevel, ...]
+    breaks: tuple[Break, ...] = ()
+    """R9.14: the published breaks, in level order, each after a level but the last (which goes
+    on for ever); ``()``: none."""
 
     def __post_init__(self) -> None:
         levels = tuple(self.levels)
         object.__setattr__(self, "levels", levels)
+        breaks = tuple(self.breaks)
+        object.__setattr__(self, "breaks", breaks)
+        if any(not isinstance(b, Break) for b in breaks):
+            raise InvalidTerms("breaks must be Break instances", rule_id="R9.14")
+        after = [b.after_level for b in breaks]
+        if after != sorted(set(after)) or any(a >= len(levels) for a in after):
+            raise InvalidTerms(f"breaks come once each, in order, after a level before the last "
+                               f"(1..{len(levels) - 1}), not after {after}", rule_id="R9.14")
         if not levels or any(not isinstance(level, BlindLevel) for level in levels):
             raise InvalidTerms("a structure has at least one BlindLevel", rule_id="R9.3")
         for index, (before, level) in enumerate(zip((None, *levels), levels, strict=False)):
@@ -203,6 +260,10 @@ class BlindStructure:
         last one."""
         return self.levels[level.number] if level.number < len(self.levels) else None
 
+    def break_after(self, number: int) -> Break | None:
+        """The break published after level *number*, if any (R9.14)."""
+        return next((b for b in self.breaks if b.after_level == number), None)
+
     def level_start_ms(self, started_ms: int, number: int) -> int:
         """When level *number* (1..len) starts, for a tournament started at *started_ms*.
 
@@ -211,11 +272,16 @@ class BlindStructure:
         if not 1 <= number <= len(self.levels):
             raise InvalidTerms(f"no level {number} in a structure of {len(self.levels)}",
                                rule_id="R9.3")
-        return started_ms + MINUTE_MS * sum(level.minutes for level in self.levels[:number - 1])
+        return started_ms + MINUTE_MS * (
+            sum(level.minutes for level in self.levels[:number - 1])
+            + sum(b.minutes for b in self.breaks if b.after_level < number))
 
     def to_dict(self) -> dict[str, Any]:
-        """The structure as a JSON-compatible dict."""
-        return {"levels": [level.to_dict() for level in self.levels]}
+        """The structure as a JSON-compatible dict (``breaks`` only when there are some)."""
+        out: dict[str, Any] = {"levels": [level.to_dict() for level in self.levels]}
+        if self.breaks:
+            out["breaks"] = [b.to_dict() for b in self.breaks]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BlindStructure:
@@ -227,7 +293,11 @@ class BlindStructure:
             rows = data["levels"]
             if not isinstance(rows, list):
                 raise TypeError("levels must be a list")
-            return cls(tuple(BlindLevel.from_dict(row) for row in rows))
+            breaks = data.get("breaks", [])
+            if not isinstance(breaks, list):
+                raise TypeError("breaks must be a list")
+            return cls(tuple(BlindLevel.from_dict(row) for row in rows),
+                       tuple(Break.from_dict(row) for row in breaks))
         except (KeyError, TypeError) as exc:
             raise InvalidTerms(f"bad blind structure: {exc!r}") from exc
 
@@ -246,17 +316,73 @@ def level_at(structure: BlindStructure, started_ms: int, now_ms: int) -> LevelTi
     >>> level_at(s, 1_000, 1_000 + 5 * 60_000)  # doctest: +ELLIPSIS
     LevelTime(level=BlindLevel(number=2, ...), started_ms=301000, next_ms=None)
 
+    During a published break (R9.14) no level runs: the level returned is the one play resumes
+    with, ``started_ms`` the break's end (still to come); a break's minutes count for no level.
+
+    >>> b = BlindStructure(s.levels, (Break(1, 5),))
+    >>> level_at(b, 0, 5 * 60_000).level.number, level_at(b, 0, 5 * 60_000).started_ms
+    (2, 600000)
+
     :param structure: The published structure.
     :param started_ms: The tournament's start (epoch milliseconds).
     :param now_ms: The moment asked about, e.g. when a hand is dealt.
     """
     start = started_ms
+    last = len(structure.levels)
     for level in structure.levels:
         end = start + level.minutes * MINUTE_MS
-        if now_ms < end or level.number == len(structure.levels):
-            return LevelTime(level, start, end if level.number < len(structure.levels) else None)
-        start = end
+        if now_ms < end or level.number == last:
+            return LevelTime(level, start, None if level.number == last
+                             else end + _break_ms(structure, level.number))
+        start = end + _break_ms(structure, level.number)
+        if now_ms < start:  # in the break after this level: the next one is what comes
+            following = structure.levels[level.number]
+            ends = start + following.minutes * MINUTE_MS
+            return LevelTime(following, start, None if following.number == last
+                             else ends + _break_ms(structure, following.number))
     raise AssertionError("unreachable: a structure has at least one level")
+
+
+def _break_ms(structure: BlindStructure, number: int) -> int:
+    brk = structure.break_after(number)
+    return 0 if brk is None else brk.minutes * MINUTE_MS
+
+
+def break_at(structure: BlindStructure, started_ms: int, now_ms: int) -> BreakTime | None:
+    """R9.14: the published break in progress at *now_ms* (from its start, inclusive, to its
+    end, exclusive: play resumes at that millisecond), ``None`` outside breaks.
+
+    >>> s = BlindStructure((BlindLevel(1, 10, 20, 0, AnteMode.NONE, 5),
+    ...                     BlindLevel(2, 15, 30, 0, AnteMode.NONE, 5)), (Break(1, 3),))
+    >>> break_at(s, 0, 5 * 60_000), break_at(s, 0, 8 * 60_000)
+    (BreakTime(brk=Break(after_level=1, minutes=3), starts_ms=300000, ends_ms=480000), None)
+    """
+    for brk in structure.breaks:
+        starts = structure.level_start_ms(started_ms, brk.after_level) + MINUTE_MS * \
+            structure.levels[brk.after_level - 1].minutes
+        ends = starts + brk.minutes * MINUTE_MS
+        if starts <= now_ms < ends:
+            return BreakTime(brk, starts, ends)
+        if now_ms < starts:
+            return None
+    return None
+
+
+def hourly_breaks(levels: Sequence[BlindLevel], minutes: int = 5,
+                  every_minutes: int = 60) -> tuple[Break, ...]:
+    """R9.14: a break of *minutes* after each level at whose end another *every_minutes* of
+    play have passed (the rooms' "5 minutes every hour"), never after the last level.
+
+    >>> rows = [BlindLevel(n, 10 * n, 20 * n, 0, AnteMode.NONE, 20) for n in range(1, 8)]
+    >>> hourly_breaks(rows)
+    (Break(after_level=3, minutes=5), Break(after_level=6, minutes=5))
+    """
+    out, played = [], 0
+    for level in levels[:-1]:
+        before, played = played, played + level.minutes
+        if played // every_minutes > before // every_minutes:
+            out.append(Break(level.number, minutes))
+    return tuple(out)
 
 
 # -- the terms -----------------------------------------------------------------------------------
@@ -361,6 +487,9 @@ class TournamentTerms:
         if self.entries_per_player > 1 and late is None:
             raise InvalidTerms("re-entry needs late registration: a player re-enters while it "
                                "is open", rule_id="R9.12")
+        if self.structure.breaks and self.kind is not TournamentKind.SCHEDULED:
+            raise InvalidTerms(f"a {self.kind} publishes no breaks: only a scheduled "
+                               f"tournament does", rule_id="R9.14")
         if (self.payout is PayoutRule.SPIN) != (self.kind is TournamentKind.SPIN):
             raise InvalidTerms("a Spin, and only a Spin, uses the spin payout rule",
                                rule_id="R9.10")
@@ -657,6 +786,18 @@ def mtt_turbo(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
                            time_bank=TURBO_TIME_BANK)
 
 
+def mtt_deep_breaks(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
+    """:func:`mtt_deep` with the big rooms' breaks (R9.14): 5 minutes every hour of play,
+    after levels 6, 12, 18, ... (10-minute levels); late registration ends with level 12, at
+    the start of the second break.
+
+    :raises InvalidTerms: If the entry is not positive.
+    """
+    terms = mtt_deep(entry, variant)
+    levels = terms.structure.levels
+    return replace(terms, structure=BlindStructure(levels, hourly_breaks(levels)))
+
+
 Preset: TypeAlias = Callable[[int, Variant], TournamentTerms]
 """Builds a preset's terms from the entry and the variant."""
 
@@ -667,6 +808,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
     "spin_3max_hyper": spin_3max_hyper,
     "mtt_deep": mtt_deep,
     "mtt_turbo": mtt_turbo,
+    "mtt_deep_breaks": mtt_deep_breaks,
 })
 """The presets by name."""
 

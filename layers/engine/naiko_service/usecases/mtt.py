@@ -32,8 +32,9 @@ from naiko import commands as cmd
 from naiko.state import TableState
 from naiko.tournaments import seating as rules
 from naiko.tournaments.seating import TableSeats
+from naiko.tournaments.structures import break_at
 
-from ..notices import FinalTable, PlayerMoved
+from ..notices import BreakStarted, FinalTable, PlayerMoved
 from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
 from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
@@ -41,6 +42,11 @@ from . import arming, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
 from .tournament_tables import Out, close_late, give_places, log_entry
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
+
+BREAK_TOLERANCE_MS = 1_000
+"""A break is over for a table this close to its end (R9.14): its wake-up may fire that early
+(:data:`~.timers.WAKE_TOLERANCE_MS`); the hand then dealt has the next level
+(:func:`~naiko.tournaments.structures.level_at` gives it during a break)."""
 
 HOLD_POLL_MS = 15_000
 """A held table looks again this often (its ``hold`` timer): it backs up a lost release."""
@@ -775,7 +781,28 @@ def hold_timers(record: TableRecord, now: int) -> list[Timer]:
     prefix = f"hold:{info.hold}:{info.number}:"
     existing = next((t for t in record.timers if t.token.startswith(prefix)), None)
     due = now + HOLD_POLL_MS
+    if info.hold == Hold.PAUSE:  # R9.14: the break's end (a hold:pause:<n>:<resume> timer)
+        brk = break_at(info.structure, info.started_ms, now)
+        due = brk.ends_ms if brk is not None else now
     return [existing or Timer(f"{prefix}{due}", TimerKind.HOLD, due)]
+
+
+def at_break(record: TableRecord, now: int, outcome: Outcome) -> bool:
+    """R9.14: whether a published break is on at *now* (or ends within a timer's tolerance,
+    :data:`~.timers.WAKE_TOLERANCE_MS`: the wake-up at its end may come that early). The
+    first time a table finds it on, between hands, it holds (:attr:`Hold.PAUSE`, its
+    ``hold`` timer due when play resumes) and tells its players when that is
+    (``break_started``)."""
+    info = record.tournament
+    assert info is not None
+    brk = break_at(info.structure, info.started_ms, now)
+    if brk is None or brk.ends_ms - now <= BREAK_TOLERANCE_MS:
+        return False
+    outcome.events.append(BreakStarted(after_level=brk.brk.after_level,
+                                       minutes=brk.brk.minutes, resumes_ms=brk.ends_ms,
+                                       next_level=brk.brk.after_level + 1))
+    record.tournament = replace(info, hold=Hold.PAUSE)
+    return True
 
 
 def on_hold(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:

@@ -23,7 +23,13 @@ from typing import Any
 from naiko.state import Variant
 from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.seating import initial_seating
-from naiko.tournaments.structures import InvalidTerms, TournamentKind, from_preset, level_at
+from naiko.tournaments.structures import (
+    MINUTE_MS,
+    InvalidTerms,
+    TournamentKind,
+    from_preset,
+    level_at,
+)
 
 from .. import pages
 from .. import protocol as p
@@ -803,16 +809,25 @@ def _fire(deps: Deps, token: str | None, new: TournamentRecord, now: int,
 
 
 def _record_level(new: TournamentRecord, now: int, timer: Timer, plan: Plan) -> None:
-    """R9.3: the level that started, once, in the log; the next level's timer."""
+    """R9.3: the level that started, once, in the log; the next level's timer. A level after a
+    published break (R9.14) says so: ``break`` (``after_level``, ``minutes``, ``starts_ms``,
+    ``ends_ms``), so an auditor checks that no hand was dealt in it."""
     assert new.started_ms is not None
-    at = level_at(new.terms.structure, new.started_ms, max(now, timer.due_ms))
+    structure = new.terms.structure
+    at = level_at(structure, new.started_ms, max(now, timer.due_ms))
     if at.level.number > new.level:
         new.level = at.level.number
         level = at.level
+        extra: dict[str, Any] = {}
+        brk = structure.break_after(level.number - 1)
+        if brk is not None:
+            extra["break"] = {"after_level": brk.after_level, "minutes": brk.minutes,
+                              "starts_ms": at.started_ms - brk.minutes * MINUTE_MS,
+                              "ends_ms": at.started_ms}
         plan.writes.append(log_entry(new, at.started_ms, "level", level=level.number,
                                      small_blind=level.small_blind,
                                      big_blind=level.big_blind, ante=level.ante,
-                                     ante_mode=level.ante_mode.value))
+                                     ante_mode=level.ante_mode.value, **extra))
     schedule_level(new, now)
 
 

@@ -22,8 +22,12 @@ class MttPolicy(SitAndGoPolicy):
 
     def may_deal(self, deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> bool:
         """The next hand is due: the moves waiting for this table, a break, the final table,
-        hand-for-hand decide whether it deals now (:func:`naiko_service.usecases.mtt.at_deal`)."""
-        return not self.held(record) and tables.at_deal(deps, record, now, outcome)
+        hand-for-hand decide whether it deals now (:func:`naiko_service.usecases.mtt.at_deal`);
+        during a published break it holds until play resumes (R9.14,
+        :func:`naiko_service.usecases.mtt.at_break`)."""
+        if self.held(record) or tables.at_break(record, now, outcome):
+            return False
+        return tables.at_deal(deps, record, now, outcome)
 
     def before_deal(self, deps: Deps, record: TableRecord, now: int,
                     outcome: Outcome) -> frozenset[int]:

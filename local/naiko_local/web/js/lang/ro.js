@@ -268,6 +268,7 @@ export default {
  "The host changed {changes} (from the next hand)": "Gazda a schimbat {changes} (de la mâna următoare)",
  "The host changed {changes}": "Gazda a schimbat {changes}",
  "The table is paused": "Masa este în pauză",
+ "A {minutes}-minute break: play resumes with level {level}": "Pauză de {minutes} min: jocul se reia cu nivelul {level}",
  "The table resumes": "Masa se reia",
  "The tournament starts: prize pool {pool}, Spin x{multiplier}": "Turneul începe: fond de premii {pool}, Spin x{multiplier}",
  "The tournament starts: prize pool {pool}": "Turneul începe: fond de premii {pool}",
