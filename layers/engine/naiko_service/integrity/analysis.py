@@ -17,16 +17,19 @@ Each hand is replayed from its stored log (every hole card is in it) into :class
   × pot after a call − the call) or the chips put in were expected to lose. A cooler (a
   strong hand beaten by a stronger one) is not a giveaway: the caller's hand was strong;
 - **heads-up rounds**: postflop betting rounds that two players began alone (nobody else
-  left, neither all-in), and whether either bet or raised in it.
+  left, neither all-in), whether either bet or raised in it, and the strength bin of the
+  stronger of the two hands on that street.
 
 :class:`Review` sums them per pair of accounts and scores (:meth:`Review.flags`):
 
 - **dumping** (giver → taker): how improbable the giver's telling choices against the taker
   are, each stratum's compared with the giver's own rate against everybody else, weighted by
-  the stakes: a Chernoff bound on the weighted tail, as ``-log10`` (score 3: one chance in a
-  thousand), with the chips given and the net chip flow one way;
+  the stakes, together with the taker's side (its bets behind into the giver when checked
+  to, against its own rate elsewhere): a Chernoff bound on the weighted tail, as ``-log10``
+  (score 3: one chance in a thousand), with the chips given and the net chip flow one way;
 - **soft play** (a pair): how improbable it is that two players so rarely bet into each other
-  heads-up, given how often each bets heads-up against others, a binomial tail as ``-log10``;
+  heads-up, each round compared with the two players' rounds of the same strength against
+  others, an exact tail as ``-log10``;
 - **ring** (multi-accounting): accounts that nearly always sit together (each pair's shared
   hands over the less active account's hands) and soft-play each other, as a group.
 
@@ -584,8 +587,10 @@ class Review:
         telling choice against others (shrunk toward the population's) is the chance that an
         independent player takes it against the taker too. Each decision weighs its stake;
         the score is :func:`weighted_tail` of the stakes of the telling choices taken. The
-        direction matters: the taker's decisions against the giver are the reverse pair's,
-        scored apart.
+        taker's side joins them: its decisions checked to while behind the giver (betting is
+        the telling choice: the giver, ahead, folds it the pot), at the taker's own rate. The
+        direction is the flag's one-way test (:meth:`flags`): the reverse pair, scored apart,
+        shares the taker's bets and has the giver's bets behind.
         """
         own: dict[tuple[str, tuple[str, bool, int]], list[int]] = defaultdict(lambda: [0, 0])
         everybody: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
