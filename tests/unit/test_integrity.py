@@ -30,10 +30,12 @@ from naiko_service.integrity.analysis import (
     Decision,
     Giveaway,
     HandFacts,
+    HeadsUpRound,
     Review,
     Thresholds,
     binomial_low_tail,
     hand_facts,
+    poisson_binomial_low_tail,
     weighted_tail,
 )
 from naiko_service.integrity.population import STAKES, Plan, simulate
@@ -219,7 +221,89 @@ def test_r10_3_accounts_always_together_soft_playing_each_other_are_a_ring():
     assert rings[0].details["coseating"] == 1.0
 
 
+def test_r10_3_a_checked_down_round_tells_by_the_strength_in_it():
+    """Facts of 4,000 heads-up rounds among ten accounts: everybody bets 80 % of the rounds
+    with a strong hand in them (the top strength bin), 20 % of those with two weak hands. A
+    and B check down 14 rounds with a strong hand: flagged; C and D check down 14 rounds of
+    weak hands, as everybody mostly does: not flagged (at one rate for all rounds, about half,
+    both pairs would score about 4.3, both flagged)."""
+    rnd = random.Random(5)
+    accounts = ["A", "B", "C", "D", *"EFGHIJ"]
+    review = Review()
+    for number in range(4000):
+        players = tuple(sorted(rnd.sample(accounts, 2)))
+        if players in (("A", "B"), ("C", "D")):
+            continue  # the two pairs' rounds together are only theirs below
+        strong = rnd.random() < 0.5
+        facts = HandFacts(("synthetic", number), players, "cash")
+        facts.rounds.append(HeadsUpRound(players, rnd.random() < (0.8 if strong else 0.2),
+                                         len(STRENGTH_BINS) if strong else 0))
+        review.add_facts(facts)
+    for pair, strength in ((("A", "B"), len(STRENGTH_BINS)), (("C", "D"), 0)):
+        for number in range(14):
+            facts = HandFacts((f"{pair}", number), pair, "cash")
+            facts.rounds.append(HeadsUpRound(pair, False, strength))
+            review.add_facts(facts)
+    scores = review.soft_scores()
+    assert scores[("A", "B")] > 8  # 14 x -log10(0.2 or so)
+    assert scores[("C", "D")] < 2
+    assert [f.accounts for f in review.flags() if f.kind == "soft_play"] == [("A", "B")]
+
+
+def test_r10_3_a_heads_up_round_records_the_stronger_hand():
+    facts = hand_facts(normal("A", "B", aggressive=False))
+    assert facts is not None
+    # Q-J and 9-8 on 2-5-7-K-A: no pair, a draw, nothing; neither hand near the top bin
+    bins = [r.strength_bin for r in facts.rounds]
+    assert len(bins) == 3 and all(0 <= b < len(STRENGTH_BINS) for b in bins)
+    strong = hand_facts(scripted({"A": "KhKd", "B": "9c8c"}, "Ks5d7h2c3s",
+                                 [("A", "call", 0), ("B", "check", 0)]
+                                 + [("B", "check", 0), ("A", "check", 0)] * 3))
+    assert strong is not None
+    assert [r.strength_bin for r in strong.rounds] == [len(STRENGTH_BINS)] * 3  # sets of Kings
+
+
+def _taker_side_review(taker_bluffs_giver: float) -> Review:
+    """Facts of 2,000 heads-up hands among ten accounts (G and T in one in 40): facing a bet
+    while ahead everybody folds a fifth of the time, G (a wild player) half the time whoever
+    bets, and 60 % of the time against T; checked to while behind everybody bets a fifth of
+    the time, T against G *taker_bluffs_giver* of the time."""
+    rnd = random.Random(7)
+    accounts = ["G", "T", *"CDEFGHIJ"[:8]]
+    review = Review()
+    for number in range(2000):
+        players = tuple(rnd.sample(accounts, 2)) if number % 40 else ("G", "T")
+        facts = HandFacts(("synthetic", number), players, "cash")
+        for actor, opponent in (players, players[::-1]):
+            fold = 0.6 if (actor, opponent) == ("G", "T") else 0.5 if actor == "G" else 0.2
+            bluff = taker_bluffs_giver if (actor, opponent) == ("T", "G") else 0.2
+            folded = rnd.random() < fold
+            facts.decisions.append(Decision(actor, opponent, ("ahead_facing_bet", False, 3),
+                                            20.0, folded, 10.0 if folded else 0.0, "turn", 0.7))
+            facts.decisions.append(Decision(actor, opponent, ("behind_checked_to", False, 0),
+                                            20.0, rnd.random() < bluff, 0.0, "river", 0.2))
+            if folded:
+                facts.giveaways.append(Giveaway(actor, opponent, 10.0, "folded_ahead", "turn"))
+                facts.flow[(actor, opponent)] = 10.0
+        review.add_facts(facts)
+    return review
+
+
+def test_r10_3_the_taker_betting_into_the_giver_adds_to_the_dumping_score():
+    """G's folds to T alone are not improbable enough for its wild style; T betting behind
+    into G when checked to (G, ahead, then folds) makes the pair's transfer improbable."""
+    alone, both = _taker_side_review(0.2), _taker_side_review(0.9)
+    assert alone.dumping_scores()[("G", "T")] < Thresholds().dumping_score \
+        <= both.dumping_scores()[("G", "T")]
+    assert [f.accounts for f in alone.flags() if f.kind == "dumping"] == []
+    assert [f.accounts for f in both.flags() if f.kind == "dumping"] == [("G", "T")]
+
+
 def test_r10_3_the_tails_are_improbabilities():
+    assert poisson_binomial_low_tail(3, [0.4] * 30) == pytest.approx(binomial_low_tail(3, 30, 0.4))
+    # P(K = 0) of chances 0.5 and 0.9: 0.5 x 0.1
+    assert poisson_binomial_low_tail(0, [0.5, 0.9]) == pytest.approx(-math.log10(0.05))
+    assert poisson_binomial_low_tail(0, [0.999] * 2000) > 5000  # no underflow to 0
     assert binomial_low_tail(0, 30, 0.5) > 9 > binomial_low_tail(10, 30, 0.5) > 0
     assert binomial_low_tail(15, 30, 0.5) == 0.0
 

@@ -17,16 +17,19 @@ Each hand is replayed from its stored log (every hole card is in it) into :class
   × pot after a call − the call) or the chips put in were expected to lose. A cooler (a
   strong hand beaten by a stronger one) is not a giveaway: the caller's hand was strong;
 - **heads-up rounds**: postflop betting rounds that two players began alone (nobody else
-  left, neither all-in), and whether either bet or raised in it.
+  left, neither all-in), whether either bet or raised in it, and the strength bin of the
+  stronger of the two hands on that street.
 
 :class:`Review` sums them per pair of accounts and scores (:meth:`Review.flags`):
 
 - **dumping** (giver → taker): how improbable the giver's telling choices against the taker
   are, each stratum's compared with the giver's own rate against everybody else, weighted by
-  the stakes: a Chernoff bound on the weighted tail, as ``-log10`` (score 3: one chance in a
-  thousand), with the chips given and the net chip flow one way;
+  the stakes, together with the taker's side (its bets behind into the giver when checked
+  to, against its own rate elsewhere): a Chernoff bound on the weighted tail, as ``-log10``
+  (score 3: one chance in a thousand), with the chips given and the net chip flow one way;
 - **soft play** (a pair): how improbable it is that two players so rarely bet into each other
-  heads-up, given how often each bets heads-up against others, a binomial tail as ``-log10``;
+  heads-up, each round compared with the two players' rounds of the same strength against
+  others, an exact tail as ``-log10``;
 - **ring** (multi-accounting): accounts that nearly always sit together (each pair's shared
   hands over the less active account's hands) and soft-play each other, as a group.
 
@@ -89,7 +92,7 @@ class Thresholds:
     """A decision weighs its stake in big blinds, up to this (no single pot decides)."""
     dumping_score: float = 2.0
     """A directed pair is flagged from this ``-log10`` tail (a Chernoff bound, above the
-    true chance: measured, no innocent pair of 20,000 hands reached it)..."""
+    true chance: measured, 2 of 3,308 innocent directed pairs of 20,000 hands reached it)..."""
     dumping_min_bb: float = 25.0
     """...with at least this many big blinds given away to that player (giveaways: in hands
     the giver lost and the taker won), and more than the taker gave back."""
@@ -157,6 +160,10 @@ class HeadsUpRound:
     """Sorted player ids."""
     aggressive: bool
     """Either bet or raised in it."""
+    strength_bin: int = 0
+    """The bin (:data:`STRENGTH_BINS`) of the stronger of the two hands' strength on that
+    street's board: a round with a strong hand in it is bet far more often than one with
+    two weak ones, so checking it down tells more."""
 
 
 @dataclass(slots=True)
@@ -263,6 +270,7 @@ class _Replay:
         self.aggressor: int | None = None
         self.round_pair: tuple[int, int] | None = None
         self.round_aggressive = False
+        self.round_bin = 0
         self.pending: list[Decision] = []
 
     def run(self) -> None:
@@ -313,12 +321,15 @@ class _Replay:
         if len(self.live) == 2 and len(contenders) == 2:
             self.round_pair = (contenders[0], contenders[1])
             self.round_aggressive = False
+            self.round_bin = max(
+                (sum(1 for edge in STRENGTH_BINS if self.eq.absolute(self.holes[s], board) >= edge)
+                 for s in contenders if s in self.holes), default=0)
 
     def _close_round(self) -> None:
         if self.round_pair is not None:
             a, b = (self.player[s] for s in self.round_pair)
             pair = (a, b) if a < b else (b, a)
-            self.facts.rounds.append(HeadsUpRound(pair, self.round_aggressive))
+            self.facts.rounds.append(HeadsUpRound(pair, self.round_aggressive, self.round_bin))
         self.round_pair = None
 
     def _action(self, e: ActionTaken) -> None:
@@ -469,6 +480,34 @@ def binomial_low_tail(observed: int, trials: int, p: float) -> float:
     return max(0.0, -log_tail / math.log(10))
 
 
+def poisson_binomial_low_tail(observed: int, chances: Sequence[float]) -> float:
+    """``-log10 P(K <= observed)`` where K counts the successes of independent trials of
+    *chances* (exact: :func:`binomial_low_tail` when every chance is the same).
+
+    >>> round(poisson_binomial_low_tail(0, [0.4] * 20), 2)
+    4.44
+    >>> round(poisson_binomial_low_tail(0, [0.9, 0.1]), 2)  # the likely one missed: 1.05
+    1.05
+    >>> poisson_binomial_low_tail(1, [0.9, 0.1])
+    0.0
+    """
+    if not chances or observed >= sum(chances):
+        return 0.0
+    chances = [min(max(p, 1e-9), 1 - 1e-9) for p in chances]
+    # the distribution of K over 0..observed, kept scaled (its log scale apart)
+    dist = [1.0] + [0.0] * observed
+    log_scale = 0.0
+    for p in chances:
+        for k in range(observed, 0, -1):
+            dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
+        dist[0] *= 1 - p
+        top = max(dist)
+        if top < 1e-200:
+            log_scale += math.log(top)
+            dist = [x / top for x in dist]
+    return max(0.0, -(log_scale + math.log(sum(dist))) / math.log(10))
+
+
 class Review:
     """Per-pair sums over many hands, then :meth:`flags`. Feed it with :meth:`add`."""
 
@@ -487,6 +526,9 @@ class Review:
         """(actor, opponent) -> (stratum, weight, telling) per telling-or-not decision."""
         self.rounds: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
         """Sorted pair -> [heads-up rounds, aggressive ones]."""
+        self.round_strata: dict[tuple[str, str], dict[int, list[int]]] = \
+            defaultdict(lambda: defaultdict(lambda: [0, 0]))
+        """Sorted pair -> the stronger hand's strength bin -> [rounds, aggressive ones]."""
         self.passive_hands: dict[tuple[str, str], list[HandKey]] = defaultdict(list)
         self.private_pairs: set[tuple[str, str]] = set()
 
@@ -520,6 +562,9 @@ class Review:
             counts = self.rounds[r.pair]
             counts[0] += 1
             counts[1] += int(r.aggressive)
+            stratum = self.round_strata[r.pair][r.strength_bin]
+            stratum[0] += 1
+            stratum[1] += int(r.aggressive)
             if not r.aggressive and len(self.passive_hands[r.pair]) < 4 * EVIDENCE_HANDS:
                 if not self.passive_hands[r.pair] or self.passive_hands[r.pair][-1] != facts.key:
                     self.passive_hands[r.pair].append(facts.key)
@@ -542,8 +587,10 @@ class Review:
         telling choice against others (shrunk toward the population's) is the chance that an
         independent player takes it against the taker too. Each decision weighs its stake;
         the score is :func:`weighted_tail` of the stakes of the telling choices taken. The
-        direction matters: the taker's decisions against the giver are the reverse pair's,
-        scored apart.
+        taker's side joins them: its decisions checked to while behind the giver (betting is
+        the telling choice: the giver, ahead, folds it the pot), at the taker's own rate. The
+        direction is the flag's one-way test (:meth:`flags`): the reverse pair, scored apart,
+        shares the taker's bets and has the giver's bets behind.
         """
         own: dict[tuple[str, tuple[str, bool, int]], list[int]] = defaultdict(lambda: [0, 0])
         everybody: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
@@ -552,10 +599,12 @@ class Review:
                 for totals in (own[(actor, stratum)], everybody[stratum]):
                     totals[0] += 1
                     totals[1] += telling
-        scores: dict[tuple[str, str], float] = {}
-        for (giver, taker), decisions in self.decided.items():
-            if self._shared(giver, taker) < self.t.min_shared_hands:
-                continue
+
+        def trials(actor: str, decisions: list[tuple[tuple[str, bool, int], float, bool]]
+                   ) -> tuple[list[tuple[float, float]], float]:
+            """(stake, chance of the telling choice) per decision of *actor* against one
+            opponent, at its own rate in the stratum against everybody else, and the stakes
+            of the telling choices taken."""
             mine: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
             for stratum, _, telling in decisions:
                 mine[stratum][0] += 1
@@ -564,33 +613,55 @@ class Review:
             for stratum, (n, k) in mine.items():
                 all_n, all_k = everybody[stratum]
                 population = (all_k - k + 1) / (all_n - n + 2)
-                own_n, own_k = own[(giver, stratum)]
+                own_n, own_k = own[(actor, stratum)]
                 rates[stratum] = (own_k - k + PRIOR_DECISIONS * population) \
                     / (own_n - n + PRIOR_DECISIONS)
-            scores[(giver, taker)] = weighted_tail(
-                [(w, rates[stratum]) for stratum, w, _ in decisions],
-                sum(w for _, w, telling in decisions if telling))
+            return ([(w, rates[stratum]) for stratum, w, _ in decisions],
+                    sum(w for _, w, telling in decisions if telling))
+
+        scores: dict[tuple[str, str], float] = {}
+        for (giver, taker), decisions in self.decided.items():
+            if self._shared(giver, taker) < self.t.min_shared_hands:
+                continue
+            given, observed = trials(giver, decisions)
+            # the taker's side: betting behind into the giver when checked to (the giver,
+            # ahead, then folds it the pot), at the taker's own rate against others
+            bluffs, bluffed = trials(taker, [d for d in self.decided.get((taker, giver), ())
+                                             if d[0][0] == "behind_checked_to"])
+            scores[(giver, taker)] = weighted_tail(given + bluffs, observed + bluffed)
         return scores
 
     def soft_scores(self) -> dict[tuple[str, str], float]:
-        """Sorted pair -> the binomial tail of its few aggressive heads-up rounds."""
-        total: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for (a, b), (n, k) in self.rounds.items():
-            for p in (a, b):
-                total[p][0] += n
-                total[p][1] += k
-        all_n = sum(n for n, _ in self.rounds.values())
-        all_k = sum(k for _, k in self.rounds.values())
-        population = all_k / all_n if all_n else 0.5
+        """Sorted pair -> how improbable its few aggressive heads-up rounds are.
+
+        Each round is compared with the rounds of the same strength (the bin of the stronger
+        hand in it: a round with a made hand is bet far more often than two weak hands'): its
+        chance of a bet or raise is the mean of the two players' own rates in that bin in
+        heads-up rounds against others (shrunk toward the population's over 10 rounds); the
+        score is the exact tail of so few aggressive rounds
+        (:func:`poisson_binomial_low_tail`).
+        """
+        total: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+        everybody: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+        for (a, b), strata in self.round_strata.items():
+            for stratum, (n, k) in strata.items():
+                for counts in (total[(a, stratum)], total[(b, stratum)], everybody[stratum]):
+                    counts[0] += n
+                    counts[1] += k
         scores: dict[tuple[str, str], float] = {}
-        for pair, (n, k) in self.rounds.items():
-            rates = []
-            for p in pair:
-                other_n = total[p][0] - n
-                other_k = total[p][1] - k
-                # shrunk toward the population's rate when a player has few other rounds
-                rates.append((other_k + 10 * population) / (other_n + 10))
-            scores[pair] = binomial_low_tail(k, n, sum(rates) / 2)
+        for pair, strata in self.round_strata.items():
+            chances: list[float] = []
+            for stratum, (n, k) in strata.items():
+                all_n, all_k = everybody[stratum]
+                population = (all_k - k + 1) / (all_n - n + 2)
+                rates = []
+                for p in pair:
+                    other_n = total[(p, stratum)][0] - n
+                    other_k = total[(p, stratum)][1] - k
+                    # shrunk toward the population's rate when a player has few other rounds
+                    rates.append((other_k + 10 * population) / (other_n + 10))
+                chances.extend([sum(rates) / 2] * n)
+            scores[pair] = poisson_binomial_low_tail(self.rounds[pair][1], chances)
         return scores
 
     def coseating(self, a: str, b: str) -> float:
