@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.kind}: {players} players, {hands} hands, "
           f"{(finished['at_ms'] - log[0]['at_ms']) / 60_000:.1f} virtual minutes, "
           f"{simulation.executions} timer executions; winner {next(iter(finished['places']))}"
-          + (f"; {simulation.reentered} re-entries" if args.reentries else ""),
+          + (f"; {simulation.reentered} re-entries" if args.reentries else "")
           + (f"; {len(terms.structure.breaks)} breaks published" if terms.structure.breaks
              else ""),
           file=sys.stderr)
