@@ -158,7 +158,8 @@ def test_tables_are_created_from_the_template_keys_indexes_and_ttl(aws: Aws) -> 
                          "LedgerTable": "naiko-test-ledger",
                          "TournamentsTable": "naiko-test-tournaments",
                          "HandHistoryTable": "naiko-test-hands",
-                         "ConnectionsTable": "naiko-test-connections"}
+                         "ConnectionsTable": "naiko-test-connections",
+                         "WatchersTable": "naiko-test-watchers"}
     hands = aws.client.describe_table(TableName=aws.names["HandHistoryTable"])["Table"]
     assert hands["KeySchema"] == template["HandHistoryTable"]["Properties"]["KeySchema"]
     ledger = aws.client.describe_table(TableName=aws.names["LedgerTable"])["Table"]

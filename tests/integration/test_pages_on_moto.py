@@ -82,10 +82,18 @@ def test_issue23_a_page_reads_the_page_and_no_more(aws: Aws) -> None:  # noqa: F
     since = len(aws.calls)
     reader.send(action="get_tournament", tournament_id=tid)
     reads = queries(aws, since)  # reg#reader, result#reader (paid# only for a result)
-    assert [name for name, _ in aws.calls[since:]] == ["GetItem", "Query", "Query"]
-    assert len(reads) == 2 and all(q["Limit"] == 1 and not q.get("ConsistentRead")
-                                   for q in reads)
+    # the tournament's two items (issue 23: its field apart) in one read, the requester's two
+    # keys, and its registration counters (entrants while it registers: at most 32 items)
+    assert [name for name, _ in aws.calls[since:]] == ["TransactGetItems", "Query", "Query",
+                                                       "Query"]
+    prefixes = sorted(q["ExpressionAttributeValues"][":prefix"]["S"] for q in reads)
+    assert prefixes == ["count#", "reg#reader", "result#reader"], prefixes
+    keys = [q for q in reads if q["ExpressionAttributeValues"][":prefix"]["S"] != "count#"]
+    assert len(keys) == 2 and all(q["Limit"] == 1 and not q.get("ConsistentRead")
+                                  for q in keys)
     since = len(aws.calls)
     reader.send(action="list_tournaments", limit=2)
-    (query,) = queries(aws, since)
+    query, *counted = queries(aws, since)  # the page, then each registering one's counters
     assert query["IndexName"] == "lobby-index" and query["Limit"] == 3
+    assert len(counted) <= 2 and all(
+        q["ExpressionAttributeValues"][":prefix"]["S"] == "count#" for q in counted)

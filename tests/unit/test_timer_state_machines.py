@@ -170,7 +170,8 @@ def test_the_scheduling_functions_may_start_exactly_these_machines(
     with_policy = {name for name, resource in resources.items()
                    if resource["Type"] == "AWS::Serverless::Function"
                    and {"Ref": "ServiceAccessPolicy"} in resource["Properties"].get("Policies", [])}
-    assert with_policy == {"GameFunction", "DisconnectFunction", "TimerFunction", "SweepFunction"}
+    assert with_policy == {"GameFunction", "DisconnectFunction", "TimerFunction", "SweepFunction",
+                           "WatchersFunction"}  # the spectators' worker: the service's adapters
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     assert variables["TIMER_STATE_MACHINE_ARN"] == {"Ref": "TimerExpressStateMachine"}
     assert variables["TIMER_LONG_STATE_MACHINE_ARN"] == {"Ref": "TimerStandardStateMachine"}
