@@ -7,6 +7,12 @@ client says the same sentence (``js/narrate.js``) the texts are the same."""
 from __future__ import annotations
 
 TEXTS: dict[str, tuple[str, str, str, str]] = {
+    "The final table is formed: every player left moves there": (
+        "Stół finałowy utworzony: wszyscy pozostali gracze przechodzą do niego",
+        "A mesa final está formada: todos os jogadores restantes vão para ela",
+        "Bàn chung kết đã lập: mọi người chơi còn lại chuyển sang đó",
+        "Masa finală s-a format: toți jucătorii rămași trec la ea",
+    ),
     "A {minutes}-minute break: play resumes with level {level}": (
         "Przerwa ({minutes} min): gra wznowi się od poziomu {level}",
         "Intervalo de {minutes} min: o jogo recomeça no nível {level}",

@@ -669,6 +669,8 @@ class Narrator:
                           blinds=level_text(e), next=level_text(following))
             return tr("Level {level}: blinds {blinds} (the last level: it goes on)",
                       level=e.get("level"), blinds=level_text(e))
+        if kind == "final_table":  # R9.7
+            return tr("The final table is formed: every player left moves there")
         if kind == "break_started":
             return tr("A {minutes}-minute break: play resumes with level {level}",
                       minutes=int(e.get("minutes") or 0), level=e.get("next_level"))

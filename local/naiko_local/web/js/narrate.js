@@ -273,6 +273,8 @@ function sentence(e, people) {
       const n = { level: e.level, sb: e.small_blind, bb: e.big_blind, ante: e.ante };
       return e.ante ? tr("Level {level}: blinds {sb}/{bb} ante {ante}", n) : tr("Level {level}: blinds {sb}/{bb}", n);
     }
+    case "final_table": // R9.7
+      return tr("The final table is formed: every player left moves there");
     case "break_started":
       return tr("A {minutes}-minute break: play resumes with level {level}", { minutes: e.minutes, level: e.next_level });
     case "eliminated": {

@@ -268,6 +268,7 @@ export default {
  "The host changed {changes} (from the next hand)": "The host changed {changes} (from the next hand)",
  "The host changed {changes}": "The host changed {changes}",
  "The table is paused": "The table is paused",
+ "The final table is formed: every player left moves there": "The final table is formed: every player left moves there",
  "A {minutes}-minute break: play resumes with level {level}": "A {minutes}-minute break: play resumes with level {level}",
  "The table resumes": "The table resumes",
  "The tournament starts: prize pool {pool}, Spin x{multiplier}": "The tournament starts: prize pool {pool}, Spin x{multiplier}",

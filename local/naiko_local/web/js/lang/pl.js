@@ -268,6 +268,7 @@ export default {
  "The host changed {changes} (from the next hand)": "Gospodarz zmienił: {changes} (od następnego rozdania)",
  "The host changed {changes}": "Gospodarz zmienił: {changes}",
  "The table is paused": "Stół jest wstrzymany",
+ "The final table is formed: every player left moves there": "Stół finałowy utworzony: wszyscy pozostali gracze przechodzą do niego",
  "A {minutes}-minute break: play resumes with level {level}": "Przerwa ({minutes} min): gra wznowi się od poziomu {level}",
  "The table resumes": "Stół wznawia grę",
  "The tournament starts: prize pool {pool}, Spin x{multiplier}": "Turniej się zaczyna: pula nagród {pool}, Spin x{multiplier}",

@@ -268,6 +268,7 @@ export default {
  "The host changed {changes} (from the next hand)": "O anfitrião mudou {changes} (a partir da próxima mão)",
  "The host changed {changes}": "O anfitrião mudou {changes}",
  "The table is paused": "A mesa está pausada",
+ "The final table is formed: every player left moves there": "A mesa final está formada: todos os jogadores restantes vão para ela",
  "A {minutes}-minute break: play resumes with level {level}": "Intervalo de {minutes} min: o jogo recomeça no nível {level}",
  "The table resumes": "A mesa recomeça",
  "The tournament starts: prize pool {pool}, Spin x{multiplier}": "O torneio começa: premiação {pool}, Spin x{multiplier}",

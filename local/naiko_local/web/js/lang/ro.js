@@ -268,6 +268,7 @@ export default {
  "The host changed {changes} (from the next hand)": "Gazda a schimbat {changes} (de la mâna următoare)",
  "The host changed {changes}": "Gazda a schimbat {changes}",
  "The table is paused": "Masa este în pauză",
+ "The final table is formed: every player left moves there": "Masa finală s-a format: toți jucătorii rămași trec la ea",
  "A {minutes}-minute break: play resumes with level {level}": "Pauză de {minutes} min: jocul se reia cu nivelul {level}",
  "The table resumes": "Masa se reia",
  "The tournament starts: prize pool {pool}, Spin x{multiplier}": "Turneul începe: fond de premii {pool}, Spin x{multiplier}",

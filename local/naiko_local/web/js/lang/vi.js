@@ -268,6 +268,7 @@ export default {
  "The host changed {changes} (from the next hand)": "Chủ bàn đã đổi {changes} (từ ván sau)",
  "The host changed {changes}": "Chủ bàn đã đổi {changes}",
  "The table is paused": "Bàn đang tạm dừng",
+ "The final table is formed: every player left moves there": "Bàn chung kết đã lập: mọi người chơi còn lại chuyển sang đó",
  "A {minutes}-minute break: play resumes with level {level}": "Nghỉ giải lao {minutes} phút: chơi tiếp với cấp {level}",
  "The table resumes": "Bàn tiếp tục",
  "The tournament starts: prize pool {pool}, Spin x{multiplier}": "Giải đấu bắt đầu: quỹ thưởng {pool}, Spin x{multiplier}",
