@@ -45,9 +45,7 @@ def say(deps: Deps, caller: Caller, request: p.Chat | p.SendEmote) -> None:
         return
     record = transaction.load(deps, request.table_id)
     refuse_bot_seat(record, caller.player_id)
-    if record.connections.get(caller.player_id) != caller.connection_id \
-            and deps.watchers.connection_of(record.table_id, caller.player_id) \
-            != caller.connection_id:  # neither a member nor a spectator (their own items)
+    if not _watches(deps, record, caller):
         raise ServiceError("not_watching", "this connection does not watch that table: send "
                            "a snapshot of it first")
     if record.settings.chat == "off":
@@ -79,6 +77,13 @@ def say(deps: Deps, caller: Caller, request: p.Chat | p.SendEmote) -> None:
             fanout.send(deps, connection_id, {**message, "request_id": caller.request_id})
         elif caller.player_id not in muted.get(connection_id, frozenset()):
             fanout.send(deps, connection_id, message)
+
+
+def _watches(deps: Deps, record: TableRecord, caller: Caller) -> bool:
+    """Whether *caller*'s connection watches *record*: as a member (the table item) or as a
+    spectator (their own items)."""
+    return record.connections.get(caller.player_id) == caller.connection_id \
+        or deps.watchers.connection_of(record.table_id, caller.player_id) == caller.connection_id
 
 
 def spectators_of(deps: Deps, record: TableRecord) -> list[tuple[str, str]]:

@@ -595,7 +595,7 @@ def _form_final(deps: Deps, record: TableRecord, new: TournamentRecord, now: int
         return  # not everyone is between hands yet: the last one forms it
     tables = [record, *others]
     layout = rules.final_table([seats_of(t) for t in tables], new.terms.seat_count, deps.rng)
-    final = _final_record(deps, record, new, layout, now)
+    final = _final_record(deps, record, new, layout, now, {t.table_id for t in tables})
     _seat_final(deps, final, tables, layout, outcome)
     final.timers.append(Timer("next_hand:0", TimerKind.NEXT_HAND, now + FINAL_DELAY_MS))
     arming.arm(deps, final.table_id, final, now)
@@ -634,15 +634,20 @@ def _others_between_hands(deps: Deps, outcome: Outcome, seating: Seating,
 
 
 def _final_record(deps: Deps, record: TableRecord, new: TournamentRecord,
-                  layout: TableSeats, now: int) -> TableRecord:
+                  layout: TableSeats, now: int, merged: set[str]) -> TableRecord:
     """The final table's item, empty, dealing absent players (R9.4), its first button drawn
-    among the seats the layout fills (R9.2)."""
+    among the seats the layout fills (R9.2). Its id is ``<tournament>-final``, or, when the
+    table of that id is one of those *merged* into it (a final table that re-entries or late
+    entrants split again, R9.11, R9.12, then formed anew), ``<tournament>-final-<now>``."""
     assert record.tournament is not None
     config = replace(record.state.config, deal_absent=True)
     occupied = [i for i, p in enumerate(layout.seats) if p is not None]
     first_button = occupied[deps.rng.randrange(len(occupied))]
     info = record.tournament
-    return TableRecord(f"{new.tournament_id}-final", 1,
+    table_id = f"{new.tournament_id}-final"
+    if table_id in merged:
+        table_id = f"{table_id}-{now}"
+    return TableRecord(table_id, 1,
                        replace(record.settings, name=f"{new.name} final table"),
                        TableState.new(config), created_ms=now, seq=1,
                        tournament=TournamentSeat(

@@ -54,9 +54,17 @@ def at_turn(record: TableRecord, outcome: Outcome) -> cmd.Command | None:
     entry = record.pre_actions.pop(seat.player_id, None)
     if entry is None or entry.get("hand") != hand.number:
         return None
+    command = _played(state, hand.actor, entry)
+    if command is None:
+        outcome.events.append(_cleared(seat.player_id, entry, "price_changed"))
+    return command
+
+
+def _played(state: TableState, actor: int, entry: dict[str, Any]) -> cmd.Command | None:
+    """The command *entry* (a queued pre-action) plays for *actor* now, or ``None`` when it is
+    no longer legal at its price."""
     prompt = legal_actions(state)
     assert prompt is not None
-    actor = hand.actor
     kind = entry["kind"]
     can_check = "check" in prompt.actions
     if kind == "fold" and "fold" in prompt.actions:
@@ -72,7 +80,6 @@ def at_turn(record: TableRecord, outcome: Outcome) -> cmd.Command | None:
             return cmd.Check(seat_index=actor)
     if kind == "call" and "call" in prompt.actions and prompt.to_call == entry.get("amount"):
         return cmd.Call(seat_index=actor)
-    outcome.events.append(_cleared(seat.player_id, entry, "price_changed"))
     return None
 
 

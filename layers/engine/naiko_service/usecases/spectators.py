@@ -140,6 +140,18 @@ class Delivery:
     pages: int = 0
 
 
+def _split(deps: Deps, update: SpectatorUpdate, expected: int) -> bool:
+    """Whether a whole-table *update* of *expected* spectators went to the queue as one
+    message per shard instead (above :data:`~naiko_service.limits.WATCHERS_PER_WORKER`)."""
+    if update.shard is not None or deps.watcher_queue is None \
+            or expected <= WATCHERS_PER_WORKER:
+        return False
+    for shard in range(WATCHER_SHARDS):
+        part = update.for_shard(shard)
+        deps.watcher_queue.publish(message_body(part), part.group, part.dedup)
+    return True
+
+
 def deliver(deps: Deps, update: SpectatorUpdate) -> Delivery:
     """The worker: post *update* to every spectator of its table (of its shard), page after
     page, :data:`WATCHER_POST_WORKERS` at once. Above
@@ -151,11 +163,7 @@ def deliver(deps: Deps, update: SpectatorUpdate) -> Delivery:
     done = Delivery()
     table_id = update.table_id
     expected = deps.watchers.count(table_id) if update.shard is None else 0
-    if update.shard is None and deps.watcher_queue is not None \
-            and expected > WATCHERS_PER_WORKER:
-        for shard in range(WATCHER_SHARDS):
-            part = update.for_shard(shard)
-            deps.watcher_queue.publish(message_body(part), part.group, part.dedup)
+    if _split(deps, update, expected):
         done.split = WATCHER_SHARDS
         return done
     messages = _Messages(update)

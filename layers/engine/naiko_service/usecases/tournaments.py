@@ -417,21 +417,7 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     done: Done[_Entered] | None = None
     for pruned in (False, True):
         try:
-            try:
-                done = transact(deps, tournament_id, change, request_key=key,
-                                refuse_unknown=True)
-                break
-            except on_counters.OnCounters as read:
-                # a scheduled tournament's registration: its own items and a counter, never
-                # the tournament item (issue 23); ``None`` once registration closed
-                counted = on_counters.enter(deps, tournament_id, entrants, key, read.record)
-            if counted is None:
-                done = transact(deps, tournament_id, change, request_key=key,
-                                refuse_unknown=True)
-            else:
-                done = Done(counted.record, None if counted.replayed else _Entered([], {}, []),
-                            not counted.replayed,
-                            counted.record.version if counted.replayed else None)
+            done = _enter_once(deps, tournament_id, entrants, key, change)
             break
         except AccountFrozen:
             raise frozen_error() from None
@@ -459,6 +445,21 @@ def enter(deps: Deps, caller: Caller | None, tournament_id: str,
     if entered.tables:
         _announce_start(deps, new, entered.tables, entered.registrations)
     return new.version
+
+
+def _enter_once(deps: Deps, tournament_id: str, entrants: list[Entrant], key: str | None,
+                change: Callable[..., Any]) -> Done[_Entered]:
+    """One attempt of :func:`enter`: through the tournament item, or, for a scheduled
+    tournament's registration, its own items and a counter, never the tournament item (issue
+    23; ``on_counters.enter`` answers ``None`` once registration closed)."""
+    try:
+        return transact(deps, tournament_id, change, request_key=key, refuse_unknown=True)
+    except on_counters.OnCounters as read:
+        counted = on_counters.enter(deps, tournament_id, entrants, key, read.record)
+    if counted is None:
+        return transact(deps, tournament_id, change, request_key=key, refuse_unknown=True)
+    return Done(counted.record, None if counted.replayed else _Entered([], {}, []),
+                not counted.replayed, counted.record.version if counted.replayed else None)
 
 
 @dataclass(frozen=True, slots=True)
