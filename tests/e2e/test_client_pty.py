@@ -365,7 +365,7 @@ class PtyClient:
     frames (each redraw starts with cursor-home ``ESC[H`` and ends with ``ESC[J``); a frame's
     text, without escapes, is what the screen showed."""
 
-    def __init__(self, *args: str, rows: int = 40, cols: int = 110):
+    def __init__(self, *args: str, rows: int = 60, cols: int = 110):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         env = dict(os.environ, TERM="xterm-256color", LC_ALL="C.UTF-8",  # English unless --lang
