@@ -506,7 +506,7 @@ def test_200_spectators_dropping_at_once_leave_the_table_answering_in_seconds_no
         players = [Player(stack, unique(f"p{i}"), seed=i) for i in range(3)]
         table_id = await seat(players)
         watchers = [Player(stack, unique(f"w{i}")) for i in range(200)]
-        await asyncio.gather(*(w.connect() for w in watchers))
+        await asyncio.gather(*(w.connect(open_timeout=60) for w in watchers))
         replies = await asyncio.gather(*(w.request({"action": "snapshot", "table_id": table_id},
                                                    timeout=60) for w in watchers))
         assert all(r["type"] == "snapshot" for r in replies)
