@@ -179,6 +179,20 @@ def test_r9_12_terms_publish_entries_per_player() -> None:
     assert len(terms.prizes_for_entries(20, 3)) <= 3
 
 
+def test_r9_7_a_final_table_that_reentries_split_forms_again_under_an_id_of_its_own() -> None:
+    """R9.7 with R9.12: the final table formed, re-entries split the field again, and when the
+    players fit at one table once more a new final table forms: its item is not the first
+    one's (which it closes in the same write), and the tournament plays to its end."""
+    sim = simulation(7, reentries=3, seed=1, entries=2, stack=300)
+    log = run(sim)
+    formed = [e["table"] for e in log if e["type"] == "final_table"]
+    assert len(formed) == 2 and len(set(formed)) == 2, formed
+    assert formed[0] == "sim-1-final"
+    record = sim.tournaments.load(sim.tournament_id)
+    assert ranked(list(log[-1]["places"].values()), 7)
+    assert sum(log[-1]["prizes"].values()) == ENTRY * record.entrants
+
+
 @pytest.mark.xfail(strict=False, reason=(
     "known defect of re-entry (issue 26, R9.12), found by this property after the merges: "
     "players=7, reentries=7, seed=1, entries=3 ends in a 'busy' the simulation cannot retry "
