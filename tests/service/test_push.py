@@ -76,15 +76,20 @@ def next_actor_after(h: Harness, table_id: str, players: list[Player]) -> Player
     raise AssertionError("nobody after the actor")
 
 
+def turn_ahead(h: Harness) -> tuple[str, list[Player], Player, Player]:
+    """A 3-seat table of players who each registered a device: its id, its players, the one on
+    turn and the one who acts after them (a call hands them the turn)."""
+    table_id, players = seated(h, 3)
+    for player in players:
+        register(player)
+    return table_id, players, actor(players), next_actor_after(h, table_id, players)
+
+
 # -- the turn (R8.1) ----------------------------------------------------------------------------
 
 def test_r8_1_a_turn_notifies_the_player_to_act_who_has_no_live_connection() -> None:
     h = harness(push=True)
-    table_id, players = seated(h, 3)
-    for player in players:
-        register(player)
-    first = actor(players)
-    after = next_actor_after(h, table_id, players)
+    table_id, players, first, after = turn_ahead(h)
     h.service.disconnect(after.connection_id)
     assert first.send(action="act", table_id=table_id, move="call")["type"] in ACCEPTED
     assert notifier(h).of(after.player_id) == [Notification(
@@ -107,11 +112,7 @@ def test_r8_1_a_connected_player_gets_the_update_and_no_notification() -> None:
 
 def test_r8_2_a_connection_the_fan_out_finds_gone_counts_as_not_live() -> None:
     h = harness(push=True)
-    table_id, players = seated(h, 3)
-    for player in players:
-        register(player)
-    first = actor(players)
-    after = next_actor_after(h, table_id, players)
+    table_id, players, first, after = turn_ahead(h)
     h.gateway.gone.add(after.connection_id)  # the phone slept: $disconnect has not run yet
     assert first.send(action="act", table_id=table_id, move="call")["type"] in ACCEPTED
     assert kinds(h, after.player_id) == [NotificationKind.TURN]
@@ -385,11 +386,7 @@ def test_notifications_of_a_played_hand_hold_nothing_a_view_hides(seed: int) -> 
 
 def test_a_failing_push_service_is_counted_and_the_game_goes_on() -> None:
     h = harness(push=True)
-    table_id, players = seated(h, 3)
-    for player in players:
-        register(player)
-    first = actor(players)
-    after = next_actor_after(h, table_id, players)
+    table_id, players, first, after = turn_ahead(h)
     h.service.disconnect(after.connection_id)
     notifier(h).failing = True
     version = h.store.load(table_id).version
@@ -400,11 +397,7 @@ def test_a_failing_push_service_is_counted_and_the_game_goes_on() -> None:
 
 def test_a_device_whose_endpoint_was_disabled_is_forgotten() -> None:
     h = harness(push=True)
-    table_id, players = seated(h, 3)
-    for player in players:
-        register(player)
-    first = actor(players)
-    after = next_actor_after(h, table_id, players)
+    table_id, players, first, after = turn_ahead(h)
     book = devices(h).book(after.player_id)
     assert book is not None
     notifier(h).disabled.add(book.devices[0].endpoint)  # the app was uninstalled
