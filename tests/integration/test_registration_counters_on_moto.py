@@ -9,7 +9,6 @@ give threads); the threads race between requests."""
 from __future__ import annotations
 
 import random
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -40,9 +39,10 @@ from naiko_service.ports import (
 )
 from naiko_service.records import Sealer
 from naiko_service.tournament_records import COUNT_PREFIX, TournamentStatus
-from naiko_service.usecases import Deps, ServiceError, scheduled, tournaments
+from naiko_service.usecases import Deps, scheduled, tournaments
 from naiko_service.usecases.tournament_payments import REG_PREFIX
 from test_mtt_concurrency_on_moto import SerialClient
+from test_registration_counters import rush
 
 KEY = bytes(range(32))
 TID = "mtt-moto-rush"
@@ -134,24 +134,7 @@ def test_r9_1_a_registration_rush_on_dynamodb_fills_the_cap_without_busy_or_loss
     players = [f"p{n:02d}" for n in range(48)]
     for player in players:
         deps.accounts.grant(player, 100, ref="test")
-    answers: Counter[str] = Counter()
-    lock = threading.Lock()
-
-    def client(group: list[str]) -> None:
-        for player in group:
-            try:
-                tournaments.enter(deps, None, TID, [tournaments.Entrant(player, player)])
-                answer = "ack"
-            except ServiceError as error:
-                answer = error.code
-            with lock:
-                answers[answer] += 1
-
-    threads = [threading.Thread(target=client, args=(players[i::8],)) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = rush(deps, [tournaments.Entrant(player, player) for player in players], TID)
     assert answers == Counter({"ack": 40, "tournament_full": 8}), answers
     assert store.load(TID).version == version, "the tournament item was written"
     regs = {key.removeprefix(REG_PREFIX) for key, _ in store.items(TID, REG_PREFIX)}

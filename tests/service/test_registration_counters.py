@@ -108,6 +108,32 @@ def check(h: Harness) -> None:
     assert h.store.audit().holds, h.store.audit().line()
 
 
+def rush(deps: Any, entrants: list[tournaments.Entrant], tournament_id: str = TID,
+         threads: int = 8) -> Counter[str]:
+    """*entrants* registering for *tournament_id* from *threads* threads at once, each its
+    share in turn: how many answers of each kind (``ack`` or the refusal's code)."""
+    answers: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def client(group: list[tournaments.Entrant]) -> None:
+        for player in group:
+            try:
+                tournaments.enter(deps, None, tournament_id, [player])
+                answer = "ack"
+            except ServiceError as error:
+                answer = error.code
+            with lock:
+                answers[answer] += 1
+
+    running = [threading.Thread(target=client, args=(entrants[i::threads],))
+               for i in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join()
+    return answers
+
+
 def test_r9_1_a_registration_writes_its_own_items_and_never_the_tournament_item() -> None:
     h = listed(60)
     deps = h.service.deps
@@ -128,24 +154,7 @@ def test_r9_1_concurrent_registrations_fill_the_cap_exactly_and_never_answer_bus
     h = listed(60, interleave=True)
     deps = h.service.deps
     players = [entrant(h, f"p{n:02d}") for n in range(80)]
-    answers: Counter[str] = Counter()
-    lock = threading.Lock()
-
-    def client(group: list[tournaments.Entrant]) -> None:
-        for player in group:
-            try:
-                tournaments.enter(deps, None, TID, [player])
-                answer = "ack"
-            except ServiceError as error:
-                answer = error.code
-            with lock:
-                answers[answer] += 1
-
-    threads = [threading.Thread(target=client, args=(players[i::8],)) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = rush(deps, players)
     assert answers == Counter({"ack": 60, "tournament_full": 20}), answers
     assert len(reg_items(h)) == 60
     assert sum(1 for p in players if h.accounts.balance(p.player_id) == 100 - ENTRY) == 60
