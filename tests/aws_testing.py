@@ -41,7 +41,22 @@ def create_tables_from_template(dynamodb_client: Any, stage: str = "test",
     return _create_tables(dynamodb_client, load_template(template_path), stage)
 
 
-# -- API Gateway Management API ---------------------------------------------------------------
+# -- API Gateway: a WebSocket route's event, and the Management API -------------------------
+
+def websocket_event(connection_id: str, player: str, route: str, event_type: str,
+                    body: str | None = None, *, request_id: str, stage: str,
+                    connected_at: int = 0, region: str = "us-east-1") -> dict[str, Any]:
+    """The event API Gateway hands a WebSocket route's Lambda: *player*'s frame (*body*, if
+    any) on *connection_id*, as the authorizer bound it (``principalId``, ``player_id``)."""
+    context = {"routeKey": route, "eventType": event_type, "connectionId": connection_id,
+               "domainName": f"abcdef1234.execute-api.{region}.amazonaws.com",
+               "stage": stage, "apiId": "abcdef1234", "requestId": request_id,
+               "messageDirection": "IN", "connectedAt": connected_at,
+               "authorizer": {"principalId": player, "player_id": player}}
+    event: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
+    if body is not None:
+        event["body"] = body
+    return event
 
 
 @dataclass

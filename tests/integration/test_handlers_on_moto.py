@@ -19,7 +19,7 @@ from typing import Any
 
 import boto3
 import pytest
-from aws_testing import REGION, capture_posts, create_tables_from_template
+from aws_testing import REGION, capture_posts, create_tables_from_template, websocket_event
 from moto import mock_aws
 from naiko.events import ActionTaken, Move
 from naiko.state import HandState
@@ -51,18 +51,9 @@ class Session:
 
     def _event(self, connection_id: str, route: str, event_type: str,
                body: str | None = None) -> dict[str, Any]:
-        player = self.players[connection_id]
-        context: dict[str, Any] = {
-            "routeKey": route, "eventType": event_type, "connectionId": connection_id,
-            "domainName": "abcdef1234.execute-api.eu-west-1.amazonaws.com", "stage": "dev",
-            "apiId": "abcdef1234", "requestId": f"r{self.counter}",
-            "messageDirection": "IN", "connectedAt": 1_700_000_000_000,
-            "authorizer": {"principalId": player, "player_id": player},
-        }
-        event: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
-        if body is not None:
-            event["body"] = body
-        return event
+        return websocket_event(connection_id, self.players[connection_id], route, event_type,
+                               body, request_id=f"r{self.counter}", stage="dev",
+                               connected_at=1_700_000_000_000, region="eu-west-1")
 
     def connect(self, player: str) -> str:
         connection_id = f"c-{player}"

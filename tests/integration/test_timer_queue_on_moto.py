@@ -27,7 +27,13 @@ from unittest import mock
 
 import boto3
 import pytest
-from aws_testing import REGION, TEST_ROLE_ARN, capture_posts, create_tables_from_template
+from aws_testing import (
+    REGION,
+    TEST_ROLE_ARN,
+    capture_posts,
+    create_tables_from_template,
+    websocket_event,
+)
 from moto import mock_aws
 from naiko.cards import seeded_random
 from naiko_local.stack import LambdaContext
@@ -107,17 +113,10 @@ class World:
 
     def _event(self, connection_id: str, route: str, event_type: str,
                body: str | None = None) -> dict[str, Any]:
-        player = self.players[connection_id]
         self.counter += 1
-        context = {"routeKey": route, "eventType": event_type, "connectionId": connection_id,
-                   "domainName": "abcdef1234.execute-api.us-east-1.amazonaws.com",
-                   "stage": STAGE, "apiId": "abcdef1234", "requestId": f"r{self.counter}",
-                   "messageDirection": "IN", "connectedAt": START_MS,
-                   "authorizer": {"principalId": player, "player_id": player}}
-        event: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
-        if body is not None:
-            event["body"] = body
-        return event
+        return websocket_event(connection_id, self.players[connection_id], route, event_type,
+                               body, request_id=f"r{self.counter}", stage=STAGE,
+                               connected_at=START_MS)
 
     def connect(self, player: str) -> str:
         connection_id = f"c-{player}"

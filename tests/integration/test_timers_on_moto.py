@@ -46,6 +46,7 @@ from aws_testing import (
     capture_posts,
     create_tables_from_template,
     load_template,
+    websocket_event,
 )
 from moto import mock_aws
 from naiko.cards import seeded_random
@@ -218,17 +219,10 @@ class World:
 
     def _event(self, connection_id: str, route: str, event_type: str,
                body: str | None = None) -> dict[str, Any]:
-        player = self.players[connection_id]
         self.counter += 1
-        context = {"routeKey": route, "eventType": event_type, "connectionId": connection_id,
-                   "domainName": "abcdef1234.execute-api.us-east-1.amazonaws.com",
-                   "stage": "test", "apiId": "abcdef1234", "requestId": f"r{self.counter}",
-                   "messageDirection": "IN", "connectedAt": START_MS,
-                   "authorizer": {"principalId": player, "player_id": player}}
-        event: dict[str, Any] = {"requestContext": context, "isBase64Encoded": False}
-        if body is not None:
-            event["body"] = body
-        return event
+        return websocket_event(connection_id, self.players[connection_id], route, event_type,
+                               body, request_id=f"r{self.counter}", stage="test",
+                               connected_at=START_MS)
 
     def connect(self, player: str, connection_id: str | None = None) -> str:
         connection_id = connection_id or f"c-{player}"
