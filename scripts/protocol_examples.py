@@ -297,8 +297,56 @@ def play(seed: int = SEED) -> Session:
     _chat(s)
     _pages(s)
     _reentry(s)
+    _deal(s)
     s.messages.setdefault("tables", s.requests["list_tables"]["reply"])
     return s
+
+
+def _deal(s: Session) -> None:
+    """R9.16, last (the request ids before it stay as they were): ops list a 3-seat Sit & Go
+    whose terms publish deals (3 players, 10 % kept for the winner, a 60 s clock); heidi, ivan
+    and judy register and, in the first hand, all three ask for a deal. After that hand the
+    table holds and offers the ICM and chip-count splits; heidi accepts ICM, ivan declines:
+    play resumes. They ask again; all three accept the chip-count split of the next offer, and
+    it is paid (play goes on for the 10 % kept)."""
+    from dataclasses import replace
+
+    from naiko.state import Variant
+    from naiko.tournaments.structures import DealTerms, from_preset
+    from naiko_service.usecases import tournaments
+
+    h = s.harness
+    deps = h.service.deps
+    terms = replace(from_preset("sng_6max_turbo", 100, Variant.NLHE), seat_count=3,
+                    min_players=3, max_players=3, deals=DealTerms(3, 10, 60))
+    tid = "sng-deal"
+    tournaments.create(deps, tid, "Deal Sit & Go", terms, "ops")
+    clients = [s.connect(name, primary=False) for name in ("heidi", "ivan", "judy")]
+    tournaments.enter(deps, None, tid, [tournaments.Entrant(c.player_id, c.player_id,
+                                                            connection_id=c.connection_id)
+                                        for c in clients])
+    _tick(s, START_DELAY_MS)
+    table = deps.tournaments.load(tid).tables[0]  # type: ignore[union-attr]
+
+    def offer_id() -> str:
+        for _ in range(600):
+            info = h.store.load(table).tournament
+            if info is not None and info.deal is not None and info.deal.offer is not None:
+                return info.deal.offer.offer_id
+            _tick(s, 1_000)
+        raise RuntimeError("no deal was offered")
+
+    for n, client in enumerate(clients):
+        client.send(action="ask_deal", table_id=table, example=n == 0)
+    first = offer_id()
+    clients[0].send(action="accept_deal", table_id=table, offer_id=first, split="icm")
+    clients[1].send(action="decline_deal", table_id=table, offer_id=first, example=True)
+    for client in clients:
+        client.send(action="ask_deal", table_id=table)
+    second = offer_id()
+    for n, client in enumerate(clients):
+        client.send(action="accept_deal", table_id=table, offer_id=second, split="chip_count",
+                    example=n == 2)
 
 
 def _reentry(s: Session) -> None:

@@ -852,6 +852,9 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "chat_unmute": {"player_id": "alice"},
     # R8.7, R8.8
     "use_time_bank": {"table_id": NAIKO_TABLE},
+    "ask_deal": {"table_id": NAIKO_TABLE},
+    "accept_deal": {"table_id": NAIKO_TABLE, "offer_id": "41.1700000300000", "split": "icm"},
+    "decline_deal": {"table_id": NAIKO_TABLE, "offer_id": "41.1700000300000"},
     "pre_action": {"table_id": NAIKO_TABLE, "kind": "check_fold"},
     "clear_pre_action": {"table_id": NAIKO_TABLE},
     "register_device": {"platform": "fcm", "token": "fKq1:APA91b-token_1"},
@@ -913,6 +916,9 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "chat": st.sampled_from(["on", "apart", "off", "OFF", ""]),
     # R8.7, R8.8
     "time_bank": st.booleans(),
+    # R9.16
+    "offer_id": st.sampled_from(["41.1700000300000", "1.1", "0.0", "x", "", "1" * 27]),
+    "split": st.sampled_from(["icm", "chip_count", "ICM", "equal", ""]),
     "kind": st.sampled_from(["check_fold", "check", "call", "call_any", "fold", "raise", ""]),
     "platform": st.sampled_from(["apns", "apns_sandbox", "fcm", "gcm", "APNS", ""]),
     "token": st.sampled_from(["fKq1:APA91b-token_1", "a1b2" * 16, "t" * 512, "t" * 513,

@@ -674,6 +674,9 @@ class Narrator:
         if kind == "break_started":
             return tr("A {minutes}-minute break: play resumes with level {level}",
                       minutes=int(e.get("minutes") or 0), level=e.get("next_level"))
+        if kind in ("deal_asked", "deal_offered", "deal_accepted", "deal_cancelled",
+                    "deal_made"):
+            return self._deal_sentence(e)
         if kind == "eliminated":
             who = self.player(e.get("player_id"))
             place = ordinal(int(e.get("place") or 0))
@@ -689,6 +692,42 @@ class Narrator:
                       tr("{name} wins the tournament", name=who.who()))
             return won + (tr(" and {prize}", prize=e["prize"]) if e.get("prize") else "")
         return None  # "turn" and kinds this client does not know
+
+    def _amounts(self, players: list[Any], amounts: list[Any]) -> str:
+        return ", ".join(f"{self.player(x).who()} {a}" for x, a in zip(players, amounts,
+                                                                       strict=False))
+
+    def _deal_sentence(self, e: dict[str, Any]) -> str:
+        """R9.16: a deal at the final table, asked, offered (every amount), answered, made."""
+        kind = e.get("kind")
+        who = self.player(e.get("player_id"))
+        if kind == "deal_asked":
+            n = {"name": who.who(), "asked": len(e.get("asked") or []),
+                 "players": len(e.get("asked") or []) + len(e.get("waiting") or [])}
+            return say(who, tr("You ask for a deal ({asked} of {players} asked)", **n),
+                       tr("{name} asks for a deal ({asked} of {players} asked)", **n))
+        if kind == "deal_offered":
+            players = list(e.get("players") or [])
+            return tr("A deal is offered: ICM {icm}; chip count {chips}; kept for the winner "
+                      "{kept}", icm=self._amounts(players, list(e.get("icm") or [])),
+                      chips=self._amounts(players, list(e.get("chip_count") or [])),
+                      kept=e.get("kept"))
+        if kind == "deal_accepted":
+            if e.get("split") == "icm":
+                return say(who, tr("You accept the ICM split"),
+                           tr("{name} accepts the ICM split", name=who.who()))
+            return say(who, tr("You accept the chip-count split"),
+                       tr("{name} accepts the chip-count split", name=who.who()))
+        if kind == "deal_cancelled":
+            if e.get("reason") == "declined":
+                return say(who, tr("You decline the deal: play resumes"),
+                           tr("{name} declines the deal: play resumes", name=who.who()))
+            return tr("No deal: the deal clock ran out, play resumes")
+        amounts = self._amounts(list(e.get("players") or []), list(e.get("amounts") or []))
+        if e.get("kept"):
+            return tr("Deal made: {amounts}; play goes on for {kept}", amounts=amounts,
+                      kept=e.get("kept"))
+        return tr("Deal made: {amounts}; the tournament ends", amounts=amounts)
 
     @staticmethod
     def _action(p: Person, e: dict[str, Any]) -> str:

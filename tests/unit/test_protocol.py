@@ -83,6 +83,9 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "chat_unmute": {"player_id": "bob"},
     # R8.7, R8.8
     "use_time_bank": {"table_id": TABLE},
+    "ask_deal": {"table_id": TABLE},
+    "accept_deal": {"table_id": TABLE, "offer_id": "41.1700000300000", "split": "icm"},
+    "decline_deal": {"table_id": TABLE, "offer_id": "41.1700000300000"},
     "pre_action": {"table_id": TABLE, "kind": "check_fold"},
     "clear_pre_action": {"table_id": TABLE},
     "register_device": {"platform": "fcm", "token": "t0"},

@@ -238,6 +238,75 @@ class FinalTable(Event):
     table_id: str
 
 
+# -- deals at the final table (R9.16) ------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class DealAsked(Event):
+    """R9.16: ``player_id`` asks for a deal; ``asked`` have, ``waiting`` not yet. When nobody
+    is waiting, play holds after the hand in progress and the deal is offered."""
+
+    kind: ClassVar[str] = "deal_asked"
+    recorded: ClassVar[bool] = False
+    player_id: str
+    asked: tuple[str, ...]
+    waiting: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DealOffered(Event):
+    """R9.16: play holds; the prizes left (``prizes``, less ``kept`` for the winner to play
+    for) split by ICM (``icm``) and by chip count (``chip_count``), each player's amount in
+    ``players`` order, from their ``stacks``; every player accepts one split or declines
+    before ``ends_ms``."""
+
+    kind: ClassVar[str] = "deal_offered"
+    recorded: ClassVar[bool] = False
+    offer_id: str
+    ends_ms: int
+    players: tuple[str, ...]
+    stacks: tuple[int, ...]
+    prizes: tuple[int, ...]
+    kept: int
+    icm: tuple[int, ...]
+    chip_count: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DealAccepted(Event):
+    """R9.16: ``player_id`` accepts the ``split`` (``icm`` or ``chip_count``) of the offer;
+    ``accepted``: each player's answer so far."""
+
+    kind: ClassVar[str] = "deal_accepted"
+    recorded: ClassVar[bool] = False
+    player_id: str
+    split: str
+    accepted: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class DealCancelled(Event):
+    """R9.16: no deal: ``player_id`` declined (``reason`` ``declined``) or the deal clock ran
+    out (``timeout``, ``player_id`` ``None``); play resumes."""
+
+    kind: ClassVar[str] = "deal_cancelled"
+    recorded: ClassVar[bool] = False
+    reason: str
+    player_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealMade(Event):
+    """R9.16: every player accepted the ``split``: each of ``players`` is paid ``amounts``
+    (account chips, on the ledger now); play goes on for ``kept`` (0: the tournament ends)."""
+
+    kind: ClassVar[str] = "deal_made"
+    recorded: ClassVar[bool] = False
+    split: str
+    players: tuple[str, ...]
+    amounts: tuple[int, ...]
+    kept: int
+
+
 # -- time bank and pre-actions (R8.7, R8.8) ------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)

@@ -135,6 +135,8 @@ class LedgerReason(StrEnum):
     ENTRY = "entry"
     UNREGISTER = "unregister"
     PRIZE = "prize"
+    DEAL = "deal"
+    """A player's share of a deal at a tournament's final table (R9.16)."""
     REVERSAL = "reversal"
     """An operator moved chips back from one account to another (a flagged transfer, issue
     27): two entries of opposite amounts, whose ``ref`` is ``reversal:<id>``."""

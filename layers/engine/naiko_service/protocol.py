@@ -307,6 +307,42 @@ class UseTimeBank(Request):
     table_id: TableId
 
 
+# -- deals at the final table (R9.16) ------------------------------------------------------------
+
+DealSplit = Literal["icm", "chip_count"]
+"""R9.16: the two splits a deal offers: ICM (Malmuth–Harville) or chip count."""
+
+OfferId = Annotated[str, Field(pattern=r"^[0-9]{1,10}\.[0-9]{1,15}$")]
+"""Names a deal offer (``deal_offered``'s ``offer_id``)."""
+
+
+class AskDeal(Request):
+    """R9.16: ask for a deal at a tournament's final table (within the published number of
+    players). When every player there has asked, play holds after the hand in progress and the
+    chip-count and ICM splits are offered (``deal_offered``)."""
+
+    action: Literal["ask_deal"]
+    table_id: TableId
+
+
+class AcceptDeal(Request):
+    """R9.16: accept the offer ``offer_id``'s ``split``; when every player accepted the same
+    split it is paid at once (``deal_made``). Until then you may accept the other one instead."""
+
+    action: Literal["accept_deal"]
+    table_id: TableId
+    offer_id: OfferId
+    split: DealSplit
+
+
+class DeclineDeal(Request):
+    """R9.16: decline the offer ``offer_id``: no deal, play resumes."""
+
+    action: Literal["decline_deal"]
+    table_id: TableId
+    offer_id: OfferId
+
+
 PreActionKind = Literal["check_fold", "check", "call", "call_any", "fold"]
 """R8.8: what a pre-action does when the turn comes: check, or fold when checking is not
 possible; check only; call exactly ``amount``; call whatever the price; fold."""
@@ -645,6 +681,7 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | HandHistory | GetHand | Heartbeat
                  | Chat | SendEmote | ChatMute | ChatUnmute  # R8.9
                  | UseTimeBank | PreAction | ClearPreAction  # R8.7, R8.8
+                 | AskDeal | AcceptDeal | DeclineDeal  # R9.16
                  | RegisterDevice | UnregisterDevice)  # issue 25 item 4
 """Every request a client can send; the service dispatches on it with an exhaustive ``match``
 (``mypy --strict`` proves every kind is handled)."""
@@ -818,15 +855,17 @@ class Ack(Message):
 
 ErrorCode = Literal[
     "account_frozen", "all_in_not_allowed", "already_acted", "already_anchored",
-    "already_registered", "already_seated", "already_used", "amount_above_maximum",
+    "already_asked", "already_registered", "already_seated", "already_used", "amount_above_maximum",
     "amount_below_minimum", "bad_amount", "bad_buy_in", "bad_cursor", "bad_invite_code",
     "bet_not_allowed", "bot_seat", "bots_off", "busy", "button_required", "cannot_check",
-    "cannot_pay", "chat_off", "engine_error", "frame_too_large", "hand_in_progress",
+    "cannot_pay", "chat_off", "deal_changed", "deal_made", "deal_offered", "deals_off",
+    "engine_error", "frame_too_large", "hand_in_progress",
     "illegal_action", "in_hand", "insufficient_funds", "internal_error", "invalid_card",
     "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms", "malformed_command",
-    "malformed_json", "no_entries_left", "no_hand_in_progress", "no_histories", "no_open_window",
+    "malformed_json", "no_deal_offer",
+    "no_entries_left", "no_hand_in_progress", "no_histories", "no_open_window",
     "no_pre_action", "no_time_bank", "no_tournaments", "not_connected", "not_eliminated",
-    "not_enough_players", "not_host", "not_in_carousel",
+    "not_enough_players", "not_final_table", "not_host", "not_in_carousel",
     "not_in_hand", "not_invited", "not_private", "not_registered", "not_seated", "not_waiting",
     "not_watching",
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
@@ -834,7 +873,7 @@ ErrorCode = Literal[
     "rate_limited", "reentry_off", "registration_closed", "registration_not_open",
     "reply_too_large", "seat_available", "seat_taken", "seated", "seating_error", "table_closed",
     "table_error", "table_full", "table_limit_reached", "time_bank_empty", "time_bank_running",
-    "too_many_invites", "too_many_mutes",
+    "too_many_invites", "too_many_mutes", "too_many_players",
     "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
     "too_many_tournaments", "too_many_waitlists", "tournament_full", "tournament_table",
     "unknown_action", "unknown_hand", "unknown_preset", "unknown_seat", "unknown_stakes",

@@ -62,6 +62,9 @@ class Hold(StrEnum):
     """Hand-for-hand: waiting for the other tables to finish the round (R9.8)."""
     PAUSE = "pause"
     """A published break (R9.14): the table finished its hand and waits for play to resume."""
+    DEAL = "deal"
+    """A deal is offered (R9.16): the table finished its hand and waits for the players'
+    answers until the deal clock runs out (its ``hold`` timer)."""
 
 
 class TimerKind(StrEnum):
@@ -199,6 +202,69 @@ class Timer:
 
 
 @dataclass(frozen=True, slots=True)
+class DealOffer:
+    """R9.16: the splits offered to the players left at the final table
+    (:func:`naiko.tournaments.icm.deal_splits`), each player's amount shown to all."""
+
+    offer_id: str
+    """Names this offer (the hand after which it was made): an answer names the offer it is
+    for, and the deal clock's token carries it."""
+    ends_ms: int
+    """The deal clock: the offer ends unaccepted at this time (epoch ms)."""
+    players: tuple[str, ...]
+    """The players left, in seat order."""
+    stacks: tuple[int, ...]
+    prizes: tuple[int, ...]
+    """The prizes shared (place 1, 2, ... of the places left; the first less :attr:`kept`)."""
+    kept: int
+    """What is kept for the winner to play for (0: the tournament ends with the deal)."""
+    splits: dict[str, tuple[int, ...]]
+    """``icm`` and ``chip_count``: each player's amount, in :attr:`players` order."""
+    accepted: dict[str, str] = field(default_factory=dict)
+    """Player -> the split they accepted (a player may change their mind until all agree)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"offer_id": self.offer_id, "ends_ms": self.ends_ms,
+                "players": list(self.players), "stacks": list(self.stacks),
+                "prizes": list(self.prizes), "kept": self.kept,
+                "splits": {k: list(v) for k, v in self.splits.items()},
+                "accepted": dict(self.accepted)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DealOffer:
+        return cls(str(data["offer_id"]), int(data["ends_ms"]),
+                   tuple(str(x) for x in data["players"]), tuple(int(x) for x in data["stacks"]),
+                   tuple(int(x) for x in data["prizes"]), int(data["kept"]),
+                   {str(k): tuple(int(x) for x in v) for k, v in data["splits"].items()},
+                   {str(k): str(v) for k, v in data.get("accepted", {}).items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """R9.16 at a final table: who asked for a deal, the offer once everyone did, and whether
+    a deal was made (then no other is asked for)."""
+
+    asked: tuple[str, ...] = ()
+    offer: DealOffer | None = None
+    made: str | None = None
+    """The split applied (``icm`` or ``chip_count``): the deal is done."""
+    log_seq: int = 0
+    """The table's deal log entries so far (``log#<ms>#d#<table>#<n>``: no tournament write)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"asked": list(self.asked),
+                "offer": None if self.offer is None else self.offer.to_dict(),
+                "made": self.made, "log_seq": self.log_seq}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Deal:
+        offer = data.get("offer")
+        return cls(tuple(str(x) for x in data.get("asked", [])),
+                   None if offer is None else DealOffer.from_dict(offer), data.get("made"),
+                   int(data.get("log_seq", 0)))
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentSeat:
     """What a tournament's table keeps of its tournament: enough to deal every hand at the
     right level without reading the tournament item (R9.3), and, at a scheduled tournament's
@@ -236,6 +302,8 @@ class TournamentSeat:
     """The hand-for-hand round of the hand dealt last (``None``: dealt outside hand-for-hand)."""
     hfh_done: int | None = None
     """The last hand-for-hand round this table reported finished."""
+    deal: Deal | None = None
+    """R9.16: a deal asked for, offered or made at this (final) table."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id, "started_ms": self.started_ms,
@@ -245,7 +313,8 @@ class TournamentSeat:
                 "multiplier": self.multiplier, "first_button": self.first_button,
                 "number": self.number, "multi": self.multi, "hold": self.hold,
                 "waiting": sorted(self.waiting), "arrived": sorted(self.arrived),
-                "dealt_round": self.dealt_round, "hfh_done": self.hfh_done}
+                "dealt_round": self.dealt_round, "hfh_done": self.hfh_done,
+                **({} if self.deal is None else {"deal": self.deal.to_dict()})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentSeat:
@@ -263,7 +332,8 @@ class TournamentSeat:
                    None if data.get("hold") is None else Hold(data["hold"]),
                    frozenset(int(x) for x in data.get("waiting", [])),
                    frozenset(int(x) for x in data.get("arrived", [])),
-                   optional("dealt_round"), optional("hfh_done"))
+                   optional("dealt_round"), optional("hfh_done"),
+                   None if data.get("deal") is None else Deal.from_dict(data["deal"]))
 
 
 @dataclass(slots=True)

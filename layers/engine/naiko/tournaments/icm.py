@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 from fractions import Fraction
+from typing import NamedTuple
 
 MAX_ICM_PLAYERS = 9
 """ICM is exact for at most this many players (a full final table): 2^9 subsets."""
@@ -35,8 +36,8 @@ MAX_ICM_PLAYERS = 9
 class IcmError(ValueError):
     """A split was asked for impossible inputs (no players, a stack not positive, more
     prizes than players, a negative prize, too many players for exact ICM). Not an error code
-    of the protocol yet: no route asks for a split (the deals and the director's cancellation,
-    R9.15, R9.16, will refuse such inputs before they get here)."""
+    of the protocol: the deals (R9.16, :mod:`naiko_service.usecases.deals`) refuse such inputs
+    before they get here (the terms allow at most 9 players, a seated player has chips)."""
 
 
 class SplitPolicy(StrEnum):
@@ -168,3 +169,40 @@ def deal_prizes(prizes: Sequence[int], keep_for_winner: int) -> tuple[list[int],
         return [], 0
     kept = max(0, min(keep_for_winner, prizes[0]))
     return [prizes[0] - kept, *prizes[1:]], kept
+
+
+class DealSplits(NamedTuple):
+    """R9.16: what a deal offers the players left, in their order (:func:`deal_splits`)."""
+
+    prizes: list[int]
+    """The prizes the deal shares (place 1, 2, ...; the first less what is kept)."""
+    kept: int
+    """What is kept for the winner to play for (part of the first prize)."""
+    icm: list[int]
+    """Each player's ICM share of :attr:`prizes` (whole chips, summing to them)."""
+    chip_count: list[int]
+    """Each player's chip-count share of :attr:`prizes` (whole chips, summing to them)."""
+
+
+def kept_for_winner(prizes: Sequence[int], keep_percent: int) -> int:
+    """R9.16: *keep_percent* of the prizes left, rounded down, and at most the first prize."""
+    if not prizes:
+        return 0
+    return min(sum(prizes) * keep_percent // 100, prizes[0])
+
+
+def deal_splits(stacks: Sequence[int], prizes: Sequence[int], keep_percent: int) -> DealSplits:
+    """R9.16: the two splits a deal offers the players with *stacks* of the prizes left
+    (*prizes*: place 1, 2, ... of the places still to be given; fewer than the players when
+    some of them win nothing), after keeping *keep_percent* % of their sum (rounded down, at
+    most the first prize) for the winner. Each split is whole chips and sums exactly to what
+    is shared (:func:`whole_chips`: the floors, then the odd chips one at a time to the largest
+    fractional parts, ties to the larger stack, then to the earlier player).
+
+    >>> deal_splits([5_000, 3_000, 2_000], [500, 300, 200], 10)
+    DealSplits(prizes=[400, 300, 200], kept=100, icm=[334, 297, 269], chip_count=[350, 290, 260])
+
+    :raises IcmError: On bad inputs or more than :data:`MAX_ICM_PLAYERS` players.
+    """
+    shared, kept = deal_prizes(prizes, kept_for_winner(prizes, keep_percent))
+    return DealSplits(shared, kept, icm_split(stacks, shared), chip_split(stacks, shared))

@@ -400,6 +400,53 @@ class TournamentKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class DealTerms:
+    """R9.16: the published terms of deals at the final table (optional per tournament).
+
+    - ``max_players``: a deal may be asked for at the final table once at most this many
+      players are left (2..9: exact ICM covers 9, :data:`naiko.tournaments.icm.MAX_ICM_PLAYERS`;
+      at most the seats per table).
+    - ``keep_percent``: the part of the prizes left that a deal keeps for the winner to play
+      for (0..50 %; 0: a deal shares everything and the tournament ends with it).
+    - ``clock_s``: how long the players have to accept an offer (15..300 s).
+    """
+
+    max_players: int
+    keep_percent: int = 0
+    clock_s: int = 60
+
+    def __post_init__(self) -> None:
+        _ints(("max_players", self.max_players), ("keep_percent", self.keep_percent),
+              ("clock_s", self.clock_s))
+        if not MIN_DEAL_PLAYERS <= self.max_players <= MAX_DEAL_PLAYERS:
+            raise InvalidTerms(f"deals are for final tables of {MIN_DEAL_PLAYERS}.."
+                               f"{MAX_DEAL_PLAYERS} players, not {self.max_players}",
+                               rule_id="R9.16")
+        if not 0 <= self.keep_percent <= MAX_DEAL_KEEP_PERCENT:
+            raise InvalidTerms(f"a deal keeps 0..{MAX_DEAL_KEEP_PERCENT} % for the winner, not "
+                               f"{self.keep_percent}", rule_id="R9.16")
+        if not MIN_DEAL_CLOCK_S <= self.clock_s <= MAX_DEAL_CLOCK_S:
+            raise InvalidTerms(f"the deal clock is {MIN_DEAL_CLOCK_S}..{MAX_DEAL_CLOCK_S} s, not "
+                               f"{self.clock_s}", rule_id="R9.16")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_players": self.max_players, "keep_percent": self.keep_percent,
+                "clock_s": self.clock_s}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DealTerms:
+        return cls(data["max_players"], data.get("keep_percent", 0), data.get("clock_s", 60))
+
+
+MIN_DEAL_PLAYERS = 2
+MAX_DEAL_PLAYERS = 9
+"""Exact ICM (Malmuth–Harville) is computed for up to 9 players (R9.16)."""
+MAX_DEAL_KEEP_PERCENT = 50
+MIN_DEAL_CLOCK_S = 15
+MAX_DEAL_CLOCK_S = 300
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentTerms:
     """A tournament's published terms, shown before registration (R7.3–R7.5, R9.9, R9.10).
     Every instance is valid: the constructor checks the rules below and raises
@@ -438,6 +485,9 @@ class TournamentTerms:
     entries_per_player: int = 1
     """R9.12: how many times a player may enter (1: no re-entry). A player eliminated while
     late registration is open may enter again, up to this many entries in all."""
+    deals: DealTerms | None = None
+    """R9.16: deals at the final table (``None``: no deals). Not for a Spin, whose prizes the
+    house's prize account pays."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, TournamentKind) or not isinstance(self.variant, Variant):
@@ -506,6 +556,15 @@ class TournamentTerms:
                 self.min_players == self.max_players == self.seat_count):
             raise InvalidTerms("a Sit & Go is one table and starts when its seats are filled: "
                                "min_players == max_players == seat_count", rule_id="R9.2")
+        if self.deals is not None:
+            if not isinstance(self.deals, DealTerms):
+                raise InvalidTerms("deals must be DealTerms", rule_id="R9.16")
+            if self.kind is TournamentKind.SPIN:
+                raise InvalidTerms("a Spin offers no deals: the house's prize account pays its "
+                                   "prizes", rule_id="R9.16")
+            if self.deals.max_players > self.seat_count:
+                raise InvalidTerms(f"a final table of {self.seat_count} seats cannot have "
+                                   f"{self.deals.max_players} players", rule_id="R9.16")
         if self.payout is PayoutRule.SIT_AND_GO and self.max_players > SIT_AND_GO_TABLE[-1][1]:
             raise InvalidTerms(f"the Sit & Go payout table covers up to "
                                f"{SIT_AND_GO_TABLE[-1][1]} players", rule_id="R7.3")
@@ -616,7 +675,8 @@ class TournamentTerms:
                 "late_registration_level": self.late_registration_level,
                 "spin_table": None if self.spin_table is None else self.spin_table.to_dict(),
                 "time_bank": None if self.time_bank is None else self.time_bank.to_dict(),
-                "entries_per_player": self.entries_per_player}
+                "entries_per_player": self.entries_per_player,
+                **({} if self.deals is None else {"deals": self.deals.to_dict()})}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentTerms:
@@ -637,7 +697,9 @@ class TournamentTerms:
                        spin_table=None if spin is None else SpinTable.from_dict(spin),
                        time_bank=(None if data.get("time_bank") is None
                                   else TimeBank.from_dict(data["time_bank"])),
-                       entries_per_player=data.get("entries_per_player", 1))
+                       entries_per_player=data.get("entries_per_player", 1),
+                       deals=(None if data.get("deals") is None
+                              else DealTerms.from_dict(data["deals"])))
         except InvalidTerms:
             raise
         except InvalidTimeBank as exc:

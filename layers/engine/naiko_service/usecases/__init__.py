@@ -54,6 +54,7 @@ from . import (
     cash,
     chat,
     connections,
+    deals,
     fanout,
     histories,
     lobby,
@@ -193,6 +194,12 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             play.pre_action(deps, caller, request)
         case p.ClearPreAction():
             play.clear_pre_action(deps, caller, request)
+        case p.AskDeal():  # R9.16
+            deals.ask_deal(deps, caller, request)
+        case p.AcceptDeal():
+            deals.accept_deal(deps, caller, request)
+        case p.DeclineDeal():
+            deals.decline_deal(deps, caller, request)
         case p.RegisterDevice():
             push.register_device(deps, caller, request)
         case p.UnregisterDevice():

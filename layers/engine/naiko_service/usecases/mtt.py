@@ -38,7 +38,7 @@ from ..notices import BreakStarted, FinalTable, PlayerMoved
 from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
 from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
-from . import arming, time_banks
+from . import arming, deals, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
 from .tournament_tables import Out, close_late, give_places, log_entry
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
@@ -789,6 +789,8 @@ def hold_timers(record: TableRecord, now: int) -> list[Timer]:
     if info.hold == Hold.PAUSE:  # R9.14: the break's end (a hold:pause:<n>:<resume> timer)
         brk = break_at(info.structure, info.started_ms, now)
         due = brk.ends_ms if brk is not None else now
+    if info.hold == Hold.DEAL:  # R9.16: the deal clock (a hold:deal:<n>:<ends_ms> timer)
+        due = deals.clock_due(record) or now
     return [existing or Timer(f"{prefix}{due}", TimerKind.HOLD, due)]
 
 
@@ -816,6 +818,8 @@ def on_hold(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
     info = record.tournament
     if info is None or info.hold is None:
         return Outcome()
+    if info.hold == Hold.DEAL:  # R9.16: the deal clock ran out
+        return deals.on_clock(record, now, timer)
     record.tournament = replace(info, hold=None)
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
     return Outcome()

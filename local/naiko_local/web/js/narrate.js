@@ -277,6 +277,30 @@ function sentence(e, people) {
       return tr("The final table is formed: every player left moves there");
     case "break_started":
       return tr("A {minutes}-minute break: play resumes with level {level}", { minutes: e.minutes, level: e.next_level });
+    case "deal_asked": { // R9.16
+      const who = people.player(e.player_id);
+      const n = { name: who.who(), asked: (e.asked || []).length, players: (e.asked || []).length + (e.waiting || []).length };
+      return say(who, tr("You ask for a deal ({asked} of {players} asked)", n), tr("{name} asks for a deal ({asked} of {players} asked)", n));
+    }
+    case "deal_offered": {
+      const amounts = (list) => (e.players || []).map((p, i) => `${people.player(p).who()} ${(list || [])[i]}`).join(", ");
+      return tr("A deal is offered: ICM {icm}; chip count {chips}; kept for the winner {kept}", { icm: amounts(e.icm), chips: amounts(e.chip_count), kept: e.kept });
+    }
+    case "deal_accepted": {
+      const who = people.player(e.player_id);
+      if (e.split === "icm") return say(who, tr("You accept the ICM split"), tr("{name} accepts the ICM split", { name: who.who() }));
+      return say(who, tr("You accept the chip-count split"), tr("{name} accepts the chip-count split", { name: who.who() }));
+    }
+    case "deal_cancelled": {
+      if (e.reason !== "declined") return tr("No deal: the deal clock ran out, play resumes");
+      const who = people.player(e.player_id);
+      return say(who, tr("You decline the deal: play resumes"), tr("{name} declines the deal: play resumes", { name: who.who() }));
+    }
+    case "deal_made": {
+      const amounts = (e.players || []).map((p, i) => `${people.player(p).who()} ${(e.amounts || [])[i]}`).join(", ");
+      if (e.kept) return tr("Deal made: {amounts}; play goes on for {kept}", { amounts, kept: e.kept });
+      return tr("Deal made: {amounts}; the tournament ends", { amounts });
+    }
     case "eliminated": {
       const who = people.player(e.player_id);
       const n = { name: who.who(), place: e.place, prize: e.prize };

@@ -11,8 +11,8 @@ from dataclasses import replace
 from naiko.tournaments.seating import next_deal
 
 from ...records import TableRecord, Timer
+from .. import deals, tournament_tables
 from .. import mtt as tables
-from .. import tournament_tables
 from ..base import Deps, Outcome
 from .sit_and_go import SitAndGoPolicy
 
@@ -24,8 +24,10 @@ class MttPolicy(SitAndGoPolicy):
         """The next hand is due: the moves waiting for this table, a break, the final table,
         hand-for-hand decide whether it deals now (:func:`naiko_service.usecases.mtt.at_deal`);
         during a published break it holds until play resumes (R9.14,
-        :func:`naiko_service.usecases.mtt.at_break`)."""
-        if self.held(record) or tables.at_break(record, now, outcome):
+        :func:`naiko_service.usecases.mtt.at_break`); at the final table it holds for a deal
+        every player asked for (R9.16, :func:`naiko_service.usecases.deals.holds`)."""
+        if (self.held(record) or tables.at_break(record, now, outcome)
+                or deals.holds(deps, record, now, outcome)):
             return False
         return tables.at_deal(deps, record, now, outcome)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from naiko import commands as cmd
 
 from ...records import TableRecord, Timer
-from .. import seats, tournament_tables
+from .. import deals, mtt, seats, tournament_tables
 from ..base import Deps, Outcome
 
 
@@ -30,8 +30,12 @@ class SitAndGoPolicy:
         return info is not None and info.hold is not None
 
     def may_deal(self, deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> bool:
-        """R9.4: everybody with chips is dealt in, sitting out or not; two are enough."""
-        return not self.held(record) and tournament_tables.may_deal(record)
+        """R9.4: everybody with chips is dealt in, sitting out or not; two are enough. The
+        table holds for a deal every player asked for (R9.16,
+        :func:`naiko_service.usecases.deals.holds`)."""
+        if self.held(record) or deals.holds(deps, record, now, outcome):
+            return False
+        return tournament_tables.may_deal(record)
 
     def before_deal(self, deps: Deps, record: TableRecord, now: int,
                     outcome: Outcome) -> frozenset[int]:
@@ -62,7 +66,9 @@ class SitAndGoPolicy:
             tournament_tables.eliminate(deps, record, now, outcome)
 
     def timers(self, record: TableRecord, now: int) -> list[Timer]:
-        return []
+        """The deal clock while a deal is offered (R9.16: the ``hold`` timer,
+        :func:`naiko_service.usecases.mtt.hold_timers`)."""
+        return mtt.hold_timers(record, now)
 
 
 POLICY = SitAndGoPolicy()
