@@ -82,6 +82,7 @@ def test_r9_16_chip_count_and_icm_splits_worked_by_hand() -> None:
 
 def test_r9_16_odd_chips_go_to_the_larger_stack_on_equal_fractions() -> None:
     assert chip_split([100, 100, 200], [101, 0, 0]) == [25, 25, 51]  # 25.25 / 25.25 / 50.5
+    assert chip_split([1, 3], [2]) == [0, 2]  # 0.5 / 1.5: equal fractions, the larger stack
     assert chip_split([200, 100, 100], [2, 1, 1]) == [2, 1, 1]
     assert chip_split([1, 1, 1], [2, 0, 0]) == [1, 1, 0]  # ties: the earlier players
 
