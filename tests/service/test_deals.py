@@ -281,6 +281,10 @@ def test_r9_16_players_are_told_at_each_step() -> None:
     for player in offer.players:
         accept(sim, player, offer.offer_id, "icm")
     sent = sim.service.deps.gateway.sent  # type: ignore[attr-defined]
+    offered_view = next(m["view"]["tournament"]["deal"] for m in sent[f"conn-{offer.players[0]}"]
+                        if m.get("view", {}).get("tournament", {}).get("deal", {}).get("offer"))
+    assert offered_view["offer"]["icm"] == list(offer.splits["icm"])  # a snapshot shows it too
+    assert offered_view["asked"] == list(offer.players)
     for player in offer.players:  # everyone heard every step, with every amount
         events = [e for m in sent[f"conn-{player}"] for e in m.get("events", [])]
         kinds = [e["kind"] for e in events]

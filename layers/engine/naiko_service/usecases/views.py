@@ -70,7 +70,26 @@ def tournament_view(record: TableRecord) -> dict[str, Any]:
             "next_level": None if following is None else following.to_dict(),
             "players_left": info.players_left, "entrants": info.entrants,
             "payouts": list(info.payouts), "multiplier": info.multiplier,
-            "first_hand_ms": info.started_ms}
+            "first_hand_ms": info.started_ms, **deal_view(record)}
+
+
+def deal_view(record: TableRecord) -> dict[str, Any]:
+    """R9.16 at a final table: ``{"deal": ...}`` while a deal is asked for, offered or made
+    (who asked, the offer with every player's amount and answer, the split made), so a player
+    who connects meanwhile sees it; ``{}`` otherwise."""
+    info = record.tournament
+    deal = None if info is None else info.deal
+    if deal is None or not (deal.asked or deal.offer or deal.made):
+        return {}
+    offer = deal.offer
+    return {"deal": {
+        "asked": list(deal.asked), "made": deal.made,
+        "offer": None if offer is None else {
+            "offer_id": offer.offer_id, "ends_ms": offer.ends_ms,
+            "players": list(offer.players), "stacks": list(offer.stacks),
+            "prizes": list(offer.prizes), "kept": offer.kept,
+            "icm": list(offer.splits["icm"]), "chip_count": list(offer.splits["chip_count"]),
+            "accepted": dict(offer.accepted)}}}
 
 
 def snapshot_message(record: TableRecord, player_id: str, request_id: str | None,
