@@ -11,6 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from naiko.state import Variant
 from naiko.tournaments.structures import (
     BlindStructure,
@@ -296,3 +298,26 @@ def test_r9_16_players_are_told_at_each_step() -> None:
         assert offered["players"] == list(offer.players)
         made = next(e for e in events if e["kind"] == "deal_made")
         assert made["amounts"] == list(offer.splits["icm"]) and made["split"] == "icm"
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 5), st.integers(0, 50), st.sampled_from(["icm", "chip_count"]),
+       st.integers(1, 1_000))
+def test_r9_16_property_a_deal_conserves_chips_and_pays_each_player_once(
+        players_n: int, keep: int, split: str, seed: int) -> None:
+    sim = started(players_n, keep=keep, seed=seed)
+    ask_all(sim)
+    offer = until_offered(sim)
+    for player in offer.players:
+        accept(sim, player, offer.offer_id, split)
+    record = sim.tournaments.load(sim.tournament_id)
+    paid = deal_ledger(sim)
+    # every player of the offer once on the ledger, once in the deal# items
+    assert sorted(e.player_id for e in paid) == sorted(offer.players)
+    assert sorted(k for k, _ in sim.tournaments.items(sim.tournament_id, "deal#")) == sorted(
+        f"deal#{x}" for x in offer.players)
+    # chips conserved: what the pool holds and what the deal paid are the entries
+    assert record.pool_held + sum(e.amount for e in paid) == ENTRY * players_n
+    assert sum(e.amount for e in paid) == sum(offer.prizes)
+    assert record.pool_held == offer.kept == sum(record.payouts[:players_n])
+    assert sim.store.audit().holds  # granted = accounts + tables + tournaments
