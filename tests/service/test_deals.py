@@ -321,3 +321,31 @@ def test_r9_16_property_a_deal_conserves_chips_and_pays_each_player_once(
     assert sum(e.amount for e in paid) == sum(offer.prizes)
     assert record.pool_held == offer.kept == sum(record.payouts[:players_n])
     assert sim.store.audit().holds  # granted = accounts + tables + tournaments
+
+
+def test_r9_16_a_scheduled_tournament_s_final_table_deals_too() -> None:
+    """The scheduled tables' policy (``MttPolicy.may_deal``) holds for the deal as the Sit &
+    Go's does: four players at one 6-seat table is the final table from the start."""
+    base = replace(terms_for("mtt", Variant.NLHE, ENTRY, 4), seat_count=6)
+    terms = replace(base, structure=BlindStructure(tuple(
+        replace(level, minutes=1) for level in base.structure.levels)),
+        deals=DealTerms(4, 20, 60))
+    sim = humans(terms, 4, 2)
+    record = sim.tournaments.load(sim.tournament_id)
+    assert len(record.tables) == 1 and table(sim).tournament.multi  # type: ignore[union-attr]
+    while not table(sim).state.hand_in_progress:
+        assert sim.step()
+    ask_all(sim)
+    offer = until_offered(sim)
+    assert table(sim).tournament.hold == Hold.DEAL  # type: ignore[union-attr]
+    for player in offer.players:
+        accept(sim, player, offer.offer_id, "chip_count")
+    assert sorted(e.amount for e in deal_ledger(sim)) == sorted(offer.splits["chip_count"])
+    hands = table(sim).state.hand_count
+    for _ in range(200):  # play goes on for the kept part
+        if table(sim).state.hand_count > hands:
+            break
+        assert sim.step()
+    assert table(sim).state.hand_count == hands + 1
+    record = sim.tournaments.load(sim.tournament_id)
+    assert record.payouts[:1] == [offer.kept] and record.pool_held == offer.kept > 0
