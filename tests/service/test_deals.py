@@ -52,8 +52,8 @@ def humans(terms: TournamentTerms, players: int, seed: int) -> Simulation:
 
 
 def started(players: int = 3, *, keep: int = 10, max_players: int | None = None,
-            seed: int = 3, deal_terms: bool = True) -> Simulation:
-    base = terms_for("sng", Variant.NLHE, ENTRY, players)
+            seed: int = 3, deal_terms: bool = True, stack: int = 1_500) -> Simulation:
+    base = replace(terms_for("sng", Variant.NLHE, ENTRY, players), starting_stack=stack)
     # one-minute levels: nobody acts (each is played at once, R9.4), the blinds decide soon
     terms = replace(base, structure=BlindStructure(tuple(
         replace(level, minutes=1) for level in base.structure.levels)))
@@ -122,7 +122,7 @@ def accept(sim: Simulation, player: str, offer_id: str, split: str, n: int = 1) 
 
 
 def test_r9_16_unanimous_acceptance_pays_once_then_play_goes_on_for_the_kept_part() -> None:
-    sim = started(3, keep=10)
+    sim = started(3, keep=10, stack=300)  # short stacks: the kept part is played for soon
     ask_all(sim)
     assert table(sim).state.hand_in_progress  # the hand in progress is played out
     offer = until_offered(sim)
