@@ -135,6 +135,8 @@ class LedgerReason(StrEnum):
     ENTRY = "entry"
     UNREGISTER = "unregister"
     PRIZE = "prize"
+    BOUNTY = "bounty"
+    """R9.13: a knockout bounty won (or the winner's own bounty, at the end)."""
     REVERSAL = "reversal"
     """An operator moved chips back from one account to another (a flagged transfer, issue
     27): two entries of opposite amounts, whose ``ref`` is ``reversal:<id>``."""

@@ -236,6 +236,15 @@ class TournamentSeat:
     """The hand-for-hand round of the hand dealt last (``None``: dealt outside hand-for-hand)."""
     hfh_done: int | None = None
     """The last hand-for-hand round this table reported finished."""
+    bounty: int = 0
+    """R9.13: the published bounty of an entry (``0``: no knockout), shown for every seat."""
+    bounties: tuple[tuple[str, int], ...] = ()
+    """R9.13, progressive knockout: the players here whose bounty grew, with their bounty, as
+    of this table's last write that read the tournament (shown at the table)."""
+
+    def bounty_of(self, player_id: str) -> int:
+        """R9.13: *player_id*'s bounty as this table knows it (``0`` without knockout)."""
+        return dict(self.bounties).get(player_id, self.bounty)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id, "started_ms": self.started_ms,
@@ -245,7 +254,9 @@ class TournamentSeat:
                 "multiplier": self.multiplier, "first_button": self.first_button,
                 "number": self.number, "multi": self.multi, "hold": self.hold,
                 "waiting": sorted(self.waiting), "arrived": sorted(self.arrived),
-                "dealt_round": self.dealt_round, "hfh_done": self.hfh_done}
+                "dealt_round": self.dealt_round, "hfh_done": self.hfh_done,
+                **({"bounty": self.bounty, "bounties": dict(self.bounties)} if self.bounty
+                   else {})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentSeat:
@@ -263,7 +274,9 @@ class TournamentSeat:
                    None if data.get("hold") is None else Hold(data["hold"]),
                    frozenset(int(x) for x in data.get("waiting", [])),
                    frozenset(int(x) for x in data.get("arrived", [])),
-                   optional("dealt_round"), optional("hfh_done"))
+                   optional("dealt_round"), optional("hfh_done"), int(data.get("bounty", 0)),
+                   tuple(sorted((str(k), int(v))
+                                for k, v in data.get("bounties", {}).items())))
 
 
 @dataclass(slots=True)
