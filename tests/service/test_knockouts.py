@@ -10,9 +10,11 @@ from dataclasses import replace
 
 import pytest
 from naiko.tournaments.structures import from_preset
-from naiko_service.ports import LedgerReason
+from naiko_service.ports import ConcurrentUpdate, LedgerReason
 from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
-from naiko_service.usecases.tournament_bounties import BOUNTY_PREFIX
+from naiko_service.usecases.base import Outcome
+from naiko_service.usecases.tournament_bounties import BOUNTY_PREFIX, knock_out
+from naiko_service.usecases.tournament_tables import Out
 from service_testing import Harness, Player, harness
 from test_tournaments import (
     act,
@@ -195,3 +197,23 @@ def test_r9_13_bad_knockout_terms_are_refused_with_their_code_and_nothing_create
     (listed,) = creator.send(action="list_tournaments")["tournaments"]
     assert (listed["terms"]["bounty"], listed["terms"]["progressive"]) == (50, False)
     assert listed["payout_split"] == {"entrants": 6, "prizes": [195, 105]}  # 6 x 50, 65/35
+
+
+def test_r9_13_a_knockout_written_again_pays_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounty's item may not exist yet: the same knockout decided again (a retried or
+    duplicated write of the hand's end) is refused whole, and no chip moves twice."""
+    h = harness()
+    tid, button, small, big = three_way(h, monkeypatch, bounty=41)
+    assert h.tournaments is not None
+    table = table_of(h, tid)
+    assert table.state.hand is not None and table.state.hand.number == 1
+    new = h.tournaments.load(tid).copy()
+    outcome = Outcome()
+    again = knock_out(h.service.deps, table, new, [Out(big.player_id, 1_500, table.table_id, 1,
+                                                       big.player_id)], h.clock.now, outcome)
+    assert [k.paid for k in again] == [{small.player_id: 21, button.player_id: 20}]
+    balances = [h.accounts.balance(p.player_id) for p in (button, small, big)]
+    with pytest.raises(ConcurrentUpdate):
+        h.tournaments.commit(tuple(outcome.writes), tuple(outcome.moves))
+    assert [h.accounts.balance(p.player_id) for p in (button, small, big)] == balances
+    assert len(bounty_ledger(h)) == 2
