@@ -5,7 +5,8 @@ plays a whole tournament through the real service and its timers, on the in-memo
 virtual time: every seat a BOT (R8.4), each BOT's think time drawn per action, every timer
 execution fired at its deadline as Step Functions would (the sweep too, every minute), and
 writes the tournament's log as JSON Lines (``docs/tournaments.md``). ``--reentries N`` (mtt)
-makes BOTs eliminated during late registration enter again (R9.12), up to N times in all. The
+makes BOTs eliminated during late registration enter again (R9.12), up to N times in all;
+``--bounties regular|progressive`` makes half of each entry a knockout bounty (R9.13). The
 ledger identity is checked after every transaction (``--no-check`` skips it: the check reads
 every table).
 
@@ -36,6 +37,7 @@ from naiko.tournaments.structures import (
     TournamentTerms,
     from_preset,
     hourly_breaks,
+    knockout,
 )
 from naiko_service.auth import bot_id
 from naiko_service.ledger import Audit
@@ -50,6 +52,8 @@ from naiko_service.memory import (
 from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
 from naiko_service.usecases import Deps, ServiceError, TableService, scheduled, tournaments
 from naiko_service.usecases.private import HOUSE_BOTS
+
+from naiko_local import bounty_audit
 
 SIMULATED_START_MS = 1_767_225_600_000
 """Virtual time starts at 2026-01-01T00:00:00Z."""
@@ -278,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
                           help="mtt: BOT re-entries to make while late registration is open "
                           "(R9.12; the tournament then publishes 3 entries per player and late "
                           "registration to the end of level 4)")
+    simulate.add_argument("--bounties", choices=("regular", "progressive"), default=None,
+                          help="knockout bounties (R9.13): half of each entry is a bounty on "
+                          "its player, paid to whoever eliminates them (progressive: half "
+                          "paid, half added to the winner's own bounty)")
     simulate.add_argument("--no-check", action="store_true",
                           help="skip the ledger check after every transaction")
     simulate.add_argument("--breaks", type=int, default=None, metavar="MINUTES",
@@ -334,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.reentries:
         terms = replace(terms, late_registration_level=4, entries_per_player=3,
                         max_players=max(terms.max_players, players + args.reentries))
+    if args.bounties is not None:
+        try:
+            terms = knockout(terms, progressive=args.bounties == "progressive")
+        except InvalidTerms as error:
+            parser.error(str(error))
     if args.breaks is not None:
         if args.kind != "mtt":
             parser.error("only a scheduled tournament (--kind mtt) publishes breaks")
@@ -354,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{simulation.executions} timer executions; winner {next(iter(finished['places']))}"
           + (f"; {simulation.reentered} re-entries" if args.reentries else "")
           + (f"; {len(terms.structure.breaks)} breaks published" if terms.structure.breaks
-             else ""),
+             else "")
+          + (f"; {bounty_audit.audit(log).line()}" if args.bounties else ""),
           file=sys.stderr)
     return 0
 

@@ -158,3 +158,39 @@ def test_scripts_run_options_exist(tmp_path: Path) -> None:
     assert "--bots" in options
     unknown = {option: doc for option, doc in options.items() if not _lists(helped.stdout, option)}
     assert not unknown, f"documented scripts/run options the stack does not have: {unknown}"
+
+
+_TOURNAMENT = re.compile(r"naiko-tournament\s+(simulate|export|schedule)\b([^\n`|;&#)]*)")
+
+
+def _tournament_commands() -> list[tuple[str, str, str]]:
+    """``(subcommand, its arguments, the doc)`` of every ``naiko-tournament`` command in the
+    code of the README and docs/*.md."""
+    found = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        code = [block.replace("\\\n", " ") for block in _FENCE.findall(text)]
+        code += _INLINE.findall(_FENCE.sub("", text))
+        found += [(m.group(1), m.group(2), doc.name) for snippet in code
+                  for m in _TOURNAMENT.finditer(snippet)]
+    return found
+
+
+def test_naiko_tournament_options_exist() -> None:
+    """Every option the docs give ``naiko-tournament simulate`` (``--bounties``, R9.13, ...),
+    ``export`` or ``schedule`` is one it takes."""
+    commands = _tournament_commands()
+    assert {"--kind", "--bounties"} <= {
+        option for sub, args, _ in commands if sub == "simulate"
+        for option in _OPTION.findall(args)}
+    # this checkout's code (not an installed copy's)
+    path = os.pathsep.join(str(ROOT / part) for part in ("layers/engine", "local"))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path}
+    for sub in ("simulate", "export", "schedule"):
+        helped = subprocess.run([sys.executable, "-m", "naiko_local.tournament", sub, "--help"],
+                                cwd=ROOT, env=env, text=True, capture_output=True,
+                                timeout=TIMEOUT_S, check=False)
+        assert helped.returncode == 0, helped.stderr[-3000:]
+        unknown = {option: doc for name, args, doc in commands if name == sub
+                   for option in _OPTION.findall(args) if not _lists(helped.stdout, option)}
+        assert not unknown, f"documented naiko-tournament {sub} options it lacks: {unknown}"

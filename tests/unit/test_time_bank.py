@@ -68,7 +68,11 @@ def test_r8_7_every_preset_publishes_a_bank_topped_up_each_level() -> None:
     assert banks == {"sng_6max_turbo": TURBO_TIME_BANK, "sng_9max_turbo": TURBO_TIME_BANK,
                      "sng_headsup_hyper": HYPER_TIME_BANK, "spin_3max_hyper": HYPER_TIME_BANK,
                      "mtt_deep": TURBO_TIME_BANK, "mtt_turbo": TURBO_TIME_BANK,
-                     "mtt_deep_breaks": TURBO_TIME_BANK}
+                     "mtt_deep_breaks": TURBO_TIME_BANK,
+                     # R9.13: the knockout variants keep their preset's bank
+                     "sng_6max_turbo_ko": TURBO_TIME_BANK, "sng_9max_turbo_ko": TURBO_TIME_BANK,
+                     "sng_headsup_hyper_ko": HYPER_TIME_BANK,
+                     "spin_3max_hyper_ko": HYPER_TIME_BANK}
     assert all(b is not None and b.per is TopUpEvery.LEVELS for b in banks.values())
     assert TURBO_TIME_BANK.to_dict() == {"initial_s": 30, "top_up_s": 5, "every": 1,
                                          "per": "levels", "cap_s": 60}

@@ -291,7 +291,9 @@ def test_malformed_stored_terms_raise_invalid_terms(breakage: Any) -> None:
 
 def test_presets_are_what_their_docstrings_say() -> None:
     assert set(PRESETS) == {"sng_6max_turbo", "sng_9max_turbo", "sng_headsup_hyper",
-                            "spin_3max_hyper", "mtt_deep", "mtt_turbo", "mtt_deep_breaks"}
+                            "spin_3max_hyper", "mtt_deep", "mtt_turbo", "mtt_deep_breaks",
+                            "sng_6max_turbo_ko", "sng_9max_turbo_ko", "sng_headsup_hyper_ko",
+                            "spin_3max_hyper_ko"}
     spin = spin_3max_hyper(10)
     assert (spin.kind, spin.seat_count, spin.starting_stack, spin.payout) == (
         TournamentKind.SPIN, 3, 500, PayoutRule.SPIN)
@@ -314,7 +316,7 @@ def test_presets_are_what_their_docstrings_say() -> None:
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_level_makes_a_valid_table(name: str) -> None:
-    terms = from_preset(name, 1, Variant.NAIKO)
+    terms = from_preset(name, 2, Variant.NAIKO)  # 2: the least a knockout preset splits
     for level in terms.structure.levels:
         level.table_config(terms.variant, terms.seat_count).validate()
     assert terms.starting_stack >= 20 * terms.structure.levels[0].big_blind

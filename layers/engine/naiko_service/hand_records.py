@@ -149,7 +149,9 @@ class HandRecord:
     ``state_unreadable``), ``None`` for a finished hand."""
     tournament: dict[str, Any] | None = None
     """A tournament's hand: ``tournament_id``, ``level``, ``level_minutes``, ``started_ms``,
-    ``multi``, ``table_number``, ``entrants``."""
+    ``multi``, ``table_number``, ``entrants``; at a knockout tournament (R9.13) ``bounties``
+    (player -> bounty at the hand's start) and ``knockouts`` (the bounties it paid:
+    ``eliminated``, ``bounty``, ``paid``, ``added``)."""
     event: dict[str, Any] | None = None
     """Without a state: the ``hand_cancelled`` event that ended the hand (wire form)."""
     lost: str | None = None
@@ -355,7 +357,12 @@ def tournament_of(record: TableRecord) -> dict[str, Any] | None:
     return {"tournament_id": info.tournament_id, "level": level,
             "level_minutes": info.structure.level(level).minutes,
             "started_ms": info.started_ms, "multi": info.multi, "table_number": info.number,
-            "entrants": info.entrants}
+            "entrants": info.entrants,
+            # R9.13: each seat's bounty at the hand's start (the knockouts are added when the
+            # hand's end is written, naiko_service.usecases.tournament_bounties)
+            **({"bounties": {s.player_id: info.bounty_of(s.player_id)
+                             for s in record.state.seats if s is not None}}
+               if info.bounty else {})}
 
 
 def from_fallback(fallback: Fallback, now: int) -> HandRecord | None:

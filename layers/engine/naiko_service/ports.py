@@ -137,6 +137,8 @@ class LedgerReason(StrEnum):
     PRIZE = "prize"
     DEAL = "deal"
     """A player's share of a deal at a tournament's final table (R9.16)."""
+    BOUNTY = "bounty"
+    """R9.13: a knockout bounty won (or the winner's own bounty, at the end)."""
     REVERSAL = "reversal"
     """An operator moved chips back from one account to another (a flagged transfer, issue
     27): two entries of opposite amounts, whose ``ref`` is ``reversal:<id>``."""

@@ -485,9 +485,12 @@ class GetAccount(Request):
 # -- tournaments (R9) ----------------------------------------------------------------------------
 
 TournamentId = TableId
-Preset = Literal["sng_6max_turbo", "sng_9max_turbo", "sng_headsup_hyper", "spin_3max_hyper"]
+Preset = Literal["sng_6max_turbo", "sng_9max_turbo", "sng_headsup_hyper", "spin_3max_hyper",
+                 "sng_6max_turbo_ko", "sng_9max_turbo_ko", "sng_headsup_hyper_ko",
+                 "spin_3max_hyper_ko"]
 """The Sit & Go and Spin presets a player may list (``naiko.tournaments.structures.PRESETS``;
-scheduled tournaments are ops')."""
+scheduled tournaments are ops'); ``_ko``: the knockout variant, half of the entry a bounty
+(R9.13)."""
 
 
 class CreateTournament(Request):
@@ -860,9 +863,9 @@ ErrorCode = Literal[
     "bet_not_allowed", "bot_seat", "bots_off", "busy", "button_required", "cannot_check",
     "cannot_pay", "chat_off", "deal_changed", "deal_made", "deal_offered", "deals_off",
     "engine_error", "frame_too_large", "hand_in_progress",
-    "illegal_action", "in_hand", "insufficient_funds", "internal_error", "invalid_card",
-    "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms", "malformed_command",
-    "malformed_json", "no_deal_offer",
+    "illegal_action", "in_hand", "insufficient_funds", "internal_error", "invalid_bounty",
+    "invalid_card", "invalid_prizes", "invalid_request", "invalid_target", "invalid_terms",
+    "malformed_command", "malformed_json", "no_deal_offer",
     "no_entries_left", "no_hand_in_progress", "no_histories", "no_open_window",
     "no_pre_action", "no_time_bank", "no_tournaments", "not_connected", "not_eliminated",
     "not_enough_players", "not_final_table", "not_host", "not_in_carousel",

@@ -304,6 +304,15 @@ class TournamentSeat:
     """The last hand-for-hand round this table reported finished."""
     deal: Deal | None = None
     """R9.16: a deal asked for, offered or made at this (final) table."""
+    bounty: int = 0
+    """R9.13: the published bounty of an entry (``0``: no knockout), shown for every seat."""
+    bounties: tuple[tuple[str, int], ...] = ()
+    """R9.13, progressive knockout: the players here whose bounty grew, with their bounty, as
+    of this table's last write that read the tournament (shown at the table)."""
+
+    def bounty_of(self, player_id: str) -> int:
+        """R9.13: *player_id*'s bounty as this table knows it (``0`` without knockout)."""
+        return dict(self.bounties).get(player_id, self.bounty)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tournament_id": self.tournament_id, "started_ms": self.started_ms,
@@ -314,7 +323,9 @@ class TournamentSeat:
                 "number": self.number, "multi": self.multi, "hold": self.hold,
                 "waiting": sorted(self.waiting), "arrived": sorted(self.arrived),
                 "dealt_round": self.dealt_round, "hfh_done": self.hfh_done,
-                **({} if self.deal is None else {"deal": self.deal.to_dict()})}
+                **({} if self.deal is None else {"deal": self.deal.to_dict()}),
+                **({"bounty": self.bounty, "bounties": dict(self.bounties)} if self.bounty
+                   else {})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentSeat:
@@ -333,7 +344,10 @@ class TournamentSeat:
                    frozenset(int(x) for x in data.get("waiting", [])),
                    frozenset(int(x) for x in data.get("arrived", [])),
                    optional("dealt_round"), optional("hfh_done"),
-                   None if data.get("deal") is None else Deal.from_dict(data["deal"]))
+                   None if data.get("deal") is None else Deal.from_dict(data["deal"]),
+                   int(data.get("bounty", 0)),
+                   tuple(sorted((str(k), int(v))
+                                for k, v in data.get("bounties", {}).items())))
 
 
 @dataclass(slots=True)

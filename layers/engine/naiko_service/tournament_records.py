@@ -198,6 +198,10 @@ class TournamentRecord:
     reentries: int = 0
     """Entries after a player's first (R9.12): counted in :attr:`entrants` (the field and the
     pool), not in the places (``entrants - reentries`` players are placed)."""
+    bounties: dict[str, int] = field(default_factory=dict)
+    """R9.13, progressive knockout: player -> their bounty, for the players in play whose
+    bounty grew (everyone else's is the published ``terms.bounty``; a player out has none, and
+    a new entry starts again at ``terms.bounty``, R9.12)."""
     stored_terms: str | None = field(default=None, compare=False)
     """The digest (:func:`terms_digest`) of the terms part as a store read it, if that store
     keeps the two parts apart (``aws.tournaments``): a write of an unchanged terms part
@@ -213,7 +217,7 @@ class TournamentRecord:
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
             self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.reentries,
-            self.stored_terms)
+            dict(self.bounties), self.stored_terms)
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -235,7 +239,8 @@ class TournamentRecord:
                 "seating": (None if self.seating is None
                             else self.seating.to_dict(self.tournament_id)),
                 "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
-                "opens_ms": self.opens_ms, "reentries": self.reentries}
+                "opens_ms": self.opens_ms, "reentries": self.reentries,
+                **({"bounties": dict(self.bounties)} if self.bounties else {})}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -254,7 +259,8 @@ class TournamentRecord:
             {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
             Seating.from_dict(doc["seating"], tournament_id) if doc.get("seating") else None,
             doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"),
-            int(doc.get("reentries", 0)))
+            int(doc.get("reentries", 0)),
+            {str(k): int(v) for k, v in doc.get("bounties", {}).items()})
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -273,6 +279,10 @@ class TournamentRecord:
                 "payout_split": ({"entrants": self.entrants, "prizes": list(self.payouts)}
                                  if self.payouts else terms.payout_split(self.entrants)),
                 "terms": terms.to_dict()}
+
+    def bounty_of(self, player_id: str) -> int:
+        """R9.13: *player_id*'s bounty now (``0`` without knockout)."""
+        return self.bounties.get(player_id, self.terms.bounty)
 
     def next_due_ms(self) -> int | None:
         return min((t.due_ms for t in self.timers), default=None)
@@ -294,7 +304,7 @@ class TournamentRecord:
         return self.terms.kind is TournamentKind.SPIN
 
 
-FIELD_KEYS = ("players_left", "table_runs", "log_seq", "seating", "late")
+FIELD_KEYS = ("players_left", "table_runs", "log_seq", "seating", "late", "bounties")
 """The keys of a tournament's document that change as play goes on at the tables
 (eliminations, moves, breaks, the final table, hand-for-hand, log entries): the **field
 part**, stored apart from the terms part (``aws.tournaments``: the ``field`` item) so that a

@@ -488,6 +488,12 @@ class TournamentTerms:
     deals: DealTerms | None = None
     """R9.16: deals at the final table (``None``: no deals). Not for a Spin, whose prizes the
     house's prize account pays."""
+    bounty: int = 0
+    """R9.13: the part of each entry that is a bounty on its player (account chips, ``0``: no
+    knockout); the rest of the entry (:attr:`prize_entry`) makes the prize pool."""
+    progressive: bool = False
+    """R9.13: progressive knockout: of each bounty won, half is paid at once and half added to
+    the winner's own bounty (needs a bounty)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, TournamentKind) or not isinstance(self.variant, Variant):
@@ -537,6 +543,16 @@ class TournamentTerms:
         if self.entries_per_player > 1 and late is None:
             raise InvalidTerms("re-entry needs late registration: a player re-enters while it "
                                "is open", rule_id="R9.12")
+        _ints(("bounty", self.bounty))
+        if not isinstance(self.progressive, bool):
+            raise InvalidTerms("progressive must be a boolean", rule_id="R9.13")
+        if self.bounty and not 0 < self.bounty < self.entry:
+            raise InvalidTerms(f"a bounty is a part of the entry: 0 < bounty < entry "
+                               f"({self.entry}), not {self.bounty}", code="invalid_bounty",
+                               rule_id="R9.13")
+        if self.progressive and not self.bounty:
+            raise InvalidTerms("a progressive knockout needs a bounty", code="invalid_bounty",
+                               rule_id="R9.13")
         if self.structure.breaks and self.kind is not TournamentKind.SCHEDULED:
             raise InvalidTerms(f"a {self.kind} publishes no breaks: only a scheduled "
                                f"tournament does", rule_id="R9.14")
@@ -571,6 +587,21 @@ class TournamentTerms:
 
     # -- what the service asks of the terms ------------------------------------------------------
 
+    @property
+    def prize_entry(self) -> int:
+        """R9.13: the part of each entry that goes to the prize pool (the whole entry without
+        a bounty).
+
+        >>> PRESETS["sng_6max_turbo_ko"](100, Variant.NLHE).prize_entry
+        50
+        """
+        return self.entry - self.bounty
+
+    def bounty_terms(self) -> dict[str, Any]:
+        """R9.13: ``{bounty, progressive}`` of a knockout tournament (what its log's
+        ``started`` entry publishes), ``{}`` without a bounty."""
+        return {"bounty": self.bounty, "progressive": self.progressive} if self.bounty else {}
+
     def level_at(self, started_ms: int, now_ms: int) -> LevelTime:
         """The level in effect at *now_ms* (R9.3); see :func:`level_at`."""
         return level_at(self.structure, started_ms, now_ms)
@@ -597,7 +628,8 @@ class TournamentTerms:
         if (spin is None) == (self.kind is TournamentKind.SPIN):
             raise InvalidTerms("a Spin's pool needs its drawn multiplier (and only a Spin's)",
                                rule_id="R9.9")
-        return prize_pool(self.entry, entrants, None if spin is None else spin.multiplier)
+        return prize_pool(self.prize_entry, entrants,
+                          None if spin is None else spin.multiplier)
 
     def prizes(self, entrants: int, spin: SpinPrize | None = None) -> list[int]:
         """The prize of place 1, 2, ... in account chips for *entrants* entries (R9.9): the
@@ -610,7 +642,7 @@ class TournamentTerms:
                                f"{self.max_players}", rule_id="R9.9")
         pool = self.prize_pool(entrants, spin)  # checks that a Spin, and only a Spin, has a row
         return (payouts(pool, entrants, self.payout) if spin is None
-                else spin_payouts(self.entry, spin))
+                else spin_payouts(self.prize_entry, spin))
 
     def prizes_for_entries(self, entries: int, players: int) -> list[int]:
         """R9.12: the prizes of a field of *entries* entries (re-entries count: the pool and
@@ -676,7 +708,9 @@ class TournamentTerms:
                 "spin_table": None if self.spin_table is None else self.spin_table.to_dict(),
                 "time_bank": None if self.time_bank is None else self.time_bank.to_dict(),
                 "entries_per_player": self.entries_per_player,
-                **({} if self.deals is None else {"deals": self.deals.to_dict()})}
+                **({} if self.deals is None else {"deals": self.deals.to_dict()}),
+                **({"bounty": self.bounty, "progressive": self.progressive} if self.bounty
+                   else {})}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentTerms:
@@ -699,7 +733,9 @@ class TournamentTerms:
                                   else TimeBank.from_dict(data["time_bank"])),
                        entries_per_player=data.get("entries_per_player", 1),
                        deals=(None if data.get("deals") is None
-                              else DealTerms.from_dict(data["deals"])))
+                              else DealTerms.from_dict(data["deals"])),
+                       bounty=data.get("bounty", 0),
+                       progressive=data.get("progressive", False))
         except InvalidTerms:
             raise
         except InvalidTimeBank as exc:
@@ -860,6 +896,50 @@ def mtt_deep_breaks(entry: int, variant: Variant = Variant.NLHE) -> TournamentTe
     return replace(terms, structure=BlindStructure(levels, hourly_breaks(levels)))
 
 
+KNOCKOUT_SHARE = 2
+"""R9.13: a knockout preset's bounty is ``entry // KNOCKOUT_SHARE`` of each entry (buy-in 100:
+50 to the prize pool, 50 on the player's head), as the rooms' knockout Sit & Gos split it."""
+
+
+def knockout(terms: TournamentTerms, *, progressive: bool = False) -> TournamentTerms:
+    """*terms* as a knockout tournament (R9.13): half of each entry (rounded down) is a bounty
+    on its player, the rest the prize pool; *progressive*: half of each bounty won is paid at
+    once and half added to the winner's own.
+
+    >>> knockout(PRESETS["sng_6max_turbo"](100, Variant.NLHE)).bounty
+    50
+
+    :raises InvalidTerms: If the entry is too small to split (``invalid_bounty``: under 2).
+    """
+    if terms.entry < KNOCKOUT_SHARE:
+        raise InvalidTerms(f"an entry of {terms.entry} cannot be split into a prize part and "
+                           f"a bounty", code="invalid_bounty", rule_id="R9.13")
+    return replace(terms, bounty=terms.entry // KNOCKOUT_SHARE, progressive=progressive)
+
+
+def sng_6max_turbo_ko(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
+    """:func:`sng_6max_turbo` with a knockout bounty of half the entry (R9.13)."""
+    return knockout(sng_6max_turbo(entry, variant))
+
+
+def sng_9max_turbo_ko(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
+    """:func:`sng_9max_turbo` with a knockout bounty of half the entry (R9.13)."""
+    return knockout(sng_9max_turbo(entry, variant))
+
+
+def sng_headsup_hyper_ko(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
+    """:func:`sng_headsup_hyper` with a knockout bounty of half the entry (R9.13): the winner
+    takes the loser's bounty and their own."""
+    return knockout(sng_headsup_hyper(entry, variant))
+
+
+def spin_3max_hyper_ko(entry: int, variant: Variant = Variant.NLHE) -> TournamentTerms:
+    """:func:`spin_3max_hyper` with a knockout bounty of half the entry (R9.13): the drawn
+    multiplier applies to the prize part (:attr:`TournamentTerms.prize_entry`) only; the
+    bounties are the entries' other halves."""
+    return knockout(spin_3max_hyper(entry, variant))
+
+
 Preset: TypeAlias = Callable[[int, Variant], TournamentTerms]
 """Builds a preset's terms from the entry and the variant."""
 
@@ -871,6 +951,10 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({
     "mtt_deep": mtt_deep,
     "mtt_turbo": mtt_turbo,
     "mtt_deep_breaks": mtt_deep_breaks,
+    "sng_6max_turbo_ko": sng_6max_turbo_ko,
+    "sng_9max_turbo_ko": sng_9max_turbo_ko,
+    "sng_headsup_hyper_ko": sng_headsup_hyper_ko,
+    "spin_3max_hyper_ko": spin_3max_hyper_ko,
 })
 """The presets by name."""
 

@@ -40,6 +40,7 @@ from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from . import arming, deals, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
+from .tournament_bounties import knock_out, show_bounties
 from .tournament_tables import Out, close_late, give_places, log_entry
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
@@ -109,6 +110,8 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
     record.tournament = info = replace(info, hold=None)
     may_deal = True
     deferred = hand_ended and info.dealt_round is not None and info.dealt_round >= 1
+    # R9.13: at the hand, places now or not (the table shows them below, show_bounties)
+    knock_out(deps, record, new, outs, now, outcome)
     if outs and not deferred:  # R9.5: places now
         _eliminate(deps, record, new, outs, now, outcome)
         _plan_tables(new, now, outcome.writes)
@@ -128,6 +131,7 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
             record.tournament = info = replace(info, hold=Hold.ALONE)
     record.tournament = replace(info, players_left=new.players_left,
                                 payouts=tuple(new.payouts), entrants=new.entrants)
+    show_bounties(record, new)  # R9.13: grown bounties of players who arrived meanwhile
     if _left_empty(record, seating, me):
         _close_empty(record, new, now, outcome)  # every player left or went out
     if new.to_document() != before:
@@ -654,7 +658,8 @@ def _final_record(deps: Deps, record: TableRecord, new: TournamentRecord,
                            new.tournament_id, info.started_ms, info.structure,
                            payouts=tuple(new.payouts), entrants=new.entrants,
                            players_left=new.players_left, first_button=first_button,
-                           number=layout.number, multi=True))
+                           number=layout.number, multi=True, bounty=info.bounty,
+                           bounties=tuple(sorted(new.bounties.items()))))
 
 
 def _seat_final(deps: Deps, final: TableRecord, tables: list[TableRecord],
@@ -865,6 +870,7 @@ def _close_round(deps: Deps, round_: int, new: TournamentRecord, now: int,
         for table_id, count in by_table.items():
             seating.counts[numbers[table_id]] -= count
         give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
+        plan.moves.extend(outcome.moves)  # the winner's own bounty (R9.13)
         _plan_tables(new, now, outcome.writes)
     if (round_ >= 1 and outs) or seating.final \
             or not rules.bubble(new.players_left, paid_places(new)):

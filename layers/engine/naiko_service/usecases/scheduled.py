@@ -155,8 +155,8 @@ def _started_log(new: TournamentRecord, late: bool) -> dict[str, Any]:
     """The ``started`` log entry's fields besides the seats: the field, the pool so far."""
     return {
         "starting_stack": new.terms.starting_stack, "entrants": new.entrants,
-        "prize_pool": sum(new.payouts) if not late else new.terms.entry * new.entrants,
-        "payouts": list(new.payouts)}
+        "prize_pool": sum(new.payouts) if not late else new.terms.prize_entry * new.entrants,
+        "payouts": list(new.payouts), **new.terms.bounty_terms()}
 
 
 LOG_PART_BYTES = 12_000

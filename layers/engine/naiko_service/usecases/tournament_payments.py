@@ -113,8 +113,10 @@ def refund_moves(record: TournamentRecord, account: str, reason: LedgerReason,
                   now: int) -> tuple[AccountMove, ...]:
     entry = record.terms.entry
     move = AccountMove(account, -entry, record.tournament_id, reason, now, registered=False)
-    if record.is_spin:
-        return move, AccountMove(HOUSE_PRIZES, entry, record.tournament_id, reason, now)
+    if record.is_spin:  # its bounty part (R9.13) is the tournament's, the rest the house's
+        record.pool_held -= record.terms.bounty
+        return move, AccountMove(HOUSE_PRIZES, record.terms.prize_entry, record.tournament_id,
+                                 reason, now)
     record.pool_held -= entry
     return (move,)
 

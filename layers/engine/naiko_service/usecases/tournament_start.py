@@ -59,7 +59,7 @@ def new_table(deps: Deps, record: TournamentRecord, number: int,
                           multiplier=record.spin.multiplier if record.spin else None,
                           first_button=(occupied[(rng or deps.rng).randrange(len(occupied))]
                                         if occupied else None),
-                          number=number, multi=multi)
+                          number=number, multi=multi, bounty=terms.bounty)
     table = TableRecord(f"{record.tournament_id}-{number}", 1, settings, state, created_ms=now,
                         seq=1, tournament=info)
     for player_id in seats:

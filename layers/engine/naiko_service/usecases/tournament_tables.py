@@ -195,6 +195,9 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
     stored = store(deps).load(info.tournament_id)
     new = stored.copy()
     new.version += 1
+    from .tournament_bounties import knock_out  # it builds on this module
+
+    knock_out(deps, record, new, outs, now, outcome)  # R9.13: in this write
 
     def remaining() -> tuple[str, str]:
         winner = next(s.player_id for s in record.state.seats if s is not None)
@@ -203,7 +206,8 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
     give_places(deps, new, outs, now, outcome, remaining)
     if new.status is TournamentStatus.FINISHED:
         record.closed = True
-    record.tournament = replace(info, players_left=new.players_left)
+    assert record.tournament is not None
+    record.tournament = replace(record.tournament, players_left=new.players_left)
     outcome.writes.append(PutTournament(new, stored.version))
 
 
@@ -230,6 +234,11 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
     by_player = {o.player_id: o for o in outs}
     _place(new, groups, prizes, by_player, winner_account, now, outcome)
     if finished:
+        from .tournament_bounties import pay_own_bounty  # it builds on this module
+
+        # R9.13: the winner's own bounty, in the write that finishes the tournament
+        pay_own_bounty(new, groups[0].player_ids[0], winner_account, now, outcome.moves,
+                       outcome.writes)
         _finish(deps, new, groups, prizes, by_player, now, outcome)
     if any(prizes.values()):
         _pay_after(deps, new, now, outcome)

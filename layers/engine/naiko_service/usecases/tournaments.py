@@ -114,8 +114,9 @@ def create_tournament(deps: Deps, caller: Caller, request: p.CreateTournament) -
             raise ServiceError("invalid_request", "scheduled tournaments are created by ops")
         if request.bots is not None:
             terms = replace(terms, bots_allowed=request.bots)
-    except InvalidTerms as error:
-        raise ServiceError("invalid_request", error.message) from error
+    except InvalidTerms as error:  # R9.13: a knockout preset's entry too small to split
+        code = "invalid_bounty" if error.code == "invalid_bounty" else "invalid_request"
+        raise ServiceError(code, error.message) from error
     record = TournamentRecord(tournament_id_for(caller.player_id, caller.request_id), 1,
                               request.name or request.preset, terms, deps.clock.now_ms(),
                               caller.player_id)
@@ -536,13 +537,15 @@ def _announce_start(deps: Deps, new: TournamentRecord, tables: list[TableRecord]
 def _entry_moves(record: TournamentRecord, account: str, now: int,
                  track: bool = True) -> tuple[AccountMove, ...]:
     """The entry from *account* to the tournament; a Spin's on to the house's prize account
-    (R9.10), which pays its prizes. *track*: the tournament joins the account's ``registered``
-    set (a player's; not the house's bot account)."""
+    (R9.10), which pays its prizes, but for its bounty (R9.13), which the tournament holds
+    and pays. *track*: the tournament joins the account's ``registered`` set (a player's; not
+    the house's bot account)."""
     entry = record.terms.entry
     move = AccountMove(account, entry, record.tournament_id, LedgerReason.ENTRY, now,
                        registered=True if track else None)
     if record.is_spin:
-        return move, AccountMove(HOUSE_PRIZES, -entry, record.tournament_id,
+        record.pool_held += record.terms.bounty
+        return move, AccountMove(HOUSE_PRIZES, -record.terms.prize_entry, record.tournament_id,
                                  LedgerReason.ENTRY, now)
     record.pool_held += entry
     return (move,)
@@ -711,7 +714,8 @@ def start(deps: Deps, record: TournamentRecord, registrations: dict[str, dict[st
         "prize_pool": pool, "payouts": list(record.payouts),
         "tables": {t.table_id: {str(i): s.player_id for i, s in enumerate(t.state.seats) if s}
                    for t in tables},
-        "buttons": {t.table_id: t.tournament.first_button for t in tables if t.tournament}}
+        "buttons": {t.table_id: t.tournament.first_button for t in tables if t.tournament},
+        **terms.bounty_terms()}
     if record.spin is not None:
         started["multiplier"] = record.spin.multiplier
     writes.append(log_entry(record, now, "started", **started))

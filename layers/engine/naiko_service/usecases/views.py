@@ -37,6 +37,10 @@ def table_view(record: TableRecord, seat_index: int | None, *,
         view["room"]["invite_code"] = room.invite_code  # the host's eyes only (R7.12)
     if record.tournament is not None:
         view["tournament"] = tournament_view(record)
+        if record.tournament.bounty:  # R9.13: every seat's bounty, shown to the table
+            for entry in view["seats"]:
+                if entry is not None:
+                    entry["bounty"] = record.tournament.bounty_of(entry["player_id"])
     if settings.time_bank is not None:  # R8.7: every seat's bank, shown to the table
         for entry in view["seats"]:
             if entry is not None:
@@ -70,7 +74,8 @@ def tournament_view(record: TableRecord) -> dict[str, Any]:
             "next_level": None if following is None else following.to_dict(),
             "players_left": info.players_left, "entrants": info.entrants,
             "payouts": list(info.payouts), "multiplier": info.multiplier,
-            "first_hand_ms": info.started_ms, **deal_view(record)}
+            "first_hand_ms": info.started_ms,
+            **({"bounty": info.bounty} if info.bounty else {}), **deal_view(record)}
 
 
 def deal_view(record: TableRecord) -> dict[str, Any]:
