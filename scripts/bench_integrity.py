@@ -42,7 +42,7 @@ from naiko_service.integrity.analysis import (  # noqa: E402
 from naiko_service.integrity.population import Plan, simulate  # noqa: E402
 from naiko_service.integrity.sources import from_jsonl  # noqa: E402
 
-DUMPING_CURVE = (1.5, 3.0, 4.0)
+DUMPING_CURVE = (1.5, 2.0, 3.0, 4.0)
 """Dumping thresholds also measured, besides the published one."""
 
 
