@@ -23,11 +23,10 @@ Each hand is replayed from its stored log (every hole card is in it) into :class
 :class:`Review` sums them per pair of accounts and scores (:meth:`Review.flags`):
 
 - **dumping** (giver → taker): how improbable the giver's telling choices against the taker
-  are, each stratum's compared with the giver's own rates against everybody else, weighted
-  by the stakes and the size of the chips put in (:data:`SIZE_LEVELS`), together with the
-  taker's side (its bets behind into the giver when checked to, against its own rates
-  elsewhere): the saddlepoint approximation of the weighted tail, as ``-log10`` (score 3:
-  one chance in a thousand), with the chips given and the net chip flow one way;
+  are, each stratum's compared with the giver's own rate against everybody else, weighted by
+  the stakes, together with the taker's side (its bets behind into the giver when checked
+  to, against its own rate elsewhere): a Chernoff bound on the weighted tail, as ``-log10``
+  (score 3: one chance in a thousand), with the chips given and the net chip flow one way;
 - **soft play** (a pair): how improbable it is that two players so rarely bet into each other
   heads-up, each round compared with the two players' rounds of the same strength against
   others, an exact tail as ``-log10``;
@@ -596,108 +595,6 @@ def poisson_binomial_low_tail(observed: int, chances: Sequence[float]) -> float:
     return max(0.0, -(log_scale + math.log(sum(dist))) / math.log(10))
 
 
-SIZE_LEVELS = (1.0, 2.0, 4.0)
-"""What a telling choice weighs, in stakes: a fold, a call, a bet or raise of up to twice the
-stake (pot and price) weighs its stake; chips put in of two to four times the stake twice
-it; more, four times (a shove into a small pot with a hand that loses). Each player's
-rates of each size in a stratum are its own, so a player who overbets everybody is
-compared with its own overbets."""
-SIZE_CAP = 2.0
-"""A telling choice weighs at most this many times :attr:`Thresholds.max_weight_bb`."""
-
-
-def size_level(decision: Decision) -> int:
-    """The level (1 to ``len(SIZE_LEVELS)``) of a telling choice's size: chips put in over
-    the stake."""
-    ratio = decision.chips / decision.weight if decision.weight > 0 else 0.0
-    return 1 if ratio < 2 else 2 if ratio < 4 else 3
-
-
-def _level_rates(mine: Sequence[int], everybody: Sequence[int]) -> list[float]:
-    """The chances of each level (0: not the telling choice) of one player in one stratum,
-    from its counts against others, shrunk toward everybody's over
-    :data:`PRIOR_DECISIONS` decisions (the telling chance as ``(k + 1) / (n + 2)``, shared
-    among the sizes by their counts)."""
-    all_n = sum(everybody)
-    all_k = all_n - everybody[0]
-    telling = (all_k + 1) / (all_n + 2)
-    sizes = len(everybody) - 1
-    population = [1 - telling] + [telling * (everybody[i] + 1 / sizes) / (all_k + 1)
-                                  for i in range(1, len(everybody))]
-    n = sum(mine)
-    return [(mine[i] + PRIOR_DECISIONS * population[i]) / (n + PRIOR_DECISIONS)
-            for i in range(len(mine))]
-
-
-def outcomes_tail(trials: Sequence[Sequence[tuple[float, float]]], observed: float) -> float:
-    """``-log10 P(sum >= observed)`` for independent trials each taking a value of its
-    *trials*' ``(value, chance)`` (chances summing to 1), by the saddlepoint approximation
-    (Lugannani-Rice, a continuity correction of half the smallest value): what
-    :func:`saddlepoint_tail` computes for two outcomes, for several sizes of a choice.
-
-    >>> round(outcomes_tail([[(0.0, 0.5), (1.0, 0.5)]] * 20, 15.0), 2)
-    1.67
-    """
-    trials = [[(v, p) for v, p in t if p > 0] for t in trials]
-    mean = sum(v * p for t in trials for v, p in t)
-    top = sum(max(v for v, _ in t) for t in trials)
-    if not trials or observed <= mean:
-        return 0.0
-    if observed >= top * (1 - 1e-12):  # every trial at its largest value
-        return -sum(math.log10(sum(p for v, p in t if v == max(x for x, _ in t)))
-                    for t in trials)
-    steps = [v for t in trials for v, _ in t if v > 0]
-    corrected = observed - min(steps) / 2
-    if corrected <= mean:
-        return 0.0
-
-    def moments(x: float) -> tuple[float, float, float]:
-        """K(x), K'(x), K''(x): the sum's cumulant generating function and derivatives."""
-        k = k1 = k2 = 0.0
-        for t in trials:
-            peak = max(x * v for v, _ in t)
-            terms = [(v, p * math.exp(x * v - peak)) for v, p in t]
-            z = sum(e for _, e in terms)
-            m1 = sum(v * e for v, e in terms) / z
-            m2 = sum(v * v * e for v, e in terms) / z
-            k += peak + math.log(z)
-            k1 += m1
-            k2 += m2 - m1 * m1
-        return k, k1, k2
-
-    scale = max(steps)
-    low, high = 0.0, 1.0 / scale
-    while moments(high)[1] < corrected and high < 1e6 / scale:
-        low, high = high, high * 2
-    x = (low + high) / 2
-    for _ in range(60):  # Newton's steps kept inside the bracket, else halving it
-        _, k1, k2 = moments(x)
-        if abs(k1 - corrected) < 1e-9 * max(1.0, corrected):
-            break
-        if k1 < corrected:
-            low = x
-        else:
-            high = x
-        step = x - (k1 - corrected) / k2 if k2 > 0 else (low + high) / 2
-        x = step if low < step < high else (low + high) / 2
-    k, _, k2 = moments(x)
-    bound = max(0.0, (x * corrected - k) / math.log(10))  # Chernoff's, at the corrected sum
-    root = math.sqrt(max(0.0, 2 * (x * corrected - k)))
-    spread = x * math.sqrt(max(k2, 0.0))
-    if root < 1e-6 or spread < 1e-9:
-        return bound
-    if root < 30:
-        mills = math.erfc(root / math.sqrt(2)) / 2 * math.sqrt(2 * math.pi) \
-            * math.exp(root ** 2 / 2)
-    else:
-        mills = 1 / root - 1 / root ** 3 + 3 / root ** 5
-    bracket = mills + 1 / spread - 1 / root
-    if bracket <= 0:
-        return bound
-    score = (root ** 2 / 2 + 0.5 * math.log(2 * math.pi) - math.log(bracket)) / math.log(10)
-    return max(bound, min(score, bound + math.log10(6 * max(1.0, root))))
-
-
 class Review:
     """Per-pair sums over many hands, then :meth:`flags`. Feed it with :meth:`add`."""
 
@@ -711,10 +608,9 @@ class Review:
         self.flow: dict[tuple[str, str], float] = defaultdict(float)
         self.given: dict[tuple[str, str], list[tuple[float, HandKey, str]]] = defaultdict(list)
         """(giver, taker) -> (big blinds, hand, reason) per giveaway hand."""
-        self.decided: dict[tuple[str, str], list[tuple[tuple[str, bool, int], float, int]]] = \
+        self.decided: dict[tuple[str, str], list[tuple[tuple[str, bool, int], float, bool]]] = \
             defaultdict(list)
-        """(actor, opponent) -> (stratum, weight, size level) per decision: the level 0 when
-        the choice was not the telling one, else :func:`size_level`."""
+        """(actor, opponent) -> (stratum, weight, telling) per telling-or-not decision."""
         self.rounds: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
         """Sorted pair -> [heads-up rounds, aggressive ones]."""
         self.round_strata: dict[tuple[str, str], dict[tuple[bool, int], list[int]]] = \
@@ -723,8 +619,6 @@ class Review:
         ones]."""
         self.passive_hands: dict[tuple[str, str], list[HandKey]] = defaultdict(list)
         self.private_pairs: set[tuple[str, str]] = set()
-        self._dumping: tuple[tuple[int, int, float], dict[tuple[str, str], float]] | None = None
-        """The last dumping scores, and the hands and thresholds they were scored at."""
 
     def add(self, record: HandRecord) -> None:
         """Take one stored hand into the review."""
@@ -745,8 +639,7 @@ class Review:
         for pair, bb in facts.flow.items():
             self.flow[pair] += bb
         for d in facts.decisions:
-            self.decided[(d.actor, d.opponent)].append(
-                (d.stratum, d.weight, size_level(d) if d.telling else 0))
+            self.decided[(d.actor, d.opponent)].append((d.stratum, d.weight, d.telling))
         merged: dict[tuple[str, str], tuple[float, str]] = {}
         for g in facts.giveaways:
             chips, reason = merged.get((g.giver, g.taker), (0.0, g.reason))
@@ -778,49 +671,41 @@ class Review:
         """(giver, taker) -> how improbable the giver's telling decisions against the taker
         are, given its own choices against everybody else (pairs with enough hands).
 
-        In each stratum (situation x street x strength of the hand) the giver's rates of the
-        telling choice against others, at each size (:data:`SIZE_LEVELS`; shrunk toward the
-        population's), are the chances that an independent player takes it against the taker
-        too. Each telling choice weighs its stake times its size; the score is
-        :func:`outcomes_tail` of the weights of the telling choices taken. The
+        In each stratum (situation x street x strength of the hand) the giver's rate of the
+        telling choice against others (shrunk toward the population's) is the chance that an
+        independent player takes it against the taker too. Each decision weighs its stake;
+        the score is :func:`weighted_tail` of the stakes of the telling choices taken. The
         taker's side joins them: its decisions checked to while behind the giver (betting is
         the telling choice: the giver, ahead, folds it the pot), at the taker's own rate. The
         direction is the flag's one-way test (:meth:`flags`): the reverse pair, scored apart,
         shares the taker's bets and has the giver's bets behind.
         """
-        key = (self.hands, self.t.min_shared_hands, self.t.max_weight_bb)
-        if self._dumping is not None and self._dumping[0] == key:
-            return dict(self._dumping[1])  # the same hands at the same thresholds
-        levels = len(SIZE_LEVELS) + 1
-        own: dict[tuple[str, tuple[str, bool, int]], list[int]] = \
-            defaultdict(lambda: [0] * levels)
-        everybody: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0] * levels)
+        own: dict[tuple[str, tuple[str, bool, int]], list[int]] = defaultdict(lambda: [0, 0])
+        everybody: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
         for (actor, _), decisions in self.decided.items():
-            for stratum, _, level in decisions:
-                own[(actor, stratum)][level] += 1
-                everybody[stratum][level] += 1
-        cap = SIZE_CAP * self.t.max_weight_bb
+            for stratum, _, telling in decisions:
+                for totals in (own[(actor, stratum)], everybody[stratum]):
+                    totals[0] += 1
+                    totals[1] += telling
 
-        def trials(actor: str, decisions: list[tuple[tuple[str, bool, int], float, int]]
-                   ) -> tuple[list[list[tuple[float, float]]], float]:
-            """The outcomes (weight x size, chance) of each decision of *actor* against one
-            opponent, at its own rates of each size of the telling choice in the stratum
-            against everybody else, and the weighed sizes of the telling choices taken."""
-            mine: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0] * levels)
-            for stratum, _, level in decisions:
-                mine[stratum][level] += 1
-            rates: dict[tuple[str, bool, int], list[float]] = {}
-            for stratum, counts in mine.items():
-                rates[stratum] = _level_rates(
-                    [a - b for a, b in zip(own[(actor, stratum)], counts, strict=True)],
-                    [a - b for a, b in zip(everybody[stratum], counts, strict=True)])
-            outcomes = [[(0.0, rates[stratum][0])]
-                        + [(min(w * size, cap), rates[stratum][i + 1])
-                           for i, size in enumerate(SIZE_LEVELS)]
-                        for stratum, w, _ in decisions]
-            observed = sum(min(w * SIZE_LEVELS[level - 1], cap)
-                           for _, w, level in decisions if level)
-            return outcomes, observed
+        def trials(actor: str, decisions: list[tuple[tuple[str, bool, int], float, bool]]
+                   ) -> tuple[list[tuple[float, float]], float]:
+            """(stake, chance of the telling choice) per decision of *actor* against one
+            opponent, at its own rate in the stratum against everybody else, and the stakes
+            of the telling choices taken."""
+            mine: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
+            for stratum, _, telling in decisions:
+                mine[stratum][0] += 1
+                mine[stratum][1] += telling
+            rates = {}
+            for stratum, (n, k) in mine.items():
+                all_n, all_k = everybody[stratum]
+                population = (all_k - k + 1) / (all_n - n + 2)
+                own_n, own_k = own[(actor, stratum)]
+                rates[stratum] = (own_k - k + PRIOR_DECISIONS * population) \
+                    / (own_n - n + PRIOR_DECISIONS)
+            return ([(w, rates[stratum]) for stratum, w, _ in decisions],
+                    sum(w for _, w, telling in decisions if telling))
 
         scores: dict[tuple[str, str], float] = {}
         for (giver, taker), decisions in self.decided.items():
@@ -831,9 +716,8 @@ class Review:
             # ahead, then folds it the pot), at the taker's own rate against others
             bluffs, bluffed = trials(taker, [d for d in self.decided.get((taker, giver), ())
                                              if d[0][0] == "behind_checked_to"])
-            scores[(giver, taker)] = outcomes_tail(given + bluffs, observed + bluffed)
-        self._dumping = (key, scores)
-        return dict(scores)
+            scores[(giver, taker)] = saddlepoint_tail(given + bluffs, observed + bluffed)
+        return scores
 
     def soft_scores(self) -> dict[tuple[str, str], float]:
         """Sorted pair -> how improbable its few aggressive heads-up rounds are.
