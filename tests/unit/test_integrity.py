@@ -24,6 +24,7 @@ from integrity_testing import (
     weak_call,
 )
 from naiko_service.hand_records import HandRecord
+from naiko_service.integrity import analysis
 from naiko_service.integrity.analysis import (
     EVIDENCE_HANDS,
     STRENGTH_BINS,
@@ -197,6 +198,43 @@ def test_r10_3_a_player_who_gives_chips_to_everybody_alike_is_not_dumping():
     scores = review.dumping_scores()
     assert max(scores.get(("L", other), 0.0) for other in accounts if other != "L") < 2.0
     assert [f.accounts for f in review.flags() if f.kind == "dumping"] == [("A", "B")]
+
+
+def _rare_folds_review() -> Review:
+    """Facts of 2,000 heads-up hands among ten accounts (G and T in one in 100): facing a
+    bet while behind everybody calls 87 % of the time (six such decisions a hand), G against
+    T too; facing one while ahead everybody folds 2 % of the time, G against T 25 %."""
+    rnd = random.Random(8)
+    accounts = ["G", "T", *"CDEFGHIJ"[:8]]
+    review = Review(Thresholds(min_shared_hands=10))
+    for number in range(2000):
+        players = tuple(rnd.sample(accounts, 2)) if number % 100 else ("G", "T")
+        facts = HandFacts(("synthetic", number), players, "cash")
+        for actor, opponent in (players, players[::-1]):
+            fold = 0.25 if (actor, opponent) == ("G", "T") else 0.02
+            for _ in range(6):
+                called = rnd.random() < 0.87
+                facts.decisions.append(Decision(actor, opponent, ("behind_facing_bet", False, 1),
+                                                20.0, called, 5.0 if called else 0.0, "turn",
+                                                0.3))
+            folded = rnd.random() < fold
+            facts.decisions.append(Decision(actor, opponent, ("ahead_facing_bet", False, 3),
+                                            20.0, folded, 10.0 if folded else 0.0, "turn", 0.7))
+            if folded:
+                facts.giveaways.append(Giveaway(actor, opponent, 10.0, "folded_ahead", "turn"))
+        review.add_facts(facts)
+    return review
+
+
+def test_r10_3_a_rare_telling_choice_weighs_more_than_a_common_one(monkeypatch):
+    """G folds ahead to T 25 % of the time where everybody, G too, folds 2 %; its many calls
+    behind, made by everybody, are as usual. Weighed by their surprise the rare folds stand
+    out of the calls' variance: flagged; weighed by the stake alone they are drowned."""
+    review = _rare_folds_review()
+    assert review.dumping_scores()[("G", "T")] > 10
+    assert [f.accounts for f in review.flags() if f.kind == "dumping"] == [("G", "T")]
+    monkeypatch.setattr(analysis, "surprise", lambda chance: 1.0)  # the stake alone
+    assert review.dumping_scores()[("G", "T")] < Thresholds().dumping_score
 
 
 def test_r10_3_the_dumping_tail_is_an_improbability():

@@ -595,6 +595,27 @@ def poisson_binomial_low_tail(observed: int, chances: Sequence[float]) -> float:
     return max(0.0, -(log_scale + math.log(sum(dist))) / math.log(10))
 
 
+DUMPING_SHIFT = 0.5
+"""The dumper the dumping score is built to find (fixed, not fitted): it takes the telling
+choice in this share of the decisions where an honest player would not have."""
+
+
+def surprise(chance: float) -> float:
+    """What a telling choice of this *chance* weighs, per big blind at stake: the log of the
+    likelihood ratio of taking it against not, between a dumper (:data:`DUMPING_SHIFT`) and
+    an independent player. A rare choice weighs more than a common one (a fold of Aces that
+    nobody makes, 3.2, against a call that everybody makes, 0.8), so a few rare choices are
+    not drowned by the variance of many common ones; the weight is known before the choice,
+    so the tail of the weighted sum is still the chance of what was seen.
+
+    >>> round(surprise(0.043), 2), round(surprise(0.87), 2)
+    (3.19, 0.77)
+    """
+    p = min(max(chance, 1e-6), 1 - 1e-6)
+    shifted = p + DUMPING_SHIFT * (1 - p)
+    return math.log(shifted / p) - math.log((1 - shifted) / (1 - p))
+
+
 class Review:
     """Per-pair sums over many hands, then :meth:`flags`. Feed it with :meth:`add`."""
 
@@ -690,9 +711,10 @@ class Review:
 
         def trials(actor: str, decisions: list[tuple[tuple[str, bool, int], float, bool]]
                    ) -> tuple[list[tuple[float, float]], float]:
-            """(stake, chance of the telling choice) per decision of *actor* against one
-            opponent, at its own rate in the stratum against everybody else, and the stakes
-            of the telling choices taken."""
+            """(weight, chance of the telling choice) per decision of *actor* against one
+            opponent, at its own rate in the stratum against everybody else, and the weights
+            of the telling choices taken: each decision's stake times :func:`surprise` of its
+            chance."""
             mine: dict[tuple[str, bool, int], list[int]] = defaultdict(lambda: [0, 0])
             for stratum, _, telling in decisions:
                 mine[stratum][0] += 1
@@ -704,8 +726,9 @@ class Review:
                 own_n, own_k = own[(actor, stratum)]
                 rates[stratum] = (own_k - k + PRIOR_DECISIONS * population) \
                     / (own_n - n + PRIOR_DECISIONS)
-            return ([(w, rates[stratum]) for stratum, w, _ in decisions],
-                    sum(w for _, w, telling in decisions if telling))
+            weighed = [(w * surprise(rates[stratum]), rates[stratum], telling)
+                        for stratum, w, telling in decisions]
+            return ([(w, p) for w, p, _ in weighed], sum(w for w, _, telling in weighed if telling))
 
         scores: dict[tuple[str, str], float] = {}
         for (giver, taker), decisions in self.decided.items():
