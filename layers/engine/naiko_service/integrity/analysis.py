@@ -24,8 +24,9 @@ Each hand is replayed from its stored log (every hole card is in it) into :class
 
 - **dumping** (giver → taker): how improbable the giver's telling choices against the taker
   are, each stratum's compared with the giver's own rate against everybody else, weighted by
-  the stakes, together with the taker's side (its bets behind into the giver when checked
-  to, against its own rate elsewhere): a Chernoff bound on the weighted tail, as ``-log10``
+  the stakes times the choices' surprise (:func:`surprise`), together with the taker's side
+  (its bets behind into the giver when checked to, against its own rate elsewhere): the
+  saddlepoint approximation of the weighted tail (:func:`saddlepoint_tail`), as ``-log10``
   (score 3: one chance in a thousand), with the chips given and the net chip flow one way;
 - **soft play** (a pair): how improbable it is that two players so rarely bet into each other
   heads-up, each round compared with the two players' rounds of the same strength against
@@ -694,8 +695,9 @@ class Review:
 
         In each stratum (situation x street x strength of the hand) the giver's rate of the
         telling choice against others (shrunk toward the population's) is the chance that an
-        independent player takes it against the taker too. Each decision weighs its stake;
-        the score is :func:`weighted_tail` of the stakes of the telling choices taken. The
+        independent player takes it against the taker too. Each decision weighs its stake
+        times the :func:`surprise` of that chance; the score is :func:`saddlepoint_tail` of
+        the weights of the telling choices taken. The
         taker's side joins them: its decisions checked to while behind the giver (betting is
         the telling choice: the giver, ahead, folds it the pot), at the taker's own rate. The
         direction is the flag's one-way test (:meth:`flags`): the reverse pair, scored apart,
