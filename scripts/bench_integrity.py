@@ -3,6 +3,7 @@
 
     .venv/bin/python scripts/bench_integrity.py [--hands 20000] [--seed 1] [--jobs 2] [--save FILE]
     .venv/bin/python scripts/bench_integrity.py --seed 1 --records FILE [--jobs 2]  # again
+    .venv/bin/python scripts/bench_integrity.py --seed 1 --facts FACTS  # scored again
 
 Simulates ``--hands`` hands of 6-max BOT sessions with planted chip dumpers, soft-playing
 friends and a multi-accounting ring, plus innocent friends at private tables and lucky streaks
@@ -14,6 +15,10 @@ simulating and replaying the hands (``--jobs`` processes share the sessions out)
 scoring. ``--save`` writes
 the simulated records as JSON Lines (what ``scripts/integrity_review.py --hands`` reads);
 ``--records`` reviews such a file again without simulating (the seed plants the same accounts).
+``--save-facts`` writes the replayed hands' facts (a pickle: what the replay found, before any
+score) and ``--facts`` scores such a file again without simulating or replaying (seconds,
+where the replay takes minutes: how a change of the scoring alone is measured on the same
+hands).
 Figures: docs/integrity.md.
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import pickle
 import sys
 import tempfile
 import time
@@ -39,10 +45,10 @@ from naiko_service.integrity.analysis import (  # noqa: E402
     Thresholds,
     hand_facts,
 )
-from naiko_service.integrity.population import Plan, simulate  # noqa: E402
+from naiko_service.integrity.population import Plan, Truth, simulate  # noqa: E402
 from naiko_service.integrity.sources import from_jsonl  # noqa: E402
 
-DUMPING_CURVE = (1.5, 3.0, 4.0)
+DUMPING_CURVE = (1.5, 2.0, 3.0, 4.0)
 """Dumping thresholds also measured, besides the published one."""
 
 
@@ -79,11 +85,24 @@ def main(argv: list[str] | None = None) -> int:
                              "instead of simulating")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes that simulate and replay hands (sessions shared out)")
+    parser.add_argument("--save-facts", type=Path, default=None,
+                        help="write the replayed hands' facts (a pickle) for --facts")
+    parser.add_argument("--facts", type=Path, default=None,
+                        help="score these facts (written by --save-facts with the same --hands "
+                             "and --seed) instead of simulating and replaying")
     args = parser.parse_args(argv)
     thresholds = Thresholds()
     started = time.perf_counter()
     _, truth = simulate(args.hands, seed=args.seed, plan=Plan())  # who was planted as what
     source = str(args.records) if args.records is not None else None
+    if args.facts is not None:
+        with args.facts.open("rb") as saved:
+            kept = pickle.load(saved)  # noqa: S301 (a file this script wrote)
+        if (kept["hands"], str(kept["seed"])) != (args.hands, str(args.seed)):
+            parser.error(f"{args.facts} holds the facts of --hands {kept['hands']} "
+                         f"--seed {kept['seed']}")
+        return report(args, thresholds, truth, [kept["facts"]], time.perf_counter() - started,
+                      "reading the facts", started)
     with tempfile.TemporaryDirectory() as parts:
         paths = [str(Path(parts) / f"part{i}.jsonl") if args.save and source is None else None
                  for i in range(args.jobs)]
@@ -100,6 +119,19 @@ def main(argv: list[str] | None = None) -> int:
                     assert path is not None
                     out.write(Path(path).read_text())
     played_s = time.perf_counter() - started
+    if args.save_facts is not None:
+        with args.save_facts.open("wb") as out_facts:
+            pickle.dump({"hands": args.hands, "seed": str(args.seed),
+                         "facts": [f for share in shares for f in share]}, out_facts)
+    source_name = "reading and replaying the records" if source is not None \
+        else "simulating and replaying"
+    return report(args, thresholds, truth, shares, played_s, source_name, started)
+
+
+def report(args: argparse.Namespace, thresholds: Thresholds, truth: Truth,
+           shares: list[list[HandFacts]], played_s: float, source_name: str,
+           started: float) -> int:
+    """Score the facts and print the figures."""
     review = Review(thresholds)
     for share in shares:
         for facts in share:
@@ -127,9 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         review.t = replace(thresholds, dumping_score=score)
         at = {f.accounts for f in review.flags() if f.kind == "dumping"}
         recall = len(at & truth.dumping) / max(1, len(truth.dumping))
-        share = len(at & innocent) / max(1, len(innocent))
+        innocent_share = len(at & innocent) / max(1, len(innocent))
         curve.append(f"{score:g}: recall {recall:.2f}, innocent {len(at & innocent)} "
-                     f"({share:.1%})")
+                     f"({innocent_share:.1%})")
     review.t = thresholds
     print(f"          at other dumping thresholds: {'; '.join(curve)}")
     flagged = {f.accounts for f in flags if f.kind == "soft_play"}
@@ -167,8 +199,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"planted dumping   {look((taker, giver))}")
     groups = sum(1 for _ in combinations(truth.accounts, 2))
     per = 1000 / max(1, review.hands)
-    source_name = "reading and replaying the records" if source is not None \
-        else "simulating and replaying"
     print(f"time per 1,000 hands: {source_name} {played_s * per:.2f} s ({args.jobs} "
           f"process{'es' if args.jobs > 1 else ''}, wall), scoring {review_s * per:.2f} s "
           f"({groups:,} possible pairs); seed {args.seed}, wall time "

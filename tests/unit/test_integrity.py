@@ -24,6 +24,7 @@ from integrity_testing import (
     weak_call,
 )
 from naiko_service.hand_records import HandRecord
+from naiko_service.integrity import analysis
 from naiko_service.integrity.analysis import (
     EVIDENCE_HANDS,
     STRENGTH_BINS,
@@ -36,6 +37,7 @@ from naiko_service.integrity.analysis import (
     binomial_low_tail,
     hand_facts,
     poisson_binomial_low_tail,
+    saddlepoint_tail,
     weighted_tail,
 )
 from naiko_service.integrity.population import STAKES, Plan, simulate
@@ -89,12 +91,39 @@ def test_r10_3_a_giveaway_counts_only_when_the_giver_lost_to_the_taker():
 
 
 def test_r10_3_heads_up_rounds_record_whether_anybody_bet():
+    # (pair, aggressive, preflop): dealt in heads-up, preflop is a heads-up round too
     facts = hand_facts(normal("A", "B", aggressive=False))
     assert facts is not None
-    assert [(r.pair, r.aggressive) for r in facts.rounds] == [(("A", "B"), False)] * 3
+    assert [(r.pair, r.aggressive, r.preflop) for r in facts.rounds] == \
+        [(("A", "B"), False, True)] + [(("A", "B"), False, False)] * 3
     facts = hand_facts(normal("A", "B", aggressive=True))
     assert facts is not None
-    assert [(r.pair, r.aggressive) for r in facts.rounds] == [(("A", "B"), True)]
+    assert [(r.pair, r.aggressive, r.preflop) for r in facts.rounds] == \
+        [(("A", "B"), False, True), (("A", "B"), True, False)]
+
+
+def test_r10_3_soft_play_a_preflop_round_begins_when_the_others_fold():
+    holes = {"A": "9c8c", "B": "QhJh", "C": "Ts4d"}  # A on the button, B small, C big blind
+    board = "2s5d7hKcAs"
+    # folded to the blinds: the small blind raises (aggressive) or completes and the big
+    # blind checks (passive); checked down after
+    checks = [("B", "check", 0), ("C", "check", 0)] * 3
+    raised = hand_facts(scripted(holes, board, [("A", "fold", 0), ("B", "raise", 6),
+                                                ("C", "call", 0), *checks]))
+    limped = hand_facts(scripted(holes, board, [("A", "fold", 0), ("B", "call", 0),
+                                                ("C", "check", 0), *checks]))
+    assert raised is not None and limped is not None
+    assert [(r.pair, r.aggressive, r.preflop) for r in raised.rounds][:1] == \
+        [(("B", "C"), True, True)]
+    assert [(r.pair, r.aggressive, r.preflop) for r in limped.rounds][:1] == \
+        [(("B", "C"), False, True)]
+    assert len(raised.rounds) == len(limped.rounds) == 4
+    # the big blind's fold leaves two whose betting is closed: no choice, no round
+    closed = hand_facts(scripted(holes, board, [("A", "raise", 6), ("B", "call", 0),
+                                                ("C", "fold", 0),
+                                                *[("B", "check", 0), ("A", "check", 0)] * 3]))
+    assert closed is not None
+    assert [r.preflop for r in closed.rounds] == [False] * 3
 
 
 # -- the review's flags --------------------------------------------------------------------
@@ -171,6 +200,43 @@ def test_r10_3_a_player_who_gives_chips_to_everybody_alike_is_not_dumping():
     assert [f.accounts for f in review.flags() if f.kind == "dumping"] == [("A", "B")]
 
 
+def _rare_folds_review() -> Review:
+    """Facts of 2,000 heads-up hands among ten accounts (G and T in one in 100): facing a
+    bet while behind everybody calls 87 % of the time (six such decisions a hand), G against
+    T too; facing one while ahead everybody folds 2 % of the time, G against T 25 %."""
+    rnd = random.Random(8)
+    accounts = ["G", "T", *"CDEFGHIJ"[:8]]
+    review = Review(Thresholds(min_shared_hands=10))
+    for number in range(2000):
+        players = tuple(rnd.sample(accounts, 2)) if number % 100 else ("G", "T")
+        facts = HandFacts(("synthetic", number), players, "cash")
+        for actor, opponent in (players, players[::-1]):
+            fold = 0.25 if (actor, opponent) == ("G", "T") else 0.02
+            for _ in range(6):
+                called = rnd.random() < 0.87
+                facts.decisions.append(Decision(actor, opponent, ("behind_facing_bet", False, 1),
+                                                20.0, called, 5.0 if called else 0.0, "turn",
+                                                0.3))
+            folded = rnd.random() < fold
+            facts.decisions.append(Decision(actor, opponent, ("ahead_facing_bet", False, 3),
+                                            20.0, folded, 10.0 if folded else 0.0, "turn", 0.7))
+            if folded:
+                facts.giveaways.append(Giveaway(actor, opponent, 10.0, "folded_ahead", "turn"))
+        review.add_facts(facts)
+    return review
+
+
+def test_r10_3_a_rare_telling_choice_weighs_more_than_a_common_one(monkeypatch):
+    """G folds ahead to T 25 % of the time where everybody, G too, folds 2 %; its many calls
+    behind, made by everybody, are as usual. Weighed by their surprise the rare folds stand
+    out of the calls' variance: flagged; weighed by the stake alone they are drowned."""
+    review = _rare_folds_review()
+    assert review.dumping_scores()[("G", "T")] > 10
+    assert [f.accounts for f in review.flags() if f.kind == "dumping"] == [("G", "T")]
+    monkeypatch.setattr(analysis, "surprise", lambda chance: 1.0)  # the stake alone
+    assert review.dumping_scores()[("G", "T")] < Thresholds().dumping_score
+
+
 def test_r10_3_the_dumping_tail_is_an_improbability():
     assert weighted_tail([(50.0, 0.05)], 50.0) == pytest.approx(-math.log10(0.05))
     # the same excess means more over more shared decisions
@@ -194,7 +260,8 @@ def test_r10_3_friends_who_never_bet_into_each_other_are_flagged_for_soft_play()
     flags = Review(Thresholds(min_shared_hands=10)).add_all(population_of(hands)).flags()
     soft = [f for f in flags if f.kind == "soft_play"]
     assert [f.accounts for f in soft] == [("A", "B")]
-    assert soft[0].details["heads_up_rounds"] == 16 * 3 + 12  # and the ordinary hands' 12
+    # each hand's preflop round and three checked down; and the ordinary hands' 18
+    assert soft[0].details["heads_up_rounds"] == 16 * 4 + 3 * (2 + 4)
     assert soft[0].details["aggressive_rounds"] == 3  # the ordinary hands' bets
 
 
@@ -254,13 +321,14 @@ def test_r10_3_a_heads_up_round_records_the_stronger_hand():
     facts = hand_facts(normal("A", "B", aggressive=False))
     assert facts is not None
     # Q-J and 9-8 on 2-5-7-K-A: no pair, a draw, nothing; neither hand near the top bin
-    bins = [r.strength_bin for r in facts.rounds]
+    bins = [r.strength_bin for r in facts.rounds if not r.preflop]
     assert len(bins) == 3 and all(0 <= b < len(STRENGTH_BINS) for b in bins)
     strong = hand_facts(scripted({"A": "KhKd", "B": "9c8c"}, "Ks5d7h2c3s",
                                  [("A", "call", 0), ("B", "check", 0)]
                                  + [("B", "check", 0), ("A", "check", 0)] * 3))
     assert strong is not None
-    assert [r.strength_bin for r in strong.rounds] == [len(STRENGTH_BINS)] * 3  # sets of Kings
+    assert [r.strength_bin for r in strong.rounds if not r.preflop] \
+        == [len(STRENGTH_BINS)] * 3  # sets of Kings
 
 
 def _taker_side_review(taker_bluffs_giver: float) -> Review:
@@ -306,6 +374,34 @@ def test_r10_3_the_tails_are_improbabilities():
     assert poisson_binomial_low_tail(0, [0.999] * 2000) > 5000  # no underflow to 0
     assert binomial_low_tail(0, 30, 0.5) > 9 > binomial_low_tail(10, 30, 0.5) > 0
     assert binomial_low_tail(15, 30, 0.5) == 0.0
+
+
+def _exact_weighted_tail(trials: list[tuple[float, float]], observed: float) -> float:
+    """``-log10 P(sum of w x >= observed)``, by enumerating the sums."""
+    sums = {0.0: 1.0}
+    for w, p in trials:
+        grown: dict[float, float] = {}
+        for total, chance in sums.items():
+            grown[total] = grown.get(total, 0.0) + chance * (1 - p)
+            grown[total + w] = grown.get(total + w, 0.0) + chance * p
+        sums = grown
+    return -math.log10(sum(c for total, c in sums.items() if total >= observed - 1e-9))
+
+
+def test_r10_3_the_dumping_score_is_close_to_the_exact_chance():
+    """The saddlepoint score is within 0.1 of the exact tail (on the low side: it errs
+    toward innocence), where the Chernoff bound is 0.4 to 0.9 below it."""
+    rnd = random.Random(11)
+    mixed = [(rnd.choice([4.0, 10.0, 25.0, 50.0]), rnd.choice([0.1, 0.3, 0.5])) for _ in range(40)]
+    cases = [([(1.0, 0.35)] * 17, 10.0), ([(1.0, 0.2)] * 100, 30.0), ([(1.0, 0.1)] * 30, 12.0),
+             (mixed, 500.0), (mixed, 600.0)]
+    for trials, observed in cases:
+        exact = _exact_weighted_tail(trials, observed)
+        close = saddlepoint_tail(trials, observed)
+        assert exact - 0.1 <= close <= exact + 0.01
+        assert weighted_tail(trials, observed) < close - 0.4
+    assert saddlepoint_tail([(50.0, 0.05)], 50.0) == pytest.approx(-math.log10(0.05))
+    assert saddlepoint_tail([(1.0, 0.5)] * 20, 10.0) == 0.0  # the mean: nothing improbable
 
 
 def test_r10_3_a_cancelled_or_logless_hand_tells_nothing():
