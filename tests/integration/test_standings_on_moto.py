@@ -30,8 +30,8 @@ def test_issue26_standings_after_hands_on_dynamodb(
     client, names = dynamo
     sim = scenarios.on_dynamodb(Simulation(scenarios.scheduled_terms(6, 3), 6, 11,
                                            check=False), client, names)
-    checks = scenarios.play_and_check(sim, every=4, until_left=3)
-    assert checks.hands_checked > 0 and checks.placed_seen >= 3
+    checks = scenarios.play_and_check(sim, every=4, until_left=4)
+    assert checks.hands_checked > 0 and checks.placed_seen >= 2
 
 
 def test_issue26_a_standings_page_reads_the_summary_and_one_query(
