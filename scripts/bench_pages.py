@@ -13,7 +13,12 @@ moto (the template's table) through the adapter's own item layout. Then:
   the one message it sent with all of them;
 - **after**: ``get_tournament`` (the item and at most three one-key Queries), one page of
   ``tournament_players`` and one of ``tournament_results`` (``--page`` rows each), through the
-  service on the DynamoDB adapters, each call's Queries recorded and each message measured.
+  service on the DynamoDB adapters, each call's Queries recorded and each message measured;
+- **live standings** (issue 26 item 4, ``get_standings``): a running tournament of
+  ``--players`` as play leaves it (a ``stand#`` row per table of 9, a tenth of the field out
+  with a ``result#``): the first request, which builds the ranking (RCU read and WRU written:
+  2 per KB of each item a transaction puts, 2 per item it deletes), the first page again once
+  built, the second page by its cursor, and a page of the ``tables`` section.
 
 Read capacity is worked out as DynamoDB bills it, from the sizes of the items each call read
 (``aws.dynamodb.dynamodb_item_size``): a GetItem ``ceil(size / 4 KB)`` units strongly
@@ -173,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             size = len(gateway.sent["c1"][-1].data)
             rows.append((action, cost, count, items, size))
 
+        standing = _standings(args, client, names, store, service, gateway, calls, params,
+                              read_cost, clock)
+
     print(f"A scheduled tournament of {args.players:,} registrations, results and "
           f"{args.players // 3:,} payments (ids of 64 characters)")
     print(f"  before: get_tournament  {before_rcu:7.1f} RCU  {before_calls} reads of "
@@ -181,7 +189,108 @@ def main(argv: list[str] | None = None) -> int:
     for action, cost, count, items, size in rows:
         print(f"  after:  {action:<18} {cost:5.1f} RCU  {count} reads of {items:,} items, "
               f"{size:,} bytes")
+    print(standing["title"])
+    for line in standing["lines"]:
+        print(line)
     return 0
+
+
+def _standings(args: argparse.Namespace, client: Any, names: dict[str, str], store: Any,
+               service: Any, gateway: Any, calls: list[Any], params: list[Any],
+               read_cost: Any, clock: Any) -> dict[str, Any]:
+    """Live standings (issue 26 item 4, ``get_standings``) of a running tournament of
+    ``--players``: a table row per table (9 players each, ids of 64 characters) and a tenth of
+    the field out with a result; the first request builds the ranking, then pages are read."""
+    from naiko.tournaments.structures import from_preset
+    from naiko_service import protocol as p
+    from naiko_service.aws.dynamodb import dynamodb_item_size
+    from naiko_service.ports import PutTournament
+    from naiko_service.tournament_records import Result, TournamentRecord, TournamentStatus
+    from naiko_service.usecases import standings
+
+    tid = "s" + "0" * 20
+    players = [f"{LONG}{n:08d}" for n in range(args.players)]
+    out = args.players // 10
+    seats = 9
+    live = players[out:]
+    tables = [f"{tid}-{n}" for n in range(1, (len(live) + seats - 1) // seats + 1)]
+    record = TournamentRecord(tid, 1, "Sunday 10k standings", from_preset("mtt_turbo", 100),
+                              clock.now, "ops", status=TournamentStatus.RUNNING,
+                              starts_ms=clock.now, started_ms=clock.now,
+                              entrants=args.players, players_left=len(live),
+                              payouts=[100] * (args.players * 15 // 100), tables=tables)
+    store.commit((PutTournament(record, None),))
+    batch: list[dict[str, Any]] = []
+
+    def put(key: str, data: dict[str, Any]) -> None:
+        batch.append({"PutRequest": {"Item": {
+            "tournament_id": {"S": tid}, "item": {"S": key},
+            "data": {"S": json.dumps(data, separators=(",", ":"))}}}})
+        if len(batch) == 25:
+            client.batch_write_item(RequestItems={names["TournamentsTable"]: list(batch)})
+            batch.clear()
+
+    stack = record.terms.starting_stack * args.players // len(live)
+    for number, table_id in enumerate(tables, 1):
+        seated = live[(number - 1) * seats:number * seats]
+        put(f"{standings.STAND_PREFIX}{number:05d}#{table_id}",
+            {"table": table_id, "number": number, "at_ms": clock.now,
+             "players": [[pid, stack + i, i] for i, pid in enumerate(seated)]})
+    for place, player in enumerate(reversed(players[:out]), len(live) + 1):
+        put(f"result#{player}", Result(player, place, 0, hand=place, table=tables[0],
+                                       account=player).to_dict())
+    if batch:
+        client.batch_write_item(RequestItems={names["TournamentsTable"]: list(batch)})
+
+    def write_cost(since: int) -> tuple[float, int]:
+        """WRU of the transactions since *since*: 2 per KB of each item put, 2 per item
+        deleted (counted at 1 KB); and how many transactions."""
+        total, count = 0.0, 0
+        for (name, _, _), request in zip(calls[since:], params[since:], strict=True):
+            if name != "TransactWriteItems":
+                continue
+            count += 1
+            for item in request["TransactItems"]:
+                if "Put" in item:
+                    total += 2 * math.ceil(dynamodb_item_size(item["Put"]["Item"]) / 1024)
+                else:
+                    total += 2
+        return total, count
+
+    def transact_reads(since: int) -> float:
+        total = 0.0
+        for name, _, parsed in calls[since:]:
+            if name == "TransactGetItems":
+                total += sum(2 * math.ceil(dynamodb_item_size(r.get("Item", {})) / 4096)
+                             for r in parsed.get("Responses", []))
+        return total
+
+    lines = []
+    cursor = None
+    for label, fields in (("build + page 1", {"limit": 100}), ("page 1 (built)", {"limit": 100}),
+                          ("page 2", {"limit": 100, "cursor": True}),
+                          ("tables page", {"section": "tables", "limit": 20})):
+        if fields.get("cursor"):
+            fields["cursor"] = cursor
+        request = p.parse_request(json.dumps({"action": "get_standings",
+                                              "request_id": "r" * 16, "tournament_id": tid,
+                                              **fields}))
+        since = len(calls)
+        service.handle("c2", players[-1], request)
+        rcu_read, count, items = read_cost(since)
+        rcu_read += transact_reads(since)
+        wru, transactions = write_cost(since)
+        reply = json.loads(gateway.sent["c2"][-1].data)
+        assert reply["type"] == "standings", reply
+        cursor = reply.get("next") or cursor
+        size = len(gateway.sent["c2"][-1].data)
+        rows = len(reply.get("players") or reply.get("tables") or [])
+        lines.append(f"  get_standings {label:<15} {rcu_read:6.1f} RCU  {count} queries of "
+                     f"{items:,} items, {wru:6.1f} WRU in {transactions} transactions, "
+                     f"{rows} rows, {size:,} bytes")
+    return {"title": f"Live standings of a running tournament of {args.players:,} "
+                     f"({len(tables):,} tables of 9, {out:,} out; ids of 64 characters)",
+            "lines": lines}
 
 
 if __name__ == "__main__":

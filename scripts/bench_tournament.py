@@ -513,7 +513,7 @@ class BenchTournamentStore(MemoryTournamentStore):
                 case PutItem(tournament_id=tid, key=key, new=True):
                     if key in self._items.get(tid, {}):
                         failed.add(f"sub.{sub_kind(key)}")
-                case DeleteItem(tournament_id=tid, key=key):
+                case DeleteItem(tournament_id=tid, key=key, must_exist=True):
                     if key not in self._items.get(tid, {}):
                         failed.add(f"sub.{sub_kind(key)}")
                 case BumpCount(tournament_id=tid, key=key, entrants=entrants, quota=quota):

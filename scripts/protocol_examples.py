@@ -87,8 +87,8 @@ MAX_TOURNAMENT_HANDS = 30
 """Give up (and fail) if the Spin has not finished within this many hands."""
 
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-           "tournament", "tournament_players", "tournament_results", "hands", "hand",
-           "heartbeat")
+           "tournament", "tournament_players", "tournament_results", "standings", "hands",
+           "hand", "heartbeat")
 """Message types that answer a request (``invite_code`` follows the ``ack`` of
 ``create_invite_code``); an ``update`` (or a ``chat``, R8.9) answers one when it carries its
 ``request_id``."""
@@ -426,6 +426,10 @@ def _pages(s: Session) -> None:
               cursor="bm90LWEtY3Vyc29y")  # bad_cursor
     s.messages["tournament_results"] = dave.send(action="tournament_results",
                                                  tournament_id=s.spin_id)
+    s.messages["standings"] = dave.send(action="get_standings", tournament_id=s.spin_id,
+                                        limit=2)
+    s.extras["standings (the tables section)"] = dave.exchange(
+        action="get_standings", tournament_id=s.spin_id, section="tables")
 
 
 def _bad_frames(s: Session, table: str) -> None:

@@ -110,7 +110,7 @@ EVENT_TEMPLATE = ROOT / "events" / "act.json"
 
 REPLY_TYPES = frozenset({"ack", "error", "tables", "snapshot", "account", "table_found",
                          "tournaments", "tournament", "tournament_players",
-                         "tournament_results", "hands", "hand", "heartbeat"})
+                         "tournament_results", "standings", "hands", "hand", "heartbeat"})
 """Besides these, an ``update`` or a ``chat`` (R8.9) that carries the request id."""
 PROTOCOL_CODES = frozenset({"frame_too_large", "malformed_json", "unknown_action",
                             "invalid_request"})
@@ -837,6 +837,7 @@ VALID_FRAMES: dict[str, dict[str, Any]] = {
     "get_tournament": {"tournament_id": SNG_TOURNAMENT},
     "tournament_players": {"tournament_id": SNG_TOURNAMENT},
     "tournament_results": {"tournament_id": SNG_TOURNAMENT},
+    "get_standings": {"tournament_id": SNG_TOURNAMENT},
     "register": {"tournament_id": SNG_TOURNAMENT},
     "reenter": {"tournament_id": SNG_TOURNAMENT},
     "unregister": {"tournament_id": SNG_TOURNAMENT},
@@ -923,9 +924,12 @@ PLAUSIBLE: dict[str, st.SearchStrategy[Any]] = {
     "platform": st.sampled_from(["apns", "apns_sandbox", "fcm", "gcm", "APNS", ""]),
     "token": st.sampled_from(["fKq1:APA91b-token_1", "a1b2" * 16, "t" * 512, "t" * 513,
                               "has space", "\u202e", ""]),
+    "section": st.sampled_from(["players", "tables", "PLAYERS", "results", ""]),
     "cursor": st.sampled_from([
         pages.encode("tournament_players", {"t": SNG_TOURNAMENT, "a": "bob"}),
         pages.encode("tournament_results", {"t": SNG_TOURNAMENT, "a": "bob"}),
+        pages.encode("standings", {"t": SNG_TOURNAMENT, "b": 1, "i": 100}),
+        pages.encode("standings_tables", {"t": SNG_TOURNAMENT, "a": "00001#x"}),
         pages.encode("tables", {"e": True, "c": 1_700_000_000_000, "t": NAIKO_TABLE}),
         pages.encode("tournaments", {"c": 1_700_000_000_000, "t": SNG_TOURNAMENT}),
         pages.encode("tables", {"e": 1, "c": "x", "t": ""}), "bm90LWEtY3Vyc29y", "e30", "",

@@ -28,7 +28,7 @@ from naiko_service.usecases import Deps, TableService
 _ids = itertools.count(1)
 
 REPLIES = ("ack", "error", "tables", "snapshot", "account", "table_found", "tournaments",
-           "tournament", "tournament_players", "tournament_results", "hands", "hand",
+           "tournament", "tournament_players", "tournament_results", "standings", "hands", "hand",
            "heartbeat")
 """Message types that answer a request (``invite_code`` follows its ``ack``); an ``update``
 or a ``chat`` (R8.9) answers one when it carries its ``request_id`` (:func:`is_reply`)."""

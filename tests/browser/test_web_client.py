@@ -444,6 +444,14 @@ def test_registers_for_a_sit_and_go_and_plays_its_table(stack: LocalStack, open_
     assert page.locator(".seat .bot").count() == 5
     shots(page, "tournament-table")
     assert secrecy.verified >= 2
+    # Issue 26 item 4: back in the lobby, the running Sit & Go shows its live standings.
+    page.goto(f"{stack.web_url}?player={PLAYER}")
+    standing = page.locator("article[data-tournament=demo-sng] [data-standings]")
+    standing.wait_for(state="attached")
+    standing.locator("summary").click()
+    text = standing.inner_text()
+    assert "Players left" in text and "Average stack" in text and "Next level" in text
+    assert standing.locator("[data-standings-rows] tbody tr").count() == 6  # everyone, once
 
 
 def test_survives_a_dropped_connection(stack: LocalStack, open_page: Any, shots: Shots) -> None:

@@ -47,7 +47,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:No application metrics to publis
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLIES = ("ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-           "tournament", "tournament_players", "tournament_results", "update")
+           "tournament", "tournament_players", "tournament_results", "standings",
+           "update")
 """Message types that answer a request (with its ``request_id``: an ``update`` does when it is
 the update of the request's change)."""
 BUY_IN = 200

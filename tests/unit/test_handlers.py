@@ -113,7 +113,8 @@ class Stack:
         replies = [m for m in new if m["type"] in ("ack", "error", "tables", "snapshot",
                                                    "account", "table_found", "tournaments",
                                                    "tournament", "tournament_players",
-                                                   "tournament_results", "heartbeat")
+                                                   "tournament_results", "standings",
+                                                   "heartbeat")
                    or (m["type"] in ("update", "chat") and m.get("request_id") is not None)]
         assert replies, f"no reply among {new}"
         return replies[0]

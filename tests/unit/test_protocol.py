@@ -30,7 +30,7 @@ TOURNAMENT = "ua745b06f34eb89f2749e"
 
 MESSAGE_TYPES = {"ack", "error", "snapshot", "update", "tables", "account", "invite_code",
                  "table_found", "tournaments", "tournament", "tournament_players",
-                 "tournament_results", "hands", "hand", "heartbeat", "chat"}
+                 "tournament_results", "standings", "hands", "hand", "heartbeat", "chat"}
 """Every type of server message."""
 
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -68,6 +68,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "get_tournament": {"tournament_id": TOURNAMENT},
     "tournament_players": {"tournament_id": TOURNAMENT},
     "tournament_results": {"tournament_id": TOURNAMENT},
+    "get_standings": {"tournament_id": TOURNAMENT},
     "register": {"tournament_id": TOURNAMENT},
     "reenter": {"tournament_id": TOURNAMENT},
     "unregister": {"tournament_id": TOURNAMENT},

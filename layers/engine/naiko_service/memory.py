@@ -282,8 +282,8 @@ class MemoryTournamentStore:
                     case PutItem(tournament_id=tid, key=key, new=True):
                         if key in self._items.get(tid, {}):
                             raise ConcurrentUpdate(f"{tid}/{key}")
-                    case DeleteItem(tournament_id=tid, key=key):
-                        if key not in self._items.get(tid, {}):
+                    case DeleteItem(tournament_id=tid, key=key, must_exist=must_exist):
+                        if must_exist and key not in self._items.get(tid, {}):
                             raise ConcurrentUpdate(f"{tid}/{key}")
                     case BumpCount(tournament_id=tid, key=key, entrants=entrants, quota=quota):
                         count = self._items.get(tid, {}).get(key, {})
@@ -310,7 +310,7 @@ class MemoryTournamentStore:
                     case PutItem(tournament_id=tid, key=key, data=data):
                         self._items[tid][key] = dict(data)
                     case DeleteItem(tournament_id=tid, key=key):
-                        del self._items[tid][key]
+                        self._items.get(tid, {}).pop(key, None)
                     case BumpCount(tournament_id=tid, key=key, entrants=entrants,
                                    chips=chips, quota=quota):
                         count = self._items[tid].get(key, {})

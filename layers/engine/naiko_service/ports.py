@@ -425,10 +425,13 @@ class PutItem:
 
 @dataclass(frozen=True, slots=True)
 class DeleteItem:
-    """Delete one of a tournament's items, which must exist (an unregistration)."""
+    """Delete one of a tournament's items, which must exist (an unregistration); with
+    ``must_exist=False``, whether or not it exists (a closed table's standings row, derived
+    data whose absence is no conflict)."""
 
     tournament_id: str
     key: str
+    must_exist: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -542,6 +542,19 @@ class TournamentResults(Request):
     limit: PageLimit = PAGE_LIMIT_DEFAULT
 
 
+class GetStandings(Request):
+    """A tournament's live standings, a page at a time (docs/tournaments.md "Live
+    standings"): ``section`` ``players`` (everyone's rank and stack, eliminated players after
+    by place) or ``tables`` (each table's players and stacks, at most 20 tables a page); both
+    with the summary (players left, average and largest stack, level and next level, prizes)."""
+
+    action: Literal["get_standings"]
+    tournament_id: TournamentId
+    section: Literal["players", "tables"] = "players"
+    cursor: Cursor | None = None
+    limit: PageLimit = PAGE_LIMIT_DEFAULT
+
+
 class Register(Request):
     """Enter: the entry moves from your account in one transaction (R9.1)."""
 
@@ -679,8 +692,8 @@ ClientRequest = (CreateTable | ListTables | JoinTable | LeaveTable | SitOut | Si
                  | Unwatch | CreateInviteCode | RevokeInviteCode | FindTable | HostSettings
                  | HostAddBot | HostRemove | HostPause | HostClose | CreateTournament
                  | ListTournaments | TournamentPlayers | TournamentResults
-                 | GetTournament | Register | Reenter | Unregister | TournamentAddBots
-                 | CancelTournament
+                 | GetStandings | GetTournament | Register | Reenter | Unregister
+                 | TournamentAddBots | CancelTournament
                  | HandHistory | GetHand | Heartbeat
                  | Chat | SendEmote | ChatMute | ChatUnmute  # R8.9
                  | UseTimeBank | PreAction | ClearPreAction  # R8.7, R8.8
@@ -874,7 +887,8 @@ ErrorCode = Literal[
     "not_your_turn", "nothing_owed", "nothing_to_call", "one_power_per_turn", "power_rejected",
     "powers_not_available", "price_changed", "push_unavailable", "raise_not_allowed",
     "rate_limited", "reentry_off", "registration_closed", "registration_not_open",
-    "reply_too_large", "seat_available", "seat_taken", "seated", "seating_error", "table_closed",
+    "reply_too_large", "seat_available", "seat_taken", "seated", "seating_error",
+    "stale_cursor", "table_closed",
     "table_error", "table_full", "table_limit_reached", "time_bank_empty", "time_bank_running",
     "too_many_invites", "too_many_mutes", "too_many_players",
     "too_many_registrations", "too_many_spectators", "too_many_tables", "too_many_tables_watched",
@@ -1029,6 +1043,26 @@ class TournamentResultsMessage(Message):
     next: str | None
 
 
+class StandingsMessage(Message):
+    """A page of a tournament's standings (``get_standings``): ``summary`` (``players_left``,
+    ``average_stack``, ``largest_stack``, ``table_count``, ``level`` with ``next_level``,
+    ``prize_pool``, ``paid_places``, the first ``prizes``), ``as_of_ms`` (when the ranking was
+    built; ``null`` on a page of an older ranking than the summary's) and either ``players``
+    (``rank``, ``player_id``, ``stack``, ``table_id``, ``place``, ``prize``) or ``tables``
+    (``table_id``, ``number``, ``at_ms``, ``players``: ``player_id``, ``stack``, ``seat``);
+    ``next`` continues, ``null`` at the end."""
+
+    type: Literal["standings"]
+    request_id: str
+    tournament_id: str
+    section: Literal["players", "tables"]
+    summary: dict[str, Any]
+    as_of_ms: int | None
+    players: list[dict[str, Any]] | None = None
+    tables: list[dict[str, Any]] | None = None
+    next: str | None
+
+
 class HandsMessage(Message):
     """Your recent hands (``hand_history``), newest first; ``next`` continues the list
     (``before``), ``null`` at its end."""
@@ -1076,8 +1110,8 @@ class ChatMessage(Message):
 AnyMessage = Annotated[Ack | Error | SnapshotMessage | Update | Tables | AccountMessage
                        | InviteCodeMessage | TableFound | TournamentsMessage
                        | TournamentMessage | TournamentPlayersMessage
-                       | TournamentResultsMessage | HandsMessage | HandMessage | HeartbeatMessage
-                       | ChatMessage,
+                       | TournamentResultsMessage | StandingsMessage | HandsMessage
+                       | HandMessage | HeartbeatMessage | ChatMessage,
                        Field(discriminator="type")]
 
 

@@ -287,11 +287,14 @@ class DynamoTournamentStore:
                     put["ConditionExpression"] = "attribute_not_exists(#item)"
                     put["ExpressionAttributeNames"] = {"#item": "item"}
                 return {"Put": put}
-            case DeleteItem(tournament_id=tid, key=key):
-                return {"Delete": {"TableName": self.tournaments_table,
-                                   "Key": {"tournament_id": {"S": tid}, "item": {"S": key}},
-                                   "ConditionExpression": "attribute_exists(#item)",
-                                   "ExpressionAttributeNames": {"#item": "item"}}}
+            case DeleteItem(tournament_id=tid, key=key, must_exist=must_exist):
+                delete: dict[str, Any] = {
+                    "TableName": self.tournaments_table,
+                    "Key": {"tournament_id": {"S": tid}, "item": {"S": key}}}
+                if must_exist:
+                    delete["ConditionExpression"] = "attribute_exists(#item)"
+                    delete["ExpressionAttributeNames"] = {"#item": "item"}
+                return {"Delete": delete}
             case BumpCount(tournament_id=tid, key=key, entrants=entrants, chips=chips,
                            quota=quota):
                 # a conditional update in place: concurrent registrations on one counter

@@ -14,6 +14,7 @@ against the ports, one module per concern:
                             ``tournament_players``, ``tournament_results``, ``register``,
                             ``unregister``, ``tournament_add_bots``, ``cancel_tournament``,
                             the tournaments' timers (R9)
+:mod:`.standings`           ``get_standings``: a tournament's live standings, paged
 :mod:`.histories`           ``hand_history``, ``get_hand``: the stored hands (R10.1)
 :mod:`.chat`                ``chat``, ``emote``, ``chat_mute``, ``chat_unmute``: table chat
                             (R8.9)
@@ -61,6 +62,7 @@ from . import (
     play,
     private,
     push,
+    standings,
     timers,
     tournaments,
     views,
@@ -163,6 +165,8 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
             tournaments.tournament_players(deps, caller, request)
         case p.TournamentResults():
             tournaments.tournament_results(deps, caller, request)
+        case p.GetStandings():
+            standings.get_standings(deps, caller, request)
         case p.Register():
             tournaments.register(deps, caller, request)
         case p.Reenter():

@@ -27,6 +27,7 @@ from ..ports import (
     Write,
 )
 from ..tournament_records import TournamentRecord
+from . import standings
 from .base import Deps, ServiceError, backoff
 
 T = TypeVar("T")
@@ -130,8 +131,9 @@ def transact(deps: Deps, tournament_id: str, change: Change[T], *,
         if request_key is not None:
             new.remember_request(request_key)
         try:
-            tournaments.commit((PutTournament(new, record.version), *plan.writes),
-                               tuple(plan.moves))
+            tournaments.commit(standings.attach(
+                (PutTournament(new, record.version), *plan.writes), now,
+                max_tables=standings.ATTACH_MAX_TABLES), tuple(plan.moves))
         except ConcurrentUpdate:
             deps.count("Conflicts", 1)
             if settled is not None and settled():

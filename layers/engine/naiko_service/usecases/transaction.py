@@ -58,7 +58,16 @@ from ..ports import (
     Write,
 )
 from ..records import TableRecord
-from . import arming, cancel, deadlines, dealer, push, spectators, tournament_tables
+from . import (
+    arming,
+    cancel,
+    deadlines,
+    dealer,
+    push,
+    spectators,
+    standings,
+    tournament_tables,
+)
 from .accounts import frozen_error
 from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, backoff, refuse_bot_seat
 from .fanout import AWS_CALL_WORST_MS, Updates, ack, post_updates, send, watching
@@ -297,8 +306,8 @@ def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outc
         return
     if deps.tournaments is None:
         raise RuntimeError("a tournament table needs the tournament store")
-    deps.tournaments.commit((PutTable(record, expected_version), *others, *outcome.writes),
-                            moves)
+    deps.tournaments.commit(standings.attach(
+        (PutTable(record, expected_version), *others, *outcome.writes), now), moves)
 
 
 def run_after(deps: Deps, table_id: str, outcome: Outcome) -> None:

@@ -66,7 +66,7 @@ export class App {
     this.showdown = null;                // {hand, hands: {seat: "two pair"}} of the last showdown
     this.proofs = new ProofTracker();    // the shown hand's card proofs and their checks (R10.2)
     this.offsetMs = 0;                   // server clock - local clock, when clearly off
-    this.lobby = { tables: null, tournaments: null, details: new Map(), account: null };
+    this.lobby = { tables: null, tournaments: null, details: new Map(), standings: new Map(), account: null };
     this.history = null;                 // the panel's state, null when closed
     this.chat = [];                      // R8.9: the table's chat lines (chat.js)
     this.chatUnread = 0;                 // lines arrived while a phone's chat panel was closed
@@ -333,6 +333,11 @@ export class App {
     const details = await Promise.all((this.lobby.tournaments || []).slice(0, 20)
       .map((t) => this.conn.request("get_tournament", { tournament_id: t.tournament_id })));
     for (const d of details) if (d.type === "tournament") this.lobby.details.set(d.tournament.tournament_id, d.tournament);
+    // A running tournament's live standings: the summary and the first ten ranks (get_standings).
+    const running = (this.lobby.tournaments || []).slice(0, 20).filter((t) => t.status === "running");
+    const standings = await Promise.all(running.map((t) =>
+      this.conn.request("get_standings", { tournament_id: t.tournament_id, limit: 10 })));
+    for (const s of standings) if (s.type === "standings") this.lobby.standings.set(s.tournament_id, s);
     if (this.screen === "lobby") this.render();
   }
 

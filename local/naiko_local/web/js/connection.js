@@ -18,7 +18,8 @@ import { tr } from "./i18n.js";
 /** Reply types that answer a request (matched by `request_id`). */
 const REPLY_TYPES = new Set([
   "ack", "error", "snapshot", "tables", "account", "table_found", "tournaments",
-  "tournament", "tournament_players", "tournament_results", "hands", "hand", "update", "chat",
+  "tournament", "tournament_players", "tournament_results", "standings", "hands", "hand", "update",
+  "chat",
 ]);
 
 /** Seconds to wait before each reconnection attempt; the last one repeats. */

@@ -132,6 +132,7 @@ function tournamentCard(t, state, ctx) {
   else if (t.payout_split) facts.push([tr("Prizes ({n} players)", { n: chips(t.payout_split.entrants) }), placesOf(t.payout_split.prizes)]);
   if (t.multiplier) facts.push([tr("Multiplier"), `×${t.multiplier}`]);
   const spin = terms.spin_table?.prizes;
+  const standing = state.standings?.get(t.tournament_id);
   return h("article", { class: "tournament", dataset: { tournament: t.tournament_id, kind: t.kind, status: t.status } },
     h("header", {},
       h("strong", {}, t.name), h("span", { class: "badge" }, tr(KINDS[t.kind] || t.kind)),
@@ -155,6 +156,7 @@ function tournamentCard(t, state, ctx) {
         h("thead", {}, h("tr", {}, [tr("Multiplier"), tr("Chance"), tr("Split %")].map((x) => h("th", {}, x)))),
         h("tbody", {}, spin.map((p) => h("tr", {}, h("td", {}, `×${p.multiplier}`),
           h("td", {}, `${(p.weight / 10000).toFixed(4)} %`), h("td", {}, p.split.join(" / ")))))) : null),
+    standing ? standingsBlock(standing) : null,
     h("div", { class: "row-actions" },
       open && !registered ? h("button", { class: "primary small", dataset: { action: "register", tournament: t.tournament_id },
         onclick: () => ctx.register(t.tournament_id) }, tr("Register ({entry})", { entry: chips(t.entry) })) : null,
@@ -169,3 +171,25 @@ function tournamentCard(t, state, ctx) {
         onclick: () => ctx.openTable({ table_id: detail.tables[0] }, false) }, tr("Open my table")) : null));
 }
 
+
+/** A running tournament's live standings (get_standings): players left, average and largest
+ * stack, the level and the next one, and the first ranks. */
+function standingsBlock(standing) {
+  const s = standing.summary || {};
+  const level = s.level;
+  const next = level?.next_level;
+  const facts = [
+    [tr("Players left"), `${chips(s.players_left)}/${chips(s.players)}`],
+    [tr("Average stack"), chips(s.average_stack)],
+    [tr("Largest stack"), s.largest_stack ? `${chips(s.largest_stack.stack)} (${s.largest_stack.player_id})` : "—"],
+    [tr("Level"), level ? `${level.level}: ${level.small_blind}/${level.big_blind}${level.ante ? ` (${level.ante})` : ""}` : "—"],
+    [tr("Next level"), next ? `${next.number}: ${next.small_blind}/${next.big_blind}${next.ante ? ` (${next.ante})` : ""}` : "—"],
+  ];
+  const rows = standing.players || [];
+  return h("details", { dataset: { standings: standing.tournament_id } }, h("summary", {}, tr("Standings")),
+    h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])),
+    rows.length ? h("table", { class: "levels", dataset: { standingsRows: "1" } },
+      h("thead", {}, h("tr", {}, [tr("Rank"), tr("Player"), tr("Stack")].map((x) => h("th", {}, x)))),
+      h("tbody", {}, rows.map((r) => h("tr", {}, h("td", {}, r.place ? ordinal(r.place) : r.rank),
+        h("td", {}, r.player_id), h("td", {}, r.stack ? chips(r.stack) : "—"))))) : null);
+}
