@@ -62,6 +62,9 @@ class Hold(StrEnum):
     """Hand-for-hand: waiting for the other tables to finish the round (R9.8)."""
     PAUSE = "pause"
     """A published break (R9.14): the table finished its hand and waits for play to resume."""
+    DIRECTOR = "director"
+    """The director paused the tournament (R9.15): the table finished its hand and waits for
+    the director to resume play."""
 
 
 class TimerKind(StrEnum):

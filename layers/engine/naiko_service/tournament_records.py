@@ -198,6 +198,14 @@ class TournamentRecord:
     reentries: int = 0
     """Entries after a player's first (R9.12): counted in :attr:`entrants` (the field and the
     pool), not in the places (``entrants - reentries`` players are placed)."""
+    paused: dict[str, Any] | None = None
+    """R9.15: the director paused the tournament: ``since_ms``, ``operator``, ``reason`` and the
+    ``timers`` held (the level and late-registration timers, which stop with the clock).
+    ``None``: play goes on."""
+    clock_shifts: int = 0
+    """R9.15: how many times the director moved the tournament's clock (a resume after a pause,
+    a minute added): :attr:`started_ms` moved on each time, and the level timer's token carries
+    the count, so an execution armed before finds no such timer."""
     stored_terms: str | None = field(default=None, compare=False)
     """The digest (:func:`terms_digest`) of the terms part as a store read it, if that store
     keeps the two parts apart (``aws.tournaments``): a write of an unchanged terms part
@@ -213,7 +221,8 @@ class TournamentRecord:
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
             self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.reentries,
-            self.stored_terms)
+            None if self.paused is None else json.loads(json.dumps(self.paused)),
+            self.clock_shifts, self.stored_terms)
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -235,7 +244,9 @@ class TournamentRecord:
                 "seating": (None if self.seating is None
                             else self.seating.to_dict(self.tournament_id)),
                 "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
-                "opens_ms": self.opens_ms, "reentries": self.reentries}
+                "opens_ms": self.opens_ms, "reentries": self.reentries,
+                **({} if self.paused is None else {"paused": self.paused}),
+                **({"clock_shifts": self.clock_shifts} if self.clock_shifts else {})}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -254,7 +265,7 @@ class TournamentRecord:
             {str(k): int(v) for k, v in doc.get("recent_requests", {}).items()},
             Seating.from_dict(doc["seating"], tournament_id) if doc.get("seating") else None,
             doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"),
-            int(doc.get("reentries", 0)))
+            int(doc.get("reentries", 0)), doc.get("paused"), int(doc.get("clock_shifts", 0)))
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -268,6 +279,7 @@ class TournamentRecord:
                 "entries_per_player": terms.entries_per_player, "reentries": self.reentries,
                 "opens_ms": self.opens_ms, "starts_ms": self.starts_ms,
                 "started_ms": self.started_ms, "level": self.level, "payouts": list(self.payouts),
+                "paused": self.paused is not None,
                 "multiplier": self.spin.multiplier if self.spin else None,
                 "payout_table": terms.payout_table(),
                 "payout_split": ({"entrants": self.entrants, "prizes": list(self.payouts)}

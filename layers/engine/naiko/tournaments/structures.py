@@ -30,6 +30,7 @@ from ..time_bank import (
     TimeBank,
     TopUpEvery,
 )
+from .icm import SplitPolicy
 from .prizes import (
     MAX_ENTRANTS,
     MIN_ENTRANTS,
@@ -438,6 +439,10 @@ class TournamentTerms:
     entries_per_player: int = 1
     """R9.12: how many times a player may enter (1: no re-entry). A player eliminated while
     late registration is open may enter again, up to this many entries in all."""
+    cancellation: SplitPolicy = SplitPolicy.CHIP_COUNT
+    """R9.15: how the prizes left are split among the players still in if the director cancels
+    the tournament after its start (equal chop, chip-count proportional, ICM:
+    :mod:`naiko.tournaments.icm`); before its start every entry is returned."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, TournamentKind) or not isinstance(self.variant, Variant):
@@ -480,6 +485,9 @@ class TournamentTerms:
                 raise InvalidTerms(f"late registration must end with a published level "
                                    f"(1..{len(self.structure.levels)}), not {late}",
                                    rule_id="R9.11")
+        if not isinstance(self.cancellation, SplitPolicy):
+            raise InvalidTerms("cancellation must be a SplitPolicy (equal, chip_count, icm)",
+                               rule_id="R9.15")
         _ints(("entries_per_player", self.entries_per_player))
         if not 1 <= self.entries_per_player <= MAX_ENTRIES_PER_PLAYER:
             raise InvalidTerms(f"entries_per_player must be 1..{MAX_ENTRIES_PER_PLAYER}, not "
@@ -616,7 +624,8 @@ class TournamentTerms:
                 "late_registration_level": self.late_registration_level,
                 "spin_table": None if self.spin_table is None else self.spin_table.to_dict(),
                 "time_bank": None if self.time_bank is None else self.time_bank.to_dict(),
-                "entries_per_player": self.entries_per_player}
+                "entries_per_player": self.entries_per_player,
+                "cancellation": self.cancellation.value}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TournamentTerms:
@@ -637,7 +646,9 @@ class TournamentTerms:
                        spin_table=None if spin is None else SpinTable.from_dict(spin),
                        time_bank=(None if data.get("time_bank") is None
                                   else TimeBank.from_dict(data["time_bank"])),
-                       entries_per_player=data.get("entries_per_player", 1))
+                       entries_per_player=data.get("entries_per_player", 1),
+                       cancellation=SplitPolicy(data.get("cancellation",
+                                                         SplitPolicy.CHIP_COUNT.value)))
         except InvalidTerms:
             raise
         except InvalidTimeBank as exc:
