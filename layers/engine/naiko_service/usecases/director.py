@@ -69,6 +69,14 @@ SPLIT_CHUNK = 500
 """Players per ``cancel#<k>`` item of a cancellation's split (an item stays far below 400 KB)."""
 
 
+class _Refused(ServiceError):
+    """A refusal inside :func:`move_player`'s table change: a :class:`ServiceError`, so the
+    table's write path (:func:`.transaction.mutate`) writes nothing and cancels no hand, and
+    turned into an :class:`OperatorError` for the operator. Never sent to a player (no route
+    reaches this module): its codes are the operator's, like :mod:`.accounts`' ones, not the
+    protocol's error codes."""
+
+
 def _action(operator: str, action: str, subject: str, reason: str, now_ms: int,
             **details: Any) -> OperatorAction:
     return OperatorAction(uuid.uuid4().hex, _text("the operator", operator), action,
@@ -327,23 +335,23 @@ def _move(deps: Deps, tournament_id: str, action: OperatorAction, source: int, t
     new.version += 1
     seating = new.seating
     if new.status is not TournamentStatus.RUNNING or seating is None or record.closed:
-        raise ServiceError("not_running", "the tournament is not running at that table")
+        raise _Refused("not_running", "the tournament is not running at that table")
     if record.state.hand_in_progress:
-        raise ServiceError("hand_in_progress", f"table {source} is playing a hand: move the "
+        raise _Refused("hand_in_progress", f"table {source} is playing a hand: move the "
                            "player between hands (pause the tournament first)")
     if record.seat_of(player) is None:
-        raise ServiceError("not_at_table", f"{player} is not seated at table {source}")
+        raise _Refused("not_at_table", f"{player} is not seated at table {source}")
     if any(m.player_id == player for m in seating.pending):
-        raise ServiceError("move_pending", f"{player} is already waiting to move")
+        raise _Refused("move_pending", f"{player} is already waiting to move")
     outcome = Outcome()
     destination = mtt._table(deps, outcome, seating, target, record)
     if destination is None or destination.closed or target in seating.breaking:
-        raise ServiceError("unknown_table", f"table {target} is not in play")
+        raise _Refused("unknown_table", f"table {target} is not in play")
     if destination.state.hand_in_progress:
-        raise ServiceError("hand_in_progress", f"table {target} is playing a hand: move the "
+        raise _Refused("hand_in_progress", f"table {target} is playing a hand: move the "
                            "player between hands (pause the tournament first)")
     if not mtt.seats_of(destination).empty_seats:
-        raise ServiceError("table_full", f"table {target} has no empty seat")
+        raise _Refused("table_full", f"table {target} has no empty seat")
     move = PendingMove(player, source, target, "director", now)
     mtt._plan(new, move, now, outcome.writes)
     mtt._execute(deps, record, destination, new, move, now, outcome)
