@@ -32,7 +32,7 @@ OLGA = "olga"
 
 
 def started(players: int = 13, seed: int = 1, **changes: Any) -> Simulation:
-    terms = replace(terms_for("mtt", Variant.NLHE, 10, players), seat_count=6, **changes)
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, players), **{"seat_count": 6, **changes})
     simulation = Simulation(terms, players, seed, check=True)
     simulation.register()
     while record_of(simulation).status is not TournamentStatus.RUNNING:
@@ -432,3 +432,31 @@ def test_r9_15_the_admin_script_calls_the_service_and_says_why_it_refused(
     args = module.parser().parse_args(["pause", tid, "--reason", "who?"])
     args.operator = None
     assert module.run(d, args) == 2
+
+
+def test_r9_15_a_pause_during_hand_for_hand_loses_no_player_and_no_place() -> None:
+    """Hand-for-hand's barrier (R9.8) hears from every table, paused or not: the hands in
+    progress at the pause are reported and their players placed; after the resume the rounds go
+    on to the end, every entrant with one place, the whole pool paid."""
+    simulation = started(players=10, seed=2, seat_count=3)
+    while record_of(simulation).seating.hfh is None:  # type: ignore[union-attr]
+        assert simulation.step()
+    pauses = 0
+    while record_of(simulation).seating.hfh is not None:  # type: ignore[union-attr]
+        # pause in the middle of every hand-for-hand round, until the bubble bursts
+        while not any(t.state.hand_in_progress for t in tables(simulation)):
+            assert simulation.step()
+        director.pause(deps(simulation), simulation.tournament_id, OLGA, "on the bubble")
+        run_until(simulation, simulation.clock.now + 3 * MINUTE_MS)
+        assert not any(t.state.hand_in_progress for t in tables(simulation) if not t.closed)
+        director.resume(deps(simulation), simulation.tournament_id, OLGA, "play on")
+        pauses += 1
+    assert pauses
+    while not simulation.finished():
+        assert simulation.step()
+    record = record_of(simulation)
+    places = [int(d["place"]) for _, d in simulation.tournaments.items(
+        simulation.tournament_id, "result#")]
+    assert sorted(places) == list(range(1, 11))
+    assert record.status is TournamentStatus.FINISHED and record.pool_held == 0
+    assert simulation.store.audit().holds

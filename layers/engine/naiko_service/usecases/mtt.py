@@ -137,20 +137,26 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
 def _decide(deps: Deps, record: TableRecord, new: TournamentRecord, outs: list[Out], now: int,
             outcome: Outcome, *, hand_ended: bool, deferred: bool) -> bool:
     """:func:`between_hands`' choice once places are given: a table of a tournament over
-    closes; the director's pause holds it (R9.15: its players were told at the pause);
-    hand-for-hand (R9.8); else the moves first (R9.7). Whether the table may deal."""
+    closes; hand-for-hand (R9.8) reports and waits as always (its barrier must hear from every
+    table, paused or not); else the moves first (R9.7). The director's pause (R9.15: its
+    players were told at the pause) then holds a table that could deal, and makes no move.
+    Whether the table may deal."""
     seating = new.seating
     assert seating is not None
     if new.status is not TournamentStatus.RUNNING:
         record.closed = True
         return False
-    if new.paused is not None:
+    if seating.hfh is not None or deferred:  # places of a round's players wait for it
+        may_deal = _hand_for_hand(deps, record, new, outs, now, outcome, hand_ended)
+    elif new.paused is None:
+        return _moves_first(deps, record, new, now, outcome, hand_ended)
+    else:
+        may_deal = True
+    if may_deal and new.paused is not None:
         assert record.tournament is not None
         record.tournament = replace(record.tournament, hold=Hold.DIRECTOR)
         return False
-    if seating.hfh is not None or deferred:  # places of a round's players wait for it
-        return _hand_for_hand(deps, record, new, outs, now, outcome, hand_ended)
-    return _moves_first(deps, record, new, now, outcome, hand_ended)
+    return may_deal
 
 
 def _moves_first(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
