@@ -68,6 +68,8 @@ HELP_ONLY: dict[str, str] = {
     "mtt_balance.py": "a whole tournament in virtual time: ~35 s even at 20 players",
     "operator.py": "writes to AWS DynamoDB (test_operator_actions.py and "
                    "test_operator_on_moto.py run it)",
+    "director.py": "writes to AWS DynamoDB (test_director.py and test_director_on_moto.py "
+                   "run it)",
 }
 """Script -> why it is only asked for ``--help``."""
 

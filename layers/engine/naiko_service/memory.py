@@ -26,6 +26,7 @@ from .limits import (
 )
 from .ports import (
     ACCOUNT_SET_CAPS,
+    OPERATOR_LOG,
     AccountFrozen,
     AccountMove,
     AccountProfile,
@@ -48,6 +49,7 @@ from .ports import (
     OperatorAction,
     Platform,
     PutItem,
+    PutOperatorAction,
     PutTable,
     PutTournament,
     TableNotFound,
@@ -294,6 +296,10 @@ class MemoryTournamentStore:
                         count = self._items.get(tid, {}).get(key, {})
                         if count.get("closed") or count.get("entrants", 0) != entrants:
                             raise ConcurrentUpdate(f"{tid}/{key}")
+                    case PutOperatorAction(action=action):
+                        if any(a.log_key == action.log_key
+                               for a in tables.accounts.operator_actions):
+                            raise ConcurrentUpdate(f"{OPERATOR_LOG}/{action.log_key}")
             for write in writes:  # as DynamoDB: versions fail first, then the records
                 if isinstance(write, PutTable):
                     tables.check_histories(write.record)
@@ -323,6 +329,8 @@ class MemoryTournamentStore:
                         self._items[tid][key] = {
                             "entrants": count.get("entrants", 0), "chips": count.get("chips", 0),
                             "quota": count.get("quota", 0), "closed": True}
+                    case PutOperatorAction(action=action):
+                        tables.accounts.operator_actions.append(action)
 
     def page(self, tournament_id: str, prefix: str, limit: int,
              after: str | None = None) -> list[tuple[str, dict[str, Any]]]:
@@ -367,6 +375,8 @@ def _item_key(write: Write) -> tuple[str, str]:
         case PutItem(tournament_id=tid, key=key) | DeleteItem(tournament_id=tid, key=key) \
                 | BumpCount(tournament_id=tid, key=key) | CloseCount(tournament_id=tid, key=key):
             return (tid, key)
+        case PutOperatorAction(action=action):
+            return (OPERATOR_LOG, action.log_key)
     raise TypeError(f"not a write: {write!r}")
 
 

@@ -193,6 +193,52 @@ class BreakStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentPaused(Event):
+    """R9.15: the director paused the tournament; a hand in progress is played to its end,
+    then the table holds (no hand, clock or level runs) until ``tournament_resumed``."""
+
+    kind: ClassVar[str] = "tournament_paused"
+    recorded: ClassVar[bool] = False
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentResumed(Event):
+    """R9.15: the director resumed play after ``paused_ms``; the level goes on with the time
+    it had left, until ``level_ends_ms`` (``None``: the last level)."""
+
+    kind: ClassVar[str] = "tournament_resumed"
+    recorded: ClassVar[bool] = False
+    paused_ms: int
+    level: int
+    level_ends_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LevelExtended(Event):
+    """R9.15: the director added ``minutes`` to level ``level``: it now ends at
+    ``level_ends_ms`` (and every later level and break starts that much later)."""
+
+    kind: ClassVar[str] = "level_extended"
+    recorded: ClassVar[bool] = False
+    level: int
+    minutes: int
+    level_ends_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentCancelled(Event):
+    """R9.15: the director cancelled the tournament after its start; the prizes left were split
+    by the published ``policy`` (``equal``, ``chip_count``, ``icm``): ``prizes`` (account chips)
+    of this table's players. The table closes."""
+
+    kind: ClassVar[str] = "tournament_cancelled"
+    recorded: ClassVar[bool] = False
+    policy: str
+    prizes: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class Eliminated(Event):
     """R9.5, R9.9: the player is out of the tournament in ``place``, winning ``prize``
     account chips (0 outside the prizes)."""

@@ -461,7 +461,17 @@ class CloseCount:
     entrants: int
 
 
-Write = PutTable | PutTournament | PutItem | DeleteItem | BumpCount | CloseCount
+@dataclass(frozen=True, slots=True)
+class PutOperatorAction:
+    """Write an operator log entry (:data:`OPERATOR_LOG`, the ledger table's partition) with
+    the change it records, in the same transaction, only if that entry does not exist yet: the
+    director's tools (R9.15) log each action as the account actions (R10.3) do."""
+
+    action: OperatorAction
+
+
+Write = (PutTable | PutTournament | PutItem | DeleteItem | BumpCount | CloseCount
+         | PutOperatorAction)
 """One item of a transaction (:meth:`TournamentStore.commit`)."""
 
 

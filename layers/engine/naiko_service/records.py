@@ -65,6 +65,9 @@ class Hold(StrEnum):
     DEAL = "deal"
     """A deal is offered (R9.16): the table finished its hand and waits for the players'
     answers until the deal clock runs out (its ``hold`` timer)."""
+    DIRECTOR = "director"
+    """The director paused the tournament (R9.15): the table finished its hand and waits for
+    the director to resume play."""
 
 
 class TimerKind(StrEnum):

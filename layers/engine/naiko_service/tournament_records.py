@@ -202,6 +202,14 @@ class TournamentRecord:
     """R9.13, progressive knockout: player -> their bounty, for the players in play whose
     bounty grew (everyone else's is the published ``terms.bounty``; a player out has none, and
     a new entry starts again at ``terms.bounty``, R9.12)."""
+    paused: dict[str, Any] | None = None
+    """R9.15: the director paused the tournament: ``since_ms``, ``operator``, ``reason`` and the
+    ``timers`` held (the level and late-registration timers, which stop with the clock).
+    ``None``: play goes on."""
+    clock_shifts: int = 0
+    """R9.15: how many times the director moved the tournament's clock (a resume after a pause,
+    a minute added): :attr:`started_ms` moved on each time, and the level timer's token carries
+    the count, so an execution armed before finds no such timer."""
     stored_terms: str | None = field(default=None, compare=False)
     """The digest (:func:`terms_digest`) of the terms part as a store read it, if that store
     keeps the two parts apart (``aws.tournaments``): a write of an unchanged terms part
@@ -217,7 +225,9 @@ class TournamentRecord:
             dict(self.recent_requests),
             None if self.seating is None else self.seating.copy(),
             self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.reentries,
-            dict(self.bounties), self.stored_terms)
+            dict(self.bounties),
+            None if self.paused is None else json.loads(json.dumps(self.paused)),
+            self.clock_shifts, self.stored_terms)
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -240,7 +250,9 @@ class TournamentRecord:
                             else self.seating.to_dict(self.tournament_id)),
                 "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
                 "opens_ms": self.opens_ms, "reentries": self.reentries,
-                **({"bounties": dict(self.bounties)} if self.bounties else {})}
+                **({"bounties": dict(self.bounties)} if self.bounties else {}),
+                **({} if self.paused is None else {"paused": self.paused}),
+                **({"clock_shifts": self.clock_shifts} if self.clock_shifts else {})}
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -260,7 +272,8 @@ class TournamentRecord:
             Seating.from_dict(doc["seating"], tournament_id) if doc.get("seating") else None,
             doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"),
             int(doc.get("reentries", 0)),
-            {str(k): int(v) for k, v in doc.get("bounties", {}).items()})
+            {str(k): int(v) for k, v in doc.get("bounties", {}).items()},
+            doc.get("paused"), int(doc.get("clock_shifts", 0)))
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -274,6 +287,7 @@ class TournamentRecord:
                 "entries_per_player": terms.entries_per_player, "reentries": self.reentries,
                 "opens_ms": self.opens_ms, "starts_ms": self.starts_ms,
                 "started_ms": self.started_ms, "level": self.level, "payouts": list(self.payouts),
+                "paused": self.paused is not None,
                 "multiplier": self.spin.multiplier if self.spin else None,
                 "payout_table": terms.payout_table(),
                 "payout_split": ({"entrants": self.entrants, "prizes": list(self.payouts)}

@@ -30,6 +30,7 @@ from ..time_bank import (
     TimeBank,
     TopUpEvery,
 )
+from .icm import SplitPolicy
 from .prizes import (
     MAX_ENTRANTS,
     MIN_ENTRANTS,
@@ -494,6 +495,10 @@ class TournamentTerms:
     progressive: bool = False
     """R9.13: progressive knockout: of each bounty won, half is paid at once and half added to
     the winner's own bounty (needs a bounty)."""
+    cancellation: SplitPolicy = SplitPolicy.CHIP_COUNT
+    """R9.15: how the prizes left are split among the players still in if the director cancels
+    the tournament after its start (equal chop, chip-count proportional, ICM:
+    :mod:`naiko.tournaments.icm`); before its start every entry is returned."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, TournamentKind) or not isinstance(self.variant, Variant):
@@ -536,6 +541,9 @@ class TournamentTerms:
                 raise InvalidTerms(f"late registration must end with a published level "
                                    f"(1..{len(self.structure.levels)}), not {late}",
                                    rule_id="R9.11")
+        if not isinstance(self.cancellation, SplitPolicy):
+            raise InvalidTerms("cancellation must be a SplitPolicy (equal, chip_count, icm)",
+                               rule_id="R9.15")
         _ints(("entries_per_player", self.entries_per_player))
         if not 1 <= self.entries_per_player <= MAX_ENTRIES_PER_PLAYER:
             raise InvalidTerms(f"entries_per_player must be 1..{MAX_ENTRIES_PER_PLAYER}, not "
@@ -708,6 +716,7 @@ class TournamentTerms:
                 "spin_table": None if self.spin_table is None else self.spin_table.to_dict(),
                 "time_bank": None if self.time_bank is None else self.time_bank.to_dict(),
                 "entries_per_player": self.entries_per_player,
+                "cancellation": self.cancellation.value,
                 **({} if self.deals is None else {"deals": self.deals.to_dict()}),
                 **({"bounty": self.bounty, "progressive": self.progressive} if self.bounty
                    else {})}
@@ -735,7 +744,9 @@ class TournamentTerms:
                        deals=(None if data.get("deals") is None
                               else DealTerms.from_dict(data["deals"])),
                        bounty=data.get("bounty", 0),
-                       progressive=data.get("progressive", False))
+                       progressive=data.get("progressive", False),
+                       cancellation=SplitPolicy(data.get("cancellation",
+                                                         SplitPolicy.CHIP_COUNT.value)))
         except InvalidTerms:
             raise
         except InvalidTimeBank as exc:

@@ -34,6 +34,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from ..ports import (
+    OPERATOR_LOG,
     AccountMove,
     BumpCount,
     CloseCount,
@@ -41,6 +42,7 @@ from ..ports import (
     DeleteItem,
     HistoryStored,
     PutItem,
+    PutOperatorAction,
     PutTable,
     PutTournament,
     TournamentNotFound,
@@ -295,6 +297,18 @@ class DynamoTournamentStore:
                     delete["ConditionExpression"] = "attribute_exists(#item)"
                     delete["ExpressionAttributeNames"] = {"#item": "item"}
                 return {"Delete": delete}
+            case PutOperatorAction(action=action):
+                # R9.15: the director's action in the operator log (the ledger table's
+                # ``ops:log`` partition, as DynamoAccounts writes R10.3's), written once
+                if not self.tables.ledger_table:
+                    raise ValueError("operator actions need the ledger table (the operator log)")
+                return {"Put": {"TableName": self.tables.ledger_table,
+                                "Item": {"account": {"S": OPERATOR_LOG},
+                                         "entry": {"S": action.log_key},
+                                         "doc": {"S": json.dumps(action.to_dict(),
+                                                                 sort_keys=True)}},
+                                "ConditionExpression": "attribute_not_exists(#entry)",
+                                "ExpressionAttributeNames": {"#entry": "entry"}}}
             case BumpCount(tournament_id=tid, key=key, entrants=entrants, chips=chips,
                            quota=quota):
                 # a conditional update in place: concurrent registrations on one counter

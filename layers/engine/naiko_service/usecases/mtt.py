@@ -52,6 +52,10 @@ BREAK_TOLERANCE_MS = 1_000
 HOLD_POLL_MS = 15_000
 """A held table looks again this often (its ``hold`` timer): it backs up a lost release."""
 
+DIRECTOR_POLL_MS = 60_000
+"""A table the director's pause holds (R9.15) looks again this often: the resume tells every
+table at once; this backs up a table the resume could not write."""
+
 FINAL_DELAY_MS = 5_000
 """Between forming the final table and its first hand: players see their new seats."""
 
@@ -107,7 +111,8 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
         # The tournament, read after this table, already counts it closed: this table's
         # read is older than a write that closed it. Read both again.
         raise ConcurrentUpdate(record.table_id)
-    record.tournament = info = replace(info, hold=None)
+    record.tournament = info = replace(info, hold=None, started_ms=(
+        info.started_ms if new.started_ms is None else new.started_ms))  # R9.15: its clock
     may_deal = True
     deferred = hand_ended and info.dealt_round is not None and info.dealt_round >= 1
     # R9.13: at the hand, places now or not (the table shows them below, show_bounties)
@@ -115,14 +120,8 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
     if outs and not deferred:  # R9.5: places now
         _eliminate(deps, record, new, outs, now, outcome)
         _plan_tables(new, now, outcome.writes)
-    if new.status is not TournamentStatus.RUNNING:
-        record.closed = True
-        may_deal = False
-    elif seating.hfh is not None or deferred:  # places of a round's players wait for it
-        may_deal = _hand_for_hand(deps, record, new, outs if deferred else [], now, outcome,
-                                  hand_ended)
-    else:
-        may_deal = _moves_first(deps, record, new, now, outcome, hand_ended)
+    may_deal = _decide(deps, record, new, outs if deferred else [], now, outcome,
+                       hand_ended=hand_ended, deferred=deferred)
     info = record.tournament
     assert info is not None
     if may_deal and not _can_deal(record):
@@ -137,6 +136,31 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
     if new.to_document() != before:
         outcome.writes.append(PutTournament(new, stored.version))
     return may_deal and not record.closed
+
+
+def _decide(deps: Deps, record: TableRecord, new: TournamentRecord, outs: list[Out], now: int,
+            outcome: Outcome, *, hand_ended: bool, deferred: bool) -> bool:
+    """:func:`between_hands`' choice once places are given: a table of a tournament over
+    closes; hand-for-hand (R9.8) reports and waits as always (its barrier must hear from every
+    table, paused or not); else the moves first (R9.7). The director's pause (R9.15: its
+    players were told at the pause) then holds a table that could deal, and makes no move.
+    Whether the table may deal."""
+    seating = new.seating
+    assert seating is not None
+    if new.status is not TournamentStatus.RUNNING:
+        record.closed = True
+        return False
+    if seating.hfh is not None or deferred:  # places of a round's players wait for it
+        may_deal = _hand_for_hand(deps, record, new, outs, now, outcome, hand_ended)
+    elif new.paused is None:
+        return _moves_first(deps, record, new, now, outcome, hand_ended)
+    else:
+        may_deal = True
+    if may_deal and new.paused is not None:
+        assert record.tournament is not None
+        record.tournament = replace(record.tournament, hold=Hold.DIRECTOR)
+        return False
+    return may_deal
 
 
 def _moves_first(deps: Deps, record: TableRecord, new: TournamentRecord, now: int,
@@ -790,7 +814,7 @@ def hold_timers(record: TableRecord, now: int) -> list[Timer]:
         return [existing or Timer(token, TimerKind.HOLD, now + HOLD_POLL_MS)]
     prefix = f"hold:{info.hold}:{info.number}:"
     existing = next((t for t in record.timers if t.token.startswith(prefix)), None)
-    due = now + HOLD_POLL_MS
+    due = now + (DIRECTOR_POLL_MS if info.hold == Hold.DIRECTOR else HOLD_POLL_MS)
     if info.hold == Hold.PAUSE:  # R9.14: the break's end (a hold:pause:<n>:<resume> timer)
         brk = break_at(info.structure, info.started_ms, now)
         due = brk.ends_ms if brk is not None else now
@@ -825,6 +849,8 @@ def on_hold(deps: Deps, record: TableRecord, now: int, timer: Timer) -> Outcome:
         return Outcome()
     if info.hold == Hold.DEAL:  # R9.16: the deal clock ran out
         return deals.on_clock(record, now, timer)
+    if info.hold == Hold.DIRECTOR and store(deps).load(info.tournament_id).paused is not None:
+        return Outcome(quiet=True)  # R9.15: still paused (its hold timer polls again)
     record.tournament = replace(info, hold=None)
     record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
     return Outcome()

@@ -53,15 +53,59 @@ def paid_players(tournaments: TournamentStore, tournament_id: str) -> set[str]:
     return {key[len("paid#"):] for key, _ in tournaments.items(tournament_id, "paid#")}
 
 
+CANCEL_PREFIX = "cancel#"
+"""A director's cancellation after the start (R9.15): ``cancel#<k>``, the split's rows
+(``player_id``, ``place``, ``prize``, ``account``, ``table``, ``stack``), written with it."""
+
+
+def refunds_entries(record: TournamentRecord) -> bool:
+    """A tournament cancelled before its start: its entries go back. One the director cancelled
+    after its start (R9.15) pays its split instead (:func:`pay_owed`)."""
+    return record.status is TournamentStatus.CANCELLED and record.started_ms is None
+
+
+def pay_owed(deps: Deps, tournament_id: str, record: TournamentRecord) -> int:
+    """What the tournament owes now: a cancelled one's entries, or its prizes (and, cancelled
+    after its start, its split: :func:`pay_cancellation`)."""
+    if refunds_entries(record):
+        return refund_entries(deps, tournament_id)
+    made = pay_prizes(deps, tournament_id)
+    if record.status is TournamentStatus.CANCELLED:
+        made += pay_cancellation(deps, tournament_id)
+    return made
+
+
 def settle(deps: Deps, tournament_id: str) -> int:
     """Pay what is owed now (prizes; a cancelled tournament's entries) and, once nothing is
     owed, retire the ``payout`` timer. Returns how many payments were made."""
-    record = store(deps).load(tournament_id)
-    if record.status is TournamentStatus.CANCELLED:
-        made = refund_entries(deps, tournament_id)
-    else:
-        made = pay_prizes(deps, tournament_id)
+    made = pay_owed(deps, tournament_id, store(deps).load(tournament_id))
     retire_payout_timer(deps, tournament_id)
+    return made
+
+
+def pay_cancellation(deps: Deps, tournament_id: str) -> int:
+    """R9.15: pay each share of a director's cancellation split (the ``cancel#`` items) not
+    paid yet, each in its own transaction with its ``paid#`` item (only if absent: once).
+    Returns how many were paid now."""
+    tournaments = store(deps)
+    paid = paid_players(tournaments, tournament_id)
+    made = 0
+    for _, chunk in tournaments.items(tournament_id, CANCEL_PREFIX):
+        for row in chunk["rows"]:
+            result = Result(str(row["player_id"]), int(row["place"]), int(row["prize"]),
+                            table=str(row["table"]), account=str(row["account"]))
+            if result.prize <= 0 or result.player_id in paid:
+                continue
+            key = f"paid#{result.player_id}"
+            try:
+                done = transact(deps, tournament_id, partial(_pay, result),
+                                settled=partial(has_item, tournaments, tournament_id, key))
+            except (InsufficientFunds, Busy):  # the payout timer tries again
+                deps.count("PrizeFailures", 1)
+                continue
+            if done.written:
+                made += 1
+                deps.count("PrizesPaid", 1)
     return made
 
 

@@ -81,9 +81,14 @@ def started_fields(record: TournamentRecord) -> dict[str, Any]:
 
 def schedule_level(record: TournamentRecord, now: int) -> None:
     """R9.3: one timer at the start of the next level; it records the level for the lobby and
-    the log (tables work the level out themselves when they deal: no table is written)."""
+    the log (tables work the level out themselves when they deal: no table is written). After
+    the director moved the clock (R9.15) the token carries :attr:`~TournamentRecord.clock_shifts`
+    (``level:<n>#<shifts>``): an execution armed for the level's old start finds no timer. None
+    while the director holds the tournament paused: the clock stops."""
     assert record.started_ms is not None
     at = level_at(record.terms.structure, record.started_ms, max(now, record.started_ms))
     record.timers = [t for t in record.timers if t.kind is not TimerKind.LEVEL]
-    if at.next_ms is not None:
-        record.timers.append(Timer(f"level:{at.level.number + 1}", TimerKind.LEVEL, at.next_ms))
+    if at.next_ms is not None and record.paused is None:
+        shifted = f"#{record.clock_shifts}" if record.clock_shifts else ""
+        record.timers.append(Timer(f"level:{at.level.number + 1}{shifted}", TimerKind.LEVEL,
+                                   at.next_ms))

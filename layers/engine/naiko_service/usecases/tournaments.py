@@ -72,9 +72,11 @@ from .tournament_payments import (
     REG_PREFIX,
     arm_tournament,
     has_item,
+    pay_cancellation,
     pay_prizes,
     refund_entries,
     refund_moves,
+    refunds_entries,
     retire_payout_timer,
 )
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
@@ -665,15 +667,21 @@ def cancel_tournament(deps: Deps, caller: Caller, request: p.CancelTournament) -
             raise ServiceError("not_host", "only the tournament's creator may cancel it")
         if new.status is not TournamentStatus.REGISTERING:
             raise ServiceError("registration_closed", "the tournament has started")
-        new.status = TournamentStatus.CANCELLED
-        new.timers = [Timer(f"payout:{new.version}", TimerKind.PAYOUT, now + PAYOUT_RETRY_MS)]
-        arm_tournament(deps, new)
-        plan.writes.append(log_entry(new, now, "cancelled", entrants=new.entrants))
+        cancel_registering(deps, new, now, plan)
 
     done = transact(deps, request.tournament_id, cancel, request_key=_request_key(caller),
                     refuse_unknown=True)
     if _answer(deps, caller, done):
         refund_entries(deps, request.tournament_id)
+
+
+def cancel_registering(deps: Deps, new: TournamentRecord, now: int, plan: Plan) -> None:
+    """A tournament not started is cancelled (its creator's request, or the director's, R9.15):
+    the ``payout`` timer backs up :func:`refund_entries`, which returns every entry once."""
+    new.status = TournamentStatus.CANCELLED
+    new.timers = [Timer(f"payout:{new.version}", TimerKind.PAYOUT, now + PAYOUT_RETRY_MS)]
+    arm_tournament(deps, new)
+    plan.writes.append(log_entry(new, now, "cancelled", entrants=new.entrants))
 
 
 def _fills(record: TournamentRecord) -> bool:
@@ -762,10 +770,12 @@ def tournament_timer(deps: Deps, tournament_id: str, token: str | None) -> int:
     if fired.start:  # R9.2: transactions of its own
         scheduled.start_scheduled(deps, tournament_id)
     elif fired.pay:
-        if done.record.status is TournamentStatus.CANCELLED:
+        if refunds_entries(done.record):
             refund_entries(deps, tournament_id)
         else:
             pay_prizes(deps, tournament_id)
+            if done.record.status is TournamentStatus.CANCELLED:  # by the director (R9.15)
+                pay_cancellation(deps, tournament_id)
         retire_payout_timer(deps, tournament_id)
     return fired.count
 

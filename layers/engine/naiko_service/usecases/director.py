@@ -1,0 +1,493 @@
+""":mod:`naiko_service.usecases.director`: the tournament director's tools (R9.15).
+
+An operator (the same role and authorization as the account actions of R10.3,
+:mod:`.accounts`: ``scripts/director.py`` calls this module with the AWS credentials of an
+operator; no player's token reaches it) may:
+
+- **pause** a scheduled tournament: the tournament item says so (:attr:`TournamentRecord.paused`)
+  and its level and late-registration timers stop; every table is told at once
+  (``tournament_paused``), finishes the hand it is playing, then holds
+  (:attr:`~naiko_service.records.Hold.DIRECTOR`): no hand, decision clock or level runs;
+- **resume** it: the tournament's clock (:attr:`TournamentRecord.started_ms`, from which every
+  level, break and the end of late registration are worked out, R9.3) moves on by the time it
+  was paused, so the level goes on with the time it had left; the timers come back, every table
+  is told (``tournament_resumed``) and deals;
+- **add a minute** (or a few) to the current level: the clock moves on by that much, the level
+  timer is armed again under a new token (an execution armed before finds none), every table is
+  told (``level_extended``);
+- **move a player** from one table to another, both between hands, keeping their stack and time
+  bank (the move of R9.7, in one transaction over both tables and the tournament); refused
+  mid-hand (``hand_in_progress``) or to a full table (``table_full``);
+- **cancel** it: before its start every entry goes back (the creator's cancellation,
+  :func:`.tournaments.cancel_registering`); after it (paused, every table between hands) the
+  prizes left are split among the players still in by the terms' published policy
+  (``TournamentTerms.cancellation``: equal chop, chip-count, ICM; :mod:`naiko.tournaments.icm`)
+  and paid once each (``paid#`` items), with what eliminated players are still owed.
+
+Every action is written, in the transaction of the change it makes, with its operator log entry
+(:class:`~naiko_service.ports.PutOperatorAction`: who, what, why, when) and a ``director`` entry
+of the tournament log (JSON Lines); a refusal (:class:`.accounts.OperatorError`, a stable
+``code``) writes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from naiko.tournaments import icm
+from naiko.tournaments.structures import MINUTE_MS, TournamentKind, level_at
+
+from ..notices import LevelExtended, TournamentCancelled, TournamentPaused, TournamentResumed
+from ..ports import OperatorAction, PutItem, PutOperatorAction, PutTournament, TableNotFound
+from ..records import Hold, TableRecord, Timer, TimerKind
+from ..tournament_records import PendingMove, TournamentRecord, TournamentStatus
+from . import mtt, transaction
+from .accounts import Log, OperatorError, _text, log_action
+from .base import Deps, NoOp, Outcome, ServiceError
+from .tournament_payments import (
+    CANCEL_PREFIX,
+    PAYOUT_RETRY_MS,
+    arm_tournament,
+    pay_cancellation,
+    pay_prizes,
+    refund_entries,
+)
+from .tournament_start import schedule_level
+from .tournament_tables import log_entry
+from .tournament_uow import Busy, Plan, store, transact
+
+MAX_MINUTES = 60
+"""At most this many minutes added to a level at once."""
+
+HELD_TIMERS = (TimerKind.LEVEL, TimerKind.LATE_CLOSE)
+"""The tournament's timers that stop while it is paused (its clock stops)."""
+
+SPLIT_CHUNK = 500
+"""Players per ``cancel#<k>`` item of a cancellation's split (an item stays far below 400 KB)."""
+
+
+class _Refused(ServiceError):
+    """A refusal inside :func:`move_player`'s table change: a :class:`ServiceError`, so the
+    table's write path (:func:`.transaction.mutate`) writes nothing and cancels no hand, and
+    turned into an :class:`OperatorError` for the operator. Never sent to a player (no route
+    reaches this module): its codes are the operator's, like :mod:`.accounts`' ones, not the
+    protocol's error codes."""
+
+
+def _action(operator: str, action: str, subject: str, reason: str, now_ms: int,
+            **details: Any) -> OperatorAction:
+    return OperatorAction(uuid.uuid4().hex, _text("the operator", operator), action,
+                          _text("the subject", subject), _text("the reason", reason), now_ms,
+                          details)
+
+
+def _record(writes: list[Any], new: TournamentRecord, action: OperatorAction, now: int,
+            **fields: Any) -> None:
+    """The action's two log entries, in the change's transaction."""
+    writes.append(log_entry(new, now, "director", action=action.action,
+                            operator=action.operator, reason=action.reason,
+                            action_id=action.action_id, **fields))
+    writes.append(PutOperatorAction(replace(action, at_ms=now)))
+
+
+def _scheduled_running(new: TournamentRecord) -> None:
+    if new.status is not TournamentStatus.RUNNING:
+        raise OperatorError("not_running", f"the tournament is {new.status.value}, not running")
+    if new.terms.kind is not TournamentKind.SCHEDULED or new.seating is None:
+        raise OperatorError("not_scheduled", "the director's pause, clock and moves are for "
+                            "scheduled tournaments (a Sit & Go or a Spin plays one table "
+                            "alone)")
+
+
+def _transact(deps: Deps, tournament_id: str, change: Any) -> Any:
+    try:
+        return transact(deps, tournament_id, change, refuse_unknown=True)
+    except ServiceError as refused:  # unknown_tournament, busy, no_tournaments
+        raise OperatorError(refused.code, str(refused)) from None
+
+
+def _tables(record: TournamentRecord) -> list[str]:
+    if record.seating is not None:
+        return list(record.seating.table_ids.values())
+    return list(record.tables)
+
+
+def _tell(deps: Deps, table_ids: list[str], change: Any) -> None:
+    """*change* at each table (after the tournament's commit); a busy or closed table is left
+    to its own next deal, which reads the tournament."""
+    for table_id in table_ids:
+        try:
+            transaction.internal(deps, table_id, change)
+        except ServiceError:
+            deps.count("DirectorTableBusy", 1)
+
+
+def _refresh(record: TableRecord, started_ms: int, now: int) -> None:
+    """The table's copy of the tournament's clock, after the director moved it."""
+    info = record.tournament
+    assert info is not None
+    ends = info.level_ends_ms
+    at = level_at(info.structure, started_ms, now)
+    if at.level.number == info.announced_level:
+        ends = at.next_ms
+    record.tournament = replace(info, started_ms=started_ms, level_ends_ms=ends)
+
+
+# -- pause and resume -------------------------------------------------------------------------
+
+def pause(deps: Deps, tournament_id: str, operator: str, reason: str,
+          log: Log = log_action) -> OperatorAction:
+    """Pause a running scheduled tournament (see the module docstring).
+
+    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_scheduled``,
+        ``already_paused`` (nothing written)."""
+    action = _action(operator, "pause", tournament_id, reason, deps.clock.now_ms(),
+                     tournament_id=tournament_id)
+
+    def change(new: TournamentRecord, now: int, plan: Plan) -> None:
+        _scheduled_running(new)
+        if new.paused is not None:
+            raise OperatorError("already_paused", "the tournament is paused already")
+        held = [t for t in new.timers if t.kind in HELD_TIMERS]
+        new.timers = [t for t in new.timers if t.kind not in HELD_TIMERS]
+        new.paused = {"since_ms": now, "operator": action.operator, "reason": action.reason,
+                      "timers": [Timer(t.token, t.kind, t.due_ms).to_dict() for t in held]}
+        arm_tournament(deps, new)
+        _record(plan.writes, new, action, now)
+
+    done = _transact(deps, tournament_id, change)
+    _tell(deps, _tables(done.record), partial(_pause_table, action.reason))
+    log(action)
+    return action
+
+
+def _pause_table(reason: str, record: TableRecord, now: int) -> Outcome:
+    info = record.tournament
+    if info is None or record.closed:
+        raise NoOp
+    outcome = Outcome()
+    outcome.events.append(TournamentPaused(reason=reason))
+    if not record.state.hand_in_progress and info.hold is None:
+        record.tournament = replace(info, hold=Hold.DIRECTOR)
+        record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
+    return outcome  # mid-hand: it holds when the hand ends (:func:`.mtt.between_hands`)
+
+
+def resume(deps: Deps, tournament_id: str, operator: str, reason: str,
+           log: Log = log_action) -> OperatorAction:
+    """Resume a paused tournament: its clock moves on by the time paused.
+
+    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_scheduled``,
+        ``not_paused`` (nothing written)."""
+    action = _action(operator, "resume", tournament_id, reason, deps.clock.now_ms(),
+                     tournament_id=tournament_id)
+    told: dict[str, Any] = {}
+
+    def change(new: TournamentRecord, now: int, plan: Plan) -> None:
+        _scheduled_running(new)
+        if new.paused is None or new.started_ms is None:
+            raise OperatorError("not_paused", "the tournament is not paused")
+        paused_ms = max(0, now - int(new.paused["since_ms"]))
+        held = [Timer.from_dict(t) for t in new.paused.get("timers", [])]
+        new.paused = None
+        new.started_ms += paused_ms
+        new.clock_shifts += 1
+        new.timers += [Timer(t.token, t.kind, t.due_ms + paused_ms) for t in held
+                       if t.kind is not TimerKind.LEVEL]
+        schedule_level(new, now)
+        arm_tournament(deps, new)
+        at = level_at(new.terms.structure, new.started_ms, now)
+        told.update(paused_ms=paused_ms, level=at.level.number, level_ends_ms=at.next_ms)
+        _record(plan.writes, new, action, now, **told)
+
+    done = _transact(deps, tournament_id, change)
+    started = done.record.started_ms
+    assert started is not None
+    _tell(deps, _tables(done.record), partial(_resume_table, started, told))
+    log(action)
+    return action
+
+
+def _resume_table(started_ms: int, told: dict[str, Any], record: TableRecord,
+                  now: int) -> Outcome:
+    info = record.tournament
+    if info is None or record.closed:
+        raise NoOp
+    _refresh(record, started_ms, now)
+    if info.hold == Hold.DIRECTOR:
+        assert record.tournament is not None
+        record.tournament = replace(record.tournament, hold=None)
+        record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
+    outcome = Outcome()
+    outcome.events.append(TournamentResumed(**told))
+    return outcome
+
+
+# -- the clock --------------------------------------------------------------------------------
+
+def add_minutes(deps: Deps, tournament_id: str, operator: str, reason: str, minutes: int = 1,
+                log: Log = log_action) -> OperatorAction:
+    """Add *minutes* to the current level (every later level and break starts that much later;
+    so does the end of late registration, which is the end of a level).
+
+    :raises OperatorError: ``invalid_request``, ``unknown_tournament``, ``not_running``,
+        ``not_scheduled`` (nothing written)."""
+    if not 1 <= minutes <= MAX_MINUTES:
+        raise OperatorError("invalid_request", f"add 1-{MAX_MINUTES} minutes")
+    action = _action(operator, "add_minutes", tournament_id, reason, deps.clock.now_ms(),
+                     tournament_id=tournament_id, minutes=minutes)
+    told: dict[str, Any] = {}
+
+    def change(new: TournamentRecord, now: int, plan: Plan) -> None:
+        _scheduled_running(new)
+        assert new.started_ms is not None
+        shift = minutes * MINUTE_MS
+        new.started_ms += shift
+        new.clock_shifts += 1
+        new.timers = [Timer(t.token, t.kind, t.due_ms + shift) if t.kind is TimerKind.LATE_CLOSE
+                      else t for t in new.timers]
+        if new.paused is not None:  # the held late-registration timer moves too
+            new.paused["timers"] = [
+                {**t, "due_ms": int(t["due_ms"]) + shift} if t["kind"] == TimerKind.LATE_CLOSE
+                else t for t in new.paused["timers"]]
+        schedule_level(new, now)
+        arm_tournament(deps, new)
+        at = level_at(new.terms.structure, new.started_ms, now)
+        told.update(level=at.level.number, minutes=minutes, level_ends_ms=at.next_ms)
+        _record(plan.writes, new, action, now, **told)
+
+    done = _transact(deps, tournament_id, change)
+    started = done.record.started_ms
+    assert started is not None
+    _tell(deps, _tables(done.record), partial(_extend_table, started, told))
+    log(action)
+    return action
+
+
+def _extend_table(started_ms: int, told: dict[str, Any], record: TableRecord,
+                  now: int) -> Outcome:
+    if record.tournament is None or record.closed:
+        raise NoOp
+    _refresh(record, started_ms, now)
+    outcome = Outcome()
+    outcome.events.append(LevelExtended(**told))
+    return outcome
+
+
+# -- moving a player --------------------------------------------------------------------------
+
+def _number(record: TournamentRecord, table: str) -> int:
+    """A table of the tournament by its number or id."""
+    assert record.seating is not None
+    ids = record.seating.table_ids
+    if table.isdigit() and int(table) in ids:
+        return int(table)
+    for number, table_id in ids.items():
+        if table_id == table:
+            return number
+    raise OperatorError("unknown_table", f"the tournament has no table {table!r} in play")
+
+
+def move_player(deps: Deps, tournament_id: str, player_id: str, from_table: str,
+                to_table: str, operator: str, reason: str,
+                log: Log = log_action) -> OperatorAction:
+    """Move *player_id* from *from_table* to *to_table* (numbers or ids), both between hands,
+    with their stack and time bank, in one transaction over both tables and the tournament.
+
+    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_scheduled``,
+        ``unknown_table``, ``same_table``, ``not_at_table``, ``move_pending``,
+        ``hand_in_progress``, ``table_full``, ``busy`` (nothing written)."""
+    tournaments = store(deps)
+    try:
+        record = tournaments.load(tournament_id)
+    except Exception:
+        raise OperatorError("unknown_tournament", "no tournament has that id") from None
+    _scheduled_running(record)
+    source, target = _number(record, from_table), _number(record, to_table)
+    if source == target:
+        raise OperatorError("same_table", "the player is at that table already")
+    assert record.seating is not None
+    action = _action(operator, "move", _text("the player", player_id), reason,
+                     deps.clock.now_ms(), tournament_id=tournament_id,
+                     from_table=record.seating.table_ids[source],
+                     to_table=record.seating.table_ids[target])
+    try:
+        transaction.mutate(deps, record.seating.table_ids[source],
+                           partial(_move, deps, tournament_id, action, source, target))
+    except ServiceError as refused:
+        raise OperatorError(refused.code, str(refused)) from None
+    except TableNotFound:
+        raise OperatorError("unknown_table", f"table {from_table!r} is gone") from None
+    log(action)
+    return action
+
+
+def _move(deps: Deps, tournament_id: str, action: OperatorAction, source: int, target: int,
+          record: TableRecord, now: int) -> Outcome:
+    """:func:`move_player`'s change of the source table (refusals are :class:`ServiceError`:
+    the table's path writes nothing for them)."""
+    player = action.player_id
+    stored = store(deps).load(tournament_id)
+    new = stored.copy()
+    new.version += 1
+    seating = new.seating
+    if new.status is not TournamentStatus.RUNNING or seating is None or record.closed:
+        raise _Refused("not_running", "the tournament is not running at that table")
+    if record.state.hand_in_progress:
+        raise _Refused("hand_in_progress", f"table {source} is playing a hand: move the "
+                           "player between hands (pause the tournament first)")
+    if record.seat_of(player) is None:
+        raise _Refused("not_at_table", f"{player} is not seated at table {source}")
+    if any(m.player_id == player for m in seating.pending):
+        raise _Refused("move_pending", f"{player} is already waiting to move")
+    outcome = Outcome()
+    destination = mtt._table(deps, outcome, seating, target, record)
+    if destination is None or destination.closed or target in seating.breaking:
+        raise _Refused("unknown_table", f"table {target} is not in play")
+    if destination.state.hand_in_progress:
+        raise _Refused("hand_in_progress", f"table {target} is playing a hand: move the "
+                           "player between hands (pause the tournament first)")
+    if not mtt.seats_of(destination).empty_seats:
+        raise _Refused("table_full", f"table {target} has no empty seat")
+    move = PendingMove(player, source, target, "director", now)
+    mtt._plan(new, move, now, outcome.writes)
+    mtt._execute(deps, record, destination, new, move, now, outcome)
+    _record(outcome.writes, new, action, now, player=player,
+            from_table=seating.table_ids[source], to_table=seating.table_ids[target])
+    outcome.writes.append(PutTournament(new, stored.version))
+    return outcome
+
+
+# -- cancellation -----------------------------------------------------------------------------
+
+def cancel(deps: Deps, tournament_id: str, operator: str, reason: str,
+           log: Log = log_action) -> OperatorAction:
+    """Cancel a tournament. Before its start every entry goes back; after it (paused first,
+    every table between hands) the prizes left are split by the terms' cancellation policy.
+
+    :raises OperatorError: ``unknown_tournament``, ``not_running`` (finished, cancelled,
+        starting), ``not_paused``, ``hand_in_progress``, ``late_registration_open``,
+        ``busy`` (nothing written)."""
+    tournaments = store(deps)
+    try:
+        record = tournaments.load(tournament_id)
+    except Exception:
+        raise OperatorError("unknown_tournament", "no tournament has that id") from None
+    action = _action(operator, "cancel", tournament_id, reason, deps.clock.now_ms(),
+                     tournament_id=tournament_id)
+    if record.status is TournamentStatus.REGISTERING:
+        from .tournaments import cancel_registering
+
+        def before(new: TournamentRecord, now: int, plan: Plan) -> None:
+            if new.status is not TournamentStatus.REGISTERING:
+                raise OperatorError("not_running", f"the tournament is {new.status.value}")
+            cancel_registering(deps, new, now, plan)
+            _record(plan.writes, new, action, now, started=False)
+
+        _transact(deps, tournament_id, before)
+        refund_entries(deps, tournament_id)
+        log(action)
+        return action
+    stacks = _stacks_between_hands(deps, record)
+    told: dict[str, Any] = {}
+    _transact(deps, tournament_id, partial(_cancel_started, deps, action, stacks, told))
+    _tell(deps, _tables(record), partial(_close_table, told))
+    pay_prizes(deps, tournament_id)  # what eliminated players are still owed
+    pay_cancellation(deps, tournament_id)
+    log(action)
+    return action
+
+
+def _stacks_between_hands(deps: Deps, record: TournamentRecord) -> dict[str, tuple[int, str,
+                                                                                   str]]:
+    """Every player still in: ``player -> (stack, account, table)``, read from tables that
+    are all between hands while the tournament is paused (none can deal: R9.15)."""
+    _scheduled_running(record)
+    if record.paused is None:
+        raise OperatorError("not_paused", "pause the tournament first: its tables finish "
+                            "their hands and hold, then the stacks are final")
+    if record.late:
+        raise OperatorError("late_registration_open", "players went out while late "
+                            "registration is open and have no place yet: cancel after it "
+                            "closes (or before the start, which returns every entry)")
+    stacks: dict[str, tuple[int, str, str]] = {}
+    for table_id in _tables(record):
+        try:
+            table = deps.tables.load(table_id)
+        except TableNotFound:
+            continue
+        if table.closed:
+            continue
+        if table.state.hand_in_progress:
+            raise OperatorError("hand_in_progress", f"table {table_id} is still playing its "
+                                "hand: cancel once every table holds")
+        for seat in table.state.seats:
+            if seat is not None and seat.stack > 0:
+                stacks[seat.player_id] = (seat.stack, table.room.account_of(seat.player_id),
+                                          table_id)
+    return stacks
+
+
+def _cancel_started(deps: Deps, action: OperatorAction,
+                    stacks: dict[str, tuple[int, str, str]], told: dict[str, Any],
+                    new: TournamentRecord, now: int, plan: Plan) -> None:
+    """The cancellation's transaction after the start: the split, in ``cancel#<k>`` items
+    (each player's place by stack, share and account; paid once each from them,
+    :func:`.tournament_payments.pay_cancellation`), the status, the payout timer, the logs."""
+    _scheduled_running(new)
+    if new.paused is None:
+        raise OperatorError("not_paused", "the tournament was resumed meanwhile")
+    if len(stacks) != new.players_left:
+        raise OperatorError("busy", f"{len(stacks)} players seated with chips, the "
+                            f"tournament counts {new.players_left}: try again")
+    players = sorted(stacks, key=lambda p: (-stacks[p][0], p))
+    prizes = list(new.payouts[:len(players)])
+    while prizes and prizes[-1] == 0:
+        prizes.pop()
+    policy = applied = new.terms.cancellation
+    if policy is icm.SplitPolicy.ICM and len(players) > icm.MAX_ICM_PLAYERS:
+        applied = icm.SplitPolicy.CHIP_COUNT  # exact ICM is for a final table (docs)
+    shares = (icm.split(applied, [stacks[p][0] for p in players], prizes) if prizes
+              else [0] * len(players))
+    places: dict[str, int] = {}
+    for player in players:  # equal stacks share the best place they occupy
+        places[player] = 1 + next(i for i, p in enumerate(players)
+                                  if stacks[p][0] == stacks[player][0])
+    rows = [{"player_id": p, "place": places[p], "prize": share, "account": stacks[p][1],
+             "table": stacks[p][2], "stack": stacks[p][0]}
+            for p, share in zip(players, shares, strict=True)]
+    for k in range(0, len(rows), SPLIT_CHUNK):
+        plan.writes.append(PutItem(new.tournament_id, f"{CANCEL_PREFIX}{k // SPLIT_CHUNK:05d}",
+                                   {"rows": rows[k:k + SPLIT_CHUNK]}, new=True))
+    new.status = TournamentStatus.CANCELLED
+    new.paused = None
+    new.players_left = 0
+    new.timers = [Timer(f"payout:{new.version}", TimerKind.PAYOUT, now + PAYOUT_RETRY_MS)]
+    arm_tournament(deps, new)
+    told.update(policy=policy.value, applied=applied.value,
+                prizes={r["player_id"]: r["prize"] for r in rows})
+    plan.writes.append(log_entry(new, now, "cancelled", entrants=new.entrants, started=True,
+                                 policy=policy.value, applied=applied.value,
+                                 stacks={p: stacks[p][0] for p in players},
+                                 prizes={r["player_id"]: r["prize"] for r in rows},
+                                 places=places))
+    _record(plan.writes, new, action, now, started=True, policy=policy.value,
+            applied=applied.value)
+
+
+def _close_table(told: dict[str, Any], record: TableRecord, now: int) -> Outcome:
+    if record.tournament is None or record.closed:
+        raise NoOp
+    record.closed = True
+    record.timers = []
+    mine = {p: told["prizes"][p] for s in record.state.seats if s is not None
+            for p in [s.player_id] if p in told["prizes"]}
+    outcome = Outcome()
+    outcome.events.append(TournamentCancelled(policy=told["applied"], prizes=mine))
+    return outcome
+
+
+__all__ = ["Busy", "OperatorError", "add_minutes", "cancel", "move_player", "pause", "resume"]
