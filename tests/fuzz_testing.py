@@ -57,6 +57,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import copyreg
 import enum
 import hashlib
 import importlib.util
@@ -64,6 +65,7 @@ import io
 import json
 import random
 import re
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -357,6 +359,22 @@ class FuzzStack:
     """
 
     def __init__(self, seed: int = SEED):
+        # Every stack starts as the same world: build it once per seed through the service
+        # (``_build``), then each stack is a deep copy of that untouched original (the same
+        # records, balances, timers, sent messages and random generators' states), in a
+        # fraction of the set-up's time. ``test_a_copied_stack_is_the_world_built_afresh``.
+        template = _built_world(seed)
+        self.__dict__.update(_copy_world(template))
+        bootstrap.metrics.clear_metrics()
+
+    @classmethod
+    def built_afresh(cls, seed: int = SEED) -> FuzzStack:
+        """A stack whose world is set up through the service now (what every copy equals)."""
+        stack = cls.__new__(cls)
+        stack._build(seed)
+        return stack
+
+    def _build(self, seed: int) -> None:
         self.handler = game_handler()
         self.accounts = MemoryAccounts()
         self.store = MemoryTableStore(accounts=self.accounts)
@@ -423,6 +441,7 @@ class FuzzStack:
         bootstrap.metrics.clear_metrics()
 
     def __enter__(self) -> FuzzStack:
+        assert self._logs is None, "a FuzzStack is entered once"
         bootstrap.set_service(self.service)
         self._logs = LogCapture(self.handler.logger.registered_handler).__enter__()
         return self
@@ -1098,3 +1117,35 @@ def frames(kind: str) -> st.SearchStrategy[Frame]:
 def mixed_frames() -> st.SearchStrategy[Frame]:
     """A frame of any of the four strategies (each picked with equal chance)."""
     return st.sampled_from(tuple(STRATEGIES)).flatmap(frames)
+
+
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+
+
+@cache
+def _built_world(seed: int) -> FuzzStack:
+    """The world of :class:`FuzzStack` for *seed*, set up once; only ever copied."""
+    return FuzzStack.built_afresh(seed)
+
+
+def _copy_world(template: FuzzStack) -> dict[str, Any]:
+    """A deep copy of *template*'s attributes: the game handler (a module) and the store's
+    :class:`~naiko_service.sealing.Sealer` (one key for every copy, its AES-GCM keys cannot be
+    copied) are shared, and every lock of the in-memory adapters is a new, released lock."""
+    assert template._logs is None and template.frames_sent == 0, "the template was used"
+    saved = {kind: copyreg.dispatch_table.get(kind) for kind in _LOCK_TYPES}
+    for kind in _LOCK_TYPES:
+        copyreg.pickle(kind, _new_lock_like)
+    try:
+        shared = (template.handler, template.store.sealer)
+        return copy.deepcopy(template.__dict__, {id(item): item for item in shared})
+    finally:
+        for kind, reducer in saved.items():
+            if reducer is None:
+                copyreg.dispatch_table.pop(kind, None)
+            else:
+                copyreg.dispatch_table[kind] = reducer
+
+
+def _new_lock_like(lock: Any) -> tuple[Callable[[], Any], tuple[()]]:
+    return (threading.RLock if isinstance(lock, _LOCK_TYPES[1]) else threading.Lock), ()

@@ -83,6 +83,36 @@ def test_the_valid_frames_cover_every_route_and_reach_the_use_cases() -> None:
                 assert outcome.replies[0].get("code") not in PROTOCOL_CODES, outcome.replies
 
 
+def _world_of(stack: FuzzStack) -> tuple[object, ...]:
+    """What a stack's world is: every table and tournament record, every balance and ledger
+    entry, every message sent, every timer, the clock."""
+    tables = {t: stack.store.load(t) for t in sorted(stack.known_tables)
+              if t in stack.store._items}
+    return (stack.fingerprint(), tables, dict(stack.accounts.balances),
+            list(stack.accounts.ledger), dict(stack.gateway.sent), list(stack.scheduler.scheduled),
+            stack.clock.now, dict(stack.connections.muted))
+
+
+def test_a_copied_stack_is_the_world_built_afresh() -> None:
+    """Each FuzzStack is a copy of one world set up once (the set-up was half of every
+    example's time): the copy equals a world built through the service now, plays on the same
+    (the same deck drawn, the same replies to every route, timers firing alike), and two copies
+    share nothing."""
+    fresh, copied, other = FuzzStack.built_afresh(), FuzzStack(), FuzzStack()
+    assert _world_of(copied) == _world_of(fresh)
+    frames_sent = [Frame(json.dumps({"action": action, "request_id": f"v-{action}", **fields}),
+                         fuzzer, tick_ms=4_000, others_act=True)
+                   for action, fields in VALID_FRAMES.items() for fuzzer in FUZZERS]
+    replies = []
+    for stack in (fresh, copied):
+        with stack:
+            replies.append([stack.send(frame).replies for frame in frames_sent])
+    assert replies[1] == replies[0]
+    assert _world_of(copied) == _world_of(fresh)
+    assert copied.store.writes > other.store.writes  # the copy played, the other did not
+    assert _world_of(other) == _world_of(FuzzStack.built_afresh())
+
+
 def test_every_field_of_every_route_has_plausible_values() -> None:
     """The mutating strategy draws a field of the route's model and a value near the valid
     ones: a new field without its entry in PLAUSIBLE made it fail at random (a KeyError in one

@@ -702,3 +702,19 @@ def test_the_account_wide_logging_role_is_optional(template: dict[str, Any]) -> 
     assert "ApiGatewayAccount" not in template["Resources"]["WebSocketStage"].get("DependsOn", [])
     for rendered in (on, off):
         assert "AccessLogSettings" in rendered["Resources"]["WebSocketStage"]["Properties"]
+
+
+def test_the_local_parser_reads_the_template_alike_with_libyaml_and_without() -> None:
+    """``naiko_local.template`` (every moto test, every local stack) parses on libyaml's
+    ``CSafeLoader`` when PyYAML has it: the same document as the pure-Python ``SafeLoader``."""
+    from naiko_local import template as local_template
+
+    with open(TEMPLATE, encoding="utf-8") as stream:
+        fast = local_template.parse_template(stream)
+    with open(TEMPLATE, encoding="utf-8") as stream:
+        pure = local_template.parse_template(stream, pure_python=True)
+    assert fast == pure
+    assert fast["Resources"]["TablesTable"]["Type"] == "AWS::DynamoDB::Table"
+    if yaml.__with_libyaml__:
+        assert issubclass(local_template._loader(), yaml.CSafeLoader)
+    assert not issubclass(local_template._loader(pure_python=True), yaml.CSafeLoader)
