@@ -131,9 +131,9 @@ class Style:
 
 STYLE_PARAMS: dict[str, Style] = {
     "tight_aggressive": Style(
-        1.15, 0.072, 0.10, 0.0, 0.45, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.05,
-        float_slack=0.08,
-        stab=0.25,
+        1.15, 0.072, 0.10, 0.0, 0.45, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.08,
+        float_slack=0.11,
+        stab=0.3,
     ),
     "loose_aggressive": Style(
         1.45, 0.105, 0.14, 0.0, 0.6, 0.22, 0.09, 0.15, 0.17, cbet=0.5, barrel=0.3, give_up=0.01,
