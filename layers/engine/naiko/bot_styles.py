@@ -121,7 +121,8 @@ class Style:
     the flop, twice on the river): folding weak holdings to aggression."""
     float_slack: float = 0.0
     """Extra slack calling a flop bet (a float: the aggressor often gives up on the turn, where
-    :func:`unopened` lets the caller stab); the turn and river fold it again (``give_up``)."""
+    :func:`unopened` lets the caller stab); the turn and river fold it again (``give_up``). Not
+    at the strong level, which reads value-heavy bettors (the old bot) better by folding."""
     stab: float = 0.0
     """Chance to bet without value into a pot nobody is betting — the street before was
     checked through, or the seat with the initiative checked this street — heads-up and last
@@ -493,8 +494,8 @@ def _postflop(
     slack = style.call_slack * (0.5 if k.street == "river" else 1.0) + (0.06 if draw else 0.0)
     # Later streets: a bet there is rarely a bluff; weak holdings give up.
     slack -= style.give_up * {"flop": 0.25, "turn": 1.25, "river": 2.0}.get(k.street, 0.0)
-    if k.street == "flop":
-        slack += style.float_slack
+    if k.street == "flop" and not strong:
+        slack += style.float_slack  # the strong level does not float: it reads the bettor
     if strong and to_call <= 0.5 * k.pot_total:
         slack += 0.03  # small bets are often bluffs: defend more
     # Equity is not all won: a hand that calls now faces more bets on later streets.
