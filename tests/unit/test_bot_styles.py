@@ -442,8 +442,8 @@ def _bets(view: dict[str, Any], profile: Profile, tries: int = 150) -> float:
 
 def test_a_preflop_raiser_continuation_bets_a_dry_flop_sometimes() -> None:
     """The preflop raiser, checked to on a dry flop with queen high, bets it often but not
-    always; the same view without the initiative (the summary says the caller raised) bets
-    it only at the style's plain bluffing rate."""
+    always; the same view without the initiative (the summary says the caller raised, then
+    checked) bets it only at the style's bluffing and stabbing rates."""
     view = view_for(raised_pot_on_a_dry_flop(), 0)
     profile = Profile("tight_aggressive", "regular")
     as_raiser = _bets(view, profile)
@@ -452,6 +452,36 @@ def test_a_preflop_raiser_continuation_bets_a_dry_flop_sometimes() -> None:
     as_caller = _bets(other, profile)
     assert 0.35 <= as_raiser <= 0.95, as_raiser
     assert as_caller <= as_raiser - 0.2, (as_caller, as_raiser)
+
+
+def first_to_act_on_a_dry_flop() -> dict[str, Any]:
+    """Heads-up: seat 0 (button) raises to 6, seat 1 calls with queen high; seat 1 is first to
+    act on Kc 7d 2h, the raiser behind it."""
+    state = table([200, 200])
+    deck = fixed_deck(state, {0: "9d8d", 1: "Qs6c"}, "Kc7d2h4s3s", button=0)
+    state, _ = apply(state, StartHand(deck=deck, button=0))
+    state, _ = play(state, "0 r 6", "1 c")
+    return view_for(state, 1)
+
+
+def test_r8_4_a_pot_nobody_is_betting_is_stabbed() -> None:
+    """Out of position with air, a bot bets at its plain bluffing rate while the preflop raiser
+    is still to act behind it (the raiser's continuation bet is to come); the same view after
+    a limped preflop (nobody holds the initiative) is a pot nobody wants: it stabs more. In
+    position, the raiser having checked to it, it stabs more again."""
+    profile = Profile("tight_aggressive", "regular")
+    raiser_behind = first_to_act_on_a_dry_flop()
+    assert bot_styles.unopened(raiser_behind) is None
+    limped = json.loads(json.dumps(raiser_behind))
+    limped["hand"]["aggression"][0] = {"street": "preflop", "raises": 0, "last": None}
+    assert bot_styles.unopened(limped) == 0.6
+    in_position = view_for(raised_pot_on_a_dry_flop(), 0)
+    in_position["hand"]["aggression"][0]["last"] = 1  # the caller raised, then checked
+    assert bot_styles.unopened(in_position) == 1.0
+    plain, stab, stab_last = (_bets(v, profile, 300) for v in (raiser_behind, limped, in_position))
+    assert plain <= 0.25, plain
+    assert stab >= plain + 0.1, (plain, stab)
+    assert stab_last >= stab + 0.05, (stab, stab_last)
 
 
 # -- the charts ----------------------------------------------------------------------------

@@ -119,20 +119,35 @@ class Style:
     give_up: float = 0.0
     """Equity beyond the pot odds it asks for before calling a bet on the turn (half of it on
     the flop, twice on the river): folding weak holdings to aggression."""
+    float_slack: float = 0.0
+    """Extra slack calling a flop bet (a float: the aggressor often gives up on the turn, where
+    :func:`unopened` lets the caller stab); the turn and river fold it again (``give_up``). Not
+    at the strong level, which reads value-heavy bettors (the old bot) better by folding."""
+    stab: float = 0.0
+    """Chance to bet without value into a pot nobody is betting — the street before was
+    checked through, or the seat with the initiative checked this street — heads-up and last
+    to act (out of position 0.6 of it; 0.6 against two opponents, 0.35 against more; see
+    :func:`unopened`, :func:`_stab_chance`)."""
 
 
 STYLE_PARAMS: dict[str, Style] = {
     "tight_aggressive": Style(
-        1.05, 0.058, 0.10, 0.0, 0.5, 0.16, 0.10, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.06
+        1.15, 0.072, 0.10, 0.0, 0.45, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.08,
+        float_slack=0.11,
+        stab=0.3,
     ),
     "loose_aggressive": Style(
-        1.45, 0.095, 0.14, 0.0, 0.6, 0.22, 0.06, 0.15, 0.17, cbet=0.5, barrel=0.3, give_up=0.07
+        1.45, 0.105, 0.14, 0.0, 0.6, 0.22, 0.09, 0.15, 0.17, cbet=0.5, barrel=0.3, give_up=0.01,
+        float_slack=0.06,
+        stab=0.4,
     ),
     "tight_passive": Style(
-        0.75, 0.03, 0.14, 0.45, 0.45, 0.08, 0.16, 0.05, 0.22, cbet=0.35, barrel=0.15, give_up=0.1
+        0.75, 0.025, 0.14, 0.45, 0.3, 0.08, 0.16, 0.05, 0.22, cbet=0.25, barrel=0.15, give_up=0.11,
+        stab=0.12,
     ),
     "loose_passive": Style(
-        1.9, 0.015, 0.38, 0.8, 0.4, 0.06, 0.16, 0.12, 0.25, cbet=0.25, barrel=0.1, give_up=0.1
+        1.9, 0.015, 0.38, 0.8, 0.4, 0.06, 0.16, 0.12, 0.25, cbet=0.25, barrel=0.1, give_up=0.08,
+        stab=0.1,
     ),
 }
 
@@ -197,7 +212,9 @@ def decide(view: dict[str, Any], profile: Profile, rng: RandomSource) -> Command
     if k.street == "preflop" and len(k.hole) == 2:
         choice = _preflop(prompt, k, spot, equity, style, profile, rnd)
     else:
-        choice = _postflop(prompt, k, spot, equity, style, profile, rnd, initiative(view))
+        choice = _postflop(
+            prompt, k, spot, equity, style, profile, rnd, initiative(view), unopened(view)
+        )
     return _legal(choice, prompt)
 
 
@@ -216,6 +233,51 @@ def initiative(view: dict[str, Any]) -> int | None:
         return None
     last = streets[-2].get("last")
     return int(last) if isinstance(last, int) else None
+
+
+def unopened(view: dict[str, Any]) -> float | None:
+    """After the flop, with nobody betting yet this street: how the own seat may stab at the
+    pot — ``1.0`` last to act, ``0.6`` with players still to act behind — when nobody else
+    holds the initiative (the street before was checked through, or its bettor folded, is all
+    in, or has checked this street: it acted before the seat); ``None`` otherwise (the seat
+    holds the initiative itself, a bet was made this street, or the bettor of the street before
+    is still to act behind). Public information only (R8.4): the action summary, the button
+    and who is still in.
+
+    >>> seats = [{"seat_index": i, "in_hand": True, "folded": False, "all_in": False}
+    ...          for i in range(2)]
+    >>> hand = {"street": "flop", "button": 0, "aggression": [
+    ...     {"street": "preflop", "raises": 1, "last": 1},
+    ...     {"street": "flop", "raises": 0, "last": None}]}
+    >>> unopened({"seat_index": 0, "seats": seats, "hand": hand})  # the raiser checked to it
+    1.0
+    >>> unopened({"seat_index": 1, "seats": seats, "hand": hand}) is None  # its own initiative
+    True
+    """
+    hand = view.get("hand") or {}
+    streets = hand.get("aggression") or []
+    seat = view.get("seat_index")
+    if len(streets) < 2 or streets[-1].get("raises") or not isinstance(seat, int):
+        return None
+    seats = view.get("seats") or []
+    n = len(seats)
+    button = int(hand.get("button") or 0)
+    acting = [
+        i
+        for i in ((button + 1 + j) % n for j in range(n))
+        if isinstance(seats[i], dict)
+        and seats[i].get("in_hand")
+        and not seats[i].get("folded")
+        and not seats[i].get("all_in")
+    ]
+    if seat not in acting:
+        return None
+    holder = streets[-2].get("last")
+    if holder == seat:
+        return None
+    if isinstance(holder, int) and holder in acting and acting.index(holder) > acting.index(seat):
+        return None  # the bettor of the street before has not acted yet
+    return 1.0 if acting[-1] == seat else 0.6
 
 
 def respond(view: dict[str, Any], profile: Profile, rng: RandomSource) -> Command | None:
@@ -390,6 +452,7 @@ def _postflop(
     profile: Profile,
     rnd: random.Random,
     aggressor: int | None = None,
+    stab_position: float | None = None,
 ) -> Command:
     seat = k.seat
     to_call = int(prompt["to_call"])
@@ -413,6 +476,10 @@ def _postflop(
             return _bet(prompt, k, spot, (equity - value_line) / (1 - value_line), strong)
         if can_raise and mine and rnd.random() < _barrel_chance(k, style, draw, equity, n):
             return _bet(prompt, k, spot, 0.0, strong)  # a continuation bet, a barrel
+        if can_raise and stab_position is not None and rnd.random() < _stab_chance(
+            k, style, stab_position, draw, equity, n
+        ):
+            return _bet(prompt, k, spot, 0.0, strong)  # a stab at a pot nobody wants
         bluff = style.bluff * (1.0 if n == 1 else 0.0 if strong else 0.3)
         if draw:
             bluff = min(0.9, bluff * 1.6 + 0.1)
@@ -426,7 +493,9 @@ def _postflop(
         return _bet(prompt, k, spot, (equity - raise_line) / (1 - raise_line) + 0.3, strong)
     slack = style.call_slack * (0.5 if k.street == "river" else 1.0) + (0.06 if draw else 0.0)
     # Later streets: a bet there is rarely a bluff; weak holdings give up.
-    slack -= style.give_up * {"flop": 0.5, "turn": 1.0, "river": 2.0}.get(k.street, 0.0)
+    slack -= style.give_up * {"flop": 0.25, "turn": 1.25, "river": 2.0}.get(k.street, 0.0)
+    if k.street == "flop" and not strong:
+        slack += style.float_slack  # the strong level does not float: it reads the bettor
     if strong and to_call <= 0.5 * k.pot_total:
         slack += 0.03  # small bets are often bluffs: defend more
     # Equity is not all won: a hand that calls now faces more bets on later streets.
@@ -456,6 +525,19 @@ def _barrel_chance(k: Knowledge, style: Style, draw: bool, equity: float, n: int
     else:
         chance = 0.5 * style.barrel if equity < 0.3 else 0.0
     return min(0.95, chance * (1.0 if n == 1 else 0.5 if n == 2 else 0.15))
+
+
+def _stab_chance(
+    k: Knowledge, style: Style, position: float, draw: bool, equity: float, n: int
+) -> float:
+    """The chance to bet a pot nobody is betting (:func:`unopened`) below the value line: the
+    style's ``stab`` by position, more with a draw; on the river busted hands (equity < 0.3)
+    and, at half the rate, the middle (a thin bet that folds out worse hands behind a
+    checked-down line); 0.6 of it against two opponents, 0.35 against more."""
+    chance = style.stab * position * (1.3 if draw else 1.0)
+    if k.street == "river" and equity >= 0.3:
+        chance *= 0.5
+    return min(0.9, chance * (1.0 if n == 1 else 0.6 if n == 2 else 0.35))
 
 
 def _bet(
