@@ -514,6 +514,10 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "accepts {split}": ("przyjmuje {split}", "aceita {split}", "chấp nhận {split}", "acceptă {split}"),
     "stack {stack}  ICM {icm}  chip count {chips}": ("żetony {stack}  ICM {icm}  według żetonów {chips}", "fichas {stack}  ICM {icm}  por fichas {chips}", "chip {stack}  ICM {icm}  theo số chip {chips}", "jetoane {stack}  ICM {icm}  după jetoane {chips}"),
     "chip count": ("według żetonów", "por fichas", "theo số chip", "după jetoane"),
+    "progressive knockout: bounty {bounty} an entry": ("knockout progresywny: nagroda {bounty} za wejście", "knockout progressivo: recompensa de {bounty} por entrada", "knockout lũy tiến: tiền thưởng {bounty} mỗi lượt vào", "knockout progresiv: recompensă {bounty} pe intrare"),
+    "deals at the final table of {n} or fewer": ("umowy przy stole finałowym {n} lub mniej graczy", "acordos na mesa final de {n} ou menos", "thỏa thuận ở bàn chung kết từ {n} người trở xuống", "înțelegeri la masa finală de {n} sau mai puțini"),
+    "{n} entries a player": ("{n} wejścia na gracza", "{n} entradas por jogador", "{n} lượt vào mỗi người chơi", "{n} intrări de jucător"),
+    "re-entries left to you: {left}": ("twoje pozostałe ponowne wejścia: {left}", "suas reentradas restantes: {left}", "số lần vào lại còn lại của bạn: {left}", "reintrările tale rămase: {left}"),
     "... (more)": ("... (więcej)", "... (mais)", "... (còn nữa)", "... (mai mult)"),
     "show or hide this help": (
         "pokaż lub ukryj tę pomoc",

@@ -1579,6 +1579,22 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
         facts.append(tr("clock {n}s", n=int(terms["decision_ms"]) // 1000))
     facts.append(tr("bots on") if terms.get("bots_allowed") else tr("bots off"))
     lines.append(("  " + "   ".join(facts), ""))
+    extra = []  # R9.13, R9.16, R9.12
+    if terms.get("bounty"):
+        extra.append(tr("progressive knockout: bounty {bounty} an entry", bounty=terms["bounty"])
+                     if terms.get("progressive")
+                     else tr("knockout: bounty {bounty} an entry", bounty=terms["bounty"]))
+    if terms.get("deals"):
+        extra.append(tr("deals at the final table of {n} or fewer",
+                        n=terms["deals"].get("max_players")))
+    allowed = int(terms.get("entries_per_player") or 1)
+    if allowed > 1:
+        entries = (t.get("you") or {}).get("entries")
+        extra.append(tr("{n} entries a player", n=allowed) + (
+            "   " + tr("re-entries left to you: {left}", left=max(0, allowed - int(entries)))
+            if entries else ""))
+    if extra:
+        lines.append(("  " + "   ".join(extra), ""))
     levels = list((terms.get("structure") or {}).get("levels") or [])
     if levels:
         minutes = {lv.get("minutes") for lv in levels}

@@ -83,3 +83,20 @@ def test_r9_13_each_seat_shows_its_bounty_and_the_terms_the_entry_s() -> None:
         del seat["bounty"]
     assert "bounty" not in "\n".join(render(plain, now_ms=0, player_id="ann", width=120,
                                             height=40))
+
+
+def test_r9_12_r9_13_r9_16_a_tournament_s_terms_say_bounty_deals_and_re_entries_left() -> None:
+    from naiko_client.render import tournament_detail_lines
+
+    shown = {"tournament_id": "u1", "name": "KO", "kind": "scheduled", "variant": "NLHE",
+             "status": "running", "entry": 100, "starting_stack": 1000, "seat_count": 6,
+             "entrants": 12, "max_players": 60, "players_left": 9, "payouts": [],
+             "terms": {"bounty": 50, "progressive": True, "entries_per_player": 3,
+                       "deals": {"max_players": 3, "keep_percent": 0, "clock_s": 60}},
+             "you": {"registered": True, "entries": 2, "result": None}}
+    text = "\n".join(line for line, _ in tournament_detail_lines(shown))
+    assert ("progressive knockout: bounty 50 an entry   deals at the final table of 3 or "
+            "fewer   3 entries a player   re-entries left to you: 1") in text
+    plain = dict(shown, terms={}, you={"registered": True, "entries": 1, "result": None})
+    text = "\n".join(line for line, _ in tournament_detail_lines(plain))
+    assert "bounty" not in text and "re-entries" not in text and "deals" not in text

@@ -385,6 +385,11 @@ def _tournament_details() -> Iterator[dict[str, Any]]:
     yield dict(TOURNAMENT, status="registering", kind="sit_and_go", payout_split=None,
                payout_table=None, terms={"structure": {"levels": [LEVEL]}})
     yield dict(TOURNAMENT, status="cancelled")
+    knockout = {"bounty": 50, "deals": {"max_players": 3, "keep_percent": 0, "clock_s": 60},
+                "entries_per_player": 3}
+    yield dict(TOURNAMENT, terms=dict(TOURNAMENT["terms"], **knockout),
+               you={"registered": True, "entries": 2, "result": None})
+    yield dict(TOURNAMENT, terms=dict(TOURNAMENT["terms"], progressive=True, **knockout))
 
 
 TYPED = ("hello", "f", "f 3", "x", "c", "a", "b", "r 1", "r 99999", "b 1", "b 99999", "r 500",
