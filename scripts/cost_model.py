@@ -3,6 +3,7 @@
 played through the real Lambda handlers on moto.
 
     .venv/bin/python scripts/cost_model.py [--hands 200] [--seed 1] [--design all]
+    .venv/bin/python scripts/cost_model.py --tournament sng|spin [--knockout] [--deal N]
 
 What runs: six players connect and sit at an NLHE 1/2 table (buy-in 200, decision clock 20 s,
 pause 3 s, the template's defaults); each decision is taken after a think time drawn below (or
@@ -358,6 +359,14 @@ class Bill:
     answers: Counter[str] = field(default_factory=Counter)
     """How each counted frame was answered: ``update`` (the answer folded in), ``ack``,
     ``error``..."""
+    tournament_writes: Counter[str] = field(default_factory=Counter)
+    """Writes to the tournaments table by its item's kind (``tournament``, ``bounty#``,
+    ``deal#``, ``log#``, ``reg#``, ``result#``, ``paid#``...): what a tournament's pieces add
+    (R9.12, R9.13, R9.16)."""
+    tournament_wru: Counter[str] = field(default_factory=Counter)
+    """Their write units, indexes and the transactions' doubling included."""
+    ledger_writes: Counter[str] = field(default_factory=Counter)
+    """Ledger entries written by reason (``entry``, ``prize``, ``bounty``, ``deal``...)."""
 
 
 class Counting:
@@ -382,6 +391,14 @@ class Counting:
         """What the handlers asked to fire later: ``("execution" | "message", when, payload)``."""
         self.sweeping = False
         self.lock = threading.RLock()
+        self.tournaments_table = next(
+            (r["Properties"]["TableName"].replace("${Stage}", "cost")
+             for logical_id, r in template["Resources"].items()
+             if logical_id == "TournamentsTable"), None)
+        self.ledger_table = next(
+            (r["Properties"]["TableName"].replace("${Stage}", "cost")
+             for logical_id, r in template["Resources"].items()
+             if logical_id == "LedgerTable"), None)
         self.history_table = next(
             (r["Properties"]["TableName"].replace("${Stage}", "cost")
              for logical_id, r in template["Resources"].items()
@@ -406,6 +423,20 @@ class Counting:
         self.bill.table_wru[table] += factor * (units + index_units)
         self.bill.largest_item[table] = max(self.bill.largest_item[table], item_size(item))
         return units + index_units
+
+    def _classify(self, table: str, key_or_item: dict[str, Any], wru: int,
+                  reason: str | None = None) -> None:
+        """Bill a write of *wru* units to the tournaments table's item kind, or a ledger
+        entry to its reason (counted invocations only)."""
+        if self.current is None:
+            return
+        if table == self.tournaments_table:
+            name = str(key_or_item.get("item", {}).get("S", "?"))
+            kind = name.split("#", 1)[0] + "#" if "#" in name else name
+            self.bill.tournament_writes[kind] += 1
+            self.bill.tournament_wru[kind] += wru
+        elif table == self.ledger_table and reason is not None:
+            self.bill.ledger_writes[reason] += 1
 
     def _histories(self, items: list[dict[str, Any]], units: list[int]) -> None:
         """The WRU a transaction spends on hand histories (R10.1); *units* are each item's
@@ -466,15 +497,23 @@ class Counting:
 
     def observe(self, operation: str, params: dict[str, Any], response: Any) -> None:
         if operation == "PutItem":
-            self._write(params["TableName"], params["Item"], 1)
+            item = params["Item"]
+            wru = self._write(params["TableName"], item, 1)
+            self._classify(params["TableName"], item, wru, item.get("reason", {}).get("S"))
         elif operation == "TransactWriteItems":
             units = [self._write(entry["Put"]["TableName"], entry["Put"]["Item"], 2)
                      if "Put" in entry else 0 for entry in params["TransactItems"]]
+            for entry, wru in zip(params["TransactItems"], units, strict=True):
+                if "Put" in entry:
+                    item = entry["Put"]["Item"]
+                    self._classify(entry["Put"]["TableName"], item, 2 * wru,
+                                   item.get("reason", {}).get("S"))
             for entry in params["TransactItems"]:
                 if "Put" not in entry and self.current is not None:
                     self.bill.wru += 2  # account updates and condition checks: < 1 KB items
                     (other,) = entry.values()
                     self.bill.table_wru[other["TableName"]] += 2
+                    self._classify(other["TableName"], other.get("Key", {}), 2)
             if self.current is not None:
                 self._histories(params["TransactItems"], units)
         if operation == "StartExecution":  # fires in the simulation, billed or not
@@ -502,6 +541,7 @@ class Counting:
         elif operation in ("UpdateItem", "DeleteItem"):
             self.bill.wru += 1
             self.bill.table_wru[params["TableName"]] += 1
+            self._classify(params["TableName"], params.get("Key", {}), 1)
         elif operation == "Query":
             size = sum(item_size(i) for i in response.get("Items", []))
             self.bill.rru += max(0.5, math.ceil(size / 4096) * 0.5)
@@ -970,13 +1010,23 @@ class Table(Simulation):
 class Tournament(Simulation):
     """A Sit & Go (``sng_6max_turbo``) or a Spin (``spin_3max_hyper``) of humans, entry 100,
     from the first registration to the last prize paid. A player the clock sat out (R9.4)
-    comes back (``sit_in``) 10 s later."""
+    comes back (``sit_in``) 10 s later.
 
-    def __init__(self, design: str, kind: str, seed: int):
+    *knockout*: the preset's knockout variant (``_ko``, R9.13: half of each entry a bounty).
+    *deal_at*: the operator publishes deals (R9.16, ``DealTerms(deal_at, 0, 60)``, before
+    anyone registers, not billed); when *deal_at* players are left every one of them asks
+    (``ask_deal``) 2 s after seeing it and accepts the ICM split 3 s after the offer: the
+    tournament ends with the deal (nothing is kept)."""
+
+    def __init__(self, design: str, kind: str, seed: int, knockout: bool = False,
+                 deal_at: int = 0):
         super().__init__(design, seed)
         self.kind = kind
         self.seats = 3 if kind == "spin" else 6
         self.tournament_id = ""
+        self.knockout, self.deal_at = knockout, deal_at
+        self.asked: set[str] = set()
+        self.answered: set[tuple[str, str]] = set()
 
     def setup(self, world: World) -> None:
         from naiko_service.aws.dynamodb import DynamoAccounts
@@ -989,9 +1039,21 @@ class Tournament(Simulation):
                            ledger_table=world.names["LedgerTable"]).grant(
                 "house:prizes", 10_000_000, ref="cost")
         preset = "spin_3max_hyper" if self.kind == "spin" else "sng_6max_turbo"
-        reply = world.send(world.players[0], action="create_tournament", preset=preset,
-                           entry=100)
+        reply = world.send(world.players[0], action="create_tournament",
+                           preset=preset + ("_ko" if self.knockout else ""), entry=100)
         self.tournament_id = reply["tournament_id"]
+        if self.deal_at:  # the operator publishes deals with the terms (not billed)
+            from dataclasses import replace
+
+            from naiko.tournaments.structures import DealTerms
+            from naiko_service.ports import PutTournament
+
+            store = self.store(world)
+            record = store.load(self.tournament_id)
+            new = record.copy()
+            new.version += 1
+            new.terms = replace(record.terms, deals=DealTerms(self.deal_at, 0, 60))
+            store.commit((PutTournament(new, record.version),))
         world.start_counting()
         for player in world.players:
             world.send(player, action="register", tournament_id=self.tournament_id)
@@ -1018,6 +1080,25 @@ class Tournament(Simulation):
             world.later(10_000, player, {"action": "sit_in", "table_id": player.table_id})
         elif me and not me.get("sitting_out"):
             player.rebuying = False
+        if me and self.deal_at:
+            self.deal(world, player, view)
+
+    def deal(self, world: World, player: Player, view: dict[str, Any]) -> None:
+        """R9.16: ask when :attr:`deal_at` players are left; accept the ICM split offered."""
+        info = view.get("tournament") or {}
+        deal = info.get("deal") or {}
+        offer = deal.get("offer")
+        if deal.get("made"):
+            return
+        if offer is not None:
+            answer = (player.player_id, str(offer["offer_id"]))
+            if player.player_id in offer["players"] and answer not in self.answered:
+                self.answered.add(answer)
+                world.later(3_000, player, {"action": "accept_deal", "table_id": player.table_id,
+                                            "offer_id": offer["offer_id"], "split": "icm"})
+        elif info.get("players_left", 99) <= self.deal_at and player.player_id not in self.asked:
+            self.asked.add(player.player_id)
+            world.later(2_000, player, {"action": "ask_deal", "table_id": player.table_id})
 
     def finish(self, world: World) -> None:
         world.counting.bill.hands = len(world.hands)
@@ -1172,6 +1253,8 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
     lines.append("TOTAL $ per 1,000 hands".ljust(34)
                  + "".join(f"${totals[d]:.4f}".rjust(width) for d in designs))
     if per_tournament:
+        for d in designs:
+            lines.append(tournament_writes_line(d, bills[d]))
         lines.append("TOTAL $ per tournament".ljust(34) + "".join(
             f"${totals[d] * bills[d].hands / 1000:.5f}".rjust(width) for d in designs))
         lines.append("(hands, minutes per tournament)".ljust(34) + "".join(
@@ -1234,6 +1317,19 @@ def goal_line(design: str, total: float, table: dict[str, dict[str, float]]) -> 
             f"${total - GOAL:.4f} left to save); {parts}")
 
 
+def tournament_writes_line(design: str, bill: Bill) -> str:
+    """A tournament's writes to its own table, by item kind (count and WRU per tournament),
+    and its ledger entries by reason: what bounties (``bounty#`` items, the tournament item
+    written again at each knockout), deals (``deal#`` items) and entries add."""
+    wru = sum(bill.tournament_wru.values())
+    parts = ", ".join(f"{kind} {n:,} ({bill.tournament_wru[kind]:,} WRU)"
+                      for kind, n in sorted(bill.tournament_writes.items()))
+    ledger = ", ".join(f"{reason} {n:,}" for reason, n in sorted(bill.ledger_writes.items()))
+    return (f"tournament writes ({design}): {sum(bill.tournament_writes.values()):,} = "
+            f"{wru:,} WRU = ${wru * PRICES['dynamodb_wru']:.5f} per tournament ({parts}); "
+            f"ledger entries: {ledger or 'none'}")
+
+
 def history_line(design: str, bill: Bill) -> str:
     """What storing the hands' records (R10.1) costs per 1,000 hands (part of the DynamoDB
     figures above)."""
@@ -1257,6 +1353,11 @@ def main(argv: list[str] | None = None) -> int:
                         default="all")
     parser.add_argument("--tournament", choices=["sng", "spin"], default=None,
                         help="a whole Sit & Go (6 humans) or Spin (3) instead of a cash table")
+    parser.add_argument("--knockout", action="store_true",
+                        help="with --tournament: its knockout preset (_ko, R9.13)")
+    parser.add_argument("--deal", type=int, default=0, metavar="N",
+                        help="with --tournament: deals published for N players; at N left "
+                             "they ask and accept the ICM split (R9.16)")
     parser.add_argument("--no-histories", action="store_true",
                         help="store no hand histories (HISTORY_TABLE unset), to compare")
     parser.add_argument("--tables", type=int, default=TABLES,
@@ -1272,7 +1373,8 @@ def main(argv: list[str] | None = None) -> int:
     for design in designs:
         started = time.perf_counter()
         simulation: Simulation = (Table(design, args.hands, args.seed) if args.tournament is None
-                                  else Tournament(design, args.tournament, args.seed))
+                                  else Tournament(design, args.tournament, args.seed,
+                                                  args.knockout, args.deal))
         simulation.histories = not args.no_histories
         bills[design] = simulation.run()
         if args.retention_days is not None:
@@ -1284,7 +1386,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         name = {"sng": "Sit & Go sng_6max_turbo, 6 humans",
                 "spin": "Spin spin_3max_hyper, 3 humans"}[args.tournament]
-        print(report(bills, f"{name}, entry 100, registration to last prize",
+        extras = (" knockout," if args.knockout else "") + (
+            f" a deal at {args.deal} left," if args.deal else "")
+        print(report(bills, f"{name},{extras} entry 100, registration to last prize",
                      per_tournament=True))
     return 0
 

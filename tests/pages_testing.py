@@ -102,7 +102,7 @@ def issue23_tournament_players_are_paged(h: Harness) -> None:
     assert "registered" not in shown and "results" not in shown
     mine = h.player(player_ids()[5], chips=1)
     assert mine.send(action="get_tournament", tournament_id=tid)["tournament"]["you"] == {
-        "registered": True, "result": None}
+        "registered": True, "entries": 1, "result": None}
     # The largest page of the largest field fits a frame with room to spare.
     before = len(reader.messages)
     whole = reader.send(action="tournament_players", tournament_id=tid, limit=100)
@@ -121,7 +121,7 @@ def issue23_tournament_results_are_paged_with_their_payments(h: Harness) -> None
     winner = next(r for r in rows if r["place"] == 1)
     you = h.player(winner["player_id"], chips=1).send(
         action="get_tournament", tournament_id=tid)["tournament"]["you"]
-    assert you == {"registered": True, "result": winner}
+    assert you == {"registered": True, "entries": 1, "result": winner}
 
 
 def issue23_the_lobby_tables_are_paged(h: Harness) -> None:

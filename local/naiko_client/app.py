@@ -123,6 +123,8 @@ _ALIASES = {
     # -- table chat (R8.9)
     "say": "say", "chat": "say", "emote": "emote", "mute": "mute", "unmute": "unmute",
     "bank": "bank", "timebank": "bank", "pre": "pre",
+    # -- deals at a final table (R9.16)
+    "deal": "deal", "nodeal": "nodeal",
 }
 
 _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
@@ -130,7 +132,7 @@ _HEAD = re.compile(r"^([a-z?][a-z-]*)(\S*)$")
 
 _ONE_ARG = frozenset({"fold", "check", "call", "bet", "raise", "all_in", "peek", "swap",
                       "anchor", "shield", "pass", "sitout", "leave", "quit", "help", "add",
-                      "bank", "pre"})
+                      "bank", "pre", "deal", "nodeal"})
 """Commands that take at most one argument (the others read several: ``join 300 post``)."""
 
 _NO_TABLE = frozenset({"quick", "account", "find"})
@@ -251,6 +253,8 @@ def parse_command(line: str, view: dict[str, Any] | None, *, player_id: str | No
         return Parsed(error=tr("You are watching: `join` to sit down first."))
     if word == "pre":
         return _pre_command(arg, view)
+    if word in ("deal", "nodeal"):
+        return _deal_command(word, arg, view)
     hand = view.get("hand") or {}
     if not hand or hand.get("complete"):
         return Parsed(error=tr("No hand is being played right now."))
@@ -311,6 +315,51 @@ def _chat_command(word: str, line: str, view: dict[str, Any] | None) -> Parsed:
         return Parsed(error=tr("Nobody sits at seat {seat}.", seat=rest))
     action = "chat_mute" if word == "mute" else "chat_unmute"
     return Parsed(request={"action": action, "player_id": player}, label=f"{word} {player}")
+
+
+# -- deals at a final table (R9.16) ---------------------------------------------------------------
+
+_SPLITS = {"icm": "icm", "chips": "chip_count", "chip": "chip_count", "chip_count": "chip_count",
+           "cc": "chip_count"}
+"""``deal`` arguments -> the splits of an offer (R9.16)."""
+
+
+def _deal_command(word: str, arg: str | None, view: dict[str, Any]) -> Parsed:
+    """``deal`` (ask for a deal), ``deal icm`` / ``deal chips`` (accept that split of the
+    offer out), ``nodeal`` (decline it), at a tournament's table where you play (R9.16).
+
+    >>> view = {"seat_index": 0, "seats": [{"player_id": "ann"}], "tournament": {}}
+    >>> parse_command("deal", view).request
+    {'action': 'ask_deal'}
+    >>> view["tournament"] = {"deal": {"asked": ["ann"], "made": None, "offer": {
+    ...     "offer_id": "1.5", "players": ["ann"], "accepted": {}}}}
+    >>> parse_command("deal chips", view).request
+    {'action': 'accept_deal', 'offer_id': '1.5', 'split': 'chip_count'}
+    >>> parse_command("nodeal", view).request
+    {'action': 'decline_deal', 'offer_id': '1.5'}
+    """
+    if not is_tournament(view):
+        return Parsed(error=tr("Deals are made at a tournament's final table (R9.16)."))
+    offer = ((view.get("tournament") or {}).get("deal") or {}).get("offer")
+    if word == "nodeal":
+        if arg is not None:
+            return Parsed(error=tr("`{command}` takes nothing.", command=word))
+        if not offer:
+            return Parsed(error=tr("No deal is offered: `deal` to ask for one."))
+        return Parsed(request={"action": "decline_deal", "offer_id": offer["offer_id"]},
+                      label="nodeal")
+    if arg is None:
+        if offer:
+            return Parsed(error=tr("A deal is offered: `deal icm`, `deal chips` or `nodeal`."))
+        return Parsed(request={"action": "ask_deal"}, label="deal")
+    split = _SPLITS.get(arg)
+    if split is None:
+        return Parsed(error=tr("Type `deal` to ask, `deal icm` or `deal chips` to accept, "
+                               "`nodeal` to decline."))
+    if not offer:
+        return Parsed(error=tr("No deal is offered: `deal` to ask for one."))
+    return Parsed(request={"action": "accept_deal", "offer_id": offer["offer_id"],
+                           "split": split}, label=f"deal {arg}")
 
 
 # -- time bank and pre-actions (R8.7, R8.8) -------------------------------------------------------

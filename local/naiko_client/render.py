@@ -68,6 +68,8 @@ HELP_ROWS: tuple[tuple[tuple[str, str], ...], ...] = (
     (("bank", "start your time bank now (your turn; it also starts when the clock runs out)"),),
     (("pre cf|check|call|any|fold", "queue a pre-action for your next turn"),
      ("pre off", "drop it")),
+    (("deal", "ask for a deal at the final table"),
+     ("deal icm|chips", "accept that split (nodeal: decline)")),
     (("help", "show or hide this help"), ("q", "quit (the seat stays)")),
 )
 """The commands of :func:`help_lines`: what to type (the same in every language) and what it
@@ -1100,7 +1102,56 @@ def tournament_lines(view: dict[str, Any], now_ms: int) -> list[Line]:
     first = info.get("first_hand_ms")
     if view.get("hand") is None and first and int(first) > now_ms:
         prizes += "   " + tr("first hand in {clock}", clock=clock_text(int(first), now_ms))
-    return [("   ".join(parts), "bold"), (prizes, "")]
+    if info.get("bounty"):  # R9.13: the published bounty of an entry (each seat shows its own)
+        prizes += "   " + tr("knockout: bounty {bounty} an entry", bounty=info["bounty"])
+    return [("   ".join(parts), "bold"), (prizes, ""), *deal_lines(info.get("deal"), now_ms)]
+
+
+def deal_lines(deal: dict[str, Any] | None, now_ms: int) -> list[Line]:
+    """R9.16 at a final table: who asked for a deal; the offer out (each player's stack and
+    amount by ICM and by chip count, what is kept for the winner, the clock, who accepted
+    which split) and how to answer it; the split made.
+
+    >>> deal = {"asked": ["ann", "bob"], "made": None, "offer": {"offer_id": "1.5",
+    ...         "ends_ms": 30_000, "players": ["ann", "bob"], "stacks": [700, 300],
+    ...         "prizes": [70, 30], "kept": 0, "icm": [61, 39], "chip_count": [58, 42],
+    ...         "accepted": {"bob": "icm"}}}
+    >>> for text, _ in deal_lines(deal, 0):
+    ...     print(text)
+    DEAL OFFERED (answer in 30s): nothing kept for the winner
+      ann  stack 700  ICM 61  chip count 58  -
+      bob  stack 300  ICM 39  chip count 42  accepts ICM
+      A deal is offered: `deal icm`, `deal chips` or `nodeal`.
+    """
+    if not deal:
+        return []
+    if deal.get("made"):
+        return [(tr("A deal was made ({split}): play goes on for what is kept.",
+                    split=_split_name(str(deal["made"]))), "bold")]
+    offer = deal.get("offer")
+    if not offer:
+        return [(tr("Deal asked for by {players}: `deal` to ask too.",
+                    players=", ".join(deal.get("asked") or [])), "")]
+    kept = int(offer.get("kept") or 0)
+    head = tr("DEAL OFFERED (answer in {clock}):", clock=clock_text(int(offer["ends_ms"]),
+                                                                   now_ms))
+    head += " " + (tr("{kept} kept for the winner", kept=kept) if kept
+                   else tr("nothing kept for the winner"))
+    lines: list[Line] = [(head, "bold")]
+    accepted = offer.get("accepted") or {}
+    width = max((len(str(p)) for p in offer.get("players") or []), default=0)
+    for i, player in enumerate(offer.get("players") or []):
+        answer = accepted.get(player)
+        said = tr("accepts {split}", split=_split_name(answer)) if answer else "-"
+        lines.append((f"  {player:<{width}}  " + tr(
+            "stack {stack}  ICM {icm}  chip count {chips}", stack=offer["stacks"][i],
+            icm=offer["icm"][i], chips=offer["chip_count"][i]) + f"  {said}", ""))
+    lines.append(("  " + tr("A deal is offered: `deal icm`, `deal chips` or `nodeal`."), "dim"))
+    return lines
+
+
+def _split_name(split: str) -> str:
+    return "ICM" if split == "icm" else tr("chip count")
 
 
 def _room_state(view: dict[str, Any]) -> str:
@@ -1198,6 +1249,8 @@ def _seat_row(view: dict[str, Any], index: int, seat: dict[str, Any] | None, now
         status.append(tr("sitting out"))
     if seat.get("player_id") in (view.get("disconnected") or []):
         status.append(tr("offline"))
+    if seat.get("bounty"):  # R9.13: a knockout tournament's bounty on this player
+        status.append(tr("bounty {bounty}", bounty=seat["bounty"]))
     if "time_bank_ms" in seat:  # R8.7: every seat's bank, shown to the table
         seconds = int(seat.get("time_bank_ms") or 0) // 1000
         status.append(tr("BANK {seconds}s", seconds=seconds) if seat.get("time_bank_running")
@@ -1526,6 +1579,22 @@ def tournament_detail_lines(t: dict[str, Any]) -> list[Line]:
         facts.append(tr("clock {n}s", n=int(terms["decision_ms"]) // 1000))
     facts.append(tr("bots on") if terms.get("bots_allowed") else tr("bots off"))
     lines.append(("  " + "   ".join(facts), ""))
+    extra = []  # R9.13, R9.16, R9.12
+    if terms.get("bounty"):
+        extra.append(tr("progressive knockout: bounty {bounty} an entry", bounty=terms["bounty"])
+                     if terms.get("progressive")
+                     else tr("knockout: bounty {bounty} an entry", bounty=terms["bounty"]))
+    if terms.get("deals"):
+        extra.append(tr("deals at the final table of {n} or fewer",
+                        n=terms["deals"].get("max_players")))
+    allowed = int(terms.get("entries_per_player") or 1)
+    if allowed > 1:
+        entries = (t.get("you") or {}).get("entries")
+        extra.append(tr("{n} entries a player", n=allowed) + (
+            "   " + tr("re-entries left to you: {left}", left=max(0, allowed - int(entries)))
+            if entries else ""))
+    if extra:
+        lines.append(("  " + "   ".join(extra), ""))
     levels = list((terms.get("structure") or {}).get("levels") or [])
     if levels:
         minutes = {lv.get("minutes") for lv in levels}

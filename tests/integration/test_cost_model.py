@@ -8,6 +8,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -64,3 +65,38 @@ def test_the_model_counts_the_posts_the_code_makes_and_states_the_goal(
     assert re.search(r"per 1,000 6-max hands: (met|not met) \(goal <= \$0\.15", output)
     for service in ("CloudWatch Logs $", "X-Ray $", "Secrets+KMS $"):
         assert total(output, service) >= 0
+
+
+def test_r9_13_r9_16_a_tournament_s_writes_are_counted_by_item_and_ledger_reason() -> None:
+    """The tournaments table's writes are billed to their item's kind (a knockout's
+    ``bounty#`` item and the tournament item it writes again, a deal's ``deal#`` items) and the
+    ledger's entries to their reason, transactions at twice the units: what the tournament
+    bill's ``tournament writes`` line prints (docs/benchmarks.md)."""
+    from aws_testing import load_template
+
+    script = load_script()
+    counting = script.Counting(load_template(), "express", "standard")
+    tournaments, ledger = counting.tournaments_table, counting.ledger_table
+    assert tournaments and ledger and tournaments != ledger
+
+    def put(table: str, **item: str) -> dict[str, Any]:
+        return {"Put": {"TableName": table, "Item": {k: {"S": v} for k, v in item.items()}}}
+
+    knockout = {"TransactItems": [
+        put(tournaments, tournament_id="u1", item="bounty#bob#t1#7", data="{}"),
+        put(ledger, account="ann", entry="1", reason="bounty"),
+        {"Update": {"TableName": tournaments,
+                    "Key": {"tournament_id": {"S": "u1"}, "item": {"S": "tournament"}}}}]}
+    counting.observe("TransactWriteItems", knockout, {})  # outside an invocation: not billed
+    assert not counting.bill.tournament_writes
+    with counting.invocation("timer"):
+        counting.observe("TransactWriteItems", knockout, {})
+        counting.observe("PutItem", put(tournaments, tournament_id="u1",
+                                        item="deal#ann")["Put"], {})
+    bill = counting.bill
+    assert bill.tournament_writes == {"bounty#": 1, "tournament": 1, "deal#": 1}
+    assert bill.tournament_wru == {"bounty#": 2, "tournament": 2, "deal#": 1}
+    assert bill.ledger_writes == {"bounty": 1}
+    line = script.tournament_writes_line("wake-up", bill)
+    assert "3 = 5 WRU" in line and "bounty# 1 (2 WRU)" in line
+    assert "ledger entries: bounty 1" in line

@@ -738,7 +738,7 @@ def test_r9_9_the_tournament_names_its_tables_and_which_prizes_are_paid(
     assert table.tournament is not None
     shown = players[0].send(action="get_tournament", tournament_id=tid)["tournament"]
     assert shown["tables"] == [f"{tid}-1"] and shown["table_count"] == 1
-    assert shown["you"] == {"registered": True, "result": None}
+    assert shown["you"] == {"registered": True, "entries": 1, "result": None}
     assert players[0].send(action="tournament_results", tournament_id=tid)["results"] == []
     b = table.tournament.first_button
     button, small, big = (at(h, tid, (b + k) % 3, players) for k in range(3))

@@ -357,6 +357,23 @@ def _variants() -> Iterator[dict[str, Any]]:  # noqa: C901 - one screen state pe
     v = copy.deepcopy(v)
     v["room"]["closed"] = True
     yield v
+    v = _base()  # R9.13 and R9.16: a knockout final table, a deal asked for, offered, made
+    v["settings"]["kind"] = "tournament"
+    v["tournament"] = dict(tournament, bounty=50, deal={"asked": ["bob"], "offer": None,
+                                                        "made": None})
+    v["seats"][1]["bounty"] = 75
+    yield v
+    offer = {"offer_id": "1.5", "ends_ms": NOW + 30_000, "players": ["bob", "carol"],
+             "stacks": [700, 300], "prizes": [300, 150], "kept": 0, "icm": [270, 180],
+             "chip_count": [255, 195], "accepted": {"carol": "chip_count"}}
+    for kept in (0, 30):
+        v = copy.deepcopy(v)
+        v["tournament"]["deal"] = {"asked": ["bob", "carol"], "made": None,
+                                   "offer": dict(offer, kept=kept)}
+        yield v
+    v = copy.deepcopy(v)
+    v["tournament"]["deal"] = {"asked": [], "offer": None, "made": "icm"}
+    yield v
 
 
 def _tournament_details() -> Iterator[dict[str, Any]]:
@@ -368,6 +385,11 @@ def _tournament_details() -> Iterator[dict[str, Any]]:
     yield dict(TOURNAMENT, status="registering", kind="sit_and_go", payout_split=None,
                payout_table=None, terms={"structure": {"levels": [LEVEL]}})
     yield dict(TOURNAMENT, status="cancelled")
+    knockout = {"bounty": 50, "deals": {"max_players": 3, "keep_percent": 0, "clock_s": 60},
+                "entries_per_player": 3}
+    yield dict(TOURNAMENT, terms=dict(TOURNAMENT["terms"], **knockout),
+               you={"registered": True, "entries": 2, "result": None})
+    yield dict(TOURNAMENT, terms=dict(TOURNAMENT["terms"], progressive=True, **knockout))
 
 
 TYPED = ("hello", "f", "f 3", "x", "c", "a", "b", "r 1", "r 99999", "b 1", "b 99999", "r 500",
@@ -383,7 +405,8 @@ TYPED = ("hello", "f", "f 3", "x", "c", "a", "b", "r 1", "r 99999", "b 1", "b 99
          "kick", "kick bob", "kick carol", "bot", "bot x", "blinds x", "blinds 2/4", "clock 1",
          "clock 30", "minplayers 1", "minplayers 2", "history x", "history 1", "history", "q",
          "help", "say", "say " + "x" * 201, "say hi", "emote", "emote gg", "mute", "mute 9",
-         "mute bob", "bank", "bank 1", "pre", "pre x", "pre check", "pre call", "pre cf", "pre off")
+         "mute bob", "bank", "bank 1", "pre", "pre x", "pre check", "pre call", "pre cf", "pre off",
+         "deal", "deal x", "deal icm", "deal chips", "nodeal", "nodeal 1")
 LISTED = [{"tournament_id": f"u{n}", "name": f"Cup {n}", "status": status, "entrants": full,
            "max_players": 3, "registered": reg, "you": {"registered": "bob" in reg}}
           for n, (status, full, reg) in enumerate((("running", 1, []), ("finished", 3, []),

@@ -87,7 +87,7 @@ def _largest_pages(name: str, player: str) -> dict[str, dict[str, Any]]:
         "tournament": {"type": "tournament", "request_id": _REQUEST_ID, "tournament": {
             **summary, "table_count": 10**6,
             "tables": [f"{table_id}-99999"] * 20,  # tournaments.TABLES_SHOWN
-            "you": {"registered": True, "result": results[0]}}},
+            "you": {"registered": True, "entries": 10**6, "result": results[0]}}},
         "tournament_players": {"type": "tournament_players", "request_id": _REQUEST_ID,
                                "tournament_id": player,
                                "players": [{"player_id": player, "bot": True}]

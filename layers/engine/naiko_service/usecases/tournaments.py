@@ -250,7 +250,10 @@ def describe(deps: Deps, tournament_id: str, player_id: str | None = None) -> di
     record = _load(tournaments, tournament_id)
     you: dict[str, Any] = {"registered": False, "result": None}
     if player_id is not None:
-        you["registered"] = _one(tournaments, tournament_id, REG_PREFIX + player_id) is not None
+        registration = _one(tournaments, tournament_id, REG_PREFIX + player_id)
+        you["registered"] = registration is not None
+        if registration is not None:  # R9.12: the entries used (the client shows those left)
+            you["entries"] = int(registration.get("entries", 1))
         result = _one(tournaments, tournament_id, "result#" + player_id)
         if result is not None:
             you["result"] = {**Result.from_dict(result).to_dict(),

@@ -470,6 +470,7 @@ export class App {
         nowMs: this.nowMs(), version: this.version, tableId: this.tableId, log: this.log,
         ui: this.ui, showdown: this.showdown, offerUntil: this.offerUntil, playerId: this.playerId,
         proofs: this.proofs, panel: document.body.dataset.panel || null, chat: this.chatCtx(),
+        tournamentTerms: (id) => (this.lobby.details.get(id) || (this.lobby.tournaments || []).find((t) => t.tournament_id === id))?.terms || null,
         rerender: () => this.render(),
         togglePanel: (panel) => this.togglePanel(panel),
         send: (action, fields) => this.send(action, fields),

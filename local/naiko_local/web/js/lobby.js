@@ -127,6 +127,16 @@ function tournamentCard(t, state, ctx) {
       ? tr("{n} (re-entry while late registration is open; {reentries} so far)", { n: terms.entries_per_player, reentries: t.reentries || 0 })
       : "1"],
   ];
+  if (terms.bounty) {
+    facts.push([tr("Bounty"), terms.progressive
+      ? tr("{bounty} an entry, progressive: half of each bounty won adds to the winner's own", { bounty: chips(terms.bounty) })
+      : tr("{bounty} an entry, paid to who knocks the player out", { bounty: chips(terms.bounty) })]);
+  }
+  if (terms.deals) {
+    facts.push([tr("Deals"), tr("at the final table of {n} or fewer, by unanimous acceptance within {s} s", { n: terms.deals.max_players, s: terms.deals.clock_s })]);
+  }
+  const entries = (terms.entries_per_player || 1) > 1 && registered ? Number(detail.you.entries || 1) : null;
+  if (entries !== null) facts.push([tr("Your re-entries left"), String(Math.max(0, terms.entries_per_player - entries))]);
   const placesOf = (prizes) => prizes.map((p, i) => `${ordinal(i + 1)} ${chips(p)}`).join(", ");
   if (t.payouts?.length) facts.push([tr("Prizes"), placesOf(t.payouts)]);
   else if (t.payout_split) facts.push([tr("Prizes ({n} players)", { n: chips(t.payout_split.entrants) }), placesOf(t.payout_split.prizes)]);
@@ -137,7 +147,10 @@ function tournamentCard(t, state, ctx) {
     h("header", {},
       h("strong", {}, t.name), h("span", { class: "badge" }, tr(KINDS[t.kind] || t.kind)),
       h("span", { class: "badge" }, t.variant), h("span", { class: `badge status-${t.status}` }, tr(t.status)),
-      registered ? h("span", { class: "badge ok", dataset: { registered: "1" } }, tr("registered")) : null),
+      registered ? h("span", { class: "badge ok", dataset: { registered: "1" } }, tr("registered")) : null,
+      terms.bounty ? h("span", { class: "badge bounty", dataset: { bounty: terms.bounty } }, tr("KO {bounty}", { bounty: chips(terms.bounty) })) : null,
+      entries !== null ? h("span", { class: "badge", dataset: { reentriesLeft: Math.max(0, terms.entries_per_player - entries) } },
+        tr("{n} re-entries left", { n: Math.max(0, terms.entries_per_player - entries) })) : null),
     h("div", { class: "muted small" }, tr("{entrants}/{max} players", { entrants: chips(t.entrants), max: chips(t.max_players) }), starts, opens),
     h("details", {}, h("summary", {}, tr("Terms")),
       h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])),
@@ -162,7 +175,7 @@ function tournamentCard(t, state, ctx) {
         onclick: () => ctx.register(t.tournament_id) }, tr("Register ({entry})", { entry: chips(t.entry) })) : null,
       open && registered ? h("button", { class: "ghost small", dataset: { action: "unregister", tournament: t.tournament_id },
         onclick: () => ctx.unregister(t.tournament_id) }, tr("Unregister")) : null,
-      t.status === "running" && registered && (terms.entries_per_player || 1) > 1 && t.payouts?.length === 0
+      t.status === "running" && registered && entries !== null && entries < terms.entries_per_player && t.payouts?.length === 0
         ? h("button", { class: "ghost small", dataset: { action: "reenter", tournament: t.tournament_id },
           onclick: () => ctx.reenter(t.tournament_id) }, tr("Re-enter ({entry})", { entry: chips(t.entry) })) : null,
       open && terms.bots_allowed ? h("button", { class: "ghost small", dataset: { action: "add_bots", tournament: t.tournament_id },

@@ -138,6 +138,7 @@ export function renderTable(root, view, ctx) {
     header(view, ctx),
     proofAlert(ctx),
     view.tournament ? tournamentBar(view, ctx) : null,
+    view.tournament ? dealPanel(view, ctx) : null,
     h("div", { class: "table-main" },
       h("div", { class: "felt-area" }, felt(view, ctx)),
       h("div", { class: "side" }, naikoPanel(view, ctx), logPanel(ctx), ctx.chat ? chatPanel(view, ctx) : null)),
@@ -285,9 +286,80 @@ function tournamentBar(view, ctx) {
     h("span", {}, tr("Players {left}/{entrants}", { left: t.players_left, entrants: t.entrants })),
     h("span", { class: "prizes" }, tr("Prizes: {prizes}", { prizes: prizes || "—" })),
     t.multiplier ? h("span", { class: "badge spin" }, `Spin ×${t.multiplier}`) : null,
+    t.bounty ? h("span", { class: "badge bounty", dataset: { tournamentBounty: t.bounty } },
+      tr("Knockout: bounty {bounty} an entry", { bounty: chips(t.bounty) })) : null,
     t.first_hand_ms && t.first_hand_ms > ctx.nowMs ? h("span", { class: "flag" }, tr("First hand in "),
       h("span", { class: "countdown", dataset: { countdownMs: t.first_hand_ms, format: "s" } }, "")) : null,
   );
+}
+
+// -- a deal at the final table (R9.16) ---------------------------------------------------------
+
+/**
+ * Whether this seat may ask for a deal now: seated at a table that holds every player left, no
+ * deal made or offered, not asked yet, and the tournament's terms (the lobby's, when the page
+ * read them) publishing deals for this many players. The server decides (`not_final_table`,
+ * `deals_off`, …): this only keeps the button away where it would surely be refused.
+ */
+export function canAskDeal(view, terms) {
+  const t = view.tournament;
+  if (!t || view.seat_index === null || view.seat_index === undefined || (view.room || {}).closed) return false;
+  const deal = t.deal || { asked: [], offer: null, made: null };
+  const me = view.seats[view.seat_index];
+  if (!me || deal.made || deal.offer || (deal.asked || []).includes(me.player_id)) return false;
+  const seated = view.seats.filter((s) => s).length;
+  if (t.players_left !== seated) return false;
+  if (terms && !terms.deals) return false;
+  return !terms || t.players_left <= terms.deals.max_players;
+}
+
+/**
+ * The deal panel: who asked; the offer (every player's stack, ICM and chip-count amounts and
+ * answer, what is kept for the winner, the deal clock) with Accept ICM / Accept chip count /
+ * Decline for a player of the offer; the split made. Nothing while no deal is under way, but
+ * the *Ask for a deal* button when canAskDeal.
+ */
+function dealPanel(view, ctx) {
+  const t = view.tournament;
+  const deal = t.deal;
+  const ask = canAskDeal(view, ctx.tournamentTerms ? ctx.tournamentTerms(t.tournament_id) : null)
+    ? h("button", { class: "small", dataset: { action: "ask_deal" }, onclick: () => ctx.send("ask_deal", {}) },
+      tr("Ask for a deal")) : null;
+  if (!deal) return ask ? h("div", { class: "deal-panel", dataset: { deal: "none" } }, ask) : null;
+  const who = (player) => player === ctx.playerId ? tr("You") : shownName(player);
+  const splitName = (split) => split === "icm" ? tr("ICM") : tr("chip count");
+  if (deal.made) {
+    return h("div", { class: "deal-panel", dataset: { deal: "made", split: deal.made } },
+      h("strong", {}, tr("Deal made ({split}): play goes on for what is kept", { split: splitName(deal.made) })));
+  }
+  const offer = deal.offer;
+  if (!offer) {
+    return h("div", { class: "deal-panel", dataset: { deal: "asked" } },
+      h("span", {}, tr("A deal is asked for by {players}", { players: (deal.asked || []).map(who).join(", ") })), ask);
+  }
+  const me = view.seat_index !== null && view.seat_index !== undefined ? view.seats[view.seat_index]?.player_id : null;
+  const mine = me && offer.players.includes(me) ? offer.accepted?.[me] || null : undefined;
+  const rows = offer.players.map((player, i) => {
+    const answer = offer.accepted?.[player];
+    return h("tr", { dataset: { dealPlayer: player } }, h("td", {}, who(player)), h("td", {}, chips(offer.stacks[i])),
+      h("td", { dataset: { split: "icm" } }, chips(offer.icm[i])), h("td", { dataset: { split: "chip_count" } }, chips(offer.chip_count[i])),
+      h("td", { dataset: { answer: answer || "" } }, answer ? tr("accepts {split}", { split: splitName(answer) }) : "…"));
+  });
+  const answer = (split) => h("button", { class: mine === split ? "primary small" : "small", dataset: { action: "accept_deal", split },
+    "aria-pressed": mine === split ? "true" : "false",
+    onclick: () => ctx.send("accept_deal", { offer_id: offer.offer_id, split }) },
+  split === "icm" ? tr("Accept ICM") : tr("Accept chip count"));
+  return h("div", { class: "deal-panel", dataset: { deal: "offered", offer: offer.offer_id } },
+    h("div", {}, h("strong", {}, tr("Deal offered")), " ",
+      h("span", { class: "countdown", dataset: { countdownMs: offer.ends_ms, format: "s" } }, ""), " ",
+      h("span", { class: "muted" }, offer.kept ? tr("{kept} kept for the winner", { kept: chips(offer.kept) })
+        : tr("nothing kept: the tournament ends with the deal"))),
+    h("table", { class: "levels deal-offer" },
+      h("thead", {}, h("tr", {}, [tr("Player"), tr("Stack"), tr("ICM"), tr("Chip count"), tr("Answer")].map((x) => h("th", {}, x)))),
+      h("tbody", {}, rows)),
+    mine !== undefined ? h("div", { class: "row-actions" }, answer("icm"), answer("chip_count"),
+      h("button", { class: "ghost small", dataset: { action: "decline_deal" },
+        onclick: () => ctx.send("decline_deal", { offer_id: offer.offer_id }) }, tr("Decline"))) : null);
 }
 
 // -- the felt --------------------------------------------------------------------------------
@@ -355,6 +427,8 @@ function seatElement(view, seat, index, style, winners, ctx) {
     seat.destellos !== undefined ? h("div", { class: "destellos", title: tr("{n} Destellos", { n: seat.destellos }),
       dataset: { destellos: seat.destellos } }, "✦".repeat(seat.destellos) + "·".repeat(Math.max(0, 3 - seat.destellos))) : null,
     bank,
+    seat.bounty ? h("div", { class: "bounty", title: tr("bounty on this player (R9.13)"),
+      dataset: { bounty: seat.bounty } }, `🎯 ${chips(seat.bounty)}`) : null,
   );
   const blindTag = hand && !hand.complete
     ? (hand.small_blind_seat === index ? "SB" : hand.big_blind_seat === index ? "BB" : null) : null;
