@@ -1024,5 +1024,47 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "Hành động chọn trước ({pre}) của bạn đã bị hủy: số chip cần theo đã thay đổi",
         "Acțiunea ta aleasă dinainte ({pre}) a fost anulată: suma s-a schimbat",
     ),
+    "The director pauses the tournament: play holds after this hand": (
+        "Dyrektor wstrzymuje turniej: gra zatrzyma się po tym rozdaniu",
+        "O diretor pausa o torneio: o jogo para depois desta mão",
+        "Giám đốc giải tạm dừng giải đấu: bàn dừng lại sau ván bài này",
+        "Directorul întrerupe turneul: jocul se oprește după această mână",
+    ),
+    "The director pauses the tournament ({reason}): play holds after this hand": (
+        "Dyrektor wstrzymuje turniej ({reason}): gra zatrzyma się po tym rozdaniu",
+        "O diretor pausa o torneio ({reason}): o jogo para depois desta mão",
+        "Giám đốc giải tạm dừng giải đấu ({reason}): bàn dừng lại sau ván bài này",
+        "Directorul întrerupe turneul ({reason}): jocul se oprește după această mână",
+    ),
+    "Play resumes: level {level} goes on with the time it had left": (
+        "Gra zostaje wznowiona: poziom {level} trwa przez pozostały czas",
+        "O jogo recomeça: o nível {level} continua com o tempo que lhe restava",
+        "Chơi tiếp: cấp {level} tiếp tục với thời gian còn lại",
+        "Jocul se reia: nivelul {level} continuă cu timpul rămas",
+    ),
+    "The director adds {minutes} min to level {level}": (
+        "Dyrektor dodaje {minutes} min do poziomu {level}",
+        "O diretor acrescenta {minutes} min ao nível {level}",
+        "Giám đốc giải thêm {minutes} phút cho cấp {level}",
+        "Directorul adaugă {minutes} min la nivelul {level}",
+    ),
+    "The director cancels the tournament: the prizes left are split equally; the table closes": (
+        "Dyrektor odwołuje turniej: pozostałe nagrody dzielone są po równo; stół zostaje zamknięty",
+        "O diretor cancela o torneio: os prêmios restantes são divididos igualmente; a mesa fecha",
+        "Giám đốc giải hủy giải đấu: giải thưởng còn lại được chia đều; bàn đóng lại",
+        "Directorul anulează turneul: premiile rămase se împart în mod egal; masa se închide",
+    ),
+    "The director cancels the tournament: the prizes left are split by chip count; the table closes": (
+        "Dyrektor odwołuje turniej: pozostałe nagrody dzielone są według liczby żetonów; stół zostaje zamknięty",
+        "O diretor cancela o torneio: os prêmios restantes são divididos pela contagem de fichas; a mesa fecha",
+        "Giám đốc giải hủy giải đấu: giải thưởng còn lại được chia theo số chip; bàn đóng lại",
+        "Directorul anulează turneul: premiile rămase se împart după numărul de jetoane; masa se închide",
+    ),
+    "The director cancels the tournament: the prizes left are split by ICM; the table closes": (
+        "Dyrektor odwołuje turniej: pozostałe nagrody dzielone są według ICM; stół zostaje zamknięty",
+        "O diretor cancela o torneio: os prêmios restantes são divididos por ICM; a mesa fecha",
+        "Giám đốc giải hủy giải đấu: giải thưởng còn lại được chia theo ICM; bàn đóng lại",
+        "Directorul anulează turneul: premiile rămase se împart după ICM; masa se închide",
+    ),
 }
 """English text -> (pl, pt, vi, ro)."""

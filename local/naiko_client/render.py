@@ -676,6 +676,9 @@ class Narrator:
         if kind == "break_started":
             return tr("A {minutes}-minute break: play resumes with level {level}",
                       minutes=int(e.get("minutes") or 0), level=e.get("next_level"))
+        if kind in ("tournament_paused", "tournament_resumed", "level_extended",
+                    "tournament_cancelled"):
+            return self._director_sentence(e)
         if kind in ("deal_asked", "deal_offered", "deal_accepted", "deal_cancelled",
                     "deal_made"):
             return self._deal_sentence(e)
@@ -698,6 +701,30 @@ class Narrator:
     def _amounts(self, players: list[Any], amounts: list[Any]) -> str:
         return ", ".join(f"{self.player(x).who()} {a}" for x, a in zip(players, amounts,
                                                                        strict=False))
+
+    @staticmethod
+    def _director_sentence(e: dict[str, Any]) -> str:
+        """R9.15: the director paused, resumed, lengthened a level or cancelled the tournament."""
+        kind = e.get("kind")
+        if kind == "tournament_paused":
+            if e.get("reason"):
+                return tr("The director pauses the tournament ({reason}): play holds after "
+                          "this hand", reason=e["reason"])
+            return tr("The director pauses the tournament: play holds after this hand")
+        if kind == "tournament_resumed":
+            return tr("Play resumes: level {level} goes on with the time it had left",
+                      level=e.get("level"))
+        if kind == "level_extended":
+            return tr("The director adds {minutes} min to level {level}",
+                      minutes=e.get("minutes"), level=e.get("level"))
+        if e.get("policy") == "equal":
+            return tr("The director cancels the tournament: the prizes left are split "
+                      "equally; the table closes")
+        if e.get("policy") == "icm":
+            return tr("The director cancels the tournament: the prizes left are split by "
+                      "ICM; the table closes")
+        return tr("The director cancels the tournament: the prizes left are split by chip "
+                  "count; the table closes")
 
     def _deal_sentence(self, e: dict[str, Any]) -> str:
         """R9.16: a deal at the final table, asked, offered (every amount), answered, made."""

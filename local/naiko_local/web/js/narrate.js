@@ -277,6 +277,17 @@ function sentence(e, people) {
       return tr("The final table is formed: every player left moves there");
     case "break_started":
       return tr("A {minutes}-minute break: play resumes with level {level}", { minutes: e.minutes, level: e.next_level });
+    case "tournament_paused": // R9.15, the director
+      if (e.reason) return tr("The director pauses the tournament ({reason}): play holds after this hand", { reason: e.reason });
+      return tr("The director pauses the tournament: play holds after this hand");
+    case "tournament_resumed":
+      return tr("Play resumes: level {level} goes on with the time it had left", { level: e.level });
+    case "level_extended":
+      return tr("The director adds {minutes} min to level {level}", { minutes: e.minutes, level: e.level });
+    case "tournament_cancelled":
+      if (e.policy === "equal") return tr("The director cancels the tournament: the prizes left are split equally; the table closes");
+      if (e.policy === "icm") return tr("The director cancels the tournament: the prizes left are split by ICM; the table closes");
+      return tr("The director cancels the tournament: the prizes left are split by chip count; the table closes");
     case "deal_asked": { // R9.16
       const who = people.player(e.player_id);
       const n = { name: who.who(), asked: (e.asked || []).length, players: (e.asked || []).length + (e.waiting || []).length };

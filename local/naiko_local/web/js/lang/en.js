@@ -467,5 +467,12 @@ export default {
  "{bounty} an entry, paid to who knocks the player out": "{bounty} an entry, paid to who knocks the player out",
  "{bounty} an entry, progressive: half of each bounty won adds to the winner's own": "{bounty} an entry, progressive: half of each bounty won adds to the winner's own",
  "{kept} kept for the winner": "{kept} kept for the winner",
- "{n} re-entries left": "{n} re-entries left"
+ "{n} re-entries left": "{n} re-entries left",
+ "The director pauses the tournament: play holds after this hand": "The director pauses the tournament: play holds after this hand",
+ "The director pauses the tournament ({reason}): play holds after this hand": "The director pauses the tournament ({reason}): play holds after this hand",
+ "Play resumes: level {level} goes on with the time it had left": "Play resumes: level {level} goes on with the time it had left",
+ "The director adds {minutes} min to level {level}": "The director adds {minutes} min to level {level}",
+ "The director cancels the tournament: the prizes left are split equally; the table closes": "The director cancels the tournament: the prizes left are split equally; the table closes",
+ "The director cancels the tournament: the prizes left are split by chip count; the table closes": "The director cancels the tournament: the prizes left are split by chip count; the table closes",
+ "The director cancels the tournament: the prizes left are split by ICM; the table closes": "The director cancels the tournament: the prizes left are split by ICM; the table closes"
 };

@@ -467,5 +467,12 @@ export default {
  "{bounty} an entry, paid to who knocks the player out": "{bounty} za wejście, dla tego, kto wyeliminuje gracza",
  "{bounty} an entry, progressive: half of each bounty won adds to the winner's own": "{bounty} za wejście, progresywna: połowa każdej zdobytej nagrody powiększa własną nagrodę zwycięzcy",
  "{kept} kept for the winner": "{kept} zostaje dla zwycięzcy",
- "{n} re-entries left": "pozostałe ponowne wejścia: {n}"
+ "{n} re-entries left": "pozostałe ponowne wejścia: {n}",
+ "The director pauses the tournament: play holds after this hand": "Dyrektor wstrzymuje turniej: gra zatrzyma się po tym rozdaniu",
+ "The director pauses the tournament ({reason}): play holds after this hand": "Dyrektor wstrzymuje turniej ({reason}): gra zatrzyma się po tym rozdaniu",
+ "Play resumes: level {level} goes on with the time it had left": "Gra zostaje wznowiona: poziom {level} trwa przez pozostały czas",
+ "The director adds {minutes} min to level {level}": "Dyrektor dodaje {minutes} min do poziomu {level}",
+ "The director cancels the tournament: the prizes left are split equally; the table closes": "Dyrektor odwołuje turniej: pozostałe nagrody dzielone są po równo; stół zostaje zamknięty",
+ "The director cancels the tournament: the prizes left are split by chip count; the table closes": "Dyrektor odwołuje turniej: pozostałe nagrody dzielone są według liczby żetonów; stół zostaje zamknięty",
+ "The director cancels the tournament: the prizes left are split by ICM; the table closes": "Dyrektor odwołuje turniej: pozostałe nagrody dzielone są według ICM; stół zostaje zamknięty"
 };

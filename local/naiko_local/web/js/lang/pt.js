@@ -467,5 +467,12 @@ export default {
  "{bounty} an entry, paid to who knocks the player out": "{bounty} por entrada, pago a quem eliminar o jogador",
  "{bounty} an entry, progressive: half of each bounty won adds to the winner's own": "{bounty} por entrada, progressiva: metade de cada recompensa ganha soma-se à do vencedor",
  "{kept} kept for the winner": "{kept} reservado para o vencedor",
- "{n} re-entries left": "{n} reentradas restantes"
+ "{n} re-entries left": "{n} reentradas restantes",
+ "The director pauses the tournament: play holds after this hand": "O diretor pausa o torneio: o jogo para depois desta mão",
+ "The director pauses the tournament ({reason}): play holds after this hand": "O diretor pausa o torneio ({reason}): o jogo para depois desta mão",
+ "Play resumes: level {level} goes on with the time it had left": "O jogo recomeça: o nível {level} continua com o tempo que lhe restava",
+ "The director adds {minutes} min to level {level}": "O diretor acrescenta {minutes} min ao nível {level}",
+ "The director cancels the tournament: the prizes left are split equally; the table closes": "O diretor cancela o torneio: os prêmios restantes são divididos igualmente; a mesa fecha",
+ "The director cancels the tournament: the prizes left are split by chip count; the table closes": "O diretor cancela o torneio: os prêmios restantes são divididos pela contagem de fichas; a mesa fecha",
+ "The director cancels the tournament: the prizes left are split by ICM; the table closes": "O diretor cancela o torneio: os prêmios restantes são divididos por ICM; a mesa fecha"
 };

@@ -467,5 +467,12 @@ export default {
  "{bounty} an entry, paid to who knocks the player out": "{bounty} pe intrare, plătită celui care elimină jucătorul",
  "{bounty} an entry, progressive: half of each bounty won adds to the winner's own": "{bounty} pe intrare, progresivă: jumătate din fiecare recompensă câștigată se adaugă la a câștigătorului",
  "{kept} kept for the winner": "{kept} păstrat pentru câștigător",
- "{n} re-entries left": "{n} reintrări rămase"
+ "{n} re-entries left": "{n} reintrări rămase",
+ "The director pauses the tournament: play holds after this hand": "Directorul întrerupe turneul: jocul se oprește după această mână",
+ "The director pauses the tournament ({reason}): play holds after this hand": "Directorul întrerupe turneul ({reason}): jocul se oprește după această mână",
+ "Play resumes: level {level} goes on with the time it had left": "Jocul se reia: nivelul {level} continuă cu timpul rămas",
+ "The director adds {minutes} min to level {level}": "Directorul adaugă {minutes} min la nivelul {level}",
+ "The director cancels the tournament: the prizes left are split equally; the table closes": "Directorul anulează turneul: premiile rămase se împart în mod egal; masa se închide",
+ "The director cancels the tournament: the prizes left are split by chip count; the table closes": "Directorul anulează turneul: premiile rămase se împart după numărul de jetoane; masa se închide",
+ "The director cancels the tournament: the prizes left are split by ICM; the table closes": "Directorul anulează turneul: premiile rămase se împart după ICM; masa se închide"
 };

@@ -467,5 +467,12 @@ export default {
  "{bounty} an entry, paid to who knocks the player out": "{bounty} mỗi lượt vào, trả cho người loại người chơi đó",
  "{bounty} an entry, progressive: half of each bounty won adds to the winner's own": "{bounty} mỗi lượt vào, lũy tiến: một nửa mỗi tiền thưởng giành được cộng vào tiền thưởng của người thắng",
  "{kept} kept for the winner": "{kept} giữ lại cho người thắng",
- "{n} re-entries left": "còn {n} lần vào lại"
+ "{n} re-entries left": "còn {n} lần vào lại",
+ "The director pauses the tournament: play holds after this hand": "Giám đốc giải tạm dừng giải đấu: bàn dừng lại sau ván bài này",
+ "The director pauses the tournament ({reason}): play holds after this hand": "Giám đốc giải tạm dừng giải đấu ({reason}): bàn dừng lại sau ván bài này",
+ "Play resumes: level {level} goes on with the time it had left": "Chơi tiếp: cấp {level} tiếp tục với thời gian còn lại",
+ "The director adds {minutes} min to level {level}": "Giám đốc giải thêm {minutes} phút cho cấp {level}",
+ "The director cancels the tournament: the prizes left are split equally; the table closes": "Giám đốc giải hủy giải đấu: giải thưởng còn lại được chia đều; bàn đóng lại",
+ "The director cancels the tournament: the prizes left are split by chip count; the table closes": "Giám đốc giải hủy giải đấu: giải thưởng còn lại được chia theo số chip; bàn đóng lại",
+ "The director cancels the tournament: the prizes left are split by ICM; the table closes": "Giám đốc giải hủy giải đấu: giải thưởng còn lại được chia theo ICM; bàn đóng lại"
 };
