@@ -35,13 +35,20 @@ from naiko.tournaments.seating import TableSeats
 from naiko.tournaments.structures import break_at
 
 from ..notices import BreakStarted, FinalTable, PlayerMoved
-from ..ports import ConcurrentUpdate, PutItem, PutTable, PutTournament, TableNotFound
+from ..ports import (
+    ConcurrentUpdate,
+    PutItem,
+    PutTable,
+    PutTournament,
+    TableNotFound,
+    UnreadableTable,
+)
 from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from . import arming, deals, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
 from .tournament_bounties import knock_out, show_bounties
-from .tournament_tables import Out, close_late, give_places, log_entry
+from .tournament_tables import Out, close_late, give_places, log_entry, tournament_of
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 BREAK_TOLERANCE_MS = 1_000
@@ -99,13 +106,9 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
     Returns whether the table may deal now."""
     info = record.tournament
     assert info is not None
-    tournaments = store(deps)
-    stored = tournaments.load(info.tournament_id)
-    new = stored.copy()
-    new.version += 1
+    new, expected, before = tournament_of(store(deps), outcome, info.tournament_id)
     seating = new.seating
     assert seating is not None
-    before = new.to_document()
     me = info.number
     if me not in seating.table_ids and not record.closed:
         # The tournament, read after this table, already counts it closed: this table's
@@ -133,8 +136,8 @@ def between_hands(deps: Deps, record: TableRecord, now: int, outcome: Outcome, *
     show_bounties(record, new)  # R9.13: grown bounties of players who arrived meanwhile
     if _left_empty(record, seating, me):
         _close_empty(record, new, now, outcome)  # every player left or went out
-    if new.to_document() != before:
-        outcome.writes.append(PutTournament(new, stored.version))
+    if new.to_document() != before:  # changed here, or written already by this change
+        outcome.writes.append(PutTournament(new, expected))
     return may_deal and not record.closed
 
 
@@ -394,12 +397,17 @@ def _release(source: TableRecord, seating: Seating, now: int) -> None:
 
 def _seat_late(deps: Deps, record: TableRecord, new: TournamentRecord, move: PendingMove,
                now: int, outcome: Outcome) -> None:
-    """A late entrant (R9.11) takes a random empty seat here, with the starting stack."""
+    """A late entrant (R9.11, or a re-entry, R9.12) takes a random empty seat here, with the
+    starting stack. With no seat empty yet (counted short, but a player moving out still sits
+    here, R9.7) the move stays waiting: the table pulls the entrant when it is next between
+    hands (:func:`_pull`)."""
     seating = new.seating
     assert seating is not None and record.tournament is not None
-    seating.pending.remove(move)
     seats = seats_of(record)
     empty = seats.empty_seats
+    if not empty:
+        return
+    seating.pending.remove(move)
     seat = empty[deps.rng.randrange(len(empty))]
     wait = rules.must_wait(seats, seat)
     registration = dict(store(deps).items(new.tournament_id, f"reg#{move.player_id}"))
@@ -664,17 +672,15 @@ def _others_between_hands(deps: Deps, outcome: Outcome, seating: Seating,
 def _final_record(deps: Deps, record: TableRecord, new: TournamentRecord,
                   layout: TableSeats, now: int, merged: set[str]) -> TableRecord:
     """The final table's item, empty, dealing absent players (R9.4), its first button drawn
-    among the seats the layout fills (R9.2). Its id is ``<tournament>-final``, or, when the
-    table of that id is one of those *merged* into it (a final table that re-entries or late
-    entrants split again, R9.11, R9.12, then formed anew), ``<tournament>-final-<now>``."""
+    among the seats the layout fills (R9.2). Its id is the first free one of
+    ``<tournament>-final``, ``<tournament>-final-<now>``, ``<tournament>-final-<now>-<k>``
+    (:func:`_final_id`)."""
     assert record.tournament is not None
     config = replace(record.state.config, deal_absent=True)
     occupied = [i for i, p in enumerate(layout.seats) if p is not None]
     first_button = occupied[deps.rng.randrange(len(occupied))]
     info = record.tournament
-    table_id = f"{new.tournament_id}-final"
-    if table_id in merged:
-        table_id = f"{table_id}-{now}"
+    table_id = _final_id(deps, new.tournament_id, now, merged)
     return TableRecord(table_id, 1,
                        replace(record.settings, name=f"{new.name} final table"),
                        TableState.new(config), created_ms=now, seq=1,
@@ -684,6 +690,28 @@ def _final_record(deps: Deps, record: TableRecord, new: TournamentRecord,
                            players_left=new.players_left, first_button=first_button,
                            number=layout.number, multi=True, bounty=info.bounty,
                            bounties=tuple(sorted(new.bounties.items()))))
+
+
+def _final_id(deps: Deps, tournament_id: str, now: int, merged: set[str]) -> str:
+    """The id of a final table forming now: ``<tournament>-final`` the first time; when a
+    table of that id exists (a final table that re-entries or late entrants split again,
+    R9.11, R9.12, then formed anew: it is one of the tables *merged* now, or a closed table
+    of an earlier formation), ``<tournament>-final-<now>``, then ``-<k>`` after it.
+
+    Only an id no table holds: the new table is written on the condition that its item does
+    not exist, so an id taken by any earlier final table would fail that condition on every
+    attempt (the write answered ``busy``, the tournament stuck)."""
+    base = f"{tournament_id}-final"
+    for candidate in (base, f"{base}-{now}", *(f"{base}-{now}-{k}" for k in range(2, 10))):
+        if candidate in merged:
+            continue
+        try:
+            deps.tables.load(candidate)
+        except TableNotFound:
+            return candidate
+        except UnreadableTable:
+            continue  # it exists (its state cannot be read): taken
+    raise ConcurrentUpdate(base)  # ten final tables in one millisecond: read again
 
 
 def _seat_final(deps: Deps, final: TableRecord, tables: list[TableRecord],

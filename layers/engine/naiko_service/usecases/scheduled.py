@@ -254,8 +254,10 @@ def seat_late(deps: Deps, new: TournamentRecord, players: dict[str, dict[str, An
                 loaded = deps.tables.load(seating.table_ids[target])
             except TableNotFound:
                 continue
-            if loaded.state.hand_in_progress:
-                continue  # the table pulls them when its hand ends
+            if loaded.state.hand_in_progress or not mtt.seats_of(loaded).empty_seats:
+                # the table pulls them when its hand ends, or once its players moving out
+                # (R9.7) freed a seat
+                continue
             touched[target] = (loaded, loaded.version)
             table = loaded
         outcome = Outcome()

@@ -21,7 +21,7 @@ from naiko.tournaments import prizes as prize_rules
 from naiko.tournaments.structures import level_at
 
 from ..notices import Eliminated, LevelChanged, TournamentFinished
-from ..ports import PutItem, PutTournament, Write
+from ..ports import PutItem, PutTournament, TournamentStore, Write
 from ..records import TableRecord, Timer, TimerKind
 from ..tournament_records import (
     Result,
@@ -184,6 +184,27 @@ def stand_up_out(deps: Deps, record: TableRecord, outcome: Outcome) -> list[Out]
     return outs
 
 
+def tournament_of(tournaments: TournamentStore, outcome: Outcome, tournament_id: str,
+                  ) -> tuple[TournamentRecord, int, dict[str, Any] | None]:
+    """The tournament item as this table's change sees it, a copy to change (its version
+    counted up), the version its write is conditional on, and its document as read (to tell
+    whether it changed), ``None`` when the change wrote it already: then it is that write's
+    record, taken out of ``outcome.writes`` (the caller writes it again). A change may look
+    twice (a hand dealt and ended in one change, its deadlines fired together:
+    :func:`.mtt.at_deal`, then the hand's end): both looks make ONE write of the item, the
+    second from what the first changed (its log numbered on), never two writes of one item in
+    a transaction."""
+    for write in outcome.writes:
+        if isinstance(write, PutTournament) and write.record.tournament_id == tournament_id:
+            outcome.writes.remove(write)
+            assert write.expected_version is not None
+            return write.record, write.expected_version, None
+    stored = tournaments.load(tournament_id)
+    new = stored.copy()
+    new.version += 1
+    return new, stored.version, new.to_document()
+
+
 def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> None:
     """At a single table's hand end (a Sit & Go, a Spin): the players left without chips are
     eliminated (:func:`give_places`), in the table's write."""
@@ -192,9 +213,7 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
     outs = stand_up_out(deps, record, outcome)
     if not outs:
         return
-    stored = store(deps).load(info.tournament_id)
-    new = stored.copy()
-    new.version += 1
+    new, expected, _ = tournament_of(store(deps), outcome, info.tournament_id)
     from .tournament_bounties import knock_out  # it builds on this module
 
     knock_out(deps, record, new, outs, now, outcome)  # R9.13: in this write
@@ -208,7 +227,7 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
         record.closed = True
     assert record.tournament is not None
     record.tournament = replace(record.tournament, players_left=new.players_left)
-    outcome.writes.append(PutTournament(new, stored.version))
+    outcome.writes.append(PutTournament(new, expected))
 
 
 def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
