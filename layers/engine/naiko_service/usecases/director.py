@@ -22,7 +22,10 @@ operator; no player's token reaches it) may:
   :func:`.tournaments.cancel_registering`); after it (paused, every table between hands) the
   prizes left are split among the players still in by the terms' published policy
   (``TournamentTerms.cancellation``: equal chop, chip-count, ICM; :mod:`naiko.tournaments.icm`)
-  and paid once each (``paid#`` items), with what eliminated players are still owed.
+  and paid once each (``paid#`` items), with what eliminated players are still owed; at a
+  knockout tournament each player still in is paid their own bounty in the cancellation's
+  transaction (R9.13). The pause ends a deal offered at the final table (R9.16,
+  :func:`.deals.paused`).
 
 Every action is written, in the transaction of the change it makes, with its operator log entry
 (:class:`~naiko_service.ports.PutOperatorAction`: who, what, why, when) and a ``director`` entry
@@ -44,9 +47,10 @@ from ..notices import LevelExtended, TournamentCancelled, TournamentPaused, Tour
 from ..ports import OperatorAction, PutItem, PutOperatorAction, PutTournament, TableNotFound
 from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, TournamentRecord, TournamentStatus
-from . import mtt, transaction
+from . import deals, mtt, transaction
 from .accounts import Log, OperatorError, _text, log_action
 from .base import Deps, NoOp, Outcome, ServiceError
+from .tournament_bounties import pay_own_bounty
 from .tournament_payments import (
     CANCEL_PREFIX,
     PAYOUT_RETRY_MS,
@@ -170,6 +174,9 @@ def _pause_table(reason: str, record: TableRecord, now: int) -> Outcome:
         raise NoOp
     outcome = Outcome()
     outcome.events.append(TournamentPaused(reason=reason))
+    deals.paused(record, now, outcome)  # R9.16: the pause ends a deal offered or asked for
+    info = record.tournament
+    assert info is not None
     if not record.state.hand_in_progress and info.hold is None:
         record.tournament = replace(info, hold=Hold.DIRECTOR)
         record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
@@ -462,6 +469,9 @@ def _cancel_started(deps: Deps, action: OperatorAction,
     for k in range(0, len(rows), SPLIT_CHUNK):
         plan.writes.append(PutItem(new.tournament_id, f"{CANCEL_PREFIX}{k // SPLIT_CHUNK:05d}",
                                    {"rows": rows[k:k + SPLIT_CHUNK]}, new=True))
+    for player in players:  # R9.13: each player still in gets their own bounty back, now
+        pay_own_bounty(new, player, stacks[player][1], now, plan.moves, plan.writes,
+                       reason="cancelled")
     new.status = TournamentStatus.CANCELLED
     new.paused = None
     new.players_left = 0
