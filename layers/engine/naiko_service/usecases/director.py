@@ -23,8 +23,8 @@ operator; no player's token reaches it) may:
   prizes left are split among the players still in by the terms' published policy
   (``TournamentTerms.cancellation``: equal chop, chip-count, ICM; :mod:`naiko.tournaments.icm`)
   and paid once each (``paid#`` items), with what eliminated players are still owed; at a
-  knockout tournament each player still in is paid their own bounty in the cancellation's
-  transaction (R9.13). The pause ends a deal offered at the final table (R9.16,
+  knockout tournament each player still in is paid their own bounty back with their share
+  (R9.13). The pause ends a deal offered at the final table (R9.16,
   :func:`.deals.paused`).
 
 Every action is written, in the transaction of the change it makes, with its operator log entry
@@ -50,7 +50,6 @@ from ..tournament_records import PendingMove, TournamentRecord, TournamentStatus
 from . import deals, mtt, transaction
 from .accounts import Log, OperatorError, _text, log_action
 from .base import Deps, NoOp, Outcome, ServiceError
-from .tournament_bounties import pay_own_bounty
 from .tournament_payments import (
     CANCEL_PREFIX,
     PAYOUT_RETRY_MS,
@@ -443,7 +442,11 @@ def _cancel_started(deps: Deps, action: OperatorAction,
                     new: TournamentRecord, now: int, plan: Plan) -> None:
     """The cancellation's transaction after the start: the split, in ``cancel#<k>`` items
     (each player's place by stack, share and account; paid once each from them,
-    :func:`.tournament_payments.pay_cancellation`), the status, the payout timer, the logs."""
+    :func:`.tournament_payments.pay_cancellation`), the status, the payout timer, the logs.
+    At a knockout tournament (R9.13) each row also carries the player's own bounty as it is
+    now (grown, in progressive knockout), paid back with their share, so nothing stays held
+    (a transaction per player: this one stays within DynamoDB's 100 items however many are
+    still in)."""
     _scheduled_running(new)
     if new.paused is None:
         raise OperatorError("not_paused", "the tournament was resumed meanwhile")
@@ -463,15 +466,15 @@ def _cancel_started(deps: Deps, action: OperatorAction,
     for player in players:  # equal stacks share the best place they occupy
         places[player] = 1 + next(i for i, p in enumerate(players)
                                   if stacks[p][0] == stacks[player][0])
+    # R9.13: each player still in gets their own bounty back (as it is now) with their share
     rows = [{"player_id": p, "place": places[p], "prize": share, "account": stacks[p][1],
-             "table": stacks[p][2], "stack": stacks[p][0]}
+             "table": stacks[p][2], "stack": stacks[p][0],
+             "bounty": new.bounty_of(p) if new.terms.bounty else 0}
             for p, share in zip(players, shares, strict=True)]
     for k in range(0, len(rows), SPLIT_CHUNK):
         plan.writes.append(PutItem(new.tournament_id, f"{CANCEL_PREFIX}{k // SPLIT_CHUNK:05d}",
                                    {"rows": rows[k:k + SPLIT_CHUNK]}, new=True))
-    for player in players:  # R9.13: each player still in gets their own bounty back, now
-        pay_own_bounty(new, player, stacks[player][1], now, plan.moves, plan.writes,
-                       reason="cancelled")
+    new.bounties = {}  # the rows carry them
     new.status = TournamentStatus.CANCELLED
     new.paused = None
     new.players_left = 0

@@ -8,7 +8,8 @@ Who wins how much is the pure rule (:func:`naiko.tournaments.bounties.knockouts`
 of the pot that eliminated the player, split like that pot, R4.5; progressive: half paid, half
 added to the winner's own bounty). The last player's own bounty is paid to them with the
 tournament's finish (:func:`pay_own_bounty`), and so are the own bounties of every player still
-in when a deal that keeps nothing ends it (R9.16) or the director cancels it (R9.15). Each
+in when a deal that keeps nothing ends it (R9.16); when the director cancels it (R9.15) each
+player still in gets theirs back with their share (:func:`pay_cancelled_bounty`). Each
 payment has a ``bounty`` line in the log."""
 
 from __future__ import annotations
@@ -67,14 +68,22 @@ def pay_own_bounty(new: TournamentRecord, player: str, account: str, now: int,
                    reason: str = "winner") -> None:
     """R9.13: the tournament ends with *player* still in: their own bounty (grown, in
     progressive knockout) is paid to them, in the write that ends it (``bounty#<player>#final``,
-    written only if absent: once). *reason*: ``winner`` (won by play), ``deal`` (a deal that
-    keeps nothing ends it, R9.16: each player of the deal), ``cancelled`` (the director's
-    cancellation after the start, R9.15: each player still in)."""
+    written only if absent: once). *reason*: ``winner`` (won by play) or ``deal`` (a deal
+    that keeps nothing ends it, R9.16: each player of the deal)."""
     if not new.terms.bounty:
         return
     amount = new.bounties.pop(player, new.terms.bounty)
     _pay(new, Knockout(player, amount, {player: amount}), {player: account}, f"{player}#final",
          now, moves, writes, table=None, hand=None, reason=reason)
+
+
+def pay_cancelled_bounty(new: TournamentRecord, player: str, account: str, amount: int,
+                         now: int, moves: list[AccountMove], writes: list[Write]) -> None:
+    """R9.13, R9.15: the director cancelled the tournament after its start: *player*, still
+    in, gets their own bounty back (*amount*, as it was at the cancellation), in the
+    transaction paying their share (``bounty#<player>#final``, reason ``cancelled``)."""
+    _pay(new, Knockout(player, amount, {player: amount}), {player: account}, f"{player}#final",
+         now, moves, writes, table=None, hand=None, reason="cancelled")
 
 
 def show_bounties(record: TableRecord, new: TournamentRecord) -> None:
