@@ -79,6 +79,12 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "Không có thỏa thuận: hết giờ, tiếp tục chơi",
         "Nicio înțelegere: timpul a expirat, jocul continuă",
     ),
+    "No deal: the director paused the tournament": (
+        "Brak umowy: dyrektor wstrzymał turniej",
+        "Sem acordo: o diretor pausou o torneio",
+        "Không có thỏa thuận: giám đốc giải đã tạm dừng giải đấu",
+        "Nicio înțelegere: directorul a oprit turneul",
+    ),
     "Deal made: {amounts}; play goes on for {kept}": (
         "Umowa zawarta: {amounts}; gra toczy się dalej o {kept}",
         "Acordo feito: {amounts}; o jogo continua por {kept}",

@@ -751,6 +751,8 @@ class Narrator:
             if e.get("reason") == "declined":
                 return say(who, tr("You decline the deal: play resumes"),
                            tr("{name} declines the deal: play resumes", name=who.who()))
+            if e.get("reason") == "paused":  # R9.15: the director's pause ends the offer
+                return tr("No deal: the director paused the tournament")
             return tr("No deal: the deal clock ran out, play resumes")
         amounts = self._amounts(list(e.get("players") or []), list(e.get("amounts") or []))
         if e.get("kept"):

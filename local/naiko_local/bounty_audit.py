@@ -5,14 +5,20 @@ each ``bounty`` line one payment. Replaying them in order, every player's bounty
 published one (a re-entry's again, ``reentered``), a knockout's ``bounty`` is what the player
 carried, its ``paid`` and ``added`` add up to it exactly (regular: nothing added; progressive:
 each winner's share paid half, the odd chip with it, and added half), the added halves grow the
-winners' bounties, nobody's entry is knocked out twice, the winner's own bounty comes last, and
-what was paid is the whole bounty pool: the bounty times the entries."""
+winners' bounties, nobody's entry is knocked out twice, the own bounties of the players left at
+the end come last (``reason`` ``winner``; or each player still in when a deal ends the
+tournament, ``deal``, or the director cancels it, ``cancelled``), each paid to its player whole,
+and what was paid is the whole bounty pool: the bounty times the entries."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+FINAL_REASONS = frozenset({"winner", "deal", "cancelled"})
+"""The reasons of a bounty paid to its own player when the tournament ends (R9.13, R9.16,
+R9.15)."""
 
 
 @dataclass
@@ -52,9 +58,13 @@ def audit(log: Iterable[Mapping[str, Any]]) -> BountyAudit:
         elif kind == "reentered":
             out.discard(str(entry["player"]))
         elif kind == "bounty":
-            if won:
+            final = entry.get("reason") in FINAL_REASONS
+            if won and not final:
                 result.problems.append(f"a bounty paid after the winner's: {entry['player']}")
-            won = won or entry.get("reason") == "winner"
+            if final and {str(k): int(v) for k, v in entry["paid"].items()} != {
+                    str(entry["player"]): int(entry["bounty"])}:
+                result.problems.append(f"{entry['player']}'s own bounty not paid to them whole")
+            won = won or final
             _payment(entry, base, progressive, carried, out, result)
     result.pool = base * entrants
     if result.pool and not won:

@@ -209,6 +209,17 @@ def test_the_event_sentences_in_polish_about_you_and_about_others(polish: None) 
         "bob używa: Krótka Kotwica na tobie (został 1 Destello)"]
 
 
+def test_r9_15_a_deal_ended_by_the_director_s_pause_is_not_told_as_the_clock_running_out(
+        polish: None) -> None:
+    from naiko_client.render import Narrator
+
+    view = {"seat_index": 0, "seats": [{"seat_index": 0, "player_id": "ola"}]}
+    events = [{"kind": "deal_cancelled", "reason": "paused", "player_id": None},
+              {"kind": "deal_cancelled", "reason": "timeout", "player_id": None}]
+    assert Narrator("ola").narrate(events, view) == [
+        "Brak umowy: dyrektor wstrzymał turniej", "Brak umowy: czas minął, gra toczy się dalej"]
+
+
 def test_every_event_sentence_has_a_text_in_every_language() -> None:
     """The sentences of :mod:`naiko_client.i18n_events` are in the catalogues, and no
     translation is left equal to a long English sentence (a text copied, not translated)."""

@@ -98,6 +98,16 @@ def test_r9_13_the_audit_replays_progressive_bounties_from_the_log_alone() -> No
     assert (result.payments, result.paid, result.pool) == (3, 120, 120)
 
 
+def test_r9_13_the_own_bounties_paid_at_a_deal_or_a_cancellation_end_the_audit() -> None:
+    result = audit(_log(_ko("cy", 40, {"ann": 40}), _ko("ann", 80, {"ann": 80}, reason="deal"),
+                        _ko("bob", 0, {"bob": 0}, reason="deal"), progressive=True))
+    assert not result.holds  # a regular 40 each: ann carried 40, not 80
+    result = audit(_log(_ko("cy", 40, {"ann": 40}), _ko("ann", 40, {"ann": 40}, reason="deal"),
+                        _ko("bob", 40, {"bob": 40}, reason="cancelled")))
+    assert result.holds, result.problems
+    assert result.paid == 120 and result.payments == 3
+
+
 @pytest.mark.parametrize(("lines", "problem"), [
     ([_ko("cy", 40, {"ann": 40}), _ko("cy", 40, {"bob": 40}),
       _ko("ann", 40, {"ann": 40}, reason="winner")], "twice"),
@@ -106,6 +116,11 @@ def test_r9_13_the_audit_replays_progressive_bounties_from_the_log_alone() -> No
     ([_ko("cy", 40, {"ann": 40}), _ko("bob", 40, {"ann": 40})], "winner"),
     ([_ko("cy", 40, {"ann": 40}), _ko("bob", 45, {"ann": 45}),
       _ko("ann", 40, {"ann": 40}, reason="winner")], "bounty of"),
+    # R9.15, R9.16: the own bounties of the players left when a deal or the director ends it
+    ([_ko("cy", 40, {"ann": 40}), _ko("ann", 40, {"bob": 40}, reason="deal"),
+      _ko("bob", 40, {"bob": 40}, reason="deal")], "own bounty not paid to them"),
+    ([_ko("ann", 40, {"ann": 40}, reason="cancelled"), _ko("cy", 40, {"bob": 40}),
+      _ko("bob", 40, {"bob": 40}, reason="cancelled")], "after the winner"),
 ])
 def test_r9_13_the_audit_finds_a_bounty_paid_twice_short_or_never(
         lines: list[dict[str, Any]], problem: str) -> None:

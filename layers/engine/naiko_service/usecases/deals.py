@@ -19,10 +19,13 @@ hands:
    winner (place 1) and nothing for places 2..n; play goes on for the kept part, or, when
    nothing is kept, the tournament finishes at once (places by stacks, R9.5's ties).
    A decline, or the clock running out, ends the offer and play resumes.
+4. The director's pause (R9.15) takes precedence: it ends an offer and the asks
+   (:func:`paused`), and no deal is asked for or made while the tournament is paused.
 
 The log lines (``deal_asked``, ``deal_offered``, ``deal_accepted``, ``deal_declined``,
-``deal_expired``, ``deal_made``) are the table's own items (``log#<ms>#d#<table>#<n>``), like
-its ``hand`` lines; only the deal made writes the tournament item.
+``deal_expired``, ``deal_paused``, ``deal_made``) are the table's own items
+(``log#<ms>#d#<table>#<n>``), like its ``hand`` lines; only the deal made writes the tournament
+item.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from ..records import Deal, DealOffer, Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import Result, TournamentRecord, TournamentStatus
 from . import transaction
 from .base import Caller, Deps, Outcome, ServiceError, seat_of
+from .tournament_bounties import pay_own_bounty
 from .tournament_tables import _finish
 from .tournament_uow import store
 
@@ -67,7 +71,7 @@ def _final_table(deps: Deps, record: TableRecord) -> tuple[TournamentRecord, Dea
 
     :raises ServiceError: ``deals_off`` (not a tournament's table, or its terms publish no
         deals), ``not_final_table`` (other tables play, late registration is open, the
-        tournament is not running), ``too_many_players``.
+        tournament is not running or is paused by its director), ``too_many_players``.
     """
     info = record.tournament
     if info is None:
@@ -80,6 +84,7 @@ def _final_table(deps: Deps, record: TableRecord) -> tuple[TournamentRecord, Dea
             record.table_id] or record.closed:
         raise ServiceError("not_final_table", "a deal is made at the final table only, when "
                            "no other table plays")
+    _not_paused(tournament)
     if _late_open(tournament):
         raise ServiceError("not_final_table", "late registration is open: the prizes are not "
                            "final yet")
@@ -88,6 +93,14 @@ def _final_table(deps: Deps, record: TableRecord) -> tuple[TournamentRecord, Dea
         raise ServiceError("too_many_players", f"a deal may be asked for once {terms.max_players}"
                            f" players are left; {left} are")
     return tournament, terms
+
+
+def _not_paused(tournament: TournamentRecord) -> None:
+    """R9.15: the director's pause takes precedence over a deal: none is asked for, offered or
+    made while the tournament is paused (:func:`paused`)."""
+    if tournament.paused is not None:
+        raise ServiceError("not_final_table", "the tournament is paused by its director: a "
+                           "deal may be asked for once it resumes")
 
 
 def _deal(record: TableRecord) -> Deal:
@@ -277,6 +290,29 @@ def on_clock(record: TableRecord, now: int, timer: Timer) -> Outcome:
     return Outcome([DealCancelled(reason="timeout", player_id=None)], writes=[line])
 
 
+def paused(record: TableRecord, now: int, outcome: Outcome) -> None:
+    """R9.15: the director paused the tournament (the table is told,
+    :func:`.director.pause`): the offer out, if any, ends unaccepted and the asks go
+    (``deal_paused``; ``deal_cancelled`` with ``reason`` ``paused``); the players may ask again
+    once it resumes. A deal made stays made."""
+    info = record.tournament
+    if info is None or info.deal is None or info.deal.made is not None:
+        return
+    deal = info.deal
+    offer = deal.offer
+    if offer is None and not deal.asked:
+        return
+    deal, line = _log(record, deal, now, "deal_paused",
+                      offer=None if offer is None else offer.offer_id, asked=list(deal.asked),
+                      accepted={} if offer is None else dict(offer.accepted))
+    _set_held(record, Deal(log_seq=deal.log_seq), None if offer is not None else info.hold)
+    record.timers = [t for t in record.timers if t.kind is not TimerKind.HOLD
+                     or offer is None]
+    outcome.writes.append(line)
+    if offer is not None:
+        outcome.events.append(DealCancelled(reason="paused", player_id=None))
+
+
 # -- the deal made ----------------------------------------------------------------------------
 
 def _apply(deps: Deps, record: TableRecord, deal: Deal, offer: DealOffer, split: str,
@@ -289,6 +325,9 @@ def _apply(deps: Deps, record: TableRecord, deal: Deal, offer: DealOffer, split:
     info = record.tournament
     assert info is not None
     stored = store(deps).load(info.tournament_id)
+    if stored.status is not TournamentStatus.RUNNING:  # cancelled meanwhile (R9.15)
+        raise ServiceError("not_final_table", f"the tournament is {stored.status.value}")
+    _not_paused(stored)  # the write is conditional on this version: a pause meanwhile fails it
     new = stored.copy()
     new.version += 1
     amounts = offer.splits[split]
@@ -344,7 +383,8 @@ def stack_places(players: tuple[str, ...], stacks: tuple[int, ...]) -> dict[str,
 def _finish_at_deal(deps: Deps, record: TableRecord, new: TournamentRecord, offer: DealOffer,
                     now: int, outcome: Outcome) -> None:
     """Nothing is kept: the deal ends the tournament. Places by stacks
-    (:func:`stack_places`), no prize beyond the deal (each ``result#`` has prize 0), the
+    (:func:`stack_places`), no prize beyond the deal (each ``result#`` has prize 0), at a
+    knockout tournament each player's own bounty (R9.13, as the winner's at a finish), the
     ``finished`` log entry; the table closes."""
     places = stack_places(offer.players, offer.stacks)
     groups: list[TieGroup] = []
@@ -356,6 +396,9 @@ def _finish_at_deal(deps: Deps, record: TableRecord, new: TournamentRecord, offe
                         record.room.account_of(player))
         outcome.writes.append(PutItem(new.tournament_id, f"result#{player}", result.to_dict(),
                                       new=True))
+    for player in offer.players:  # R9.13: each one's own bounty, as the winner's at a finish
+        pay_own_bounty(new, player, record.room.account_of(player), now, outcome.moves,
+                       outcome.writes, reason="deal")
     by_player = dict.fromkeys(offer.players)
     _finish(deps, new, groups, dict.fromkeys(offer.players, 0), by_player,  # type: ignore[arg-type]
             now, outcome)

@@ -22,7 +22,10 @@ operator; no player's token reaches it) may:
   :func:`.tournaments.cancel_registering`); after it (paused, every table between hands) the
   prizes left are split among the players still in by the terms' published policy
   (``TournamentTerms.cancellation``: equal chop, chip-count, ICM; :mod:`naiko.tournaments.icm`)
-  and paid once each (``paid#`` items), with what eliminated players are still owed.
+  and paid once each (``paid#`` items), with what eliminated players are still owed; at a
+  knockout tournament each player still in is paid their own bounty back with their share
+  (R9.13). The pause ends a deal offered at the final table (R9.16,
+  :func:`.deals.paused`).
 
 Every action is written, in the transaction of the change it makes, with its operator log entry
 (:class:`~naiko_service.ports.PutOperatorAction`: who, what, why, when) and a ``director`` entry
@@ -44,7 +47,7 @@ from ..notices import LevelExtended, TournamentCancelled, TournamentPaused, Tour
 from ..ports import OperatorAction, PutItem, PutOperatorAction, PutTournament, TableNotFound
 from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, TournamentRecord, TournamentStatus
-from . import mtt, transaction
+from . import deals, mtt, transaction
 from .accounts import Log, OperatorError, _text, log_action
 from .base import Deps, NoOp, Outcome, ServiceError
 from .tournament_payments import (
@@ -170,6 +173,9 @@ def _pause_table(reason: str, record: TableRecord, now: int) -> Outcome:
         raise NoOp
     outcome = Outcome()
     outcome.events.append(TournamentPaused(reason=reason))
+    deals.paused(record, now, outcome)  # R9.16: the pause ends a deal offered or asked for
+    info = record.tournament
+    assert info is not None
     if not record.state.hand_in_progress and info.hold is None:
         record.tournament = replace(info, hold=Hold.DIRECTOR)
         record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
@@ -436,7 +442,11 @@ def _cancel_started(deps: Deps, action: OperatorAction,
                     new: TournamentRecord, now: int, plan: Plan) -> None:
     """The cancellation's transaction after the start: the split, in ``cancel#<k>`` items
     (each player's place by stack, share and account; paid once each from them,
-    :func:`.tournament_payments.pay_cancellation`), the status, the payout timer, the logs."""
+    :func:`.tournament_payments.pay_cancellation`), the status, the payout timer, the logs.
+    At a knockout tournament (R9.13) each row also carries the player's own bounty as it is
+    now (grown, in progressive knockout), paid back with their share, so nothing stays held
+    (a transaction per player: this one stays within DynamoDB's 100 items however many are
+    still in)."""
     _scheduled_running(new)
     if new.paused is None:
         raise OperatorError("not_paused", "the tournament was resumed meanwhile")
@@ -456,12 +466,15 @@ def _cancel_started(deps: Deps, action: OperatorAction,
     for player in players:  # equal stacks share the best place they occupy
         places[player] = 1 + next(i for i, p in enumerate(players)
                                   if stacks[p][0] == stacks[player][0])
+    # R9.13: each player still in gets their own bounty back (as it is now) with their share
     rows = [{"player_id": p, "place": places[p], "prize": share, "account": stacks[p][1],
-             "table": stacks[p][2], "stack": stacks[p][0]}
+             "table": stacks[p][2], "stack": stacks[p][0],
+             "bounty": new.bounty_of(p) if new.terms.bounty else 0}
             for p, share in zip(players, shares, strict=True)]
     for k in range(0, len(rows), SPLIT_CHUNK):
         plan.writes.append(PutItem(new.tournament_id, f"{CANCEL_PREFIX}{k // SPLIT_CHUNK:05d}",
                                    {"rows": rows[k:k + SPLIT_CHUNK]}, new=True))
+    new.bounties = {}  # the rows carry them
     new.status = TournamentStatus.CANCELLED
     new.paused = None
     new.players_left = 0

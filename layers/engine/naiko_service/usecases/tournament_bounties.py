@@ -7,7 +7,10 @@ that may not exist yet, so a bounty is paid once however often the write is atte
 Who wins how much is the pure rule (:func:`naiko.tournaments.bounties.knockouts`: the winners
 of the pot that eliminated the player, split like that pot, R4.5; progressive: half paid, half
 added to the winner's own bounty). The last player's own bounty is paid to them with the
-tournament's finish (:func:`pay_own_bounty`). Each payment has a ``bounty`` line in the log."""
+tournament's finish (:func:`pay_own_bounty`), and so are the own bounties of every player still
+in when a deal that keeps nothing ends it (R9.16); when the director cancels it (R9.15) each
+player still in gets theirs back with their share (:func:`pay_cancelled_bounty`). Each
+payment has a ``bounty`` line in the log."""
 
 from __future__ import annotations
 
@@ -60,15 +63,27 @@ def knock_out(deps: Deps, record: TableRecord, new: TournamentRecord, outs: Sequ
     return done
 
 
-def pay_own_bounty(new: TournamentRecord, winner: str, account: str, now: int,
-                   moves: list[AccountMove], writes: list[Write]) -> None:
-    """R9.13: the tournament is won: the winner's own bounty (grown, in progressive knockout)
-    is paid to them, in the write that finishes the tournament."""
+def pay_own_bounty(new: TournamentRecord, player: str, account: str, now: int,
+                   moves: list[AccountMove], writes: list[Write], *,
+                   reason: str = "winner") -> None:
+    """R9.13: the tournament ends with *player* still in: their own bounty (grown, in
+    progressive knockout) is paid to them, in the write that ends it (``bounty#<player>#final``,
+    written only if absent: once). *reason*: ``winner`` (won by play) or ``deal`` (a deal
+    that keeps nothing ends it, R9.16: each player of the deal)."""
     if not new.terms.bounty:
         return
-    amount = new.bounties.pop(winner, new.terms.bounty)
-    _pay(new, Knockout(winner, amount, {winner: amount}), {winner: account}, f"{winner}#final",
-         now, moves, writes, table=None, hand=None)
+    amount = new.bounties.pop(player, new.terms.bounty)
+    _pay(new, Knockout(player, amount, {player: amount}), {player: account}, f"{player}#final",
+         now, moves, writes, table=None, hand=None, reason=reason)
+
+
+def pay_cancelled_bounty(new: TournamentRecord, player: str, account: str, amount: int,
+                         now: int, moves: list[AccountMove], writes: list[Write]) -> None:
+    """R9.13, R9.15: the director cancelled the tournament after its start: *player*, still
+    in, gets their own bounty back (*amount*, as it was at the cancellation), in the
+    transaction paying their share (``bounty#<player>#final``, reason ``cancelled``)."""
+    _pay(new, Knockout(player, amount, {player: amount}), {player: account}, f"{player}#final",
+         now, moves, writes, table=None, hand=None, reason="cancelled")
 
 
 def show_bounties(record: TableRecord, new: TournamentRecord) -> None:
@@ -84,7 +99,7 @@ def show_bounties(record: TableRecord, new: TournamentRecord) -> None:
 
 def _pay(new: TournamentRecord, knockout: Knockout, accounts: Mapping[str, str], key: str,
          now: int, moves: list[AccountMove], writes: list[Write], *, table: str | None,
-         hand: int | None) -> None:
+         hand: int | None, reason: str = "knockout") -> None:
     tournament_id = new.tournament_id
     for winner, amount in knockout.paid.items():
         if amount:
@@ -94,7 +109,7 @@ def _pay(new: TournamentRecord, knockout: Knockout, accounts: Mapping[str, str],
     fields: dict[str, Any] = {"player": knockout.eliminated, "bounty": knockout.bounty,
                               "paid": dict(knockout.paid), "added": dict(knockout.added),
                               "accounts": dict(accounts), "table": table, "hand": hand,
-                              "reason": "winner" if table is None else "knockout"}
+                              "reason": reason}
     writes.append(PutItem(tournament_id, BOUNTY_PREFIX + key, {**fields, "at_ms": now},
                           new=True))
     writes.append(log_entry(new, now, "bounty", **fields))

@@ -55,7 +55,8 @@ def paid_players(tournaments: TournamentStore, tournament_id: str) -> set[str]:
 
 CANCEL_PREFIX = "cancel#"
 """A director's cancellation after the start (R9.15): ``cancel#<k>``, the split's rows
-(``player_id``, ``place``, ``prize``, ``account``, ``table``, ``stack``), written with it."""
+(``player_id``, ``place``, ``prize``, ``account``, ``table``, ``stack``; ``bounty``, the
+player's own at a knockout tournament, R9.13), written with it."""
 
 
 def refunds_entries(record: TournamentRecord) -> bool:
@@ -85,8 +86,10 @@ def settle(deps: Deps, tournament_id: str) -> int:
 
 def pay_cancellation(deps: Deps, tournament_id: str) -> int:
     """R9.15: pay each share of a director's cancellation split (the ``cancel#`` items) not
-    paid yet, each in its own transaction with its ``paid#`` item (only if absent: once).
-    Returns how many were paid now."""
+    paid yet, each in its own transaction with its ``paid#`` item (only if absent: once); at a
+    knockout tournament the row's ``bounty``, the player's own (R9.13), goes back in the same
+    transaction (:func:`.tournament_bounties.pay_cancelled_bounty`). Returns how many were
+    paid now."""
     tournaments = store(deps)
     paid = paid_players(tournaments, tournament_id)
     made = 0
@@ -94,11 +97,12 @@ def pay_cancellation(deps: Deps, tournament_id: str) -> int:
         for row in chunk["rows"]:
             result = Result(str(row["player_id"]), int(row["place"]), int(row["prize"]),
                             table=str(row["table"]), account=str(row["account"]))
-            if result.prize <= 0 or result.player_id in paid:
+            bounty = int(row.get("bounty", 0))
+            if (result.prize <= 0 and bounty <= 0) or result.player_id in paid:
                 continue
             key = f"paid#{result.player_id}"
             try:
-                done = transact(deps, tournament_id, partial(_pay, result),
+                done = transact(deps, tournament_id, partial(_pay_share, result, bounty),
                                 settled=partial(has_item, tournaments, tournament_id, key))
             except (InsufficientFunds, Busy):  # the payout timer tries again
                 deps.count("PrizeFailures", 1)
@@ -151,6 +155,22 @@ def _pay(result: Result, new: TournamentRecord, now: int, plan: Plan) -> None:
     plan.writes.append(PutItem(tournament_id, f"paid#{result.player_id}",
                                {"player_id": result.player_id, "place": result.place,
                                 "prize": result.prize, "at_ms": now}, new=True))
+
+
+def _pay_share(result: Result, bounty: int, new: TournamentRecord, now: int,
+               plan: Plan) -> None:
+    """A cancellation's share (R9.15) and the player's own bounty (R9.13), once (``paid#``)."""
+    from .tournament_bounties import pay_cancelled_bounty  # it builds on the tables' module
+
+    if result.prize > 0:
+        _pay(result, new, now, plan)
+    else:  # only a bounty: the paid# item still says it is done
+        plan.writes.append(PutItem(new.tournament_id, f"paid#{result.player_id}",
+                                   {"player_id": result.player_id, "place": result.place,
+                                    "prize": 0, "at_ms": now}, new=True))
+    if bounty > 0:
+        pay_cancelled_bounty(new, result.player_id, result.account, bounty, now, plan.moves,
+                             plan.writes)
 
 
 def refund_moves(record: TournamentRecord, account: str, reason: LedgerReason,

@@ -303,6 +303,7 @@ function sentence(e, people) {
       return say(who, tr("You accept the chip-count split"), tr("{name} accepts the chip-count split", { name: who.who() }));
     }
     case "deal_cancelled": {
+      if (e.reason === "paused") return tr("No deal: the director paused the tournament");
       if (e.reason !== "declined") return tr("No deal: the deal clock ran out, play resumes");
       const who = people.player(e.player_id);
       return say(who, tr("You decline the deal: play resumes"), tr("{name} declines the deal: play resumes", { name: who.who() }));

@@ -287,6 +287,7 @@ export default {
  "You decline the deal: play resumes": "You decline the deal: play resumes",
  "{name} declines the deal: play resumes": "{name} declines the deal: play resumes",
  "No deal: the deal clock ran out, play resumes": "No deal: the deal clock ran out, play resumes",
+ "No deal: the director paused the tournament": "No deal: the director paused the tournament",
  "Deal made: {amounts}; play goes on for {kept}": "Deal made: {amounts}; play goes on for {kept}",
  "Deal made: {amounts}; the tournament ends": "Deal made: {amounts}; the tournament ends",
  "The table resumes": "The table resumes",

@@ -287,6 +287,7 @@ export default {
  "You decline the deal: play resumes": "Odrzucasz umowę: gra toczy się dalej",
  "{name} declines the deal: play resumes": "{name} odrzuca umowę: gra toczy się dalej",
  "No deal: the deal clock ran out, play resumes": "Brak umowy: czas minął, gra toczy się dalej",
+ "No deal: the director paused the tournament": "Brak umowy: dyrektor wstrzymał turniej",
  "Deal made: {amounts}; play goes on for {kept}": "Umowa zawarta: {amounts}; gra toczy się dalej o {kept}",
  "Deal made: {amounts}; the tournament ends": "Umowa zawarta: {amounts}; turniej się kończy",
  "The table resumes": "Stół wznawia grę",

@@ -287,6 +287,7 @@ export default {
  "You decline the deal: play resumes": "Você recusa o acordo: o jogo continua",
  "{name} declines the deal: play resumes": "{name} recusa o acordo: o jogo continua",
  "No deal: the deal clock ran out, play resumes": "Sem acordo: o tempo acabou, o jogo continua",
+ "No deal: the director paused the tournament": "Sem acordo: o diretor pausou o torneio",
  "Deal made: {amounts}; play goes on for {kept}": "Acordo feito: {amounts}; o jogo continua por {kept}",
  "Deal made: {amounts}; the tournament ends": "Acordo feito: {amounts}; o torneio termina",
  "The table resumes": "A mesa recomeça",

@@ -287,6 +287,7 @@ export default {
  "You decline the deal: play resumes": "Refuzi înțelegerea: jocul continuă",
  "{name} declines the deal: play resumes": "{name} refuză înțelegerea: jocul continuă",
  "No deal: the deal clock ran out, play resumes": "Nicio înțelegere: timpul a expirat, jocul continuă",
+ "No deal: the director paused the tournament": "Nicio înțelegere: directorul a oprit turneul",
  "Deal made: {amounts}; play goes on for {kept}": "Înțelegere făcută: {amounts}; jocul continuă pentru {kept}",
  "Deal made: {amounts}; the tournament ends": "Înțelegere făcută: {amounts}; turneul se încheie",
  "The table resumes": "Masa se reia",

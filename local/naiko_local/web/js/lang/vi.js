@@ -287,6 +287,7 @@ export default {
  "You decline the deal: play resumes": "Bạn từ chối thỏa thuận: tiếp tục chơi",
  "{name} declines the deal: play resumes": "{name} từ chối thỏa thuận: tiếp tục chơi",
  "No deal: the deal clock ran out, play resumes": "Không có thỏa thuận: hết giờ, tiếp tục chơi",
+ "No deal: the director paused the tournament": "Không có thỏa thuận: giám đốc giải đã tạm dừng giải đấu",
  "Deal made: {amounts}; play goes on for {kept}": "Đã thỏa thuận: {amounts}; tiếp tục chơi để giành {kept}",
  "Deal made: {amounts}; the tournament ends": "Đã thỏa thuận: {amounts}; giải đấu kết thúc",
  "The table resumes": "Bàn tiếp tục",
