@@ -132,7 +132,7 @@ class Style:
 
 STYLE_PARAMS: dict[str, Style] = {
     "tight_aggressive": Style(
-        1.15, 0.072, 0.10, 0.0, 0.45, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.08,
+        1.15, 0.072, 0.10, 0.0, 0.45, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.095,
         float_slack=0.11,
         stab=0.3,
     ),
