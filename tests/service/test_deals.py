@@ -25,7 +25,7 @@ from naiko_service import protocol as p
 from naiko_service.ports import LedgerReason
 from naiko_service.records import Hold, TableRecord
 from naiko_service.tournament_records import TournamentStatus
-from naiko_service.usecases import ServiceError, deals, tournaments
+from naiko_service.usecases import ServiceError, deal_requests, deals, tournaments
 from naiko_service.usecases.base import Caller
 
 ENTRY = 100
@@ -92,7 +92,7 @@ def decline(sim: Simulation, offer_id: str) -> p.DeclineDeal:
 
 def ask_all(sim: Simulation) -> None:
     for player in players(sim):
-        deals.ask_deal(sim.service.deps, caller(player),
+        deal_requests.ask_deal(sim.service.deps, caller(player),
                        ask(sim))
 
 
@@ -116,7 +116,7 @@ def log_types(sim: Simulation) -> list[str]:
 
 
 def accept(sim: Simulation, player: str, offer_id: str, split: str, n: int = 1) -> None:
-    deals.accept_deal(sim.service.deps, caller(player, n), p.AcceptDeal(
+    deal_requests.accept_deal(sim.service.deps, caller(player, n), p.AcceptDeal(
         action="accept_deal", request_id="r", table_id=table_id(sim), offer_id=offer_id,
         split=split))  # type: ignore[arg-type]
 
@@ -155,7 +155,7 @@ def test_r9_16_unanimous_acceptance_pays_once_then_play_goes_on_for_the_kept_par
         accept(sim, first, offer.offer_id, "icm", n=3)
     assert again.value.code == "no_deal_offer"
     with pytest.raises(ServiceError) as asked:
-        deals.ask_deal(sim.service.deps, caller(first, 9), ask(sim))
+        deal_requests.ask_deal(sim.service.deps, caller(first, 9), ask(sim))
     assert asked.value.code == "deal_made"
     while not sim.finished():  # play goes on for the kept part
         assert sim.step()
@@ -193,7 +193,7 @@ def test_r9_16_one_decline_resumes_play() -> None:
     offer = until_offered(sim)
     accept(sim, offer.players[0], offer.offer_id, "icm")
     hands = table(sim).state.hand_count
-    deals.decline_deal(sim.service.deps, caller(offer.players[1], 5),
+    deal_requests.decline_deal(sim.service.deps, caller(offer.players[1], 5),
                        decline(sim, offer.offer_id))
     after = table(sim)
     assert after.tournament is not None and after.tournament.hold is None
@@ -235,13 +235,13 @@ def test_r9_16_refusals_change_nothing(case: str, code: str) -> None:
     deps = sim.service.deps
     who = "zed" if case == "stranger" else players(sim)[0]
     if case == "twice":
-        deals.ask_deal(deps, caller(who), ask(sim))
+        deal_requests.ask_deal(deps, caller(who), ask(sim))
     before = snapshot(sim)
     with pytest.raises(ServiceError) as refused:
         if case == "no_offer":
-            deals.decline_deal(deps, caller(who, 1), decline(sim, "1.1"))
+            deal_requests.decline_deal(deps, caller(who, 1), decline(sim, "1.1"))
         else:
-            deals.ask_deal(deps, caller(who, 1),
+            deal_requests.ask_deal(deps, caller(who, 1),
                            ask(sim))
     assert refused.value.code == code and refused.value.message
     assert snapshot(sim) == before
@@ -268,7 +268,7 @@ def test_r9_16_not_at_the_final_table_while_other_tables_play() -> None:
     player = next(s.player_id for s in first.state.seats if s is not None)
     before = (first.version, record.version, len(sim.accounts.ledger))
     with pytest.raises(ServiceError) as refused:
-        deals.ask_deal(sim.service.deps, caller(player),
+        deal_requests.ask_deal(sim.service.deps, caller(player),
                        p.AskDeal(action="ask_deal", request_id="r", table_id=first.table_id))
     assert refused.value.code == "not_final_table"
     assert (sim.store.load(first.table_id).version,

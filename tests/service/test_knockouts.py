@@ -14,7 +14,7 @@ from naiko_service.ports import ConcurrentUpdate, LedgerReason
 from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
 from naiko_service.usecases.base import Outcome
 from naiko_service.usecases.tournament_bounties import BOUNTY_PREFIX, knock_out
-from naiko_service.usecases.tournament_tables import Out
+from naiko_service.usecases.tournament_log import Out
 from service_testing import Harness, Player, harness
 from test_tournaments import (
     act,

@@ -22,7 +22,7 @@ from naiko_service.ports import PutItem, PutTournament, TournamentNotFound
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentRecord, TournamentStatus
 from naiko_service.usecases import mtt, transaction
-from naiko_service.usecases.tournament_tables import Out
+from naiko_service.usecases.tournament_log import Out
 
 PLAYERS = 13
 """Three 6-seat tables at the start (5, 4 and 4 players)."""

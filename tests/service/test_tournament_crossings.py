@@ -21,7 +21,13 @@ from naiko_local.tournament import Simulation, terms_for
 from naiko_service.ports import LedgerReason
 from naiko_service.records import Hold
 from naiko_service.tournament_records import TournamentStatus
-from naiko_service.usecases import ServiceError, deals, director, tournament_payments, tournaments
+from naiko_service.usecases import (
+    ServiceError,
+    deal_requests,
+    director,
+    tournament_payments,
+    tournaments,
+)
 from naiko_service.usecases.accounts import OperatorError
 from naiko_service.usecases.tournament_bounties import BOUNTY_PREFIX
 from test_deals import accept, ask, caller, humans, table, until_offered
@@ -137,7 +143,7 @@ def offered(sim: Simulation, n: int = 0) -> Any:
     """Every player asks (request ids of round *n*: a request id repeated is a replay), then
     the offer."""
     for player in [s.player_id for s in table(sim).state.seats if s is not None]:
-        deals.ask_deal(sim.service.deps, caller(player, 100 + n), ask(sim))
+        deal_requests.ask_deal(sim.service.deps, caller(player, 100 + n), ask(sim))
     return until_offered(sim)
 
 
@@ -156,7 +162,7 @@ def test_r9_15_a_pause_takes_precedence_over_a_deal_offered_and_no_deal_is_made_
     assert answered.value.code == "no_deal_offer"
     version = table(sim).version
     with pytest.raises(ServiceError) as asked:  # no deal asked for while paused
-        deals.ask_deal(deps, caller(offer.players[0], 8), ask(sim))
+        deal_requests.ask_deal(deps, caller(offer.players[0], 8), ask(sim))
     assert asked.value.code == "not_final_table" and "paused" in str(asked.value)
     assert table(sim).version == version
     run_until(sim, sim.clock.now + 3 * MINUTE_MS)  # held: no hand, no deal

@@ -27,11 +27,14 @@ def _dispatch_source(drop: str | None = None) -> str:
         pattern = rf"        case p\.{drop}\(\):\n            [^\n]+\n"
         source, removed = re.subn(pattern, "", source)
         assert removed == 1, f"no case for {drop}"
+    # the use-case modules the dispatch calls, as the package names them (a new route's module
+    # is imported here without this test having to learn its name)
+    modules = sorted(name for name in set(re.findall(r"\b(\w+)\.\w+\(", source))
+                     if inspect.ismodule(module := getattr(usecases, name, None))
+                     and module.__name__ == f"naiko_service.usecases.{name}")
     header = ("from typing import assert_never\n"
               "from naiko_service import protocol as p\n"
-              "from naiko_service.usecases import cash, connections, lobby, play, private, room\n"
-              "from naiko_service.usecases import histories, push, tournaments\n"
-              "from naiko_service.usecases import chat\n"
+              f"from naiko_service.usecases import {', '.join(modules)}\n"
               "from naiko_service.usecases.base import Caller, Deps\n\n\n")
     return header + source
 

@@ -14,7 +14,7 @@ from naiko_service.aws.dynamodb import dynamodb_item_size
 from naiko_service.aws.tournaments import DynamoTournamentStore
 from naiko_service.ports import Encoded, PutItem
 from naiko_service.tournament_records import TournamentRecord, TournamentStatus
-from naiko_service.usecases import standings
+from naiko_service.usecases import standing_rows, standings
 
 ID = "p" * 64
 """The longest player id a token allows, and the longest table or tournament id."""
@@ -83,7 +83,7 @@ def test_issue26_the_stored_chunks_and_rows_are_small_items() -> None:
     store = DynamoTournamentStore(None, "tournaments", None)  # type: ignore[arg-type]
     chunk = PutItem(ID, f"{standings.RANK_PREFIX}{10**9:010d}#{99:05d}",
                     {"rows": _rows(standings.CHUNK_ROWS), "total": 10**5})
-    row = PutItem(ID, f"{standings.STAND_PREFIX}{10**4:05d}#{ID}",
+    row = PutItem(ID, f"{standing_rows.STAND_PREFIX}{10**4:05d}#{ID}",
                   {"table": ID, "number": 10**4, "at_ms": 10**13,
                    "players": [[ID, BIG, seat] for seat in range(10)]})
     sizes = [dynamodb_item_size(store._transact_item(w)["Put"]["Item"]) for w in (chunk, row)]

@@ -69,6 +69,11 @@ MESSAGES: dict[str, str] = {
     "error.too_many_players": "too many players are left for a deal",
     "error.already_asked": "you asked for a deal already",
     "error.deal_offered": "a deal is offered: accept or decline it",
+    "error.invalid_bounty": (
+        "the knockout bounty is not valid: it must be a part of the entry (above 0, below"
+        " the entry)"),
+    "error.stale_cursor": (
+        "the page is from a ranking that was rebuilt: ask for the first page again"),
     "error.deal_made": "a deal was made already",
     "error.no_deal_offer": "no deal is offered",
     "error.deal_changed": "that deal offer is over",

@@ -67,6 +67,12 @@ MESSAGES: dict[str, str] = {
     "error.too_many_players": "zostało zbyt wielu graczy na umowę",
     "error.already_asked": "już poprosiłeś o umowę",
     "error.deal_offered": "umowa jest zaproponowana: przyjmij ją lub odrzuć",
+    "error.invalid_bounty": (
+        "nagroda za eliminację jest nieprawidłowa: musi być częścią wpisowego (powyżej 0,"
+        " poniżej wpisowego)"),
+    "error.stale_cursor": (
+        "ta strona pochodzi z rankingu, który został przebudowany: poproś ponownie o "
+        "pierwszą stronę"),
     "error.deal_made": "umowa została już zawarta",
     "error.no_deal_offer": "żadna umowa nie jest proponowana",
     "error.deal_changed": "ta propozycja umowy już wygasła",

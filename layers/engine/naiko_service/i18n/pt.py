@@ -67,6 +67,11 @@ MESSAGES: dict[str, str] = {
     "error.too_many_players": "restam jogadores demais para um acordo",
     "error.already_asked": "você já pediu um acordo",
     "error.deal_offered": "um acordo foi oferecido: aceite ou recuse",
+    "error.invalid_bounty": (
+        "a recompensa por eliminação não é válida: deve ser uma parte da inscrição (acima"
+        " de 0, abaixo da inscrição)"),
+    "error.stale_cursor": (
+        "a página é de uma classificação que foi refeita: peça a primeira página de novo"),
     "error.deal_made": "um acordo já foi feito",
     "error.no_deal_offer": "nenhum acordo está oferecido",
     "error.deal_changed": "essa oferta de acordo já terminou",

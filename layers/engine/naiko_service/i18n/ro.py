@@ -69,6 +69,11 @@ MESSAGES: dict[str, str] = {
     "error.too_many_players": "au rămas prea mulți jucători pentru o înțelegere",
     "error.already_asked": "ai cerut deja o înțelegere",
     "error.deal_offered": "o înțelegere este propusă: accept-o sau refuz-o",
+    "error.invalid_bounty": (
+        "recompensa pentru eliminare nu este validă: trebuie să fie o parte din taxa de "
+        "intrare (peste 0, sub taxa de intrare)"),
+    "error.stale_cursor": (
+        "pagina este dintr-un clasament refăcut între timp: cere din nou prima pagină"),
     "error.deal_made": "o înțelegere a fost deja făcută",
     "error.no_deal_offer": "nicio înțelegere nu este propusă",
     "error.deal_changed": "acea ofertă de înțelegere s-a încheiat",

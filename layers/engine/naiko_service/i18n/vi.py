@@ -68,6 +68,11 @@ MESSAGES: dict[str, str] = {
     "error.too_many_players": "còn quá nhiều người chơi để thỏa thuận",
     "error.already_asked": "bạn đã đề nghị thỏa thuận rồi",
     "error.deal_offered": "đang có đề nghị thỏa thuận: hãy chấp nhận hoặc từ chối",
+    "error.invalid_bounty": (
+        "tiền thưởng loại người chơi không hợp lệ: phải là một phần của phí tham gia (lớn"
+        " hơn 0, nhỏ hơn phí tham gia)"),
+    "error.stale_cursor": (
+        "trang này thuộc bảng xếp hạng đã được lập lại: hãy yêu cầu lại trang đầu tiên"),
     "error.deal_made": "đã có thỏa thuận rồi",
     "error.no_deal_offer": "không có đề nghị thỏa thuận nào",
     "error.deal_changed": "đề nghị thỏa thuận đó đã kết thúc",

@@ -55,7 +55,7 @@ from . import (
     cash,
     chat,
     connections,
-    deals,
+    deal_requests,
     fanout,
     histories,
     lobby,
@@ -199,11 +199,11 @@ def dispatch(deps: Deps, caller: Caller, request: p.ClientRequest) -> None:
         case p.ClearPreAction():
             play.clear_pre_action(deps, caller, request)
         case p.AskDeal():  # R9.16
-            deals.ask_deal(deps, caller, request)
+            deal_requests.ask_deal(deps, caller, request)
         case p.AcceptDeal():
-            deals.accept_deal(deps, caller, request)
+            deal_requests.accept_deal(deps, caller, request)
         case p.DeclineDeal():
-            deals.decline_deal(deps, caller, request)
+            deal_requests.decline_deal(deps, caller, request)
         case p.RegisterDevice():
             push.register_device(deps, caller, request)
         case p.UnregisterDevice():

@@ -1,7 +1,8 @@
 """:mod:`naiko_service.usecases.deals` is R9.16, deals at a tournament's final table.
 
 The deal lives on the final table's item (:attr:`~naiko_service.records.TournamentSeat.deal`)
-and every step is one conditional write of that table (:func:`.transaction.mutate`), so every
+and every step is one conditional write of that table (the requests, in
+:mod:`.deal_requests`: :func:`.transaction.mutate`), so every
 player at the table is told at each step (the table's fan-out) and the deal cannot race the
 hands:
 
@@ -37,13 +38,11 @@ from naiko.tournaments.icm import deal_splits
 from naiko.tournaments.prizes import TieGroup
 from naiko.tournaments.structures import DealTerms
 
-from .. import protocol as p
-from ..notices import DealAccepted, DealAsked, DealCancelled, DealMade, DealOffered
+from ..notices import DealCancelled, DealMade, DealOffered
 from ..ports import AccountMove, LedgerReason, PutItem, PutTournament
 from ..records import Deal, DealOffer, Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import Result, TournamentRecord, TournamentStatus
-from . import transaction
-from .base import Caller, Deps, Outcome, ServiceError, seat_of
+from .base import Deps, Outcome, ServiceError
 from .tournament_bounties import pay_own_bounty
 from .tournament_tables import _finish
 from .tournament_uow import store
@@ -132,96 +131,6 @@ def _log(record: TableRecord, deal: Deal, now: int, kind: str,
                          f"log#{now:013d}#d#{record.table_id}#{deal.log_seq:06d}",
                          {"type": kind, "tournament": info.tournament_id, "at_ms": now,
                           "table": record.table_id, **fields}, new=True)
-
-
-# -- the requests -------------------------------------------------------------------------------
-
-def ask_deal(deps: Deps, caller: Caller, request: p.AskDeal) -> None:
-    """R9.16: ask for a deal at the final table. When every player there has asked, the table
-    holds after the hand in progress and offers the splits (:func:`holds`).
-
-    :raises ServiceError: ``not_seated`` (not a player at this table), ``deals_off``,
-        ``not_final_table``, ``too_many_players``, ``deal_made`` (a deal was made already),
-        ``deal_offered`` (answer the offer instead), ``already_asked``.
-    """
-    def change(record: TableRecord, now: int) -> Outcome:
-        seat_of(record, caller.player_id)
-        _final_table(deps, record)
-        deal = _deal(record)
-        if deal.made is not None:
-            raise ServiceError("deal_made", "a deal was made already: play goes on for what is "
-                               "kept")
-        if deal.offer is not None:
-            raise ServiceError("deal_offered", "a deal is offered: accept or decline it")
-        if caller.player_id in deal.asked:
-            raise ServiceError("already_asked", "you asked for a deal already")
-        players = _players(record)
-        asked = tuple(x for x in players if x in deal.asked or x == caller.player_id)
-        waiting = tuple(x for x in players if x not in asked)
-        deal, line = _log(record, replace(deal, asked=asked), now, "deal_asked",
-                          player=caller.player_id, asked=list(asked), waiting=list(waiting))
-        _set(record, deal)
-        return Outcome([DealAsked(player_id=caller.player_id, asked=asked, waiting=waiting)],
-                       writes=[line])
-
-    transaction.mutate(deps, request.table_id, change, caller=caller)
-
-
-def _offer_of(record: TableRecord, player_id: str, offer_id: str) -> tuple[Deal, DealOffer]:
-    """:raises ServiceError: ``no_deal_offer``, ``deal_changed`` (another offer's id)."""
-    seat_of(record, player_id)
-    deal = _deal(record) if record.tournament is not None else Deal()
-    offer = deal.offer
-    if offer is None:
-        raise ServiceError("no_deal_offer", "no deal is offered at this table")
-    if offer.offer_id != offer_id:
-        raise ServiceError("deal_changed", f"that offer is over: the offer now is "
-                           f"{offer.offer_id}")
-    if player_id not in offer.players:
-        raise ServiceError("not_seated", "you are not one of the players of this deal")
-    return deal, offer
-
-
-def accept_deal(deps: Deps, caller: Caller, request: p.AcceptDeal) -> None:
-    """R9.16: accept the offer's ``split`` (a player may accept another split instead until
-    everyone agrees). When every player of the offer accepted the same split it is applied in
-    this write (:func:`_apply`).
-
-    :raises ServiceError: ``not_seated``, ``no_deal_offer``, ``deal_changed``.
-    """
-    def change(record: TableRecord, now: int) -> Outcome:
-        deal, offer = _offer_of(record, caller.player_id, request.offer_id)
-        accepted = {**offer.accepted, caller.player_id: request.split}
-        offer = replace(offer, accepted=accepted)
-        deal, line = _log(record, replace(deal, offer=offer), now, "deal_accepted",
-                          player=caller.player_id, split=request.split, offer=offer.offer_id)
-        outcome = Outcome([DealAccepted(player_id=caller.player_id, split=request.split,
-                                        accepted=dict(accepted))], writes=[line])
-        agreed = set(accepted.values())
-        if set(accepted) >= set(offer.players) and len(agreed) == 1:
-            _apply(deps, record, deal, offer, agreed.pop(), now, outcome)
-        else:
-            _set(record, deal)
-        return outcome
-
-    transaction.mutate(deps, request.table_id, change, caller=caller)
-
-
-def decline_deal(deps: Deps, caller: Caller, request: p.DeclineDeal) -> None:
-    """R9.16: decline the offer: no deal, play resumes (everyone may ask again).
-
-    :raises ServiceError: ``not_seated``, ``no_deal_offer``, ``deal_changed``.
-    """
-    def change(record: TableRecord, now: int) -> Outcome:
-        deal, offer = _offer_of(record, caller.player_id, request.offer_id)
-        deal, line = _log(record, deal, now, "deal_declined", player=caller.player_id,
-                          offer=offer.offer_id)
-        _set_held(record, Deal(log_seq=deal.log_seq), None)
-        record.timers = [t for t in record.timers if t.kind is not TimerKind.HOLD]
-        return Outcome([DealCancelled(reason="declined", player_id=caller.player_id)],
-                       writes=[line])
-
-    transaction.mutate(deps, request.table_id, change, caller=caller)
 
 
 # -- the table: holding, the offer, the clock -------------------------------------------------

@@ -50,6 +50,7 @@ from ..tournament_records import PendingMove, TournamentRecord, TournamentStatus
 from . import deals, mtt, transaction
 from .accounts import Log, OperatorError, _text, log_action
 from .base import Deps, NoOp, Outcome, ServiceError
+from .tournament_log import log_entry
 from .tournament_payments import (
     CANCEL_PREFIX,
     PAYOUT_RETRY_MS,
@@ -59,7 +60,6 @@ from .tournament_payments import (
     refund_entries,
 )
 from .tournament_start import schedule_level
-from .tournament_tables import log_entry
 from .tournament_uow import Busy, Plan, store, transact
 
 MAX_MINUTES = 60

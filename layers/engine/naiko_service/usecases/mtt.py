@@ -48,7 +48,8 @@ from ..tournament_records import PendingMove, Seating, TournamentRecord, Tournam
 from . import arming, deals, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
 from .tournament_bounties import knock_out, show_bounties
-from .tournament_tables import Out, close_late, give_places, log_entry, tournament_of
+from .tournament_log import Out, log_entry
+from .tournament_tables import close_late, give_places, tournament_of
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 BREAK_TOLERANCE_MS = 1_000

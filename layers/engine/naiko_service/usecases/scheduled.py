@@ -21,10 +21,10 @@ from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from . import registrations
 from .base import Deps, Outcome
+from .tournament_log import log_entry
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
 from .tournament_tables import close_late as close_late  # R9.11, used by tournaments
-from .tournament_tables import log_entry
 from .tournament_uow import Plan, Unchanged, store, transact
 
 START_RETRY_MS = 30_000

@@ -24,7 +24,6 @@ closes)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from naiko.tournaments.structures import level_at
@@ -35,18 +34,14 @@ from ..ports import (
     ConcurrentUpdate,
     DeleteItem,
     PutItem,
-    PutTable,
     TableNotFound,
     TournamentStore,
     Write,
 )
-from ..records import TableRecord
 from ..tournament_records import TournamentRecord
 from . import fanout, tournament_uow
 from .base import Caller, Deps, ServiceError, read_cursor
-
-STAND_PREFIX = "stand#"
-"""A table's standings row: ``stand#<number:05d>#<table id>`` (tables in number order)."""
+from .standing_rows import STAND_PREFIX
 
 RANK_PREFIX = "rank#"
 """A snapshot's chunk of ranked rows: ``rank#<build:010d>#<chunk:05d>``."""
@@ -68,10 +63,6 @@ within two chunks, one Query of ``Limit`` 2."""
 CHUNKS_PER_COMMIT = 25
 """Chunks written per transaction while building (each ~2–10 KB)."""
 
-ATTACH_MAX_TABLES = 10
-"""Table rows :func:`attach` adds to one transaction at most (a scheduled start's batches of 90
-tables get none: :func:`build` reads a table that has no row yet)."""
-
 TABLES_PAGE_MAX = 20
 """Tables per page of the ``tables`` section at most (a table row is up to ~1.2 KB with
 ids of 64 characters: 20 of them stay well inside a 32 KB frame)."""
@@ -85,40 +76,6 @@ TABLES_LIST = "standings_tables"
 
 STALE_CURSOR = "stale_cursor"
 """The error code of a cursor of a snapshot that was replaced twice since (ask again)."""
-
-
-# -- the row each table writes ------------------------------------------------------------
-
-def row_key(record: TableRecord) -> str:
-    info = record.tournament
-    assert info is not None
-    return f"{STAND_PREFIX}{info.number:05d}#{record.table_id}"
-
-
-def table_row(record: TableRecord, now: int) -> Write:
-    """The table's standings row as *record* leaves it: its players (seat order) with their
-    stacks; a closed or empty table's row is deleted."""
-    info = record.tournament
-    assert info is not None
-    players = [[s.player_id, s.stack, i] for i, s in enumerate(record.state.seats)
-               if s is not None]
-    if record.closed or not players:
-        return DeleteItem(info.tournament_id, row_key(record), must_exist=False)
-    return PutItem(info.tournament_id, row_key(record),
-                   {"table": record.table_id, "number": info.number, "at_ms": now,
-                    "players": players})
-
-
-def attach(writes: Sequence[Write], now: int,
-           max_tables: int | None = None) -> tuple[Write, ...]:
-    """*writes* with the standings row of every tournament table they write (once each, after
-    them). With *max_tables*, none when more tables than that are written (the transaction
-    stays within DynamoDB's 100 items; :func:`build` reads those tables itself)."""
-    tables = {w.record.table_id: w.record for w in writes
-              if isinstance(w, PutTable) and w.record.tournament is not None}
-    if not tables or (max_tables is not None and len(tables) > max_tables):
-        return tuple(writes)
-    return (*writes, *(table_row(record, now) for record in tables.values()))
 
 
 # -- the snapshot ---------------------------------------------------------------------------
@@ -342,7 +299,8 @@ def player_row(row: list[Any]) -> dict[str, Any]:
 
 
 def table_entry(data: dict[str, Any]) -> dict[str, Any]:
-    """A table's standings row (:func:`table_row`) as the ``tables`` section sends it."""
+    """A table's standings row (:func:`.standing_rows.table_row`) as the ``tables`` section
+    sends it."""
     return {"table_id": data["table"], "number": data["number"], "at_ms": data["at_ms"],
             "players": [{"player_id": pid, "stack": stack, "seat": seat}
                         for pid, stack, seat in data["players"]]}

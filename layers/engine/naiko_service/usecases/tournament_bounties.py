@@ -24,7 +24,7 @@ from ..ports import AccountMove, LedgerReason, PutItem, Write
 from ..records import TableRecord
 from ..tournament_records import TournamentRecord
 from .base import Deps, Outcome
-from .tournament_tables import Out, log_entry
+from .tournament_log import Out, log_entry
 
 BOUNTY_PREFIX = "bounty#"
 """A bounty paid: ``bounty#<eliminated player>#<table>#<hand>`` (a knockout) or

@@ -12,7 +12,7 @@ transaction as the table."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from naiko import commands as cmd
@@ -29,6 +29,7 @@ from ..tournament_records import (
     TournamentStatus,
 )
 from .base import Deps, Outcome, ServiceError, engine_step
+from .tournament_log import Out, log_entry
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_uow import store
 
@@ -132,38 +133,6 @@ def cancelled_hand_log(record: TableRecord, cancelled: dict[str, Any], now: int)
         "big_blind_seat": None, "started_ms": record.hand_started_ms, "at_ms": now,
         "stacks_before": stacks,
         "stacks_after": dict(stacks), "cancelled": True}, new=True)
-
-
-def log_entry(record: TournamentRecord, now: int, kind: str, **fields: Any) -> PutItem:
-    """A tournament's own log entry, ``log#<time>#t#<n>``: in time order with the tables'
-    ``hand`` entries (``log#<time>#h#<table>#<hand>``), which tables write without touching
-    the tournament item. At one millisecond a hand comes before what it caused."""
-    record.log_seq += 1
-    return PutItem(record.tournament_id, f"log#{now:013d}#t#{record.log_seq:08d}",
-                   {"type": kind, "tournament": record.tournament_id, "at_ms": now, **fields},
-                   new=True)
-
-
-@dataclass(frozen=True, slots=True)
-class Out:
-    """A player left without chips at the end of a hand (R9.5)."""
-
-    player_id: str
-    stack: int
-    """Their stack at the start of that hand (what ranks players out in the same hand)."""
-    table: str
-    hand: int
-    account: str
-    """Where their prize goes (a BOT's: the house's)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"player_id": self.player_id, "stack": self.stack, "table": self.table,
-                "hand": self.hand, "account": self.account}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Out:
-        return cls(str(data["player_id"]), int(data["stack"]), str(data["table"]),
-                   int(data["hand"]), str(data["account"]))
 
 
 def stand_up_out(deps: Deps, record: TableRecord, outcome: Outcome) -> list[Out]:

@@ -27,7 +27,7 @@ from ..ports import (
     Write,
 )
 from ..tournament_records import TournamentRecord
-from . import standings
+from . import standing_rows
 from .base import Deps, ServiceError, backoff
 
 T = TypeVar("T")
@@ -131,9 +131,9 @@ def transact(deps: Deps, tournament_id: str, change: Change[T], *,
         if request_key is not None:
             new.remember_request(request_key)
         try:
-            tournaments.commit(standings.attach(
+            tournaments.commit(standing_rows.attach(
                 (PutTournament(new, record.version), *plan.writes), now,
-                max_tables=standings.ATTACH_MAX_TABLES), tuple(plan.moves))
+                max_tables=standing_rows.ATTACH_MAX_TABLES), tuple(plan.moves))
         except ConcurrentUpdate:
             deps.count("Conflicts", 1)
             if settled is not None and settled():

@@ -66,6 +66,7 @@ from . import registrations as on_counters
 from .accounts import frozen_error
 from .base import BAD_CURSOR, BOT_SEAT, Caller, Deps, ServiceError, read_cursor
 from .private import HOUSE_BOTS
+from .tournament_log import log_entry
 from .tournament_payments import (
     PAYOUT_BACKOFF_MS,
     PAYOUT_RETRY_MS,
@@ -80,7 +81,6 @@ from .tournament_payments import (
     retire_payout_timer,
 )
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
-from .tournament_tables import log_entry
 from .tournament_uow import Busy, Done, Plan, Unchanged, store, transact
 
 

@@ -65,7 +65,7 @@ from . import (
     dealer,
     push,
     spectators,
-    standings,
+    standing_rows,
     tournament_tables,
 )
 from .accounts import frozen_error
@@ -306,7 +306,7 @@ def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outc
         return
     if deps.tournaments is None:
         raise RuntimeError("a tournament table needs the tournament store")
-    deps.tournaments.commit(standings.attach(
+    deps.tournaments.commit(standing_rows.attach(
         (PutTable(record, expected_version), *others, *outcome.writes), now), moves)
 
 
