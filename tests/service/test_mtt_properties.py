@@ -50,6 +50,10 @@ def check_seating(simulation: Simulation) -> None:
         players = [s.player_id for s in table.state.seats if s is not None]
         seen.update(players)
         seated[number] = len(players)
+    # A late entrant (R9.11) or re-entry (R9.12) counted at a table in its hand waits for a
+    # seat (a move from table 0): their starting stack is on no table until it pulls them.
+    late = sum(1 for m in seating.pending if m.from_table == 0)
+    chips += terms.starting_stack * late
     assert chips == terms.starting_stack * record.entrants, "tournament chips conserved"
     assert not [p for p, n in seen.items() if n > 1], "a player at two tables"
     assert sum(seating.counts.values()) == record.players_left

@@ -281,3 +281,33 @@ def test_r9_12_property_chips_entries_and_places_hold_after_every_transaction(
     assert ranked(list(log[-1]["places"].values()), players)
     assert sum(log[-1]["prizes"].values()) == ENTRY * record.entrants
     assert record.pool_held == 0 and ledger_entries(sim) == record.entrants
+
+
+def test_r9_12_a_reentry_waiting_for_a_seat_keeps_the_chips_conserved_check_true() -> None:
+    """Issue 26: a re-entry counted at a table in its hand waits as a move from table 0; its
+    starting stack is on no table yet. The property check counts it (it failed "tournament
+    chips conserved" on this case, the ledger identity held) and the tournament plays out."""
+    from naiko.state import AnteMode
+    from naiko.tournaments.structures import BlindLevel, BlindStructure, from_preset
+    from test_mtt_properties import check_seating
+    each = AnteMode.EACH
+    terms = replace(from_preset("mtt_turbo", 364, Variant.NLHE), seat_count=5,
+                    structure=BlindStructure((BlindLevel(1, 2, 4, 1, each, 3),
+                                              BlindLevel(2, 3, 6, 1, each, 2),
+                                              BlindLevel(3, 4, 8, 1, each, 1))),
+                    starting_stack=20, max_players=14, late_registration_level=1,
+                    entries_per_player=2, time_bank=None)
+    sim = Simulation(terms, 11, 11426, check=True, reentries=3)
+    waited: list[int] = []
+
+    def invariants() -> None:
+        record = sim.tournaments.load(sim.tournament_id)
+        if record.seating is not None:
+            waited.extend(1 for m in record.seating.pending if m.from_table == 0)
+        check_seating(sim)
+
+    sim.tournaments.invariants = invariants
+    sim.run()
+    record = sim.tournaments.load(sim.tournament_id)
+    assert waited and record.reentries == 3  # the case this guards happened
+    assert record.status is TournamentStatus.FINISHED and record.pool_held == 0
