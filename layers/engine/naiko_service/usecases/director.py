@@ -36,6 +36,7 @@ of the tournament log (JSON Lines); a refusal (:class:`.accounts.OperatorError`,
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -203,16 +204,34 @@ def resume(deps: Deps, tournament_id: str, operator: str, reason: str,
         new.clock_shifts += 1
         new.timers += [Timer(t.token, t.kind, t.due_ms + paused_ms) for t in held
                        if t.kind is not TimerKind.LEVEL]
-        schedule_level(new, now)
-        arm_tournament(deps, new)
-        at = level_at(new.terms.structure, new.started_ms, now)
-        told.update(paused_ms=paused_ms, level=at.level.number, level_ends_ms=at.next_ms)
-        _record(plan.writes, new, action, now, **told)
+        _clock_moved(deps, new, now, plan, action, told, paused_ms=paused_ms)
 
+    return _change_clock(deps, tournament_id, change, _resume_table, told, action, log)
+
+
+def _clock_moved(deps: Deps, new: TournamentRecord, now: int, plan: Plan,
+                 action: OperatorAction, told: dict[str, Any], **fields: Any) -> None:
+    """After the tournament's clock moved (a resume, minutes added): the level timer armed
+    for the level's new end, what the tables are told (*fields*, the level and its end), the
+    action logged in the same transaction."""
+    assert new.started_ms is not None
+    schedule_level(new, now)
+    arm_tournament(deps, new)
+    at = level_at(new.terms.structure, new.started_ms, now)
+    told.update(**fields, level=at.level.number, level_ends_ms=at.next_ms)
+    _record(plan.writes, new, action, now, **told)
+
+
+def _change_clock(deps: Deps, tournament_id: str,
+                  change: Callable[[TournamentRecord, int, Plan], None],
+                  table_change: Callable[[int, dict[str, Any], TableRecord, int], Outcome],
+                  told: dict[str, Any], action: OperatorAction, log: Log) -> OperatorAction:
+    """Apply a clock *change* to the tournament, then tell every table (*table_change* with
+    the new start time and what *change* put in *told*)."""
     done = _transact(deps, tournament_id, change)
     started = done.record.started_ms
     assert started is not None
-    _tell(deps, _tables(done.record), partial(_resume_table, started, told))
+    _tell(deps, _tables(done.record), partial(table_change, started, told))
     log(action)
     return action
 
@@ -259,18 +278,9 @@ def add_minutes(deps: Deps, tournament_id: str, operator: str, reason: str, minu
             new.paused["timers"] = [
                 {**t, "due_ms": int(t["due_ms"]) + shift} if t["kind"] == TimerKind.LATE_CLOSE
                 else t for t in new.paused["timers"]]
-        schedule_level(new, now)
-        arm_tournament(deps, new)
-        at = level_at(new.terms.structure, new.started_ms, now)
-        told.update(level=at.level.number, minutes=minutes, level_ends_ms=at.next_ms)
-        _record(plan.writes, new, action, now, **told)
+        _clock_moved(deps, new, now, plan, action, told, minutes=minutes)
 
-    done = _transact(deps, tournament_id, change)
-    started = done.record.started_ms
-    assert started is not None
-    _tell(deps, _tables(done.record), partial(_extend_table, started, told))
-    log(action)
-    return action
+    return _change_clock(deps, tournament_id, change, _extend_table, told, action, log)
 
 
 def _extend_table(started_ms: int, told: dict[str, Any], record: TableRecord,
