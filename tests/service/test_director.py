@@ -137,6 +137,9 @@ def test_r9_15_an_added_minute_moves_the_level_timer_and_a_stale_timer_is_ignore
     assert {kind for _, kind in told} >= {"level_extended"}
     assert all(t.tournament is not None and t.tournament.level_ends_ms == timer.due_ms
                for t in tables(simulation))
+    # what the tables were told (and the log says): the level and its new end
+    line = log(simulation, "director")[-1]
+    assert (line["level"], line["minutes"], line["level_ends_ms"]) == (1, 1, timer.due_ms)
     # the execution armed for the old start of level 2 fires: nothing happens
     simulation.clock.now = before.due_ms
     simulation.service.timer_fired("T:" + simulation.tournament_id, before.token)
