@@ -16,7 +16,8 @@ import pytest
 pytest.importorskip("websockets")
 pytest.importorskip("flask", reason="moto's server needs moto[server]")
 
-from naiko_local.stack import LocalStack  # noqa: E402
+from naiko import bots  # noqa: E402
+from naiko_local.stack import LocalStack, frame_for, my_turn  # noqa: E402
 from naiko_local.web import WebServer  # noqa: E402
 from test_local_stack import Player, run, seat, stack, unique  # noqa: E402, F401 (fixture)
 
@@ -33,6 +34,16 @@ def test_r8_1_a_player_whose_app_sleeps_is_notified_of_their_turn_and_the_web_sh
             ack = await player.request({"action": "register_device", "platform": "fcm",
                                         "token": f"tok-{player.player_id}"})
             assert ack["type"] == "ack", ack
+        # The first hand started with the sleeper's seat. If its first turn is already here,
+        # it was prompted while connected (no push, rightly): it acts, so its next turn comes
+        # with the app asleep. (Left to time out, it would sit out and never be called on.)
+        if my_turn(sleeper.view):
+            seen = sleeper.version
+            command = bots.decide(sleeper.view, sleeper.rng)
+            assert command is not None
+            await sleeper.send(frame_for(command, table_id))
+            await sleeper.wait_for(lambda: sleeper.version > seen)
+        assert not my_turn(sleeper.view)
         await sleeper.drop()  # the phone backgrounds the app: the WebSocket is gone
 
         def notified() -> bool:
