@@ -443,6 +443,28 @@ PRIOR_DECISIONS = 20
 KINDS = ("dumping", "soft_play", "ring")
 
 
+def _saddlepoint(trials: Sequence[tuple[float, float]], target: float, scale: float) -> float:
+    """The ``t >= 0`` at which the tilted mean of the weighted sum (the slope of its cumulant
+    generating function, ``sum w p / (p + (1 - p) exp(-t w))``) reaches *target*: doubling
+    from ``1 / scale`` (*scale* the largest weight) until it is passed or ``t`` reaches
+    ``1e6 / scale``, then 60 halvings of the bracket. Serves :func:`weighted_tail` (the
+    Chernoff bound's minimiser) and :func:`saddlepoint_tail` (the saddlepoint)."""
+
+    def slope(t: float) -> float:
+        return -target + sum(w * p / (p + (1 - p) * math.exp(-t * w)) for w, p in trials)
+
+    low, high = 0.0, 1.0 / scale
+    while slope(high) < 0 and high < 1e6 / scale:
+        low, high = high, high * 2
+    for _ in range(60):
+        middle = (low + high) / 2
+        if slope(middle) < 0:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
 def weighted_tail(trials: Sequence[tuple[float, float]], observed: float) -> float:
     """``-log10`` of the Chernoff bound on ``P(sum of w x >= observed)`` where each
     ``(w, p)`` of *trials* is an independent ``x`` ~ Bernoulli(*p*) weighing *w* (0 when the
@@ -472,19 +494,7 @@ def weighted_tail(trials: Sequence[tuple[float, float]], observed: float) -> flo
         return -t * observed + sum(t * w + math.log(p + (1 - p) * math.exp(-t * w))
                                    for w, p in trials)
 
-    def slope(t: float) -> float:
-        return -observed + sum(w * p / (p + (1 - p) * math.exp(-t * w)) for w, p in trials)
-
-    low, high = 0.0, 1.0 / scale
-    while slope(high) < 0 and high < 1e6 / scale:
-        low, high = high, high * 2
-    for _ in range(60):
-        middle = (low + high) / 2
-        if slope(middle) < 0:
-            low = middle
-        else:
-            high = middle
-    return max(0.0, -log_bound((low + high) / 2) / math.log(10))
+    return max(0.0, -log_bound(_saddlepoint(trials, observed, scale)) / math.log(10))
 
 
 def saddlepoint_tail(trials: Sequence[tuple[float, float]], observed: float) -> float:
@@ -512,21 +522,7 @@ def saddlepoint_tail(trials: Sequence[tuple[float, float]], observed: float) -> 
     mean = sum(w * p for w, p in trials)
     if corrected <= mean:
         return bound
-    scale = max(w for w, _ in trials)
-
-    def slope(t: float) -> float:
-        return -corrected + sum(w * p / (p + (1 - p) * math.exp(-t * w)) for w, p in trials)
-
-    low, high = 0.0, 1.0 / scale
-    while slope(high) < 0 and high < 1e6 / scale:
-        low, high = high, high * 2
-    for _ in range(60):
-        middle = (low + high) / 2
-        if slope(middle) < 0:
-            low = middle
-        else:
-            high = middle
-    t = (low + high) / 2
+    t = _saddlepoint(trials, corrected, max(w for w, _ in trials))
     cumulant = sum(t * w + math.log(p + (1 - p) * math.exp(-t * w)) for w, p in trials)
     variance = 0.0
     for w, p in trials:
