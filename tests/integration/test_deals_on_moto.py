@@ -11,12 +11,11 @@ from dataclasses import replace
 import boto3
 from aws_testing import REGION
 from naiko.tournaments.structures import DealTerms
-from naiko_service.ledger import audit_dynamodb
 from naiko_service.ports import PutTournament
-from naiko_service.records import Hold, Sealer
+from naiko_service.records import Hold
 from naiko_service.tournament_records import TournamentStatus
+from sit_and_go_on_moto_testing import ENTRY, grant, ledger_audit, tournaments
 from test_timers_on_moto import World
-from test_tournament_on_moto import ENTRY, grant, tournaments
 
 
 def _ledger_deals(world: World, tid: str) -> list[dict[str, str]]:
@@ -88,8 +87,5 @@ def test_r9_16_a_deal_made_on_dynamodb_is_paid_once(world: World) -> None:
     kinds = [d["type"] for _, d in store.items(tid, "log#")]
     assert kinds.count("deal_asked") == 2 and "deal_offered" in kinds
     assert kinds.index("deal_made") < kinds.index("finished")
-    audit = audit_dynamodb(boto3.client("dynamodb", region_name=REGION),
-                           world.names["AccountsTable"], world.names["LedgerTable"],
-                           world.names["TablesTable"], Sealer(bytes(range(32))),
-                           world.names["TournamentsTable"])
+    audit = ledger_audit(world)
     assert audit.holds, audit.line()

@@ -7,37 +7,21 @@ from __future__ import annotations
 
 import boto3
 from aws_testing import REGION
-from naiko_service.aws.dynamodb import DynamoAccounts
-from naiko_service.aws.tournaments import DynamoTournamentStore
-from naiko_service.ledger import audit_dynamodb
-from naiko_service.records import Sealer
 from naiko_service.tournament_records import TournamentStatus
+from sit_and_go_on_moto_testing import (
+    ENTRY,
+    created_sit_and_go,
+    grant,
+    ledger_audit,
+    play_to_the_end,
+    tournaments,
+)
 from test_timers_on_moto import World, assert_named
-
-ENTRY = 100
-
-
-def grant(world: World, player: str, chips: int) -> None:
-    """Ops grant chips, with their ledger entry (``scripts/grant_chips.py``)."""
-    DynamoAccounts(boto3.client("dynamodb", region_name=REGION), world.names["AccountsTable"],
-                   ledger_table=world.names["LedgerTable"]).grant(player, chips, ref="test")
-
-
-def tournaments(world: World) -> DynamoTournamentStore:
-    return DynamoTournamentStore(boto3.client("dynamodb", region_name=REGION),
-                                 world.names["TournamentsTable"], world.store)
 
 
 def test_a_sit_and_go_played_to_the_end_through_the_handlers_and_state_machines(
         world: World) -> None:
-    ann, bob = world.connect("ann"), world.connect("bob")
-    for player in ("ann", "bob"):
-        grant(world, player, 1_000)
-    grant(world, "house:bots", 10_000)
-    created = world.send(ann, action="create_tournament", preset="sng_6max_turbo",
-                         entry=ENTRY, bots=True, name="moto sng")
-    assert created["type"] == "ack"
-    tid = str(created["tournament_id"])
+    ann, bob, tid = created_sit_and_go(world, "sng_6max_turbo", "moto sng")
     listed = world.send(bob, action="list_tournaments")
     assert [t["tournament_id"] for t in listed["tournaments"]] == [tid]
     assert listed["tournaments"][0]["terms"]["structure"]["levels"][0]["big_blind"] == 20
@@ -51,25 +35,7 @@ def test_a_sit_and_go_played_to_the_end_through_the_handlers_and_state_machines(
     table_id = record.tables[0]
     assert world.events(ann, "tournament_started")[0]["payouts"] == [390, 210]
     # Play: the humans move all in at every turn; the BOTs and the clock do the rest.
-    steps = 0
-    while store.load(tid).status is TournamentStatus.RUNNING:
-        table = world.load(table_id)
-        hand = table.state.hand
-        seat = None if hand is None or hand.complete else hand.actor
-        player = None if seat is None else table.state.seats[seat]
-        if player is not None and player.player_id in ("ann", "bob") and not player.sitting_out:
-            connection = ann if player.player_id == "ann" else bob
-            prompt = world.view(connection)["prompt"]
-            move = "all_in" if "all_in" in prompt["actions"] else "check"
-            assert world.send(connection, action="act", table_id=table_id,
-                              move=move)["type"] in ("ack", "update")
-        else:
-            assert world.time.step() is not None, "no execution left"
-        steps += 1
-        assert steps < 2_000
-    # Whatever is still parked (the payout timer, the next level) runs out.
-    while world.time.parked():
-        world.time.step()
+    play_to_the_end(world, tid, table_id, ann, bob)
     record = store.load(tid)
     assert record.status is TournamentStatus.FINISHED and record.players_left == 1
     assert not record.timers and record.pool_held == 0
@@ -92,10 +58,7 @@ def test_a_sit_and_go_played_to_the_end_through_the_handlers_and_state_machines(
     assert {table_id, "T:" + tid} <= by_target  # the table's wake-ups and the tournament's
     level = [e for e in executions if e["input"]["kind"] == "level"]
     assert level and all(e["type"] == "STANDARD" for e in level)  # a 5-minute wait
-    audit = audit_dynamodb(boto3.client("dynamodb", region_name=REGION),
-                           world.names["AccountsTable"], world.names["LedgerTable"],
-                           world.names["TablesTable"], Sealer(bytes(range(32))),
-                           world.names["TournamentsTable"])
+    audit = ledger_audit(world)
     assert audit.holds, audit.line()
 
 
