@@ -118,6 +118,28 @@ def open_page(browser: Any) -> Iterator[Callable[..., Any]]:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
+@pytest.fixture(scope="module")
+def page(browser: Any) -> Iterator[Any]:
+    """One page of the web client's origin for the module, no WebSocket server behind it:
+    tests import the client's modules in it (``import('/js/narrate.js')``, ``table.js``) and
+    draw views into it (``test_web_narrate.py``, ``test_web_deals.py``); JavaScript errors on
+    it fail the module."""
+    from naiko_local.web import WebServer
+
+    web = WebServer("127.0.0.1", 0, ws_port=9, mint=lambda p, ttl: "t").start()
+    context = browser.new_context()
+    errors: list[str] = []
+    try:
+        tab = context.new_page()
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(f"{web.url}/api/config")
+        yield tab
+    finally:
+        context.close()
+        web.stop()
+    assert not errors, errors
+
+
 def wait_until(predicate: Callable[[], Any], timeout: float = 15.0, step: float = 0.1,
                what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout

@@ -10,36 +10,17 @@ the buttons are clicked and what the page would send is recorded (no WebSocket s
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 pytest.importorskip("websockets")
 
-from test_web_narrate import seated_view  # noqa: E402
+from test_web_narrate import draw_table, seated_view  # noqa: E402
 
 OFFER = {"offer_id": "2.1700000500800", "ends_ms": 30_000, "players": ["alice", "bot-1"],
          "stacks": [1400, 600], "prizes": [270], "kept": 30, "icm": [170, 100],
          "chip_count": [177, 93], "accepted": {"bot-1": "chip_count"}}
-
-
-@pytest.fixture(scope="module")
-def page(browser: Any) -> Iterator[Any]:
-    from naiko_local.web import WebServer
-
-    web = WebServer("127.0.0.1", 0, ws_port=9, mint=lambda p, ttl: "t").start()
-    context = browser.new_context()
-    errors: list[str] = []
-    try:
-        tab = context.new_page()
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.goto(f"{web.url}/api/config")
-        yield tab
-    finally:
-        context.close()
-        web.stop()
-    assert not errors, errors
 
 
 def final_table(deal: dict[str, Any] | None) -> dict[str, Any]:
@@ -59,31 +40,21 @@ def final_table(deal: dict[str, Any] | None) -> dict[str, Any]:
     return view
 
 
+DEAL_PANEL = """(root) => ({
+  panel: root.querySelector('.deal-panel')?.dataset.deal ?? null,
+  rows: [...root.querySelectorAll('.deal-offer tbody tr')].map((r) =>
+    [...r.querySelectorAll('td')].map((d) => d.textContent)),
+  bounties: [...root.querySelectorAll('.seat .bounty')].map((b) => b.textContent),
+  buttons: [...root.querySelectorAll('.deal-panel button')].map((b) => b.dataset.action) })"""
+"""What :func:`draw` reads: the deal panel (its ``data-deal``, the offer's rows, its buttons)
+and the seats' bounties."""
+
+
 def draw(page: Any, view: dict[str, Any], click: str | None = None,
          terms: dict[str, Any] | None = None) -> dict[str, Any]:
-    """table.js draws *view*; *click* (a CSS selector) is clicked; what it sent is returned."""
-    result: dict[str, Any] = page.evaluate(
-        """async ([view, click, terms]) => {
-          const t = await import('/js/table.js');
-          const root = document.createElement('div');
-          document.body.replaceChildren(root);
-          const sent = [];
-          t.renderTable(root, view, { nowMs: 0, version: 1, tableId: view.table_id, log: [],
-            ui: {}, showdown: null, offerUntil: null, playerId: 'alice', proofs: null,
-            tournamentTerms: () => terms,
-            send: (action, fields) => sent.push([action, fields]),
-            join: () => {}, toLobby: () => {} });
-          if (click) root.querySelector(click).click();
-          const panel = root.querySelector('.deal-panel');
-          const rows = [...root.querySelectorAll('.deal-offer tbody tr')].map((r) =>
-            [...r.querySelectorAll('td')].map((d) => d.textContent));
-          const bounties = [...root.querySelectorAll('.seat .bounty')].map((b) => b.textContent);
-          return { sent, rows, bounties, panel: panel ? panel.dataset.deal : null,
-                   text: root.innerText,
-                   buttons: [...root.querySelectorAll('.deal-panel button')]
-                     .map((b) => b.dataset.action) };
-        }""", [view, click, terms])
-    return result
+    """table.js draws *view* for alice, the lobby's terms *terms*; *click* (a CSS selector) is
+    clicked; what it sent is returned, with the deal panel and the bounties."""
+    return draw_table(page, view, DEAL_PANEL, player="alice", terms=terms, click=click)
 
 
 def test_r9_16_the_deal_panel_shows_the_offer_and_answers_it_by_its_id(page: Any) -> None:

@@ -15,7 +15,6 @@ viewer; the viewer's seat is labelled ``You`` and "Waiting for you" only on the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -166,26 +165,6 @@ def _named(event: dict[str, Any], name: str) -> dict[str, Any]:
     return dict(json.loads(json.dumps(event).replace('"bob"', json.dumps(name))))
 
 
-@pytest.fixture(scope="module")
-def page(browser: Any) -> Iterator[Any]:
-    """One page of the web client's origin for the module: it imports the client's modules
-    (``import('/js/narrate.js')``); no WebSocket server behind it."""
-    from naiko_local.web import WebServer
-
-    web = WebServer("127.0.0.1", 0, ws_port=9, mint=lambda p, ttl: "t").start()
-    context = browser.new_context()
-    errors: list[str] = []
-    try:
-        tab = context.new_page()
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.goto(f"{web.url}/api/config")
-        yield tab
-    finally:
-        context.close()
-        web.stop()
-    assert not errors, errors
-
-
 def narrate_in_page(page: Any, events: list[dict[str, Any]], names: dict[int, str],
                     seat: int | None, player: str | None = None) -> list[list[str]]:
     """Each event narrated on its own by the page's narrate.js, read from *seat* (and with the
@@ -308,22 +287,34 @@ def seated_view() -> dict[str, Any]:
     return server.view(True)
 
 
-def draw_table(page: Any, view: dict[str, Any]) -> dict[str, Any]:
-    """table.js draws *view* into a fresh element: the seat labels and the waiting line."""
+SEATS_AND_WAITING = """(root) => ({
+  names: [...root.querySelectorAll('.seat .name')].map((e) =>
+    [Number(e.closest('.seat').dataset.seat), e.firstChild.textContent]),
+  waiting: root.querySelector('[data-waiting]')?.textContent.trim() ?? null })"""
+"""What :func:`draw_table` reads by default: the seat labels and the waiting line."""
+
+
+def draw_table(page: Any, view: dict[str, Any], read: str = SEATS_AND_WAITING, *,
+               player: str | None = None, terms: dict[str, Any] | None = None,
+               click: str | None = None) -> dict[str, Any]:
+    """table.js draws *view* into a fresh element, for the reader *player* (``playerId``), the
+    lobby's terms of its tournament *terms*; *click* (a CSS selector) is clicked. Returns
+    what *read* (a JavaScript function of the element) reads, the element's text and what
+    the page sent (``[action, fields]`` each)."""
     result: dict[str, Any] = page.evaluate(
-        """async (view) => {
+        f"""async ([view, player, terms, click]) => {{
           const t = await import('/js/table.js');
           const root = document.createElement('div');
           document.body.replaceChildren(root);
-          t.renderTable(root, view, { nowMs: 0, version: 1, tableId: view.table_id, log: [],
-            ui: {}, showdown: null, offerUntil: null, playerId: null, proofs: null,
-            send: () => {}, join: () => {}, toLobby: () => {} });
-          const names = [...root.querySelectorAll('.seat .name')].map((e) =>
-            [Number(e.closest('.seat').dataset.seat), e.firstChild.textContent]);
-          const waiting = root.querySelector('[data-waiting]');
-          return { names, waiting: waiting ? waiting.textContent.trim() : null,
-                   text: root.innerText };
-        }""", view)
+          const sent = [];
+          t.renderTable(root, view, {{ nowMs: 0, version: 1, tableId: view.table_id, log: [],
+            ui: {{}}, showdown: null, offerUntil: null, playerId: player, proofs: null,
+            tournamentTerms: () => terms,
+            send: (action, fields) => sent.push([action, fields]),
+            join: () => {{}}, toLobby: () => {{}} }});
+          if (click) root.querySelector(click).click();
+          return {{ ...({read})(root), sent, text: root.innerText }};
+        }}""", [view, player, terms, click])
     return result
 
 
