@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+import tournament_testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naiko.state import AnteMode, Variant
@@ -92,15 +93,8 @@ def test_r9_14_property_a_level_never_advances_during_a_break(minutes: list[int]
 
 
 def started(seed: int = 1) -> Simulation:
-    base = terms_for("mtt", Variant.NLHE, 10, 13)
-    levels = base.structure.levels
-    terms = replace(base, seat_count=6, structure=BlindStructure(levels, (Break(1, 5),)))
-    simulation = Simulation(terms, 13, seed, check=True)
-    simulation.register()
-    while simulation.tournaments.load(simulation.tournament_id).status \
-            is not TournamentStatus.RUNNING:
-        assert simulation.step()
-    return simulation
+    levels = terms_for("mtt", Variant.NLHE, 10, 13).structure.levels
+    return tournament_testing.started(13, seed, structure=BlindStructure(levels, (Break(1, 5),)))
 
 
 def test_r9_14_tables_finish_their_hand_hold_through_the_break_and_resume_by_timer() -> None:

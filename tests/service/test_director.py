@@ -8,11 +8,7 @@ reaches any of it."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
-from dataclasses import replace
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,24 +20,12 @@ from naiko.tournaments.structures import MINUTE_MS, TournamentTerms, level_at
 from naiko_local.tournament import Simulation, terms_for
 from naiko_service.ports import LedgerReason, OperatorAction
 from naiko_service.records import Hold, TableRecord, TimerKind
-from naiko_service.tournament_records import TournamentRecord, TournamentStatus
+from naiko_service.tournament_records import TournamentStatus
 from naiko_service.usecases import director, tournament_payments, tournaments, transaction
 from naiko_service.usecases.accounts import OperatorError
+from tournament_testing import record_of, script, started
 
 OLGA = "olga"
-
-
-def started(players: int = 13, seed: int = 1, **changes: Any) -> Simulation:
-    terms = replace(terms_for("mtt", Variant.NLHE, 10, players), **{"seat_count": 6, **changes})
-    simulation = Simulation(terms, players, seed, check=True)
-    simulation.register()
-    while record_of(simulation).status is not TournamentStatus.RUNNING:
-        assert simulation.step()
-    return simulation
-
-
-def record_of(simulation: Simulation) -> TournamentRecord:
-    return simulation.tournaments.load(simulation.tournament_id)
 
 
 def deps(simulation: Simulation) -> Any:
@@ -413,19 +397,10 @@ def test_r9_15_property_director_actions_keep_every_chip_and_hold_no_hand_while_
     assert simulation.store.audit().holds
 
 
-def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "naiko_director_script", Path(__file__).parents[2] / "scripts" / "director.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_r9_15_the_admin_script_calls_the_service_and_says_why_it_refused(
         capsys: pytest.CaptureFixture[str]) -> None:
     simulation = started()
-    module = script()
+    module = script("director")
     d, tid = deps(simulation), simulation.tournament_id
     args = module.parser().parse_args(["--operator", OLGA, "pause", tid, "--reason", "break"])
     assert module.run(d, args) == 0

@@ -16,11 +16,12 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+import tournament_testing
 from naiko.state import Seat, Variant
 from naiko_local.tournament import Simulation, VirtualScheduler, terms_for
 from naiko_service.ports import PutItem, PutTournament, TournamentNotFound
 from naiko_service.records import TableRecord, TimerKind
-from naiko_service.tournament_records import TournamentRecord, TournamentStatus
+from naiko_service.tournament_records import TournamentRecord
 from naiko_service.usecases import mtt, transaction
 from naiko_service.usecases.tournament_log import Out
 
@@ -30,12 +31,7 @@ PLAYERS = 13
 
 def started(players: int = PLAYERS, seats: int = 6, seed: int = 1) -> Simulation:
     """A scheduled tournament just started: its tables written, none dealt yet."""
-    terms = replace(terms_for("mtt", Variant.NLHE, 10, players), seat_count=seats)
-    simulation = Simulation(terms, players, seed, check=True)
-    simulation.register()
-    while tournament(simulation).status is not TournamentStatus.RUNNING:
-        assert simulation.step()
-    return simulation
+    return tournament_testing.started(players, seed, seat_count=seats)
 
 
 def tournament(simulation: Simulation) -> TournamentRecord:

@@ -8,11 +8,8 @@ action is in the operator log with who did it; nothing about a freeze reaches ot
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from naiko_service.ports import AccountFrozen, LedgerReason
@@ -20,6 +17,7 @@ from naiko_service.usecases import accounts
 from service_testing import Harness, harness
 from test_service import new_table
 from test_tournaments import new_tournament, sng_terms
+from tournament_testing import script as load_script
 
 FROZEN = "account_frozen"
 
@@ -138,17 +136,8 @@ def test_r10_3_issue_27_the_operator_log_says_who_did_what_page_by_page(caplog) 
         ("olga", "freeze"), ("pete", "freeze"), ("olga", "reverse"), ("pete", "unfreeze")]
 
 
-def operator_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "naiko_operator_script", Path(__file__).parents[2] / "scripts" / "operator.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_r10_3_issue_27_the_operator_command_acts_and_reads_the_log(capsys) -> None:
-    script = operator_script()
+    script = load_script("operator")
     h = harness()
     h.player("bob")
     h.player("carol")

@@ -1,0 +1,45 @@
+"""Helpers shared by the tournament tests on the in-memory adapters (``tests/service``): a
+simulated scheduled tournament of BOTs just started (:class:`naiko_local.tournament.Simulation`:
+the real service and timers, virtual time), and the ops scripts under ``scripts/`` loaded as
+modules, as their tests call them."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from naiko.state import Variant
+from naiko_local.tournament import Simulation, terms_for
+from naiko_service.tournament_records import TournamentRecord, TournamentStatus
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def started(players: int = 13, seed: int = 1, **changes: Any) -> Simulation:
+    """A scheduled NLHE tournament (entry 10) of *players* BOTs on 6-seat tables, *changes*
+    to its terms (``seat_count=9``, ``structure=...``), just started: registered, its timers
+    fired until it runs, its tables written and none dealt yet."""
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, players), **{"seat_count": 6, **changes})
+    simulation = Simulation(terms, players, seed, check=True)
+    simulation.register()
+    while record_of(simulation).status is not TournamentStatus.RUNNING:
+        assert simulation.step()
+    return simulation
+
+
+def record_of(simulation: Simulation) -> TournamentRecord:
+    """The simulated tournament's record as stored now."""
+    return simulation.tournaments.load(simulation.tournament_id)
+
+
+def script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` loaded as the module ``naiko_<name>_script`` (its ``parser()``
+    and ``run(...)`` called by the test, as ``main`` would)."""
+    spec = importlib.util.spec_from_file_location(f"naiko_{name}_script", SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
