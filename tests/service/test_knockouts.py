@@ -217,3 +217,35 @@ def test_r9_13_a_knockout_written_again_pays_nothing(monkeypatch: pytest.MonkeyP
         h.tournaments.commit(tuple(outcome.writes), tuple(outcome.moves))
     assert [h.accounts.balance(p.player_id) for p in (button, small, big)] == balances
     assert len(bounty_ledger(h)) == 2
+
+
+def test_r4_5_two_odd_bounties_split_between_the_button_and_the_big_blind_go_left_of_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """R4.5 through R9.13 at a 4-seat knockout Sit & Go (bounty 41): all four all in on the
+    first hand, the button and the big blind tie (``AsKc``, ``AcKs``) and eliminate the small
+    blind and the cut-off. Each odd bounty is split as R4.5 splits a pot: 20 each and the odd
+    chip to the first tied winner clockwise (left) of the button, the big blind (the small
+    blind, between them, is out): the button gets 20 of each, never the odd chip for being
+    on the button."""
+    h = harness()
+    terms = replace(sng_terms(4), bounty=41)
+    tid = new_tournament(h, terms)
+    players = [h.player(name) for name in ("ann", "bob", "cy", "dee")]
+    register(tid, *players)
+    info = table_of(h, tid).tournament
+    assert info is not None and info.first_button is not None
+    b = info.first_button
+    button, small, big, cutoff = (at(h, tid, (b + k) % 4, players) for k in range(4))
+    rig(monkeypatch, h, tid, [(button, "AsKc"), (small, "QhJh"), (big, "AcKs"),
+                              (cutoff, "QdJd")], BOARD)
+    deal(h, tid)
+    for _ in range(4):
+        act(h, tid, players, "all_in")
+    hand = table_of(h, tid).state.hand
+    assert hand is not None and hand.button == b
+    assert [a["winners"] for a in hand.awards] == [{str(b): 3_000, str((b + 2) % 4): 3_000}]
+    ko = {e["player"]: e["paid"] for e in log(h, tid, "bounty")}
+    split = {big.player_id: 21, button.player_id: 20}
+    assert ko == {small.player_id: split, cutoff.player_id: split}
+    assert sorted(bounty_ledger(h)) == sorted([(big.player_id, 21), (button.player_id, 20)] * 2)
+    assert h.store.audit().holds

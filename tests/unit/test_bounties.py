@@ -101,3 +101,25 @@ def test_r9_13_property_every_bounty_is_awarded_whole_like_its_pot(
                 assert 0 <= paid - k.added[name] <= 1
     after = bounties_after(bounties, done)
     assert sum(after.values()) == bounty * n - sum(sum(k.paid.values()) for k in done)
+
+
+@pytest.mark.parametrize(("button", "odd_to"), [
+    (0, "cy"),   # left of ann's button: bob (folded), then cy
+    (1, "cy"),   # cy sits just left of it
+    (2, "eve"),  # cy is on the button: the odd chip starts at dee (folded), then eve
+    (3, "eve"),
+    (4, "cy"),   # eve is on the button: fay (folded), ann (out), bob (folded), then cy
+    (5, "cy"),   # round the table: ann (out), bob (folded), then cy
+])
+def test_r4_5_an_odd_bounty_chip_goes_to_the_first_tied_winner_left_of_the_button(
+        button: int, odd_to: str) -> None:
+    """R4.5 through R9.13: cy (seat 2) and eve (seat 4) split the pot that eliminated ann (the
+    others folded; its odd chip went by R4.5 too) and share her odd bounty of 25 as that pot
+    is shared: 12 each and the odd chip to whichever of them sits first clockwise (left) of
+    the button; never to the button's winner for being on it, nor to the lower seat or the
+    winner listed first (the awards list eve first)."""
+    awards = [{"amount": 301, "eligible": [0, 2, 4],
+               "winners": {"4": 150, "2": 151} if odd_to == "cy" else {"4": 151, "2": 150}}]
+    (k,) = knockouts(awards, SEATS, [0], {"ann": 25}, progressive=False, button=button)
+    other = "eve" if odd_to == "cy" else "cy"
+    assert k.paid == {odd_to: 13, other: 12} and k.added == {}
