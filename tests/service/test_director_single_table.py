@@ -21,7 +21,7 @@ from naiko.tournaments import icm
 from naiko.tournaments.prizes import SpinPrize, spin_payouts, split_pool
 from naiko.tournaments.structures import MINUTE_MS, level_at
 from naiko_local.tournament import Simulation, terms_for
-from naiko_service.ports import PutTournament
+from naiko_service.ports import ConcurrentUpdate, PutTable, PutTournament
 from naiko_service.records import Hold, TableRecord, TimerKind
 from naiko_service.tournament_records import HOUSE_PRIZES, TournamentRecord, TournamentStatus
 from naiko_service.usecases import director, tournament_payments, tournaments, transaction
@@ -354,3 +354,42 @@ def test_r9_15_property_single_table_director_actions_keep_every_chip_and_deal_n
     assert len(simulation.accounts.operator_actions) == applied == len(log(simulation,
                                                                            "director"))
     assert simulation.store.audit().holds
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_r9_15_a_busy_single_table_refuses_the_action_whole_never_half(
+        kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table and the tournament item change together or not at all: were the tournament
+    paused and its table (busy) left untold, the table, which never reads the tournament to
+    deal, would play on through the pause. Busy, the action is refused ``busy`` and nothing is
+    written; once the table is free again, it applies."""
+    simulation = started(kind)
+    d, tid = deps(simulation), simulation.tournament_id
+    table_id = table(simulation).table_id
+    save, commit = simulation.store.save, simulation.tournaments.commit
+
+    def busy_save(record: TableRecord, *args: Any, **kwargs: Any) -> None:
+        if record.table_id == table_id:
+            raise ConcurrentUpdate(table_id)
+        save(record, *args, **kwargs)
+
+    def busy_commit(writes: Any, moves: Any = ()) -> None:
+        if any(isinstance(w, PutTable) and w.record.table_id == table_id for w in writes):
+            raise ConcurrentUpdate(table_id)
+        commit(writes, moves)
+
+    monkeypatch.setattr(simulation.store, "save", busy_save)
+    monkeypatch.setattr(simulation.tournaments, "commit", busy_commit)
+    before = (record_of(simulation).to_document(), table(simulation).version,
+              len(simulation.accounts.operator_actions))
+    for call in (director.pause, director.add_minutes, director.cancel):
+        with pytest.raises(OperatorError) as refused:
+            call(d, tid, OLGA, "the table is busy")
+        assert refused.value.code == "busy", (call, refused.value)
+        assert (record_of(simulation).to_document(), table(simulation).version,
+                len(simulation.accounts.operator_actions)) == before
+    monkeypatch.undo()
+    director.pause(d, tid, OLGA, "free again")
+    held = table(simulation).tournament
+    assert record_of(simulation).paused is not None
+    assert held is not None and held.hold == Hold.DIRECTOR
