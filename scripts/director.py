@@ -16,8 +16,9 @@ chain (and ``AWS_ENDPOINT_URL`` for the local stack's moto). It calls
 credentials that write those tables, as for ``scripts/operator.py`` (R10.3). ``--operator`` (or
 ``$NAIKO_OPERATOR``) is written in the operator log (``operator.py log`` reads it) and the
 tournament log's ``director`` entry of every action. ``--from``/``--to`` take a table's number
-or id. Exit 0 done, 1 refused (nothing written; the stable code is printed), 2 bad arguments.
-See docs/tournaments.md ("The director's tools").
+or id. Every kind of tournament: a Sit & Go or a Spin (one table) has every tool but ``move``
+(refused ``single_table``). Exit 0 done, 1 refused (nothing written; the stable code is
+printed), 2 bad arguments. See docs/tournaments.md ("The director's tools").
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     for name, text in (("pause", "every table finishes its hand, then holds"),
                        ("resume", "play resumes with the level's time left"),
                        ("add-minute", "add minutes to the current level"),
-                       ("move", "move a player between hands"),
+                       ("move", "move a player between hands (scheduled tournaments)"),
                        ("cancel", "cancel: entries back before the start, else the "
                                   "published split")):
         command = commands.add_parser(name, help=text)

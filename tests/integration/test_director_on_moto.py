@@ -1,25 +1,42 @@
 """R9.15 on DynamoDB (moto, tables from ``template.yaml``): the director pauses a scheduled
 tournament (its tables finish their hands and hold), adds a minute, moves a player (one
 transaction over both tables and the tournament item), and cancels it after the start: the
-split paid once each through the ledger, every action in the operator log (the ledger table's
-``ops:log`` partition, written in the action's own transaction) and the tournament log with who
-did it; the ledger identity holds."""
+split paid once each through the ledger; at a Sit & Go and a Spin the same tools, each one
+transaction over the table and the tournament item (a move refused ``single_table``, a Spin's
+cancel returning its entries from the house's prize account); every action in the operator
+log (the ledger table's ``ops:log`` partition, written in the action's own transaction) and the
+tournament log with who did it; the ledger identity holds."""
 
 from __future__ import annotations
 
 import importlib.util
+import random
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from naiko.state import Variant
 from naiko.tournaments.structures import MINUTE_MS
-from naiko_service.records import Hold, TimerKind
-from naiko_service.tournament_records import TournamentStatus
-from naiko_service.usecases import director, tournament_payments, tournaments
+from naiko_local.tournament import SIMULATED_START_MS, VirtualScheduler, terms_for
+from naiko_service.aws import DynamoAccounts, DynamoTableStore
+from naiko_service.aws.tournaments import DynamoTournamentStore
+from naiko_service.ledger import audit_dynamodb
+from naiko_service.memory import ManualClock, MemoryConnections, RecordingGateway
+from naiko_service.records import Hold, Sealer, TableRecord, TimerKind
+from naiko_service.tournament_records import HOUSE_PRIZES, TournamentRecord, TournamentStatus
+from naiko_service.usecases import Deps, TableService, director, tournament_payments, tournaments
 from naiko_service.usecases.accounts import OperatorError, operator_log
 from naiko_service.usecases.private import HOUSE_BOTS
-from test_mtt_concurrency_on_moto import TOURNAMENT, Mtt, dynamo, mtt_on  # noqa: F401
+from test_mtt_concurrency_on_moto import (  # noqa: F401
+    ENTRY,
+    KEY,
+    TOURNAMENT,
+    Mtt,
+    dynamo,
+    mtt_on,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,3 +111,128 @@ def test_r9_15_the_directors_tools_on_dynamodb(dynamo: tuple[Any, dict[str, str]
                if e["type"] == "director"]
     assert [e["action_id"] for e in entries] == [a.action_id for a in reversed(actions)]
     mtt.audit()
+
+
+# -- a Sit & Go and a Spin (one table: each action one transaction with the table) -----------
+
+SINGLE = "single-table"
+
+
+@dataclass
+class OneTable:
+    """A Sit & Go or a Spin of BOTs on the DynamoDB adapters, in virtual time."""
+
+    deps: Deps
+    service: TableService
+    scheduler: VirtualScheduler
+    clock: ManualClock
+    accounts: DynamoAccounts
+    client: Any
+    names: dict[str, str]
+    next_sweep: int = 0
+
+    def record(self) -> TournamentRecord:
+        assert self.deps.tournaments is not None
+        return self.deps.tournaments.load(SINGLE)
+
+    def table(self) -> TableRecord:
+        (table_id,) = self.record().tables
+        return self.deps.tables.load(table_id)
+
+    def step(self) -> bool:
+        popped = self.scheduler.pop()
+        if popped is None:
+            return False
+        due_ms, target, token = popped
+        while self.next_sweep <= due_ms:  # EventBridge: the sweep every minute
+            self.clock.now = max(self.clock.now, self.next_sweep)
+            self.service.sweep()
+            self.next_sweep += 60_000
+        self.clock.now = max(self.clock.now, due_ms)
+        self.service.timer_fired(target, token)
+        return True
+
+    def until(self, when: int) -> None:
+        while self.scheduler.heap and self.scheduler.heap[0][0] <= when:
+            assert self.step()
+        self.clock.now = max(self.clock.now, when)
+
+    def audit(self) -> None:
+        audit = audit_dynamodb(self.client, self.names["AccountsTable"],
+                               self.names["LedgerTable"], self.names["TablesTable"],
+                               Sealer(KEY), self.names["TournamentsTable"])
+        assert audit.holds, audit.line()
+
+
+def one_table_on(tables: tuple[Any, dict[str, str]], kind: str) -> OneTable:
+    client, names = tables
+    store = DynamoTableStore(client, names["TablesTable"], names["AccountsTable"], Sealer(KEY),
+                             ledger_table=names["LedgerTable"])
+    accounts = DynamoAccounts(client, names["AccountsTable"], ledger_table=names["LedgerTable"])
+    clock, scheduler, rng = ManualClock(SIMULATED_START_MS), VirtualScheduler(), random.Random(5)
+    deps = Deps(tables=store, accounts=accounts, connections=MemoryConnections(),
+                gateway=RecordingGateway(), scheduler=scheduler, clock=clock, rng=rng,
+                tournaments=DynamoTournamentStore(client, names["TournamentsTable"], store),
+                pause=lambda seconds: None, bot_think=lambda: rng.randrange(400, 6_001))
+    players = 3 if kind == "spin" else 4
+    terms = replace(terms_for(kind, Variant.NLHE, ENTRY, players), bots_allowed=True)
+    accounts.grant(HOUSE_BOTS, ENTRY * players, ref="test", at_ms=clock.now)
+    if terms.spin_table is not None:  # ops keep the prize account able to pay any draw
+        accounts.grant(HOUSE_PRIZES, ENTRY * max(p.multiplier for p in terms.spin_table.prizes),
+                       ref="test", at_ms=clock.now)
+    one = OneTable(deps, TableService(deps), scheduler, clock, accounts, client, names,
+                   clock.now + 60_000)
+    tournaments.create(deps, SINGLE, "one table", terms, "test")
+    tournaments.enter(deps, None, SINGLE, [tournaments.Entrant(f"bot-{n}", HOUSE_BOTS, True)
+                                           for n in range(1, players + 1)])
+    assert one.record().status is TournamentStatus.RUNNING and one.record().seating is None
+    return one
+
+
+@pytest.mark.parametrize("kind", ["sng", "spin"])
+def test_r9_15_the_directors_tools_at_a_sit_and_go_and_a_spin_on_dynamodb(
+        dynamo: tuple[Any, dict[str, str]], capsys: pytest.CaptureFixture[str],  # noqa: F811
+        kind: str) -> None:
+    one = one_table_on(dynamo, kind)
+    module = script()
+    house = HOUSE_PRIZES if kind == "spin" else HOUSE_BOTS
+
+    def run(*argv: str) -> int:
+        one.clock.now += 1_000  # one action a second: the operator log's order
+        return int(module.run(one.deps, module.parser().parse_args(["--operator", "olga",
+                                                                    *argv])))
+
+    while not one.table().state.hand_in_progress:
+        assert one.step()
+    assert run("pause", SINGLE, "--reason", "maintenance") == 0  # mid-hand
+    paused_at = one.clock.now
+    held = one.table()
+    assert held.state.hand_in_progress and held.tournament is not None
+    assert held.tournament.hold == Hold.DIRECTOR  # written with the tournament's pause
+    one.until(one.clock.now + 5 * MINUTE_MS)
+    assert not one.table().state.hand_in_progress
+    hands = [e for e in tournaments.export_log(one.deps, SINGLE) if e["type"] == "hand"]
+    assert not [h for h in hands if h["started_ms"] > paused_at]
+    assert run("add-minute", SINGLE, "--reason", "a long hand") == 0
+    table = one.table()
+    assert table.tournament is not None
+    assert table.tournament.started_ms == one.record().started_ms  # the table's own clock
+    player = next(s.player_id for s in table.state.seats if s is not None)
+    assert run("move", SINGLE, player, "--from", "1", "--to", "2", "--reason", "x") == 1
+    assert "single_table" in capsys.readouterr().err
+    live = one.record()
+    owed = sum(live.payouts) if kind == "sng" else 3 * live.terms.prize_entry
+    before = one.accounts.balance(house)
+    assert run("cancel", SINGLE, "--reason", "the venue closed") == 0
+    done = one.record()
+    assert done.status is TournamentStatus.CANCELLED and done.pool_held == 0
+    assert one.table().closed
+    assert one.accounts.balance(house) == before + (owed if kind == "sng" else -owed)
+    tournament_payments.settle(one.deps, SINGLE)  # the payout timer again: nothing more
+    assert one.accounts.balance(house) == before + (owed if kind == "sng" else -owed)
+    actions, _ = operator_log(one.accounts)
+    assert [(a.action, a.operator) for a in actions] == [
+        ("cancel", "olga"), ("add_minutes", "olga"), ("pause", "olga")]
+    entries = [e for e in tournaments.export_log(one.deps, SINGLE) if e["type"] == "director"]
+    assert [e["action_id"] for e in entries] == [a.action_id for a in reversed(actions)]
+    one.audit()

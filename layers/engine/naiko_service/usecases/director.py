@@ -4,7 +4,7 @@ An operator (the same role and authorization as the account actions of R10.3,
 :mod:`.accounts`: ``scripts/director.py`` calls this module with the AWS credentials of an
 operator; no player's token reaches it) may:
 
-- **pause** a scheduled tournament: the tournament item says so (:attr:`TournamentRecord.paused`)
+- **pause** a running tournament: the tournament item says so (:attr:`TournamentRecord.paused`)
   and its level and late-registration timers stop; every table is told at once
   (``tournament_paused``), finishes the hand it is playing, then holds
   (:attr:`~naiko_service.records.Hold.DIRECTOR`): no hand, decision clock or level runs;
@@ -17,7 +17,8 @@ operator; no player's token reaches it) may:
   told (``level_extended``);
 - **move a player** from one table to another, both between hands, keeping their stack and time
   bank (the move of R9.7, in one transaction over both tables and the tournament); refused
-  mid-hand (``hand_in_progress``) or to a full table (``table_full``);
+  mid-hand (``hand_in_progress``) or to a full table (``table_full``), and at a Sit & Go or a
+  Spin, which has one table (``single_table``);
 - **cancel** it: before its start every entry goes back (the creator's cancellation,
   :func:`.tournaments.cancel_registering`); after it (paused, every table between hands) the
   prizes left are split among the players still in by the terms' published policy
@@ -26,6 +27,15 @@ operator; no player's token reaches it) may:
   knockout tournament each player still in is paid their own bounty back with their share
   (R9.13). The pause ends a deal offered at the final table (R9.16,
   :func:`.deals.paused`).
+
+**A Sit & Go or a Spin** (one table, which deals without reading the tournament item: its level
+comes from its own copy of the clock, R9.3) gets each action in ONE transaction over its table
+and the tournament item (:func:`_at_its_table`), so its table cannot miss it: the pause holds
+it at once (a hand in progress is played to its end, then nothing is dealt), the resume and the
+added minutes move its clock with the tournament's, the cancel closes it. Its cancel needs its
+table between hands (paused or not: the write is conditional on the table's version, so the
+stacks are final). A Spin's cancel splits only the entries, not the drawn multiplier's pool
+(:func:`_cancel_prizes`).
 
 Every action is written, in the transaction of the change it makes, with its operator log entry
 (:class:`~naiko_service.ports.PutOperatorAction`: who, what, why, when) and a ``director`` entry
@@ -42,6 +52,7 @@ from functools import partial
 from typing import Any
 
 from naiko.tournaments import icm
+from naiko.tournaments.prizes import split_pool
 from naiko.tournaments.structures import MINUTE_MS, TournamentKind, level_at
 
 from ..notices import LevelExtended, TournamentCancelled, TournamentPaused, TournamentResumed
@@ -62,6 +73,12 @@ from .tournament_payments import (
 )
 from .tournament_start import schedule_level
 from .tournament_uow import Busy, Plan, store, transact
+
+Change = Callable[[TournamentRecord, int, Plan, TableRecord | None], None]
+"""A director's change of the tournament item (in its transaction; the table of a Sit & Go or
+a Spin, as that one transaction writes it, or ``None`` for a scheduled tournament's)."""
+TableChange = Callable[[TournamentRecord, TableRecord, int], Outcome]
+"""What a table is told of the change (the tournament as written)."""
 
 MAX_MINUTES = 60
 """At most this many minutes added to a level at once."""
@@ -97,13 +114,81 @@ def _record(writes: list[Any], new: TournamentRecord, action: OperatorAction, no
     writes.append(PutOperatorAction(replace(action, at_ms=now)))
 
 
-def _scheduled_running(new: TournamentRecord) -> None:
+def _running(new: TournamentRecord) -> None:
     if new.status is not TournamentStatus.RUNNING:
         raise OperatorError("not_running", f"the tournament is {new.status.value}, not running")
-    if new.terms.kind is not TournamentKind.SCHEDULED or new.seating is None:
-        raise OperatorError("not_scheduled", "the director's pause, clock and moves are for "
-                            "scheduled tournaments (a Sit & Go or a Spin plays one table "
-                            "alone)")
+
+
+def _single_table(record: TournamentRecord) -> str | None:
+    """The one table of a running Sit & Go or Spin (``None``: a scheduled tournament, or one
+    not started)."""
+    if record.seating is None and record.terms.kind is not TournamentKind.SCHEDULED \
+            and record.tables:
+        return record.tables[0]
+    return None
+
+
+def _load(deps: Deps, tournament_id: str) -> TournamentRecord:
+    try:
+        return store(deps).load(tournament_id)
+    except ServiceError as refused:  # no_tournaments
+        raise OperatorError(refused.code, str(refused)) from None
+    except Exception:
+        raise OperatorError("unknown_tournament", "no tournament has that id") from None
+
+
+def _apply(deps: Deps, tournament_id: str, change: Change, table_change: TableChange) -> None:
+    """Apply a director's *change* and tell the tables (*table_change*). A scheduled
+    tournament: the tournament's transaction, then every table told (a table busy then reads
+    the tournament at its next deal, :func:`.mtt.between_hands`). A Sit & Go or a Spin: ONE
+    transaction over its table and the tournament item, each on its version
+    (:func:`_at_its_table`): its table never reads the tournament to deal (R9.3), so it must
+    not miss the change.
+
+    :raises OperatorError: the change's refusal, ``unknown_tournament``, ``busy`` (nothing
+        written)."""
+    table_id = _single_table(_load(deps, tournament_id))
+    if table_id is not None:
+        _at_its_table(deps, tournament_id, table_id, change, table_change)
+        return
+    done = _transact(deps, tournament_id, partial(_untabled, change))
+    _tell(deps, _tables(done.record), partial(table_change, done.record))
+
+
+def _untabled(change: Change, new: TournamentRecord, now: int, plan: Plan) -> None:
+    change(new, now, plan, None)
+
+
+def _at_its_table(deps: Deps, tournament_id: str, table_id: str, change: Change,
+                  table_change: TableChange) -> None:
+    """:func:`_apply` at a single table: the table's write path (:func:`.transaction.mutate`:
+    fanned out to its players, timers kept) carries the tournament item on its version, the
+    change's log entries and operator log entry. Deadlines past are not caught up in it (they
+    could write the tournament item too: their own timers fire them). A refusal inside is a
+    :class:`_Refused`, so the table's path writes nothing and cancels no hand."""
+    def both(table: TableRecord, now: int) -> Outcome:
+        stored = store(deps).load(tournament_id)
+        new = stored.copy()
+        new.version += 1
+        plan = Plan()
+        try:
+            change(new, now, plan, table)
+            outcome = table_change(new, table, now)
+        except OperatorError as refused:
+            raise _Refused(refused.code, str(refused)) from None
+        except NoOp:
+            raise _Refused("not_running", "the tournament's table is closed") from None
+        assert not plan.moves  # the director's changes move no chips in their own write
+        outcome.writes.extend(plan.writes)
+        outcome.writes.append(PutTournament(new, stored.version))
+        return outcome
+
+    try:
+        transaction.mutate(deps, table_id, both, catch_up=False)
+    except ServiceError as refused:  # the change's, or busy
+        raise OperatorError(refused.code, str(refused)) from None
+    except TableNotFound:
+        raise OperatorError("not_running", "the tournament's table is gone") from None
 
 
 def _transact(deps: Deps, tournament_id: str, change: Any) -> Any:
@@ -119,7 +204,8 @@ def _tables(record: TournamentRecord) -> list[str]:
     return list(record.tables)
 
 
-def _tell(deps: Deps, table_ids: list[str], change: Any) -> None:
+def _tell(deps: Deps, table_ids: list[str], change: Callable[[TableRecord, int], Outcome],
+          ) -> None:
     """*change* at each table (after the tournament's commit); a busy or closed table is left
     to its own next deal, which reads the tournament."""
     for table_id in table_ids:
@@ -144,15 +230,15 @@ def _refresh(record: TableRecord, started_ms: int, now: int) -> None:
 
 def pause(deps: Deps, tournament_id: str, operator: str, reason: str,
           log: Log = log_action) -> OperatorAction:
-    """Pause a running scheduled tournament (see the module docstring).
+    """Pause a running tournament (see the module docstring).
 
-    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_scheduled``,
-        ``already_paused`` (nothing written)."""
+    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``already_paused``
+        (nothing written)."""
     action = _action(operator, "pause", tournament_id, reason, deps.clock.now_ms(),
                      tournament_id=tournament_id)
 
-    def change(new: TournamentRecord, now: int, plan: Plan) -> None:
-        _scheduled_running(new)
+    def change(new: TournamentRecord, now: int, plan: Plan, table: TableRecord | None) -> None:
+        _running(new)
         if new.paused is not None:
             raise OperatorError("already_paused", "the tournament is paused already")
         held = [t for t in new.timers if t.kind in HELD_TIMERS]
@@ -162,13 +248,17 @@ def pause(deps: Deps, tournament_id: str, operator: str, reason: str,
         arm_tournament(deps, new)
         _record(plan.writes, new, action, now)
 
-    done = _transact(deps, tournament_id, change)
-    _tell(deps, _tables(done.record), partial(_pause_table, action.reason))
+    _apply(deps, tournament_id, change, partial(_pause_table, action.reason))
     log(action)
     return action
 
 
-def _pause_table(reason: str, record: TableRecord, now: int) -> Outcome:
+def _pause_table(reason: str, tournament: TournamentRecord, record: TableRecord,
+                 now: int) -> Outcome:
+    """A table told of the pause holds now if it is between hands; one playing a hand plays it
+    to its end: a scheduled tournament's holds then (:func:`.mtt.between_hands` reads the
+    tournament), a Sit & Go's or a Spin's, which deals without reading it, holds now (its
+    hold only stops the next deal, :meth:`.policies.sit_and_go.SitAndGoPolicy.may_deal`)."""
     info = record.tournament
     if info is None or record.closed:
         raise NoOp
@@ -177,24 +267,24 @@ def _pause_table(reason: str, record: TableRecord, now: int) -> Outcome:
     deals.paused(record, now, outcome)  # R9.16: the pause ends a deal offered or asked for
     info = record.tournament
     assert info is not None
-    if not record.state.hand_in_progress and info.hold is None:
+    if info.hold is None and not (record.state.hand_in_progress and info.multi):
         record.tournament = replace(info, hold=Hold.DIRECTOR)
         record.timers = [t for t in record.timers if t.kind is not TimerKind.NEXT_HAND]
-    return outcome  # mid-hand: it holds when the hand ends (:func:`.mtt.between_hands`)
+    return outcome
 
 
 def resume(deps: Deps, tournament_id: str, operator: str, reason: str,
            log: Log = log_action) -> OperatorAction:
     """Resume a paused tournament: its clock moves on by the time paused.
 
-    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_scheduled``,
-        ``not_paused`` (nothing written)."""
+    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_paused`` (nothing
+        written)."""
     action = _action(operator, "resume", tournament_id, reason, deps.clock.now_ms(),
                      tournament_id=tournament_id)
     told: dict[str, Any] = {}
 
-    def change(new: TournamentRecord, now: int, plan: Plan) -> None:
-        _scheduled_running(new)
+    def change(new: TournamentRecord, now: int, plan: Plan, table: TableRecord | None) -> None:
+        _running(new)
         if new.paused is None or new.started_ms is None:
             raise OperatorError("not_paused", "the tournament is not paused")
         paused_ms = max(0, now - int(new.paused["since_ms"]))
@@ -206,7 +296,9 @@ def resume(deps: Deps, tournament_id: str, operator: str, reason: str,
                        if t.kind is not TimerKind.LEVEL]
         _clock_moved(deps, new, now, plan, action, told, paused_ms=paused_ms)
 
-    return _change_clock(deps, tournament_id, change, _resume_table, told, action, log)
+    _apply(deps, tournament_id, change, partial(_resume_table, told))
+    log(action)
+    return action
 
 
 def _clock_moved(deps: Deps, new: TournamentRecord, now: int, plan: Plan,
@@ -222,26 +314,13 @@ def _clock_moved(deps: Deps, new: TournamentRecord, now: int, plan: Plan,
     _record(plan.writes, new, action, now, **told)
 
 
-def _change_clock(deps: Deps, tournament_id: str,
-                  change: Callable[[TournamentRecord, int, Plan], None],
-                  table_change: Callable[[int, dict[str, Any], TableRecord, int], Outcome],
-                  told: dict[str, Any], action: OperatorAction, log: Log) -> OperatorAction:
-    """Apply a clock *change* to the tournament, then tell every table (*table_change* with
-    the new start time and what *change* put in *told*)."""
-    done = _transact(deps, tournament_id, change)
-    started = done.record.started_ms
-    assert started is not None
-    _tell(deps, _tables(done.record), partial(table_change, started, told))
-    log(action)
-    return action
-
-
-def _resume_table(started_ms: int, told: dict[str, Any], record: TableRecord,
+def _resume_table(told: dict[str, Any], tournament: TournamentRecord, record: TableRecord,
                   now: int) -> Outcome:
     info = record.tournament
     if info is None or record.closed:
         raise NoOp
-    _refresh(record, started_ms, now)
+    assert tournament.started_ms is not None
+    _refresh(record, tournament.started_ms, now)
     if info.hold == Hold.DIRECTOR:
         assert record.tournament is not None
         record.tournament = replace(record.tournament, hold=None)
@@ -258,16 +337,16 @@ def add_minutes(deps: Deps, tournament_id: str, operator: str, reason: str, minu
     """Add *minutes* to the current level (every later level and break starts that much later;
     so does the end of late registration, which is the end of a level).
 
-    :raises OperatorError: ``invalid_request``, ``unknown_tournament``, ``not_running``,
-        ``not_scheduled`` (nothing written)."""
+    :raises OperatorError: ``invalid_request``, ``unknown_tournament``, ``not_running``
+        (nothing written)."""
     if not 1 <= minutes <= MAX_MINUTES:
         raise OperatorError("invalid_request", f"add 1-{MAX_MINUTES} minutes")
     action = _action(operator, "add_minutes", tournament_id, reason, deps.clock.now_ms(),
                      tournament_id=tournament_id, minutes=minutes)
     told: dict[str, Any] = {}
 
-    def change(new: TournamentRecord, now: int, plan: Plan) -> None:
-        _scheduled_running(new)
+    def change(new: TournamentRecord, now: int, plan: Plan, table: TableRecord | None) -> None:
+        _running(new)
         assert new.started_ms is not None
         shift = minutes * MINUTE_MS
         new.started_ms += shift
@@ -280,14 +359,17 @@ def add_minutes(deps: Deps, tournament_id: str, operator: str, reason: str, minu
                 else t for t in new.paused["timers"]]
         _clock_moved(deps, new, now, plan, action, told, minutes=minutes)
 
-    return _change_clock(deps, tournament_id, change, _extend_table, told, action, log)
+    _apply(deps, tournament_id, change, partial(_extend_table, told))
+    log(action)
+    return action
 
 
-def _extend_table(started_ms: int, told: dict[str, Any], record: TableRecord,
+def _extend_table(told: dict[str, Any], tournament: TournamentRecord, record: TableRecord,
                   now: int) -> Outcome:
     if record.tournament is None or record.closed:
         raise NoOp
-    _refresh(record, started_ms, now)
+    assert tournament.started_ms is not None
+    _refresh(record, tournament.started_ms, now)
     outcome = Outcome()
     outcome.events.append(LevelExtended(**told))
     return outcome
@@ -313,15 +395,17 @@ def move_player(deps: Deps, tournament_id: str, player_id: str, from_table: str,
     """Move *player_id* from *from_table* to *to_table* (numbers or ids), both between hands,
     with their stack and time bank, in one transaction over both tables and the tournament.
 
-    :raises OperatorError: ``unknown_tournament``, ``not_running``, ``not_scheduled``,
-        ``unknown_table``, ``same_table``, ``not_at_table``, ``move_pending``,
-        ``hand_in_progress``, ``table_full``, ``busy`` (nothing written)."""
-    tournaments = store(deps)
-    try:
-        record = tournaments.load(tournament_id)
-    except Exception:
-        raise OperatorError("unknown_tournament", "no tournament has that id") from None
-    _scheduled_running(record)
+    :raises OperatorError: ``unknown_tournament``, ``single_table`` (a Sit & Go or a Spin:
+        there is no other table), ``not_running``, ``unknown_table``, ``same_table``,
+        ``not_at_table``, ``move_pending``, ``hand_in_progress``, ``table_full``, ``busy``
+        (nothing written)."""
+    record = _load(deps, tournament_id)
+    if record.terms.kind is not TournamentKind.SCHEDULED:
+        raise OperatorError("single_table", f"a {record.terms.kind.value} plays at one table: "
+                            "there is no other table to move a player to")
+    _running(record)
+    if record.seating is None:
+        raise OperatorError("not_running", "the tournament has no tables in play")
     source, target = _number(record, from_table), _number(record, to_table)
     if source == target:
         raise OperatorError("same_table", "the player is at that table already")
@@ -385,13 +469,9 @@ def cancel(deps: Deps, tournament_id: str, operator: str, reason: str,
     every table between hands) the prizes left are split by the terms' cancellation policy.
 
     :raises OperatorError: ``unknown_tournament``, ``not_running`` (finished, cancelled,
-        starting), ``not_paused``, ``hand_in_progress``, ``late_registration_open``,
-        ``busy`` (nothing written)."""
-    tournaments = store(deps)
-    try:
-        record = tournaments.load(tournament_id)
-    except Exception:
-        raise OperatorError("unknown_tournament", "no tournament has that id") from None
+        starting), ``not_paused`` (a scheduled tournament), ``hand_in_progress``,
+        ``late_registration_open``, ``busy`` (nothing written)."""
+    record = _load(deps, tournament_id)
     action = _action(operator, "cancel", tournament_id, reason, deps.clock.now_ms(),
                      tournament_id=tournament_id)
     if record.status is TournamentStatus.REGISTERING:
@@ -407,10 +487,11 @@ def cancel(deps: Deps, tournament_id: str, operator: str, reason: str,
         refund_entries(deps, tournament_id)
         log(action)
         return action
-    stacks = _stacks_between_hands(deps, record)
+    # a Sit & Go's or a Spin's stacks are read from its table in the cancel's own write
+    stacks = None if _single_table(record) is not None else _stacks_between_hands(deps, record)
     told: dict[str, Any] = {}
-    _transact(deps, tournament_id, partial(_cancel_started, deps, action, stacks, told))
-    _tell(deps, _tables(record), partial(_close_table, told))
+    _apply(deps, tournament_id, partial(_cancel_started, deps, action, stacks, told),
+           partial(_close_table, told))
     pay_prizes(deps, tournament_id)  # what eliminated players are still owed
     pay_cancellation(deps, tournament_id)
     log(action)
@@ -421,7 +502,7 @@ def _stacks_between_hands(deps: Deps, record: TournamentRecord) -> dict[str, tup
                                                                                    str]]:
     """Every player still in: ``player -> (stack, account, table)``, read from tables that
     are all between hands while the tournament is paused (none can deal: R9.15)."""
-    _scheduled_running(record)
+    _running(record)
     if record.paused is None:
         raise OperatorError("not_paused", "pause the tournament first: its tables finish "
                             "their hands and hold, then the stacks are final")
@@ -440,33 +521,57 @@ def _stacks_between_hands(deps: Deps, record: TournamentRecord) -> dict[str, tup
         if table.state.hand_in_progress:
             raise OperatorError("hand_in_progress", f"table {table_id} is still playing its "
                                 "hand: cancel once every table holds")
-        for seat in table.state.seats:
-            if seat is not None and seat.stack > 0:
-                stacks[seat.player_id] = (seat.stack, table.room.account_of(seat.player_id),
-                                          table_id)
+        stacks.update(_stacks_at(table))
     return stacks
 
 
+def _stacks_at(table: TableRecord) -> dict[str, tuple[int, str, str]]:
+    return {seat.player_id: (seat.stack, table.room.account_of(seat.player_id), table.table_id)
+            for seat in table.state.seats if seat is not None and seat.stack > 0}
+
+
+def _cancel_prizes(new: TournamentRecord, players: int) -> list[int]:
+    """The prizes the players still in share (places 1..*players*, the zeros dropped). A
+    Spin's drawn pool (its multiplier, R9.10) is not at stake: only the entries are (the
+    prize part of each, as R9.9 counts an ordinary pool), split as the drawn row splits
+    (winner takes all at the low multipliers); docs/tournaments.md says why."""
+    payouts = new.payouts
+    if new.spin is not None:
+        payouts = split_pool(new.entrants * new.terms.prize_entry, new.spin.split)
+    prizes = list(payouts[:players])
+    while prizes and prizes[-1] == 0:
+        prizes.pop()
+    return prizes
+
+
 def _cancel_started(deps: Deps, action: OperatorAction,
-                    stacks: dict[str, tuple[int, str, str]], told: dict[str, Any],
-                    new: TournamentRecord, now: int, plan: Plan) -> None:
+                    read: dict[str, tuple[int, str, str]] | None, told: dict[str, Any],
+                    new: TournamentRecord, now: int, plan: Plan,
+                    table: TableRecord | None) -> None:
     """The cancellation's transaction after the start: the split, in ``cancel#<k>`` items
     (each player's place by stack, share and account; paid once each from them,
     :func:`.tournament_payments.pay_cancellation`), the status, the payout timer, the logs.
     At a knockout tournament (R9.13) each row also carries the player's own bounty as it is
     now (grown, in progressive knockout), paid back with their share, so nothing stays held
     (a transaction per player: this one stays within DynamoDB's 100 items however many are
-    still in)."""
-    _scheduled_running(new)
-    if new.paused is None:
+    still in). A Sit & Go's or a Spin's *table* (its stacks; *read* is ``None``) is written
+    in this transaction: between hands, paused or not (its version holds the stacks)."""
+    _running(new)
+    if table is not None:
+        if table.state.hand_in_progress:
+            raise OperatorError("hand_in_progress", "the table is playing a hand: pause "
+                                "first (it holds when the hand ends), then cancel")
+        stacks = _stacks_at(table)
+    elif new.paused is None:
         raise OperatorError("not_paused", "the tournament was resumed meanwhile")
+    else:
+        assert read is not None
+        stacks = read
     if len(stacks) != new.players_left:
         raise OperatorError("busy", f"{len(stacks)} players seated with chips, the "
                             f"tournament counts {new.players_left}: try again")
     players = sorted(stacks, key=lambda p: (-stacks[p][0], p))
-    prizes = list(new.payouts[:len(players)])
-    while prizes and prizes[-1] == 0:
-        prizes.pop()
+    prizes = _cancel_prizes(new, len(players))
     policy = applied = new.terms.cancellation
     if policy is icm.SplitPolicy.ICM and len(players) > icm.MAX_ICM_PLAYERS:
         applied = icm.SplitPolicy.CHIP_COUNT  # exact ICM is for a final table (docs)
@@ -501,7 +606,8 @@ def _cancel_started(deps: Deps, action: OperatorAction,
             applied=applied.value)
 
 
-def _close_table(told: dict[str, Any], record: TableRecord, now: int) -> Outcome:
+def _close_table(told: dict[str, Any], tournament: TournamentRecord, record: TableRecord,
+                 now: int) -> Outcome:
     if record.tournament is None or record.closed:
         raise NoOp
     record.closed = True

@@ -214,7 +214,8 @@ def refund_entries(deps: Deps, tournament_id: str) -> int:
 
 
 def retire_payout_timer(deps: Deps, tournament_id: str) -> None:
-    """Once every prize is paid (every entry of a cancelled tournament returned), the payout
+    """Once every prize is paid (every entry of a tournament cancelled before its start
+    returned; every share of a director's cancellation after it paid, R9.15), the payout
     timer goes (otherwise it fires again and tries again)."""
     tournaments = store(deps)
 
@@ -222,7 +223,11 @@ def retire_payout_timer(deps: Deps, tournament_id: str) -> None:
         results = [Result.from_dict(d) for _, d in tournaments.items(tournament_id, "result#")]
         paid = paid_players(tournaments, tournament_id)
         unpaid = [r for r in results if r.prize > 0 and r.player_id not in paid]
-        owed = new.entrants if new.status is TournamentStatus.CANCELLED else len(unpaid)
+        owed = new.entrants if refunds_entries(new) else len(unpaid)
+        if new.status is TournamentStatus.CANCELLED and not refunds_entries(new):
+            owed += sum(1 for _, chunk in tournaments.items(tournament_id, CANCEL_PREFIX)
+                        for row in chunk["rows"] if str(row["player_id"]) not in paid
+                        and (int(row["prize"]) > 0 or int(row.get("bounty", 0)) > 0))
         if owed or not any(t.kind is TimerKind.PAYOUT for t in new.timers):
             raise Unchanged
         new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
