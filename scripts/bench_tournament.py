@@ -984,6 +984,7 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
             len(e["tables"]) for e in log if e["type"] == "seated")
         minutes = (finish["at_ms"] - start["at_ms"]) / 60_000
         winner = next(iter(finish.get("places", {"?": 1})))
+    places = None if stopped else _places_check(simulation, finish)
     per_hand = 1 / hands if hands else 0.0
 
     def ph(key: str) -> float:
@@ -1085,8 +1086,22 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         "warnings": warnings,
         "failures": meter.failure_count, "failure_details": failure_details,
         "invariant_scans": simulation.scans, "invariant_breaks": simulation.violations,
-        "winner": winner,
+        "winner": winner, "places": places,
     }
+
+
+def _places_check(simulation: Any, finish: dict[str, Any]) -> dict[str, int]:
+    """The ``finished`` entry's places (derived from the ``out#`` items, R9.5, R9.8) against
+    those each elimination gave (the ``result#`` items), read outside the counts."""
+    with simulation.meter.quiet():
+        tid = simulation.tournament_id
+        outs = simulation.tournaments.items(tid, "out#")
+        given = {str(d["player_id"]): int(d["place"])
+                 for _, d in simulation.tournaments.items(tid, "result#")}
+    derived = finish.get("places", {})
+    return {"out_items": len(outs), "placed": len(derived),
+            "differ": sum(1 for p, place in derived.items() if given.get(p) != place)
+            + sum(1 for p in given if p not in derived)}
 
 
 def render(result: dict[str, Any]) -> str:
@@ -1152,6 +1167,10 @@ def render(result: dict[str, Any]) -> str:
         f"registration         {result['registration']['transactions']} transactions, "
         f"{result['registration']['conflicts']} conflicts (not in the per-hand figures)",
         f"winner               {result['winner']}",
+        *([] if result["places"] is None else [
+            f"places               {result['places']['placed']:,} in the finished entry, "
+            f"derived from {result['places']['out_items']:,} out# items; "
+            f"{result['places']['differ']} differ from those given at the eliminations"]),
         f"failures             {result['failures']}; invariant scans "
         f"{result['invariant_scans']}, breaks {len(result['invariant_breaks'])}",
     ]
