@@ -78,7 +78,9 @@ Printed per field size: wall time, hands played (the ``hand`` entries of the tou
 written in the same transaction as the hand's end), tables at the start, virtual duration,
 timer executions, DynamoDB calls per hand by item kind, transactions per hand, conflicts (total,
 per 1,000 hands, by item kind and by cause), ``busy`` answers, writes to the tournament item per
-hand (and by cause), the largest item of each kind and the largest transaction. The figures
+hand (and by cause), the largest item of each kind and the largest transaction, and at the end
+whether the ``finished`` entry's places (derived from the ``out#`` items, R9.5, R9.8) equal those
+the eliminations gave (the ``result#`` items; read outside the counts). The figures
 cover the play from the start (registration, reported on its own line, is not per hand). The
 header names the source as loaded (a hash of the modules' files): the tree may change between
 runs. A long run can be stopped: SIGTERM (or Ctrl-C) prints the figures so far (exit status 2),
