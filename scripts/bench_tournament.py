@@ -78,7 +78,9 @@ Printed per field size: wall time, hands played (the ``hand`` entries of the tou
 written in the same transaction as the hand's end), tables at the start, virtual duration,
 timer executions, DynamoDB calls per hand by item kind, transactions per hand, conflicts (total,
 per 1,000 hands, by item kind and by cause), ``busy`` answers, writes to the tournament item per
-hand (and by cause), the largest item of each kind and the largest transaction. The figures
+hand (and by cause), the largest item of each kind and the largest transaction, and at the end
+whether the ``finished`` entry's places (derived from the ``out#`` items, R9.5, R9.8) equal those
+the eliminations gave (the ``result#`` items; read outside the counts). The figures
 cover the play from the start (registration, reported on its own line, is not per hand). The
 header names the source as loaded (a hash of the modules' files): the tree may change between
 runs. A long run can be stopped: SIGTERM (or Ctrl-C) prints the figures so far (exit status 2),
@@ -984,6 +986,7 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
             len(e["tables"]) for e in log if e["type"] == "seated")
         minutes = (finish["at_ms"] - start["at_ms"]) / 60_000
         winner = next(iter(finish.get("places", {"?": 1})))
+    places = None if stopped else _places_check(simulation, finish)
     per_hand = 1 / hands if hands else 0.0
 
     def ph(key: str) -> float:
@@ -1085,8 +1088,22 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         "warnings": warnings,
         "failures": meter.failure_count, "failure_details": failure_details,
         "invariant_scans": simulation.scans, "invariant_breaks": simulation.violations,
-        "winner": winner,
+        "winner": winner, "places": places,
     }
+
+
+def _places_check(simulation: Any, finish: dict[str, Any]) -> dict[str, int]:
+    """The ``finished`` entry's places (derived from the ``out#`` items, R9.5, R9.8) against
+    those each elimination gave (the ``result#`` items), read outside the counts."""
+    with simulation.meter.quiet():
+        tid = simulation.tournament_id
+        outs = simulation.tournaments.items(tid, "out#")
+        given = {str(d["player_id"]): int(d["place"])
+                 for _, d in simulation.tournaments.items(tid, "result#")}
+    derived = finish.get("places", {})
+    return {"out_items": len(outs), "placed": len(derived),
+            "differ": sum(1 for p, place in derived.items() if given.get(p) != place)
+            + sum(1 for p in given if p not in derived)}
 
 
 def render(result: dict[str, Any]) -> str:
@@ -1152,6 +1169,10 @@ def render(result: dict[str, Any]) -> str:
         f"registration         {result['registration']['transactions']} transactions, "
         f"{result['registration']['conflicts']} conflicts (not in the per-hand figures)",
         f"winner               {result['winner']}",
+        *([] if result["places"] is None else [
+            f"places               {result['places']['placed']:,} in the finished entry, "
+            f"derived from {result['places']['out_items']:,} out# items; "
+            f"{result['places']['differ']} differ from those given at the eliminations"]),
         f"failures             {result['failures']}; invariant scans "
         f"{result['invariant_scans']}, breaks {len(result['invariant_breaks'])}",
     ]

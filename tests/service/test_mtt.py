@@ -738,3 +738,23 @@ def test_r9_7_a_duplicated_hold_poll_does_nothing_once_the_table_holds_again() -
     version = held.version
     simulation.service.timer_fired(held.table_id, first.token)  # the duplicate
     assert table(simulation, 1).version == version
+
+
+def test_r9_5_r9_8_places_derived_from_out_items_are_those_given_at_each_elimination() -> None:
+    """Every player out leaves an ``out#`` item (the stack at the start of their hand, the
+    hand, the hand-for-hand round, the players left before them); the ``finished`` entry's
+    places are derived from those items (:func:`naiko.tournaments.places.derive_places`) and
+    equal the places each elimination gave (``result#``), the hand-for-hand round's players
+    ranked together across tables."""
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, 24), seat_count=3)  # bubble: 5 left
+    simulation = Simulation(terms, 24, 5, check=True)
+    log_entries = simulation.run()
+    tid = simulation.tournament_id
+    outs = [d for _, d in simulation.tournaments.items(tid, "out#")]
+    assert sorted(d["player_id"] for d in outs) == sorted(
+        e["player"] for e in log_entries if e["type"] == "eliminated")
+    assert len(outs) == 23 and any(d["round"] is not None for d in outs)  # a round's players
+    assert [d["at_ms"] for d in outs] == sorted(d["at_ms"] for d in outs)  # in time order
+    results = {d["player_id"]: d["place"] for _, d in simulation.tournaments.items(tid, "result#")}
+    finished = next(e for e in log_entries if e["type"] == "finished")
+    assert finished["places"] == results and len(results) == 24

@@ -136,3 +136,9 @@ def test_r9_7_r9_8_random_scheduled_tournaments_keep_every_invariant(
     paid = simulation.tournaments.items(simulation.tournament_id, "paid#")
     assert sorted((d["player_id"], d["prize"]) for _, d in paid) == sorted(
         finished["prizes"].items())
+    # R9.5, R9.8: one out# item per player out; the places derived from them (the finished
+    # entry's) are those given at each elimination (the result# items).
+    outs = [d for _, d in simulation.tournaments.items(simulation.tournament_id, "out#")]
+    assert len(outs) == players - 1 == len({d["player_id"] for d in outs})
+    results = simulation.tournaments.items(simulation.tournament_id, "result#")
+    assert finished["places"] == {d["player_id"]: d["place"] for _, d in results}

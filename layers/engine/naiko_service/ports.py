@@ -414,7 +414,8 @@ class PutTournament:
 @dataclass(frozen=True, slots=True)
 class PutItem:
     """Write one of a tournament's own items (a registration ``reg#<player>``, a result
-    ``result#<player>``, a payment ``paid#<player>``, a log entry ``log#<n>``)."""
+    ``result#<player>``, a player out ``out#<time>#<table>#<hand>#<player>``, a payment
+    ``paid#<player>``, a log entry ``log#<n>``)."""
 
     tournament_id: str
     key: str

@@ -13,8 +13,10 @@ sort key ``item``:
   conditions, written by every change of the tournament (issue 23: a hand's end that
   eliminates or moves a player writes this small item, not the tournament item and its
   indexes);
-- ``reg#<player>``, ``result#<player>``, ``paid#<player>``, ``log#<time>#...``: one item each,
-  so a tournament item stays small whatever the field (JSON in ``data``);
+- ``reg#<player>``, ``result#<player>``, ``paid#<player>``, ``log#<time>#...``, a scheduled
+  tournament's ``out#<time>#<table>#<hand>#<player>`` (a player out, what their place is derived
+  from: :mod:`naiko.tournaments.places`): one item each, so a tournament item stays small
+  whatever the field (JSON in ``data``);
 - ``count#<k>``: a scheduled tournament's registration counters (numbers ``entrants``,
   ``chips``, ``quota`` and ``closed``, updated in place: :class:`~naiko_service.ports.BumpCount`).
 

@@ -924,7 +924,8 @@ def _close_round(deps: Deps, round_: int, new: TournamentRecord, now: int,
         numbers = {v: k for k, v in seating.table_ids.items()}
         for table_id, count in by_table.items():
             seating.counts[numbers[table_id]] -= count
-        give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new))
+        give_places(deps, new, outs, now, outcome, partial(_last_player, deps, new),
+                    round_)
         plan.moves.extend(outcome.moves)  # the winner's own bounty (R9.13)
         _plan_tables(new, now, outcome.writes)
     if (round_ >= 1 and outs) or seating.final \

@@ -18,6 +18,7 @@ from typing import Any
 from naiko import commands as cmd
 from naiko.engine import legal_actions
 from naiko.tournaments import prizes as prize_rules
+from naiko.tournaments.places import OutRecord, derive_places, out_key
 from naiko.tournaments.structures import level_at
 
 from ..notices import Eliminated, LevelChanged, TournamentFinished
@@ -200,7 +201,8 @@ def eliminate(deps: Deps, record: TableRecord, now: int, outcome: Outcome) -> No
 
 
 def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
-                outcome: Outcome, remaining: Callable[[], tuple[str, str]]) -> None:
+                outcome: Outcome, remaining: Callable[[], tuple[str, str]],
+                round_: int | None = None) -> None:
     """R9.5: players eliminated together (one hand; or, hand-for-hand, one round, R9.8) get the
     next places, last place first: the larger stack at the start of the hand finishes higher,
     equal stacks tie and share their places' prizes (the odd chip from the better place down,
@@ -209,7 +211,10 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
     Edits *new* (the tournament, written by the caller) and adds the results, log
     entries and events to *outcome*; the prizes are paid after the write, each in a
     transaction of its own (:func:`~.tournament_payments.pay_prizes`), backed up by the
-    tournament's ``payout`` timer."""
+    tournament's ``payout`` timer. A scheduled tournament's players out also get their
+    ``out#`` item (:func:`record_outs`; *round_*: the hand-for-hand round they went out in)."""
+    if new.seating is not None:
+        record_outs(new, [(o, now) for o in outs], new.players_left, round_, outcome.writes)
     groups = prize_rules.rank_eliminations([(o.player_id, o.stack) for o in outs],
                                            new.players_left)
     new.players_left -= len(outs)
@@ -230,6 +235,30 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
         _finish(deps, new, groups, prizes, by_player, now, outcome)
     if any(prizes.values()):
         _pay_after(deps, new, now, outcome)
+
+
+def record_outs(new: TournamentRecord, outs: list[tuple[Out, int]], left: int,
+                round_: int | None, writes: list[Write]) -> None:
+    """R9.5, R9.8: each player out (with when their hand ended) gets an ``out#`` item, the
+    record their place is derived from (:func:`naiko.tournaments.places.derive_places`):
+    their stack at the start of the hand, the hand, the hand-for-hand round, and *left* (the
+    players left before them, as the field item counts it)."""
+    for out, at_ms in outs:
+        record = OutRecord(out.player_id, out.stack, at_ms, out.table, out.hand, round_, left)
+        writes.append(PutItem(new.tournament_id, out_key(record), record.to_dict(),
+                              new=True))
+
+
+def derived_places(tournaments: TournamentStore, new: TournamentRecord,
+                   writes: list[Write]) -> dict[str, int]:
+    """The places of a scheduled tournament's players out, derived from their ``out#``
+    items (those stored and those in *writes*, this very transaction's; R9.5, R9.8)."""
+    stored = [OutRecord.from_dict(data) for _, data in tournaments.items(new.tournament_id,
+                                                                         "out#")]
+    stored += [OutRecord.from_dict(w.data) for w in writes
+               if isinstance(w, PutItem) and w.key.startswith("out#")]
+    return {pid: group.place for group in derive_places(stored, new.players)
+            for pid in group.player_ids}
 
 
 def _place(new: TournamentRecord, groups: list[prize_rules.TieGroup], prizes: dict[str, int],
@@ -267,6 +296,8 @@ def _finish(deps: Deps, new: TournamentRecord, groups: list[prize_rules.TieGroup
                 if isinstance(w, PutItem) and w.key.startswith("result#")
                 and w.data["player_id"] not in by_player]
     places = {r.player_id: r.place for r in earlier}
+    if new.seating is not None:  # a scheduled tournament: derived from the out# items
+        places.update(derived_places(store(deps), new, outcome.writes))
     paid_out = {r.player_id: r.prize for r in earlier if r.prize}
     places.update({pid: g.place for g in groups for pid in g.player_ids})
     paid_out.update({pid: prize for pid, prize in prizes.items() if prize})
@@ -311,6 +342,8 @@ def close_late(deps: Deps, new: TournamentRecord, now: int, writes: list[Write])
                                                place)
         prizes = prize_rules.prizes_for(ranked, new.payouts)
         by_player = {o["player_id"]: o for o in group}
+        record_outs(new, [(Out.from_dict(o), int(o["at_ms"])) for o in group], place, None,
+                    writes)
         for tie in reversed(ranked):
             for player_id in tie.player_ids:
                 out = by_player[player_id]
