@@ -159,6 +159,8 @@ def assert_lean_compiled_layer(layer: Path, magic: str) -> None:
                     "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
         assert (layer / package / "__init__.py").is_file(), package
     assert (layer / "naiko" / "data" / "eval_tables.bin").is_file()
+    cache = (layer / "naiko" / "data" / "dataclass_code.bin").read_bytes()  # naiko.codecache
+    assert cache[:4].hex() == magic and len(cache) > 100_000
     assert (layer / "naiko" / "py.typed").is_file()
     for package in LOCAL_PACKAGES:
         assert not (layer / package).exists(), f"{package} is in the layer"
@@ -523,7 +525,8 @@ def test_the_engine_layer_is_built_for_python_3_12_on_arm64(template: dict[str, 
     assert re.search(r"^build-EngineLayer:", makefile, re.M)
     for option in ("--platform manylinux2014_aarch64", "--only-binary=:all:",
                    "--implementation cp", "--python-version 3.12",
-                   "-m compileall", "--invalidation-mode unchecked-hash"):
+                   "-m compileall", "--invalidation-mode unchecked-hash",
+                   "from naiko.codecache import main", "naiko/data/dataclass_code.bin"):
         assert option in makefile, option
     assert re.search(r"^PACKAGES := naiko naiko_service$", makefile, re.M)
 
