@@ -38,6 +38,7 @@ PACKAGES = ("naiko", "naiko_service")
 """The packages whose modules :func:`build` imports."""
 
 _installed: dict[str, CodeType] | None = None
+"""The code objects in use (``{}`` until the first dataclass reads them); ``None``: none."""
 
 
 def compiled(source: str) -> CodeType:
@@ -47,19 +48,21 @@ def compiled(source: str) -> CodeType:
     return compile(source, "<string>", "exec", dont_inherit=True)
 
 
-def load(path: str = FILE) -> dict[str, CodeType] | None:
-    """The stored code objects of *path*, or ``None`` when it is missing, unreadable or from
-    another Python (its magic number)."""
+def _read(path: str) -> bytes | None:
+    """The file's marshal data, or ``None`` when it is missing, unreadable or from another
+    Python (its magic number)."""
     try:
         with open(path, "rb") as file:
             data = file.read()
     except OSError:
         return None
     magic = importlib.util.MAGIC_NUMBER
-    if not data.startswith(magic):
-        return None
+    return data[len(magic):] if data.startswith(magic) else None
+
+
+def _decode(data: bytes) -> dict[str, CodeType] | None:
     try:
-        codes = marshal.loads(data[len(magic):])
+        codes = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
     if not isinstance(codes, dict) or not all(
@@ -68,25 +71,41 @@ def load(path: str = FILE) -> dict[str, CodeType] | None:
     return codes
 
 
+def load(path: str = FILE) -> dict[str, CodeType] | None:
+    """The stored code objects of *path*, or ``None`` when it is missing, unreadable, damaged
+    or from another Python (its magic number)."""
+    data = _read(path)
+    return None if data is None else _decode(data)
+
+
 def install(path: str = FILE) -> bool:
     """Run the dataclass sources stored in *path* from their code objects (see above);
-    returns whether the file was usable. Idempotent; :func:`uninstall` undoes it."""
+    returns whether the file is there for this Python (its magic number). The code objects
+    are read at the first dataclass (about 7 ms on the dev VM), so a function that defines
+    none (the authorizer) does not pay for them; a damaged file then counts as empty.
+    Idempotent; :func:`uninstall` undoes it."""
     global _installed
     if _installed is not None:
         return True
-    codes = load(path)
-    if codes is None:
+    data = _read(path)
+    if data is None:
         return False
     import dataclasses
 
+    codes: dict[str, CodeType] | None = None
+
     def cached_exec(source: Any, globals: dict[str, Any] | None = None,
                     locals: Mapping[str, object] | None = None, /) -> None:
+        global _installed
+        nonlocal codes
+        if codes is None:
+            codes = _installed = _decode(data) or {}
         if isinstance(source, str):  # never inherit this module's __future__ flags
             source = codes.get(source) or compiled(source)
         builtins.exec(source, globals, locals)
 
     dataclasses.exec = cached_exec  # type: ignore[attr-defined]
-    _installed = codes
+    _installed = {}
     return True
 
 
