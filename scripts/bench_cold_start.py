@@ -46,6 +46,16 @@ few ms a call, like DynamoDB from Lambda), seeded before the first run. It print
 and function, min and median of ``import app``, of the first invocation and of their sum (the
 first frame), and the first frame's ratio to ``import boto3`` (min / min, median / median);
 the goal (issue 23 item 9) is at most 1.5.
+
+    .venv/bin/python scripts/bench_cold_start.py --breakdown [--runs 9] [--python python3.12]
+
+``--breakdown``: what the game function's first frame spends its CPU time on, part by part,
+without AWS calls: a fresh interpreter (as above, on the compiled layer) takes the parts one
+after the other (:data:`BREAKDOWN_CHILD`: the handler's import, botocore, the DynamoDB client,
+pydantic, the engine, the protocol, the use cases, the other clients, HKDF) and prints each
+part's CPU time (min, median, and min over ``import boto3``'s min, measured in the same runs).
+What the frame adds to them (its three AWS calls, the use case, the reply) is the ``game`` row
+of ``--functions`` minus their sum.
 """
 
 from __future__ import annotations
@@ -196,6 +206,56 @@ print(json.dumps({"import_ms": (imported - started) * 1000,
 """
 
 FUNCTIONS = ("game", "connect", "authorizer", "timer")
+
+BREAKDOWN_CHILD = r"""
+import json, sys, time
+marks, last = [], time.process_time()
+def mark(name):
+    global last
+    now = time.process_time()
+    marks.append([name, (now - last) * 1000])
+    last = now
+if sys.argv[1] == "boto3":
+    import boto3
+    mark("import boto3")
+    print(json.dumps(marks))
+    raise SystemExit
+import app
+mark("import app (Powertools Logger, Metrics; bootstrap)")
+import gc
+gc.disable()  # as bootstrap.get_service builds the service
+import botocore.session
+mark("import botocore.session")
+from botocore.config import Config
+from naiko_service.bootstrap import BOTO_SETTINGS
+session = botocore.session.get_session()
+session.create_client("dynamodb", config=Config(**BOTO_SETTINGS))
+mark("botocore session + DynamoDB client")
+import pydantic
+mark("import pydantic")
+import naiko.engine
+mark("import naiko.engine (state, commands, events)")
+import naiko_service.protocol
+mark("import naiko_service.protocol (75 models)")
+import naiko_service.usecases
+mark("import naiko_service.usecases (the rest)")
+import naiko_service.aws.dynamodb, naiko_service.aws.gateway, naiko_service.aws.scheduler
+import naiko_service.sealing
+mark("AWS adapters, sealing (cryptography)")
+session.create_client("secretsmanager", config=Config(**BOTO_SETTINGS))
+mark("Secrets Manager client")
+from naiko_service.bootstrap import state_key_from_secret
+state_key_from_secret("k" * 64)
+mark("state key: HKDF")
+session.create_client("apigatewaymanagementapi", endpoint_url="https://bench.example/bench",
+                      config=Config(**BOTO_SETTINGS))
+mark("Management API client")
+session.create_client("sqs", config=Config(**BOTO_SETTINGS))
+mark("SQS client (the timer's, when it arms a wake-up)")
+print(json.dumps(marks))
+"""
+"""``--breakdown``: the parts of the game function's first frame, in the order it takes them
+(without the AWS calls), each timed in CPU."""
 
 FLOOR_APP = '''"""The floor of a first frame: what any handler built from these parts costs
 (Powertools' logger and metrics, one botocore DynamoDB client, one GetItem), no Naiko code."""
@@ -502,6 +562,43 @@ def functions_main(runs: int, pythons: list[str], work: Path) -> None:
         world.stop()
 
 
+def breakdown_main(runs: int, python: str, work: Path) -> None:
+    executable, version = resolve_python(python)
+    layer = build_layer(work / version, executable)
+    make_read_only(layer)
+    function = work / "functions" / "game"
+    shutil.copytree(ROOT / "functions" / "game", function,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    make_read_only(function)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("PYTHON", "AWS_", "POWERTOOLS_"))}
+    env.update({"PYTHONPATH": os.pathsep.join([str(function), str(layer)]),
+                "PYTHONDONTWRITEBYTECODE": "1", "POWERTOOLS_SERVICE_NAME": "naiko",
+                "POWERTOOLS_METRICS_NAMESPACE": "Naiko", "POWERTOOLS_TRACE_DISABLED": "true",
+                "AWS_DEFAULT_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "bench",
+                "AWS_SECRET_ACCESS_KEY": "bench"})
+    parts: dict[str, list[float]] = {}
+    for i in range(runs):
+        for mode in (("boto3", "game") if i % 2 == 0 else ("game", "boto3")):
+            done = subprocess.run([executable, "-S", "-c", BREAKDOWN_CHILD, mode],
+                                  capture_output=True, text=True, env=env,
+                                  cwd=str(function), timeout=120)
+            if done.returncode != 0:
+                raise RuntimeError(f"the {mode} run failed:\n{done.stderr[-3000:]}")
+            for name, ms in json.loads(done.stdout.strip().splitlines()[-1]):
+                parts.setdefault(name, []).append(ms)
+    boto = min(parts.pop("import boto3"))
+    print(f"\nPython {version}: the game function's first frame, part by part (CPU ms, "
+          f"{runs} runs; no AWS call); import boto3: min {boto:.1f}")
+    print(f"{'part':52} {'min':>7} {'median':>7} {'x boto3':>8}")
+    total_min = total_median = 0.0
+    for name, values in parts.items():
+        low, mid = min(values), statistics.median(values)
+        total_min, total_median = total_min + low, total_median + mid
+        print(f"{name:52} {low:7.1f} {mid:7.1f} {low / boto:8.2f}")
+    print(f"{'sum':52} {total_min:7.1f} {total_median:7.1f} {total_min / boto:8.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per variant (default 9)")
@@ -511,9 +608,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", action="append",
                         help="with --functions: a Python to measure (repeatable; default: "
                              "python3.12 if on PATH, and this one)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="the game function's first frame part by part, in CPU time "
+                             "(see above; the first --python, default python3.12 if on PATH)")
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="naiko-cold-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.breakdown:
+        try:
+            breakdown_main(args.runs, (args.python or default_pythons())[0], work)
+        finally:
+            if args.keep is None:
+                make_writable(work)
+                shutil.rmtree(work, ignore_errors=True)
+        return 0
     if args.functions:
         try:
             functions_main(args.runs, args.python or default_pythons(), work)

@@ -542,6 +542,49 @@ def test_the_service_is_built_once_per_container(monkeypatch: pytest.MonkeyPatch
         bootstrap.reset()
 
 
+def test_the_service_is_built_with_the_collector_paused_and_the_first_build_frozen(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 23 item 9 (docs/deploy.md, "7. Cold start"): no cyclic collection while the
+    # service's imports run; the first build in a process moves what is alive to the
+    # permanent generation; the collector runs again afterwards, also when the build fails
+    import gc
+
+    seen: list[bool] = []
+    frozen: list[int] = []
+
+    def fake_build(config: bootstrap.Config, endpoint: str | None = None) -> Any:
+        seen.append(gc.isenabled())
+        if len(seen) == 2:
+            raise bootstrap.ConfigurationError("no")
+        return object()
+
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(bootstrap, "build_service", fake_build)
+    monkeypatch.setattr(bootstrap, "_gc_frozen", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(gc.isenabled()))
+    assert gc.isenabled()
+    bootstrap.reset()
+    try:
+        bootstrap.get_service()
+        assert seen == [False] and frozen == [False] and gc.isenabled()
+        bootstrap.reset()
+        with pytest.raises(bootstrap.ConfigurationError):
+            bootstrap.get_service()
+        assert seen == [False, False] and gc.isenabled()
+        bootstrap.get_service()
+        assert seen == [False, False, False] and frozen == [False]  # frozen once
+        gc.disable()  # a caller that paused it keeps it paused
+        try:
+            bootstrap.reset()
+            bootstrap.get_service()
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        bootstrap.reset()
+
+
 def test_the_aws_adapters_are_wired_from_the_environment(
         monkeypatch: pytest.MonkeyPatch, handlers: dict[str, ModuleType]) -> None:
     """The real builder on moto: tables from template.yaml, the key from Secrets Manager,

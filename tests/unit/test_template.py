@@ -151,6 +151,27 @@ def _python312(env: dict[str, str]) -> str:
     return probe.stdout.strip()
 
 
+def botocore_services() -> list[str]:
+    """``BOTOCORE_SERVICES`` of ``layers/engine/Makefile``: the botocore models the layer keeps."""
+    makefile = (ROOT / "layers/engine/Makefile").read_text()
+    found = re.search(r"^BOTOCORE_SERVICES := ((?:.*\\\n)*.*)$", makefile, re.M)
+    assert found, "BOTOCORE_SERVICES"
+    return found.group(1).replace("\\", " ").split()
+
+
+def test_the_layer_keeps_the_botocore_model_of_every_client_the_code_builds() -> None:
+    # issue 23 item 9 (docs/deploy.md, "7. Cold start"): the build removes every other
+    # service's model; a client of a removed one would fail with UnknownServiceError
+    named = set()
+    for module in (ROOT / "layers/engine").rglob("*.py"):
+        named |= set(re.findall(r"(?:aws_client|LazyClient)\(\s*\"([a-z0-9-]+)\"",
+                                module.read_text()))
+    assert {"dynamodb", "secretsmanager", "apigatewaymanagementapi", "sqs"} <= named
+    assert named <= set(botocore_services()), named - set(botocore_services())
+    assert not re.search(r"boto3\.(client|resource)\(|create_client\(\s*\"",
+                         "".join(p.read_text() for p in (ROOT / "functions").rglob("*.py")))
+
+
 def assert_lean_compiled_layer(layer: Path, magic: str) -> None:
     """*layer* (the layer's ``python/``) holds the engine, the service and their third-party
     packages, nothing of ``local/`` nor of the build, and an unchecked-hash cpython-312 .pyc
@@ -159,6 +180,10 @@ def assert_lean_compiled_layer(layer: Path, magic: str) -> None:
                     "aws_lambda_powertools", "aws_xray_sdk", "boto3", "botocore"):
         assert (layer / package / "__init__.py").is_file(), package
     assert (layer / "naiko" / "data" / "eval_tables.bin").is_file()
+    models = {p.name for p in (layer / "botocore" / "data").iterdir() if p.is_dir()}
+    assert models == set(botocore_services())  # only the services the functions call
+    cache = (layer / "naiko" / "data" / "dataclass_code.bin").read_bytes()  # naiko.codecache
+    assert cache[:4].hex() == magic and len(cache) > 100_000
     assert (layer / "naiko" / "py.typed").is_file()
     for package in LOCAL_PACKAGES:
         assert not (layer / package).exists(), f"{package} is in the layer"
@@ -523,7 +548,8 @@ def test_the_engine_layer_is_built_for_python_3_12_on_arm64(template: dict[str, 
     assert re.search(r"^build-EngineLayer:", makefile, re.M)
     for option in ("--platform manylinux2014_aarch64", "--only-binary=:all:",
                    "--implementation cp", "--python-version 3.12",
-                   "-m compileall", "--invalidation-mode unchecked-hash"):
+                   "-m compileall", "--invalidation-mode unchecked-hash",
+                   "from naiko.codecache import main", "naiko/data/dataclass_code.bin"):
         assert option in makefile, option
     assert re.search(r"^PACKAGES := naiko naiko_service$", makefile, re.M)
 

@@ -8,3 +8,7 @@ Lambda cold start pays only for what it uses.
 """
 
 __version__ = "0.1.0"
+
+from . import codecache as _codecache
+
+_codecache.install()  # the layer's compiled dataclass methods, when built (naiko.codecache)

@@ -68,6 +68,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import gc
 import json
 import math
 import os
@@ -326,9 +327,36 @@ def get_service(endpoint: str | None = None) -> TableService:
     if service is None:
         with _lock:
             if _service is None:
-                _service = build_service(Config.from_env(), endpoint=endpoint)
+                config = Config.from_env()
+                _service = without_gc(lambda: build_service(config, endpoint=endpoint))
             service = _service
     return service
+
+
+_gc_frozen = False
+Built = TypeVar("Built")
+
+
+def without_gc(build: Callable[[], Built]) -> Built:
+    """*build()* with the cyclic garbage collector paused. Building the service imports most
+    of a function's modules (botocore, pydantic, the use cases, the engine: some 130,000 new
+    objects, nearly none of them garbage), and each collection the allocations trigger walks
+    every object still young: about 50 ms of a new container's first frame on the dev VM
+    (docs/deploy.md, "7. Cold start"). After the first build in the process, everything
+    alive is moved to the permanent generation (:func:`gc.freeze`), which later collections
+    skip: the modules, classes and clients live as long as the container. Later builds (a
+    SnapStart restore, the tests) only pause the collector."""
+    global _gc_frozen
+    if not gc.isenabled():
+        return build()
+    gc.disable()
+    try:
+        return build()
+    finally:
+        if not _gc_frozen:
+            _gc_frozen = True
+            gc.freeze()
+        gc.enable()
 
 
 class Connector(Protocol):

@@ -9,8 +9,6 @@ Server -> client: objects with a ``type``: ``ack``, ``error``, ``snapshot``, ``u
 :func:`json_schemas` publishes them (``scripts/export_schemas.py``).
 """
 
-from __future__ import annotations
-
 import json
 import re
 import unicodedata
