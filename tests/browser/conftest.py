@@ -2,7 +2,8 @@
 Python driving Debian's Chromium (``apt-get install chromium``; ``scripts/test`` installs it
 when it runs as root). Playwright's own browser download is never used.
 
-Each test starts its own local stack in this process on free ports (``port=0``, the web
+One Chromium per worker process (session-scoped), a fresh context per test. Each test starts
+its own local stack in this process on free ports (``port=0``, the web
 client's server too), so the tests run side by side under pytest-xdist. Screenshots go to
 ``tmp/artifacts/browser/`` (``NAIKO_ARTIFACTS`` to move them).
 
@@ -41,9 +42,12 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """One headless Chromium per test module (and per xdist worker)."""
+    """One headless Chromium per process (per xdist worker), shared by every browser module:
+    each test still gets a fresh context (:func:`open_page`), so no cookie, storage or page
+    leaks from one test to the next. Launching it per module cost a launch per module and
+    worker."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
