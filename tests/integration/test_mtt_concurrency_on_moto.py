@@ -472,9 +472,10 @@ def dynamo() -> Iterator[tuple[Any, dict[str, str]]]:
         yield client, create_tables_from_template(client)
 
 
-def mtt_on(dynamo: tuple[Any, dict[str, str]], players: int, seed: int, seats: int = 6) -> Mtt:
+def mtt_on(dynamo: tuple[Any, dict[str, str]], players: int, seed: int, seats: int = 6,
+           **changes: Any) -> Mtt:
     """A scheduled turbo of *players* BOTs at *seats*-seat tables, running, its tables
-    written."""
+    written; *changes* to its terms (``terms_for``'s: no late registration)."""
     raw, names = dynamo
     client = SerialClient(raw)
     race, log = Race(), Writes()
@@ -500,7 +501,7 @@ def mtt_on(dynamo: tuple[Any, dict[str, str]], players: int, seed: int, seats: i
                 tournaments=tournament_store, count=count, pause=lambda seconds: None,
                 bot_think=lambda: rng.randrange(400, 6_001))
     terms = replace(terms_for("mtt", Variant.NLHE, ENTRY, players), seat_count=seats,
-                    bots_allowed=True)
+                    bots_allowed=True, **changes)
     mtt = Mtt(client, names, terms, [f"bot-{n:02d}" for n in range(1, players + 1)], store,
               tournament_store, accounts, scheduler, clock, gateway, rng, TableService(deps),
               race, log, counts)
@@ -514,9 +515,11 @@ def check_invariants(mtt: Mtt, players: set[str] | None = None) -> TournamentRec
     """What must hold between changes (every item read while nothing is written):
 
     - tournament chips are conserved: every table's chips add up to the entries' stacks;
-    - every player still in sits at exactly one table in play; with the players out (their
-      ``result#`` items, or their hand-for-hand round's report) they are *players*, all of
-      them, once (no lost or duplicated player);
+    - every player still in sits at exactly one table in play, or (a late entrant, R9.11, or
+      a re-entry, R9.12, counted at a table in its hand) waits for a seat: a move from table
+      0, their starting stack on no table yet; with the players out (their ``result#`` items,
+      or their hand-for-hand round's report) they are *players*, all of them, once (no lost
+      or duplicated player);
     - the tournament's counts are the tables': seated + moves decided to the table - moves
       decided from it (+ players out in the hand-for-hand round not closed yet), summing to
       the players left.
@@ -530,6 +533,8 @@ def check_invariants(mtt: Mtt, players: set[str] | None = None) -> TournamentRec
         return record
     tables = {number: mtt.store.load(table_id) for number, table_id in seating.table_ids.items()}
     chips = sum(table.state.total_chips() for table in tables.values())
+    late = {m.player_id for m in seating.pending if m.from_table == 0}  # waiting for a seat
+    chips += record.terms.starting_stack * len(late)
     assert chips == record.terms.starting_stack * record.entrants, "tournament chips conserved"
     seated: Counter[str] = Counter()
     for table in tables.values():
@@ -546,9 +551,9 @@ def check_invariants(mtt: Mtt, players: set[str] | None = None) -> TournamentRec
             out_in_round.update(str(o["player_id"]) for o in report["out"])
     everyone = set(mtt.players) if players is None else players
     assert not set(seated) & out, "a player out still seated"
-    assert set(seated) | out | out_in_round == everyone, (
-        "lost", everyone - set(seated) - out - out_in_round,
-        "unknown", (set(seated) | out | out_in_round) - everyone)
+    assert not late & (set(seated) | out), "a player waiting for a seat seated or out"
+    accounted = set(seated) | out | out_in_round | late
+    assert accounted == everyone, ("lost", everyone - accounted, "unknown", accounted - everyone)
     assert set(seating.counts) == set(seating.table_ids), seating.to_dict()
     for number, count in seating.counts.items():
         incoming = sum(1 for m in seating.pending if m.to_table == number)
@@ -671,6 +676,35 @@ def moved_entries(mtt: Mtt) -> list[dict[str, Any]]:
 def assert_read_before_writing(mtt: Mtt, racer: int, *items: tuple[str, str]) -> None:
     read = {(kind, item_id) for kind, item_id, _ in mtt.race.reads[racer]}
     assert set(items) <= read, (racer, items, mtt.race.reads[racer])
+
+
+def test_r9_11_a_late_entrant_waiting_for_a_seat_is_counted_by_the_invariants(
+        dynamo: tuple[Any, dict[str, str]]) -> None:
+    """Issue 26: a late entrant (R9.11) whose table is playing its hand waits as a move from
+    table 0, with the starting stack on no table yet (their entry is counted). The
+    invariants count that stack and that player (as the in-memory property's
+    ``check_seating`` does since a595247): before, "tournament chips conserved" failed here
+    though no chip was lost. The other tests of this module cannot reach the case (no late
+    registration: ``terms_for``), this one opens it."""
+    mtt = mtt_on(dynamo, players=10, seed=3, late_registration_level=1)  # 5 and 5
+    record = mtt.record()
+    assert record.seating is not None
+    numbers = sorted(record.seating.table_ids)
+    while not all(mtt.table(n).state.hand_in_progress for n in numbers):
+        assert mtt.step()  # the first hands: every table in one
+    mtt.accounts.grant(HOUSE_BOTS, ENTRY, ref="test", at_ms=mtt.clock.now)
+    tournaments.enter(mtt.deps, None, TOURNAMENT,
+                      [tournaments.Entrant("bot-late", HOUSE_BOTS, True)])
+    record = mtt.record()
+    assert record.seating is not None and record.entrants == 11
+    assert [(m.player_id, m.from_table) for m in record.seating.pending] == [("bot-late", 0)]
+    everyone = set(mtt.players) | {"bot-late"}
+    check_invariants(mtt, everyone)
+    while any(m.from_table == 0 for m in mtt.record().seating.pending):  # type: ignore[union-attr]
+        assert mtt.step()  # its table's hand ends: it pulls the entrant
+    check_invariants(mtt, everyone)
+    assert any(mtt.table(n).seat_of("bot-late") is not None for n in numbers)
+    mtt.audit()
 
 
 # -- two tables balancing into the same short table at once ------------------------------------

@@ -267,6 +267,42 @@ def test_r9_15_cancelled_after_the_start_the_prizes_left_are_split_by_the_publis
     assert simulation.store.audit().holds
 
 
+@pytest.mark.parametrize("policy", list(icm.SplitPolicy))
+def test_r9_15_a_cancellation_after_the_start_retires_its_payout_timer_once_every_share_is_paid(
+        policy: icm.SplitPolicy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cancelled after its start, a tournament's entries stay in (a share is paid per player
+    still in, each with its ``paid#`` item), so "every entry returned" never comes: the payout
+    timer must go once every share is paid, and not before. Here the cancellation's own
+    payments do not run (as if its invocation ended right after the write), so the payout
+    timer pays the shares; while one is unpaid it stays, then it retires and fires no more."""
+    simulation = started(players=8, cancellation=policy)
+    while record_of(simulation).players_left > 6:
+        assert simulation.step()
+    d, tid = deps(simulation), simulation.tournament_id
+    director.pause(d, tid, OLGA, "storm")
+    run_until(simulation, simulation.clock.now + 5 * MINUTE_MS)
+    monkeypatch.setattr(director, "pay_cancellation", lambda deps, tournament_id: 0)
+    director.cancel(d, tid, OLGA, "storm: no power")
+    shares = {str(row["player_id"]) for _, chunk in simulation.tournaments.items(tid, "cancel#")
+              for row in chunk["rows"] if int(row["prize"]) > 0}
+    assert shares and record_of(simulation).status is TournamentStatus.CANCELLED
+
+    def payout_timers() -> list[Any]:
+        return [t for t in record_of(simulation).timers if t.kind is TimerKind.PAYOUT]
+
+    tournament_payments.retire_payout_timer(d, tid)  # shares owed: it stays
+    assert payout_timers()
+    assert tournament_payments.paid_players(simulation.tournaments, tid).isdisjoint(shares)
+    run_until(simulation, simulation.clock.now + 10 * MINUTE_MS)  # the payout timer fires
+    assert tournament_payments.paid_players(simulation.tournaments, tid) >= shares
+    assert record_of(simulation).pool_held == 0
+    assert not payout_timers()  # every share paid: retired
+    fired = simulation.executions
+    run_until(simulation, simulation.clock.now + 10 * MINUTE_MS)
+    assert simulation.executions == fired  # nothing comes back
+    assert simulation.store.audit().holds
+
+
 def test_r9_15_each_action_is_in_the_operator_log_and_the_tournament_log_with_who() -> None:
     simulation = started()
     d, tid = deps(simulation), simulation.tournament_id

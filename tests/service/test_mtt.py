@@ -340,6 +340,84 @@ def test_r9_7_a_move_to_a_table_that_starts_breaking_goes_to_the_shortest_instea
     assert not seating.pending and seating.counts == {1: 6, 2: 6, 3: 5}
 
 
+def test_r9_7_r9_8_three_seat_tables_of_short_stacks_play_to_the_end() -> None:
+    """Issue 26, the case that found the defect above: 11 BOTs at 3-seat tables with 20-chip
+    stacks (5 big blinds, big-blind antes): a player who arrived in the gap, waiting for the
+    big blind, moves out between hand-for-hand rounds. Its deal failed with ``waiting seats
+    [0] must hold players``; the tournament now plays to the end, every invariant of the
+    property test held after every transaction, and every table's ``waiting``/``arrived``
+    seats hold a player."""
+    from naiko.state import AnteMode
+    from naiko.tournaments.structures import BlindLevel, BlindStructure, from_preset
+    from test_mtt_properties import check_seating
+
+    bb = AnteMode.BIG_BLIND
+    terms = replace(from_preset("mtt_turbo", 364, Variant.NLHE), seat_count=3,
+                    structure=BlindStructure((BlindLevel(1, 2, 4, 4, bb, 3),
+                                              BlindLevel(2, 3, 6, 6, bb, 2),
+                                              BlindLevel(3, 4, 8, 8, bb, 1))),
+                    starting_stack=20, max_players=11, late_registration_level=None,
+                    time_bank=None)
+    simulation = Simulation(terms, 11, 0, check=True)
+    moved_while_waiting: list[str] = []
+
+    def invariants() -> None:
+        check_seating(simulation)
+        seating = tournament(simulation).seating
+        if seating is None:
+            return
+        for table_id in seating.table_ids.values():
+            t = simulation.store.load(table_id)
+            info = t.tournament
+            assert info is not None
+            assert all(t.state.seats[s] is not None for s in info.waiting | info.arrived)
+            moving = {m.player_id for m in seating.pending}
+            moved_while_waiting.extend(
+                seat.player_id for i in info.waiting
+                if (seat := t.state.seats[i]) is not None and seat.player_id in moving)
+
+    simulation.tournaments.invariants = invariants  # type: ignore[attr-defined]
+    simulation.run()
+    assert moved_while_waiting  # the case this guards happened
+    assert tournament(simulation).status is TournamentStatus.FINISHED
+
+
+def test_r9_7_a_player_waiting_for_the_big_blind_leaves_no_waiting_seat_behind() -> None:
+    """Issue 26, the same defect outside hand-for-hand. Table 1 (8 players; f on seat 5 waits
+    for the big blind there) has two moves waiting: f to table 2 and g to table 3 (decided
+    while both were in a hand; table 2 is between hands again, table 3 still plays). When
+    table 1 looks again it does f's move and holds for g's: what it keeps must not name f's
+    seat (empty now) as waiting; the next player to sit there would wait with it, and a deal
+    there would fail (``waiting seats [5] must hold players``)."""
+    from naiko_service.tournament_records import PendingMove
+
+    simulation = started(players=27, seats=9)
+    names = arrange(simulation, {1: dict(enumerate("abcdefgh")), 2: dict(enumerate("ijklm")),
+                                 3: dict(enumerate("nopqrs"))},
+                    {1: (4, 3), 2: (3, 2), 3: (1, 0)})
+    deal(simulation, 3)  # table 3 plays a hand
+    assert table(simulation, 3).state.hand_in_progress
+    one = table(simulation, 1)
+    assert one.tournament is not None
+    one.tournament = replace(one.tournament, waiting=frozenset({5}))
+    simulation.store.save(one, one.version)
+    record = tournament(simulation)
+    new = record.copy()
+    new.version += 1
+    writes: list[Any] = []
+    mtt._plan(new, PendingMove(names["f"], 1, 2, "balance", 0), 0, writes)
+    mtt._plan(new, PendingMove(names["g"], 1, 3, "balance", 0), 0, writes)
+    simulation.tournaments.commit((PutTournament(new, record.version),))
+    deal(simulation, 1)
+    assert where(simulation, names["f"])[0][0] == 2 and where(simulation, names["g"]) == [(1, 6)]
+    one = table(simulation, 1)
+    assert one.tournament is not None and one.tournament.hold == "move"
+    assert one.state.seats[5] is None and 5 not in one.tournament.waiting
+    assert not one.state.hand_in_progress  # it holds for g
+    seating = tournament(simulation).seating
+    assert seating is not None and [m.player_id for m in seating.pending] == [names["g"]]
+
+
 # -- R9.7: breaking ------------------------------------------------------------------------------
 
 def test_r9_7_a_broken_tables_players_spread_at_random_to_empty_seats() -> None:
@@ -563,6 +641,53 @@ def test_r9_8_r9_7_tables_are_balanced_between_hand_for_hand_rounds() -> None:
     planned = log(simulation, "move_planned")
     assert [(e["player"], e["reason"]) for e in planned] == [(names["f"], "balance"),
                                                              (names["g"], "balance")]
+
+
+def test_r9_7_r9_8_a_player_waiting_for_the_big_blind_moves_out_between_rounds() -> None:
+    """Issue 26 (``SeatingError: waiting seats [0] must hold players`` at a deal). The balance
+    position above, but f (table 1's next big blind, seat 5) had arrived in the gap and waits
+    for the big blind there (``waiting`` {5}). When round 0 closes, f and g are to move to
+    table 2 (f first: the big blind reaches seat 5 next). Between rounds, whichever table is
+    between hands first does the moves and deals round 1 (here table 1: it pushes both):
+    table 1 must drop seat 5 from ``waiting`` once f is gone (its item was written back from
+    before the moves: the empty seat still waiting, and its deal failed), and at table 2 the
+    two arrive in ``arrived`` until its deal places them. Found with 3-seat tables and
+    20-chip stacks (the next test); this is its position by hand."""
+    simulation = started(players=60, seats=9)
+    names = arrange(simulation, {1: dict(enumerate("abcdefg")), 2: {0: "h", 3: "i", 6: "j"}},
+                    {1: (4, 3), 2: (3, 0)})
+    one = table(simulation, 1)
+    assert one.tournament is not None
+    one.tournament = replace(one.tournament, waiting=frozenset({5}))
+    simulation.store.save(one, one.version)
+    deal(simulation, 1)  # hand-for-hand on: round 0 reported (no hand in play here)
+    deal(simulation, 2)  # the last report of round 0: the round closes, f and g planned
+    planned = log(simulation, "move_planned")
+    assert [e["player"] for e in planned] == [names["f"], names["g"]]
+    two_seats: list[int] = []
+    for _ in range(200):  # released: the moves, then round 1 at both tables
+        playing = [table(simulation, n) for n in (1, 2)]
+        for t in playing:
+            info = t.tournament
+            assert info is not None
+            # what each table keeps names only seats that hold a player
+            assert all(t.state.seats[s] is not None for s in info.waiting | info.arrived)
+        if all(t.state.hand_in_progress for t in playing):
+            break
+        if not two_seats and [where(simulation, names[n])[0][0] for n in "fg"] == [2, 2]:
+            two = playing[1].tournament
+            assert two is not None
+            two_seats = [where(simulation, names[n])[0][1] for n in "fg"]
+            if not playing[1].state.hand_in_progress:  # moved in, not dealt yet
+                assert set(two_seats) <= two.waiting | two.arrived
+        assert simulation.step()
+    else:
+        raise AssertionError("round 1 was never dealt at both tables")
+    one = table(simulation, 1)
+    assert one.tournament is not None and 5 not in one.tournament.waiting
+    assert one.state.seats[5] is None and one.state.hand is not None
+    assert sum(one.state.hand.dealt) == 5
+    assert two_seats and {where(simulation, names[n])[0][0] for n in "fg"} == {2}
 
 
 def out(player: str, stack: int, table_id: str, hand: int = 3) -> dict[str, Any]:

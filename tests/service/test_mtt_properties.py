@@ -3,6 +3,8 @@ fields of up to 60 BOTs at 6- or 9-seat tables, played to the end through the re
 timers in virtual time, with these checked after every transaction:
 
 - tournament chips are conserved (every table's chips add up to the entries' starting stacks);
+- every seat a table keeps waiting for the big blind (or arrived since its last deal) holds a
+  player;
 - nobody sits at two tables; the tournament's counts match who sits where, plus the moves
   decided and not done yet and the players out in a hand-for-hand round not closed yet, and
   add up to the players left;
@@ -50,6 +52,12 @@ def check_seating(simulation: Simulation) -> None:
         players = [s.player_id for s in table.state.seats if s is not None]
         seen.update(players)
         seated[number] = len(players)
+        # R9.7: the seats kept waiting for the big blind, or arrived since the last deal, hold
+        # a player (issue 26: a seat left waiting after its player moved on failed the deal)
+        info = table.tournament
+        assert info is not None
+        assert all(table.state.seats[i] is not None for i in info.waiting | info.arrived), (
+            number, sorted(info.waiting), sorted(info.arrived))
     # A late entrant (R9.11) or re-entry (R9.12) counted at a table in its hand waits for a
     # seat (a move from table 0): their starting stack is on no table until it pulls them.
     late = sum(1 for m in seating.pending if m.from_table == 0)

@@ -433,12 +433,14 @@ def _pending_out(deps: Deps, record: TableRecord, new: TournamentRecord, now: in
     """A player of this table is waiting to move: try the move now (its destination may be
     between hands); hold while it waits (R9.7: only between hands of both tables)."""
     seating = new.seating
-    info = record.tournament
-    assert seating is not None and info is not None
-    for move in [m for m in seating.pending if m.from_table == info.number]:
+    assert seating is not None and record.tournament is not None
+    me = record.tournament.number
+    for move in [m for m in seating.pending if m.from_table == me]:
         _push(deps, record, new, move, now, outcome)
-    if any(m.from_table == info.number for m in seating.pending):
-        record.tournament = replace(info, hold=Hold.MOVE)
+    if any(m.from_table == me for m in seating.pending):
+        # From the item as the moves done left it (a player gone takes their seat out of
+        # ``waiting``/``arrived``), not as it was before them.
+        record.tournament = replace(record.tournament, hold=Hold.MOVE)
         return True
     return False
 
@@ -803,6 +805,10 @@ def _hand_for_hand(deps: Deps, record: TableRecord, new: TournamentRecord, outs:
     if not can_deal:  # alone at the table: this round has nothing to deal here
         _report(deps, record, new, round_, [], now, outcome)
         return False
+    # The moves just done changed this table's item (a player who left takes their seat out
+    # of ``waiting``/``arrived``, one who came in is put there): from it, not from *info*.
+    info = record.tournament
+    assert info is not None
     record.tournament = replace(info, dealt_round=round_)
     return True
 

@@ -213,21 +213,32 @@ def refund_entries(deps: Deps, tournament_id: str) -> int:
     return refunded
 
 
+def unpaid_shares(tournaments: TournamentStore, tournament_id: str, paid: set[str]) -> int:
+    """R9.15: the shares of a director's cancellation split (``cancel#`` rows with a prize or
+    a bounty, R9.13) whose ``paid#`` item is not written yet."""
+    return sum(1 for _, chunk in tournaments.items(tournament_id, CANCEL_PREFIX)
+               for row in chunk["rows"]
+               if (int(row["prize"]) > 0 or int(row.get("bounty", 0)) > 0)
+               and str(row["player_id"]) not in paid)
+
+
 def retire_payout_timer(deps: Deps, tournament_id: str) -> None:
-    """Once every prize is paid (every entry of a tournament cancelled before its start
-    returned; every share of a director's cancellation after it paid, R9.15), the payout
-    timer goes (otherwise it fires again and tries again)."""
+    """Once nothing is owed, the payout timer goes (otherwise it fires again and tries
+    again): every final place's prize paid and, for a tournament cancelled before its start,
+    every entry returned; cancelled after its start (R9.15), also every share of the split
+    (its entries stay in: a share is paid per player still in, ``paid#``)."""
     tournaments = store(deps)
 
     def retire(new: TournamentRecord, now: int, plan: Plan) -> None:
-        results = [Result.from_dict(d) for _, d in tournaments.items(tournament_id, "result#")]
-        paid = paid_players(tournaments, tournament_id)
-        unpaid = [r for r in results if r.prize > 0 and r.player_id not in paid]
-        owed = new.entrants if refunds_entries(new) else len(unpaid)
-        if new.status is TournamentStatus.CANCELLED and not refunds_entries(new):
-            owed += sum(1 for _, chunk in tournaments.items(tournament_id, CANCEL_PREFIX)
-                        for row in chunk["rows"] if str(row["player_id"]) not in paid
-                        and (int(row["prize"]) > 0 or int(row.get("bounty", 0)) > 0))
+        if refunds_entries(new):
+            owed = new.entrants  # each refund takes one off
+        else:
+            results = [Result.from_dict(d)
+                       for _, d in tournaments.items(tournament_id, "result#")]
+            paid = paid_players(tournaments, tournament_id)
+            owed = sum(1 for r in results if r.prize > 0 and r.player_id not in paid)
+            if new.status is TournamentStatus.CANCELLED:
+                owed += unpaid_shares(tournaments, tournament_id, paid)
         if owed or not any(t.kind is TimerKind.PAYOUT for t in new.timers):
             raise Unchanged
         new.timers = [t for t in new.timers if t.kind is not TimerKind.PAYOUT]
