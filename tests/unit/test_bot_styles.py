@@ -541,6 +541,75 @@ def test_r8_4_a_pot_nobody_is_betting_is_stabbed() -> None:
     assert stab_last >= stab + 0.05, (stab, stab_last)
 
 
+def checked_down_limped_pot(street: str) -> dict[str, Any]:
+    """Heads-up: seat 0 (button) limps with queen high (Qs6c, no draw), seat 1 checks its
+    option; every street checked by seat 1 (and by seat 0 before *street*): seat 0's view, last
+    to act, checked to on *street* in a pot nobody has bet."""
+    state = table([200, 200])
+    deck = fixed_deck(state, {0: "Qs6c", 1: "9d8d"}, "Kc7d2h4s3s", button=0)
+    state, _ = apply(state, StartHand(deck=deck, button=0))
+    moves = ["0 c", "1 x", "1 x"]
+    for _ in range(("flop", "turn", "river").index(street)):
+        moves += ["0 x", "1 x"]
+    state, _ = play(state, *moves)
+    view = view_for(state, 0)
+    assert view["hand"]["street"] == street and bot_styles.unopened(view) == 1.0
+    return view
+
+
+def test_r8_4_tight_passive_takes_a_checked_down_river_more_than_it_bluffs_the_flop() -> None:
+    """Issue 24, tight-passive WTSD and AF: it bluffs little (a checked flop with queen high,
+    under a quarter of 300 seeded decisions), but a river checked down to it is the last chance
+    to take the pot without a showdown: there it bets with air far more often (``river_stab``,
+    3.5 ×; measured 13 % and 46 %). Without the river multiplier the river reads 18 %."""
+    profile = Profile("tight_passive", "regular")
+    flop, river = (_bets(checked_down_limped_pot(s), profile, 300) for s in ("flop", "river"))
+    assert flop <= 0.25, flop
+    assert river >= 0.35 and river >= flop + 0.12, (flop, river)
+
+
+def test_tight_passive_limps_behind_with_little_more_than_its_raising_range() -> None:
+    """Issue 24: behind one limper, from the cutoff of a 6-max table at 100 big blinds, the
+    tight-passive bot enters with 12 % of the hands (the 169 classes weighted by combinations; its
+    raising range over limpers, 0.55 of its opening chart, times ``1 + limp_behind * limp``),
+    the loose-passive bot with 76 %: fewer limped flops, which are checked down most often
+    (about 45 % of them reached a showdown in the bench's count, a third of the raised ones).
+    With ``limp_behind`` 2 (before) the tight-passive share was 21 %."""
+    shares = {}
+    for style in ("tight_passive", "loose_passive"):
+        entered = total = 0
+        for hole in CLASS_SAMPLES:
+            view = behind_a_limper(hole)
+            command = decide(view, Profile(style, "regular"), random.Random(7))
+            weight = 6 if hole[0] == hole[2] else 4 if hole[1] == hole[3] else 12
+            total += weight
+            entered += weight * (command is not None and command.kind != "fold")
+        shares[style] = entered / total
+    assert shares["tight_passive"] <= 0.17, shares
+    assert shares["loose_passive"] >= shares["tight_passive"] + 0.15, shares
+
+
+RANKS = "AKQJT98765432"
+CLASS_SAMPLES = [
+    f"{RANKS[i]}c{RANKS[j]}{'c' if suited else 'd'}" if i != j else f"{RANKS[i]}c{RANKS[i]}d"
+    for i in range(13)
+    for j in range(i, 13)
+    for suited in ((False,) if i == j else (True, False))
+]  # one hand of each of the 169 classes
+
+
+def behind_a_limper(hole: str) -> dict[str, Any]:
+    """6-max, 100 big blinds, button 0: UTG (seat 3) limps, the hijack (seat 4) folds; the
+    cutoff (seat 5) holds *hole*."""
+    state = table([200] * 6)
+    deck = fixed_deck(state, {5: hole}, "KsQhJh9s8s", button=0)
+    state, _ = apply(state, StartHand(deck=deck, button=0))
+    state, _ = play(state, "3 c", "4 f")
+    prompt = legal_actions(state)
+    assert prompt is not None and prompt.seat_index == 5
+    return view_for(state, 5)
+
+
 # -- the charts ----------------------------------------------------------------------------
 
 

@@ -128,6 +128,14 @@ class Style:
     checked through, or the seat with the initiative checked this street — heads-up and last
     to act (out of position 0.6 of it; 0.6 against two opponents, 0.35 against more; see
     :func:`unopened`, :func:`_stab_chance`)."""
+    river_stab: float = 1.0
+    """Multiplies ``stab`` on the river: the last chance to take a checked-down pot without a
+    showdown."""
+    draw_bluff: float = 0.1
+    """Added to the bluffing chance (after × 1.6) with a draw checked to: the semi-bluff."""
+    limp_behind: float = 2.0
+    """How far beyond its opening chart it limps behind limpers or completes the blind: the
+    chart times ``1 + limp_behind * limp``."""
 
 
 STYLE_PARAMS: dict[str, Style] = {
@@ -142,8 +150,11 @@ STYLE_PARAMS: dict[str, Style] = {
         stab=0.4,
     ),
     "tight_passive": Style(
-        0.75, 0.025, 0.14, 0.45, 0.3, 0.08, 0.16, 0.05, 0.22, cbet=0.25, barrel=0.15, give_up=0.11,
+        0.75, 0.022, 0.14, 0.45, 0.3, 0.03, 0.16, 0.05, 0.22, cbet=0.2, barrel=0.1, give_up=0.16,
         stab=0.12,
+        river_stab=3.5,
+        draw_bluff=0.0,
+        limp_behind=0.3,
     ),
     "loose_passive": Style(
         1.9, 0.015, 0.38, 0.8, 0.4, 0.06, 0.16, 0.12, 0.25, cbet=0.25, barrel=0.1, give_up=0.08,
@@ -361,7 +372,9 @@ def _preflop(
                 size += 0.5  # out of position
             return _raise_to(prompt, k, int(bb * size))
         # Limp behind or complete the small blind with a playable hand (passive styles).
-        if strength <= chart * (1.0 + 2.0 * style.limp) and (not first_in or spot.is_blind):
+        if strength <= chart * (1.0 + style.limp_behind * style.limp) and (
+            not first_in or spot.is_blind
+        ):
             if to_call <= bb:
                 return Call(seat_index=seat)
         if noise and to_call <= bb:
@@ -482,7 +495,7 @@ def _postflop(
             return _bet(prompt, k, spot, 0.0, strong)  # a stab at a pot nobody wants
         bluff = style.bluff * (1.0 if n == 1 else 0.0 if strong else 0.3)
         if draw:
-            bluff = min(0.9, bluff * 1.6 + 0.1)
+            bluff = min(0.9, bluff * 1.6 + style.draw_bluff)
         elif k.street == "river":  # polarised: bluff the busted hands, show down the middle
             bluff = bluff * 1.5 if equity < 0.3 else 0.0
         if can_raise and equity < value_line and rnd.random() < bluff:
@@ -535,8 +548,8 @@ def _stab_chance(
     and, at half the rate, the middle (a thin bet that folds out worse hands behind a
     checked-down line); 0.6 of it against two opponents, 0.35 against more."""
     chance = style.stab * position * (1.3 if draw else 1.0)
-    if k.street == "river" and equity >= 0.3:
-        chance *= 0.5
+    if k.street == "river":
+        chance *= style.river_stab * (0.5 if equity >= 0.3 else 1.0)
     return min(0.9, chance * (1.0 if n == 1 else 0.6 if n == 2 else 0.35))
 
 
