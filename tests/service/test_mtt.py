@@ -21,7 +21,7 @@ from naiko.state import Seat, Variant
 from naiko_local.tournament import Simulation, VirtualScheduler, terms_for
 from naiko_service.ports import PutItem, PutTournament, TournamentNotFound
 from naiko_service.records import TableRecord, TimerKind
-from naiko_service.tournament_records import TournamentRecord
+from naiko_service.tournament_records import TournamentRecord, TournamentStatus
 from naiko_service.usecases import mtt, transaction
 from naiko_service.usecases.tournament_log import Out
 
