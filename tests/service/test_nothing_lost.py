@@ -134,7 +134,7 @@ def test_r8_6_an_unexpected_failure_applying_a_command_cancels_the_hand(
     assert h.counters["HandsCancelled"] == 1
 
 
-def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled() -> None:
+def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled_in_a_new_version() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     first = actor(players)
@@ -154,6 +154,10 @@ def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled() -> None:
     assert chips_everywhere(h, table_id, players) == total
     for player in players:
         assert events_of(player, "hand_cancelled")[-1]["reason"] == "state_unreadable"
+        # the cancellation is a write of its own: a new version, never one pushed already
+        versions = [m["version"] for m in updates(player)]
+        assert len(versions) == len(set(versions)), "two writes pushed under one version"
+        assert versions[-1] == record.seq
     h.clock.advance(record.settings.pause_ms)
     h.fire_due_timers()
     assert h.store.load(table_id).state.hand_in_progress  # play goes on with the next hand

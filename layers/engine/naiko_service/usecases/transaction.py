@@ -425,6 +425,9 @@ def recover(deps: Deps, unreadable: UnreadableTable) -> None:
         raise unreadable
     record = fallback.record
     record.version = unreadable.version + 1
+    # The fallback was sealed with the write it stands in for, whose update was pushed: the
+    # cancellation is a write of its own, told under the next version (never the same one).
+    record.seq += 1
     now = deps.clock.now_ms()
     arming.arm(deps, record.table_id, record, now)
     moves = tuple(AccountMove(player, -amount, record.table_id, LedgerReason.REFUND, now)
