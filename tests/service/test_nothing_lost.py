@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from naiko.engine import legal_actions
+from naiko_service.memory import MemoryTableStore
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.usecases import arming, fanout, transaction
 from service_testing import ACCEPTED, Harness, Player, harness
-from test_service import actor, chips_everywhere, seated
+from test_service import InterleavingStore, actor, chips_everywhere, seated
 
 
 def install(h: Harness, table_id: str, edit: Any) -> TableRecord:
@@ -133,7 +134,7 @@ def test_r8_6_an_unexpected_failure_applying_a_command_cancels_the_hand(
     assert h.counters["HandsCancelled"] == 1
 
 
-def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled() -> None:
+def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled_in_a_new_version() -> None:
     h = harness()
     table_id, players = seated(h, 3)
     first = actor(players)
@@ -153,6 +154,10 @@ def test_r8_6_an_unreadable_state_is_replaced_by_the_hand_cancelled() -> None:
     assert chips_everywhere(h, table_id, players) == total
     for player in players:
         assert events_of(player, "hand_cancelled")[-1]["reason"] == "state_unreadable"
+        # the cancellation is a write of its own: a new version, never one pushed already
+        versions = [m["version"] for m in updates(player)]
+        assert len(versions) == len(set(versions)), "two writes pushed under one version"
+        assert versions[-1] == record.seq
     h.clock.advance(record.settings.pause_ms)
     h.fire_due_timers()
     assert h.store.load(table_id).state.hand_in_progress  # play goes on with the next hand
@@ -253,21 +258,65 @@ def test_a_replayed_request_also_resends_the_current_state() -> None:
     assert [m["version"] for m in resent] == [version]
 
 
-def test_a_duplicated_timer_acts_once_and_resends_the_state() -> None:
+def snapshots(player: Player) -> list[dict[str, Any]]:
+    return [m for m in player.messages if m["type"] == "snapshot"]
+
+
+def test_r8_3_a_duplicated_timer_acts_once_and_resends_the_state_as_a_snapshot() -> None:
+    """A duplicated execution cannot know whether the first one's fan-out went out: it sends
+    every member the table as it is, as a ``snapshot`` (``request_id`` null, as a replay does),
+    never a second ``update`` of a version already pushed (the e2e test's "a write was pushed
+    twice")."""
     h = harness()
     table_id, players = seated(h, 3)
     record = h.store.load(table_id)
     decision = next(t for t in record.timers if t.kind is TimerKind.DECISION)
     h.clock.advance(20_000)
     assert h.service.timer_fired(table_id, decision.token) is True
-    version = h.store.load(table_id).version
+    version = h.store.load(table_id).seq
     counts = [len(updates(p)) for p in players]
     writes = h.store.writes
     assert h.service.timer_fired(table_id, decision.token) is False  # delivered again
     assert h.store.writes == writes
-    assert [len(updates(p)) for p in players] == [c + 1 for c in counts]
-    assert {updates(p)[-1]["version"] for p in players} == {version}
+    assert [len(updates(p)) for p in players] == counts  # no update twice
+    for player in players:
+        assert [m["version"] for m in updates(player)].count(version) == 1
+        resent = snapshots(player)[-1]
+        assert (resent["version"], resent["request_id"]) == (version, None)
+        assert resent["view"]["seat_index"] == h.store.load(table_id).seat_of(player.player_id)
     assert h.counters["TimersDuplicated"] == 1
+
+
+def test_r8_3_a_conflict_on_the_hand_ending_write_pushes_each_version_once() -> None:
+    """The write that ends a hand arms the next hand's timer before it is written; when it
+    loses a race and is applied again, the timer is armed again, so the next hand's timer can
+    fire twice (and SQS delivers at least once anyway). The first starts the hand; the second
+    finds its token acted and resends a snapshot: every player sees each version in ONE
+    ``update``."""
+    h = harness()
+    table_id, players = seated(h, 3)
+    assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
+    last = actor(players)
+
+    def other_writer() -> None:  # a bookkeeping write lands between our read and our write
+        other = h.store.load(table_id)
+        other.version += 1
+        other.recent_timers["other-writer"] = 1
+        MemoryTableStore.save(h.store, other, other.version - 1)
+
+    h.scheduler.scheduled.clear()
+    h.service.deps.tables = InterleavingStore.over(h.store, other_writer)
+    ended = last.send(action="act", table_id=table_id, move="fold")
+    assert ended["type"] in ACCEPTED and h.counters["Conflicts"] == 1
+    h.service.deps.tables = h.store
+    h.clock.advance(10_000)
+    assert h.fire_due_timers() >= 1
+    started = h.store.load(table_id)
+    assert started.state.hand is not None and started.state.hand.number == 2
+    for player in players:
+        versions = [m["version"] for m in updates(player)]
+        assert len(versions) == len(set(versions)), "a write was pushed twice"
+        assert versions[-1] == started.seq
 
 
 def test_a_fold_with_64_dead_spectators_writes_the_table_once_and_drops_their_items() -> None:

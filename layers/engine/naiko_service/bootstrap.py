@@ -456,23 +456,38 @@ _botocore_session: Any = None
 _clients_lock = threading.Lock()
 
 
-def aws_client(service: str, **options: Any) -> Any:
+def aws_client(service: str, attempts: int | None = None, **options: Any) -> Any:
     """A low-level AWS client of *service* with :data:`BOTO_SETTINGS`, from one botocore
     session per container. botocore's, not boto3's: ``boto3.client`` hands out the same
     botocore client, but ``import boto3`` also imports s3transfer (urllib3's and
     multiprocessing's parts with it), which costs a new container about as much again as
     botocore itself (docs/deploy.md, "7. Cold start"). Region, credentials and
-    ``AWS_ENDPOINT_URL`` come from the environment as with boto3.
+    ``AWS_ENDPOINT_URL`` come from the environment as with boto3. *attempts*: the SDK's
+    attempts per call instead of the settings' two (``1``: the caller retries what it may,
+    :class:`~naiko_service.aws.gateway.ManagementApiGateway`).
     """
     global _botocore_session
     import botocore.session
     from botocore.config import Config as BotoConfig
 
+    settings = BOTO_SETTINGS if attempts is None else {
+        **BOTO_SETTINGS, "retries": {"mode": "standard", "total_max_attempts": attempts}}
     with _clients_lock:  # a botocore session is not thread-safe; its clients are
         if _botocore_session is None:
             _botocore_session = botocore.session.get_session()
-        return _botocore_session.create_client(service, config=BotoConfig(**BOTO_SETTINGS),
+        return _botocore_session.create_client(service, config=BotoConfig(**settings),
                                                **options)
+
+
+def management_gateway(endpoint_url: str | None) -> Any:
+    """The Management API adapter the service posts through: its client makes ONE attempt a
+    call (a post the SDK retried after its read timeout had reached the connection already,
+    and the client got the message twice); the adapter retries only a post that cannot have
+    been delivered (:class:`~naiko_service.aws.gateway.ManagementApiGateway`)."""
+    from .aws.gateway import ManagementApiGateway
+
+    return ManagementApiGateway(LazyClient("apigatewaymanagementapi", attempts=1,
+                                           endpoint_url=endpoint_url))
 
 
 class LazyClient:
@@ -542,7 +557,6 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
     the clients every frame needs are built now: the timer transports' on their first
     wake-up (:class:`LazyClient`)."""
     from .aws.dynamodb import DynamoAccounts, DynamoConnections, DynamoTableStore
-    from .aws.gateway import ManagementApiGateway
     from .ratelimit import RateLimiter
     from .usecases import Deps, TableService
 
@@ -621,8 +635,7 @@ def build_service(config: Config, endpoint: str | None = None) -> TableService:
         accounts=DynamoAccounts(dynamodb, config.accounts_table,
                                 ledger_table=config.ledger_table),
         connections=connections,
-        gateway=ManagementApiGateway(LazyClient("apigatewaymanagementapi",
-                                                endpoint_url=websocket_endpoint)),
+        gateway=management_gateway(websocket_endpoint),
         watchers=watchers,
         watcher_queue=watcher_queue,
         scheduler=scheduler,

@@ -172,7 +172,9 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
     An execution fires timers due within :data:`WAKE_TOLERANCE_MS` (Step Functions waits to a
     whole second, and its clock is not ours). A duplicated execution (its token already acted,
     :attr:`~naiko_service.records.TableRecord.recent_timers`) acts no more, but sends every
-    connection the table as it is: whatever the first delivery could not send is seen."""
+    member's connection the table as it is, as a ``snapshot`` (:func:`.transaction.resend`):
+    whatever the first delivery could not send is seen, and no version is pushed twice as an
+    ``update``."""
     fired = 0
     lag: int | None = None
     duplicate = False
@@ -214,7 +216,7 @@ def _wake(deps: Deps, table_id: str, token: str | None) -> Woken:
     except (NoOp, TableNotFound):
         if duplicate:
             deps.count("TimersDuplicated", 1)
-            transaction.fan_out(deps, transaction.load(deps, table_id), [])
+            transaction.resend(deps, transaction.load(deps, table_id))
         return Woken(0)
     return Woken(fired, lag)
 

@@ -47,6 +47,7 @@ from ..ports import (
     AccountFrozen,
     AccountMove,
     ConcurrentUpdate,
+    ConnectionGone,
     HistoryStored,
     InsufficientFunds,
     LedgerReason,
@@ -70,7 +71,16 @@ from . import (
 )
 from .accounts import frozen_error
 from .base import Caller, Change, Deps, NoOp, Outcome, ServiceError, backoff, refuse_bot_seat
-from .fanout import AWS_CALL_WORST_MS, Updates, ack, post_updates, send, watching
+from .fanout import (
+    AWS_CALL_WORST_MS,
+    SKIPPED,
+    Updates,
+    ack,
+    post_all,
+    post_updates,
+    send,
+    watching,
+)
 from .subscriptions import drop_connections
 from .views import snapshot_message
 
@@ -355,6 +365,28 @@ def replay(deps: Deps, caller: Caller, record: TableRecord) -> None:
          snapshot_message(record, caller.player_id, None, deps.clock.now_ms()))
 
 
+def resend(deps: Deps, record: TableRecord) -> None:
+    """The table as it is, again, to every connection in the table item (its members), each as
+    a ``snapshot`` of its own (``"request_id": null``), as :func:`replay` does for a request: a
+    duplicated timer execution (:func:`.timers._wake`) cannot know whether the first one's
+    fan-out went out (it did, unless its function died after its write), so it sends what may
+    have been missed without a second ``update`` of a version already pushed (an ``update`` is
+    one write, told once to each connection: docs/protocol.md). Spectators are not sent it (their
+    worker's queue keeps one message per version); a failure is counted, never raised."""
+    now = deps.clock.now_ms()
+    posts = [(connection_id, snapshot_message(record, player_id, None, now))
+             for player_id, connection_id in list(record.connections.items())]
+    results = post_all(deps, posts)
+    for name, outcome in (("MessagesSent", None), ("FanOutSkipped", SKIPPED)):
+        value = sum(1 for result in results if result is outcome)
+        if value:
+            deps.count(name, value)
+    failed = sum(1 for result in results if isinstance(result, Exception)
+                 and not isinstance(result, ConnectionGone))  # gone: $disconnect forgets it
+    if failed:
+        deps.count("FanOutFailures", failed)
+
+
 def fan_out(deps: Deps, record: TableRecord, events: list[Event],
             answer: Caller | None = None) -> None:
     """After the commit: every connection in the table item (its members) gets its own view
@@ -393,6 +425,9 @@ def recover(deps: Deps, unreadable: UnreadableTable) -> None:
         raise unreadable
     record = fallback.record
     record.version = unreadable.version + 1
+    # The fallback was sealed with the write it stands in for, whose update was pushed: the
+    # cancellation is a write of its own, told under the next version (never the same one).
+    record.seq += 1
     now = deps.clock.now_ms()
     arming.arm(deps, record.table_id, record, now)
     moves = tuple(AccountMove(player, -amount, record.table_id, LedgerReason.REFUND, now)
