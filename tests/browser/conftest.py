@@ -2,8 +2,7 @@
 Python driving Debian's Chromium (``apt-get install chromium``; ``scripts/test`` installs it
 when it runs as root). Playwright's own browser download is never used.
 
-One Chromium per worker process (session-scoped), a fresh context per test. Each test starts
-its own local stack in this process on free ports (``port=0``, the web
+Each test starts its own local stack in this process on free ports (``port=0``, the web
 client's server too), so the tests run side by side under pytest-xdist. Screenshots go to
 ``tmp/artifacts/browser/`` (``NAIKO_ARTIFACTS`` to move them).
 
@@ -42,12 +41,12 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium per process (per xdist worker), shared by every browser module:
-    each test still gets a fresh context (:func:`open_page`), so no cookie, storage or page
-    leaks from one test to the next. Launching it per module cost a launch per module and
-    worker."""
+    """One headless Chromium per test module (and per xdist worker). Not per session:
+    Playwright's sync API keeps an asyncio event loop running in this thread while it lives, so
+    every later test of the worker that calls ``asyncio.run`` (the e2e tests) would fail with
+    "cannot be called from a running event loop" (24 did, 2026-12-07)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
