@@ -23,7 +23,11 @@ def started(players: int = 13, seed: int = 1, **changes: Any) -> Simulation:
     to its terms (``seat_count=9``, ``structure=...``), just started: registered, its timers
     fired until it runs, its tables written and none dealt yet."""
     terms = replace(terms_for("mtt", Variant.NLHE, 10, players), **{"seat_count": 6, **changes})
-    simulation = Simulation(terms, players, seed, check=True)
+    return running(Simulation(terms, players, seed, check=True))
+
+
+def running(simulation: Simulation) -> Simulation:
+    """*simulation* registered and stepped until its tournament runs."""
     simulation.register()
     while record_of(simulation).status is not TournamentStatus.RUNNING:
         assert simulation.step()

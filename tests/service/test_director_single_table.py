@@ -23,9 +23,10 @@ from naiko.tournaments.structures import MINUTE_MS, level_at
 from naiko_local.tournament import Simulation, terms_for
 from naiko_service.ports import ConcurrentUpdate, PutTable, PutTournament
 from naiko_service.records import Hold, TableRecord, TimerKind
-from naiko_service.tournament_records import HOUSE_PRIZES, TournamentRecord, TournamentStatus
+from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
 from naiko_service.usecases import director, tournament_payments, tournaments, transaction
 from naiko_service.usecases.accounts import OperatorError
+from tournament_testing import record_of, running
 
 OLGA = "olga"
 KINDS = ("sng", "spin")
@@ -33,15 +34,7 @@ KINDS = ("sng", "spin")
 
 def started(kind: str, players: int = 6, seed: int = 1, **changes: Any) -> Simulation:
     terms = replace(terms_for(kind, Variant.NLHE, 10, players), **changes)
-    simulation = Simulation(terms, 3 if kind == "spin" else players, seed, check=True)
-    simulation.register()
-    while record_of(simulation).status is not TournamentStatus.RUNNING:
-        assert simulation.step()
-    return simulation
-
-
-def record_of(simulation: Simulation) -> TournamentRecord:
-    return simulation.tournaments.load(simulation.tournament_id)
+    return running(Simulation(terms, 3 if kind == "spin" else players, seed, check=True))
 
 
 def deps(simulation: Simulation) -> Any:
