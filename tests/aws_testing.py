@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ from naiko_local.template import (  # noqa: E402
 )
 
 __all__ = ["REGION", "TEMPLATE_PATH", "load_template", "table_definitions",
-           "create_tables_from_template", "PostCapture", "capture_posts"]
+           "create_tables_from_template", "PostCapture", "capture_posts", "atomic_dynamodb"]
 
 
 def create_tables_from_template(dynamodb_client: Any, stage: str = "test",
@@ -143,3 +144,25 @@ TEST_ROLE_ARN = "arn:aws:iam::123456789012:role/naiko-test-states"
 
 EXECUTION_NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 """What the scheduler promises about execution names."""
+
+
+@contextmanager
+def atomic_dynamodb() -> Iterator[None]:
+    """Every DynamoDB request to moto's in-process backend atomic, as DynamoDB's are.
+
+    moto checks a condition and then stores the item with no lock, so two threads writing
+    ``version = :read`` at once can both pass (the local stack serialises its moto server for
+    the same reason, ``naiko_local.stack._serial_moto_server``). Tests whose handlers run
+    threads against moto (the timer function works a batch's records in parallel) need the
+    guarantee the service relies on: one lock around each request's action."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.RLock()
+    original = DynamoHandler.call_action
+
+    def call_action(self: Any) -> Any:
+        with lock:
+            return original(self)
+
+    with mock.patch.object(DynamoHandler, "call_action", call_action):
+        yield

@@ -30,6 +30,7 @@ import pytest
 from aws_testing import (
     REGION,
     TEST_ROLE_ARN,
+    atomic_dynamodb,
     capture_posts,
     create_tables_from_template,
     websocket_event,
@@ -206,7 +207,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Naiko")
     clock = Clock(START_MS)
-    with mock_aws(), capture_posts() as posts, \
+    with mock_aws(), capture_posts() as posts, atomic_dynamodb(), \
             mock.patch("moto.sqs.models.unix_time_millis", lambda: float(clock.now)), \
             mock.patch("moto.sqs.models.unix_time", lambda: clock.now / 1000):
         names = create_tables_from_template(boto3.client("dynamodb", region_name=REGION))
