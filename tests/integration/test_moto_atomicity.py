@@ -42,7 +42,7 @@ def test_two_threads_writing_on_the_same_version_commit_exactly_one(fine_switchi
             client.put_item(TableName="t", Item={"k": {"S": "a"}, "version": {"N": "0"}})
             committed: list[int] = []
 
-            def write(writer: int) -> None:
+            def write(writer: int, committed: list[int]) -> None:
                 try:
                     client.put_item(
                         TableName="t", ConditionExpression="version = :read",
@@ -53,7 +53,7 @@ def test_two_threads_writing_on_the_same_version_commit_exactly_one(fine_switchi
                 except client.exceptions.ConditionalCheckFailedException:
                     pass
 
-            threads = [threading.Thread(target=write, args=(i,)) for i in range(2)]
+            threads = [threading.Thread(target=write, args=(i, committed)) for i in range(2)]
             for thread in threads:
                 thread.start()
             for thread in threads:
