@@ -113,8 +113,14 @@ __doc__ += "".join(f"\n    {name:26} ${price:.10f}" for name, price in PRICES.it
 __doc__ += """
 
 Lambda: 512 MB (template Globals), arm64, billed per ms. A handler's duration is MODELLED:
-its Python time measured here (time outside AWS calls) x CPU_FACTOR (512 MB is ~0.29 vCPU),
-plus an assumed in-region latency per AWS call (LATENCY_MS). Express executions: billed from
+its Python time measured here x CPU_FACTOR (512 MB is ~0.29 vCPU), plus an assumed in-region
+latency per AWS call (LATENCY_MS). The Python time is the CPU time of the invoking thread
+(``time.thread_time()``) over the invocation minus its CPU time inside its AWS calls (moto
+answers them in-process, in that thread; its work, and this model's bookkeeping of each call
+and log line, are subtracted: the call's latency stands for AWS's part), so other processes
+on the machine do not change it: a thread waiting for the CPU, or for the fan-out's pool,
+uses none. The method before, wall time minus the calls' wall time, grew 2-4x on a loaded
+machine; it is printed alongside (``by wall time instead``). Express executions: billed from
 start to end (the whole wait, plus the Lambda call), rounded up to 100 ms, at 64 MB. Standard:
 2 transitions per execution (WaitUntilDue and Fire entered; no retries happen here). Timer
 queue: 3 requests per wake-up (``SendMessage``; the event source mapping's ``ReceiveMessage``
@@ -140,7 +146,12 @@ actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
 
 The fan-out posts concurrently (``usecases.fanout.FAN_OUT_WORKERS`` at once): the posts made from
 its pool's threads are modelled as ``ceil(posts / FAN_OUT_WORKERS)`` rounds of one post's
-latency, and the time the invocation waits for them is not counted as its CPU.
+latency, and the time the invocation waits for them is not counted as its CPU (the invoking
+thread is blocked, using none; by wall time, the union of the pool's calls is subtracted). The
+messages are made and serialised in the invoking thread before they are handed to the pool
+(``fanout.post_updates``), so that work is counted; the pool's threads do only the call
+(``deliver``: a length check, then ``PostToConnection``), whose CPU is the call's, not
+counted, as for the invoking thread's own calls.
 
 Hand histories (R10.1) are part of the bill and reported on their own: every item of
 ``HandHistoryTable`` put in the transaction that ends a hand (the sealed record and one entry
@@ -277,31 +288,70 @@ def gsi_units(before: dict[str, Any] | None, after: dict[str, Any] | None,
 
 @dataclass
 class Invocation:
+    """One counted handler invocation: its AWS calls, and the time its Python took.
+
+    The modelled duration (:attr:`modeled_ms`) is measured in CPU time of the invoking thread
+    (``time.thread_time()``), not wall time: the handler's own work is the thread's CPU over
+    the invocation minus its CPU inside its AWS calls (moto answers them in this thread: its
+    work stands for AWS's, which the assumed ``LATENCY_MS`` of each call replaces). Time the
+    thread spends descheduled by other processes, or blocked waiting for the fan-out's pool,
+    is not CPU time, so the figure does not depend on the machine's load.
+    :attr:`wall_modeled_ms` is the method before (wall time minus the calls' wall time),
+    printed alongside to compare."""
+
     function: str
     calls: Counter[str] = field(default_factory=Counter)
     aws_seconds: float = 0.0
+    """Wall time of the invoking thread's own AWS calls."""
+    aws_cpu: float = 0.0
+    """CPU time of the invoking thread inside its own AWS calls (moto's work) and in this
+    model's bookkeeping of them and of the logs (:meth:`Counting.observe`, :class:`LogMeter`)."""
     started: float = 0.0
+    cpu_started: float = 0.0
     wall: float = 0.0
+    cpu: float = 0.0
+    """CPU time of the invoking thread over the whole invocation."""
     thread: int = 0
     """The invocation's own thread; calls from others are the fan-out pool's."""
     pooled: list[tuple[float, float]] = field(default_factory=list)
-    """(start, end) of each call made from the fan-out pool's threads."""
+    """(start, end) of each call made from the fan-out pool's threads (wall clock)."""
     pooled_calls: Counter[str] = field(default_factory=Counter)
 
     @property
-    def modeled_ms(self) -> int:
+    def handler_cpu_ms(self) -> float:
+        """Milliseconds of the handler's own Python, measured in the invoking thread's CPU
+        time, the AWS calls' excluded (before :data:`CPU_FACTOR`)."""
+        return max(0.0, self.cpu - self.aws_cpu) * 1000
+
+    @property
+    def handler_wall_ms(self) -> float:
+        """The same measured the way before: wall time minus the calls' wall time (and the
+        wait for the pool's posts): it grows with the machine's load."""
         waited = 0.0  # the union of the pool's calls: the invocation waits for them
         reach = -math.inf
         for start, end in sorted(self.pooled):
             if end > reach:
                 waited += end - max(start, reach)
                 reach = end
-        cpu_ms = max(0.0, self.wall - self.aws_seconds - waited) * 1000 * CPU_FACTOR
+        return max(0.0, self.wall - self.aws_seconds - waited) * 1000
+
+    def latency_ms(self) -> float:
+        """The assumed in-region latency of the calls: the invoking thread's one after the
+        other, the pool's posts in ``ceil(posts / FAN_OUT_WORKERS)`` rounds."""
         own = self.calls - self.pooled_calls
         rounds = sum(math.ceil(n / FAN_OUT_WORKERS) * LATENCY_MS.get(op, 10)
                      for op, n in self.pooled_calls.items())
-        return math.ceil(cpu_ms + rounds + sum(LATENCY_MS.get(op, 10) * n
-                                               for op, n in own.items()))
+        return rounds + sum(LATENCY_MS.get(op, 10) * n for op, n in own.items())
+
+    @property
+    def modeled_ms(self) -> int:
+        """The billed duration: the handler's CPU time x CPU_FACTOR + the calls' latency."""
+        return math.ceil(self.handler_cpu_ms * CPU_FACTOR + self.latency_ms())
+
+    @property
+    def wall_modeled_ms(self) -> int:
+        """:attr:`modeled_ms` by the method before (wall time), to compare."""
+        return math.ceil(self.handler_wall_ms * CPU_FACTOR + self.latency_ms())
 
 
 @dataclass
@@ -461,12 +511,13 @@ class Counting:
     @contextlib.contextmanager
     def invocation(self, function: str) -> Iterator[Invocation]:
         current = Invocation(function, started=time.perf_counter(),
-                             thread=threading.get_ident())
+                             cpu_started=time.thread_time(), thread=threading.get_ident())
         self.current = current
         try:
             yield current
         finally:
             current.wall = time.perf_counter() - current.started
+            current.cpu = time.thread_time() - current.cpu_started
             self.current = None
             if function == "sweep":
                 self.bill.sweep_invocations.append(current)
@@ -477,13 +528,14 @@ class Counting:
         counting = self
 
         def call(client: Any, operation: str, params: dict[str, Any]) -> Any:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
+            current = counting.current
+            own = current is not None and threading.get_ident() == current.thread
             try:
                 response = original(client, operation, params)
             finally:
-                current = counting.current
                 if current is not None:
-                    if threading.get_ident() == current.thread:
+                    if own:
                         current.aws_seconds += time.perf_counter() - start
                     else:  # a post from the fan-out's pool
                         with counting.lock:
@@ -491,6 +543,8 @@ class Counting:
                             current.pooled_calls[operation] += 1
             with counting.lock:
                 counting.observe(operation, params, response)
+            if own:  # moto's work and this model's own bookkeeping (observe): not the handler's
+                current.aws_cpu += time.thread_time() - cpu  # type: ignore[union-attr]
             return response
 
         return call
@@ -602,12 +656,15 @@ class LogMeter(io.TextIOBase):
     def write(self, text: str) -> int:
         current = self.counting.current
         if current is not None and current.function != "sweep":
+            cpu = time.thread_time()
             with self.counting.lock:
                 bill = self.counting.bill
                 bill.log_bytes += len(text.encode())
                 bill.log_lines += text.count("\n")
                 if '"_aws"' in text:
                     bill.metrics.update(emf_metrics(text))
+            if threading.get_ident() == current.thread:  # the metering: not the handler's
+                current.aws_cpu += time.thread_time() - cpu
         return len(text)
 
     def writable(self) -> bool:
@@ -1213,6 +1270,19 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
     return {service: {k: v * scale for k, v in row.items()} for service, row in out.items()}
 
 
+def wall_mean_ms(bill: Bill) -> float:
+    """The mean modelled duration by wall time (:attr:`Invocation.wall_modeled_ms`)."""
+    return (sum(i.wall_modeled_ms for i in bill.invocations)
+            / max(1, len(bill.invocations)))
+
+
+def wall_lambda_dollars(bill: Bill) -> float:
+    """The Lambda line per 1,000 hands had the duration been measured in wall time."""
+    gbs = sum(i.wall_modeled_ms for i in bill.invocations) / 1000 * MEMORY_GB
+    return (len(bill.invocations) * PRICES["lambda_request"]
+            + gbs * PRICES["lambda_gb_second_arm"]) * 1000 / bill.hands
+
+
 def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
            per_tournament: bool = False) -> str:
     lines = []
@@ -1224,9 +1294,14 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
                  f"{first.timeouts / max(1, first.decisions):.1%} timed out)")
     per_hand = {d: sum(i.modeled_ms for i in b.invocations) / max(1, len(b.invocations))
                 for d, b in bills.items()}
-    lines.append("Lambda: 512 MB arm64; modelled mean duration per invocation: "
+    lines.append("Lambda: 512 MB arm64; modelled mean duration per invocation (thread CPU): "
                  + ", ".join(f"{d} {ms:.0f} ms" for d, ms in per_hand.items()))
     table = {d: costs(b) for d, b in bills.items()}
+    walls = {d: (wall_lambda_dollars(b), sum(row["$"] for row in table[d].values())
+                 - table[d]["Lambda"]["$"] + wall_lambda_dollars(b)) for d, b in bills.items()}
+    lines.append("  by wall time instead (the method before, grows with the load): " + ", ".join(
+        f"{d} {wall_mean_ms(b):.0f} ms (Lambda ${walls[d][0]:.4f}, TOTAL ${walls[d][1]:.4f})"
+        for d, b in bills.items()))
     designs = list(bills)
     width = 16
     lines.append("")

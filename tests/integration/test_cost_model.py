@@ -4,8 +4,11 @@ script is how the cost figures in the docs are measured, so it must keep working
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import sys
+import threading
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -100,3 +103,48 @@ def test_r9_13_r9_16_a_tournament_s_writes_are_counted_by_item_and_ledger_reason
     line = script.tournament_writes_line("wake-up", bill)
     assert "3 = 5 WRU" in line and "bounty# 1 (2 WRU)" in line
     assert "ledger entries: bounty 1" in line
+
+
+def burn(seconds: float) -> None:
+    """Spend *seconds* of this thread's CPU time (what a slow call in moto does)."""
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+
+
+def test_the_handler_s_time_is_its_own_cpu_not_its_calls_nor_the_machine_s_load() -> None:
+    """Issue 23 item 10: the modelled duration is the invoking thread's CPU time minus its CPU
+    inside the AWS calls (moto runs them in that thread), x CPU_FACTOR, plus each call's
+    assumed latency. A call that burns 0.2 s of CPU is not the handler's; a sleep (the thread
+    descheduled, as on a loaded machine) is no CPU; a post from the fan-out's pool is one
+    round of latency and none of the invocation's CPU. By wall time (the method before, printed
+    alongside) the sleep counts."""
+    from aws_testing import load_template
+
+    script = load_script()
+    counting = script.Counting(load_template(), "express", "standard")
+
+    def slow(client: Any, operation: str, params: dict[str, Any]) -> Any:
+        burn(0.2)
+        return {}
+
+    call = counting.make_api_call(slow)
+    post = {"ConnectionId": "c1", "Data": b"{}"}
+    with counting.invocation("game") as invocation:
+        call(None, "GetItem", {"TableName": "naiko-cost-tables", "Key": {},
+                               "ConsistentRead": True})
+        pool = threading.Thread(target=call, args=(None, "PostToConnection", post))
+        pool.start()
+        pool.join()
+        time.sleep(0.2)
+    assert invocation.cpu >= 0.2 and invocation.aws_cpu >= 0.2  # the call's burn, measured
+    assert invocation.handler_cpu_ms < 50  # ... and not the handler's (0.2 s = 200 ms)
+    assert invocation.calls == {"GetItem": 1, "PostToConnection": 1}
+    assert invocation.pooled_calls == {"PostToConnection": 1}
+    latency = script.LATENCY_MS["GetItem"] + script.LATENCY_MS["PostToConnection"]
+    assert invocation.latency_ms() == latency
+    assert invocation.modeled_ms == math.ceil(invocation.handler_cpu_ms * script.CPU_FACTOR
+                                              + latency)
+    assert invocation.modeled_ms < latency + 50 * script.CPU_FACTOR
+    assert invocation.handler_wall_ms >= 200  # the sleep, by wall time
+    assert invocation.wall_modeled_ms > invocation.modeled_ms
