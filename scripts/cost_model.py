@@ -113,10 +113,19 @@ __doc__ += "".join(f"\n    {name:26} ${price:.10f}" for name, price in PRICES.it
 __doc__ += """
 
 Lambda: 512 MB (template Globals), arm64, billed per ms. A handler's duration is MODELLED:
-its Python time measured here (time outside AWS calls) x CPU_FACTOR (512 MB is ~0.29 vCPU),
-plus an assumed in-region latency per AWS call (LATENCY_MS). Express executions: billed from
-start to end (the whole wait, plus the Lambda call), rounded up to 100 ms, at 64 MB. Standard:
-2 transitions per execution (WaitUntilDue and Fire entered; no retries happen here). Timer
+its Python time measured here x CPU_FACTOR (512 MB is ~0.29 vCPU), plus an assumed in-region
+latency per AWS call (LATENCY_MS). The Python time is CPU time (``time.thread_time()``), so
+other processes on the machine do not change it (a thread waiting for the CPU, or for the
+fan-out's pool, uses none): the invoking thread's CPU over the invocation minus its CPU inside
+moto's answers (moto answers in-process, in that thread, in botocore's ``before-send`` hook:
+``Counting.answer``; its work stands for AWS's, which the call's latency replaces) and in
+this model's own bookkeeping of each call and log line; botocore's client side of each call
+(serialising, signing, parsing) is the function's CPU on Lambda and stays counted. The method
+before, wall time minus each call's whole wall time, grew 2-4x on a loaded machine (and left
+botocore's client side out); it is printed alongside (``by wall time instead``).
+Express executions: billed from start to end (the whole wait, plus the Lambda call),
+rounded up to 100 ms, at 64 MB. Standard: 2 transitions per execution (WaitUntilDue and Fire
+entered; no retries happen here). Timer
 queue: 3 requests per wake-up (``SendMessage``; the event source mapping's ``ReceiveMessage``
 and ``DeleteMessageBatch``, counted as if every batch held one message, the case of a quiet
 queue; at 10,000 tables batches fill and these two shrink); the mapping's empty long polls are
@@ -140,7 +149,12 @@ actions: ``COLD_STARTS_PER_1000_HANDS`` (assumed below).
 
 The fan-out posts concurrently (``usecases.fanout.FAN_OUT_WORKERS`` at once): the posts made from
 its pool's threads are modelled as ``ceil(posts / FAN_OUT_WORKERS)`` rounds of one post's
-latency, and the time the invocation waits for them is not counted as its CPU.
+latency, plus their client side's CPU measured in the pool's threads (moto's answers
+excluded) x CPU_FACTOR, added to the invoking thread's: the threads share the function's one
+CPU share and one GIL. The messages are made and serialised in the invoking thread before the
+pool gets them (``fanout.post_updates``), so that work is counted there; the time the
+invoking thread waits for the pool is not CPU (by wall time, the union of the pool's calls
+was subtracted).
 
 Hand histories (R10.1) are part of the bill and reported on their own: every item of
 ``HandHistoryTable`` put in the transaction that ends a hand (the sealed record and one entry
@@ -277,31 +291,78 @@ def gsi_units(before: dict[str, Any] | None, after: dict[str, Any] | None,
 
 @dataclass
 class Invocation:
+    """One counted handler invocation: its AWS calls, and the time its Python took.
+
+    The modelled duration (:attr:`modeled_ms`) is measured in CPU time (``time.thread_time()``),
+    not wall time: the handler's own work is the invoking thread's CPU over the invocation
+    minus its CPU inside moto's answers to its AWS calls (moto answers in this thread, in
+    botocore's ``before-send`` hook: its work stands for AWS's, which the assumed
+    ``LATENCY_MS`` of each call replaces) and in this model's bookkeeping. botocore's own
+    client side of each call (serialising, signing, parsing the answer) is the function's CPU
+    on Lambda too, so it stays counted, and so is that of the fan-out pool's posts (measured
+    in the pool's threads: they share the function's one CPU share and one GIL with the
+    invoking thread). Time a thread spends descheduled by other processes, or blocked waiting
+    for the pool, is not CPU time, so the figure does not depend on the machine's load.
+    :attr:`wall_modeled_ms` is the method before (wall time minus the calls' whole wall time),
+    printed alongside to compare."""
+
     function: str
     calls: Counter[str] = field(default_factory=Counter)
     aws_seconds: float = 0.0
+    """Wall time of the invoking thread's own AWS calls."""
+    aws_cpu: float = 0.0
+    """CPU time of the invoking thread inside moto's answers to its calls and in this model's
+    bookkeeping of them and of the logs (:meth:`Counting.observe`, :class:`LogMeter`)."""
     started: float = 0.0
+    cpu_started: float = 0.0
     wall: float = 0.0
+    cpu: float = 0.0
+    """CPU time of the invoking thread over the whole invocation."""
     thread: int = 0
     """The invocation's own thread; calls from others are the fan-out pool's."""
     pooled: list[tuple[float, float]] = field(default_factory=list)
-    """(start, end) of each call made from the fan-out pool's threads."""
+    """(start, end) of each call made from the fan-out pool's threads (wall clock)."""
     pooled_calls: Counter[str] = field(default_factory=Counter)
+    pooled_cpu: float = 0.0
+    """CPU time of the pool's threads in botocore's client side of their calls (moto's
+    answers excluded)."""
 
     @property
-    def modeled_ms(self) -> int:
+    def handler_cpu_ms(self) -> float:
+        """Milliseconds of the handler's own Python, botocore's client side of the calls
+        included (the pool's too), moto's answers and the bookkeeping excluded, in CPU time
+        (before :data:`CPU_FACTOR`)."""
+        return (max(0.0, self.cpu - self.aws_cpu) + self.pooled_cpu) * 1000
+
+    @property
+    def handler_wall_ms(self) -> float:
+        """The same measured the way before: wall time minus the calls' wall time (and the
+        wait for the pool's posts): it grows with the machine's load."""
         waited = 0.0  # the union of the pool's calls: the invocation waits for them
         reach = -math.inf
         for start, end in sorted(self.pooled):
             if end > reach:
                 waited += end - max(start, reach)
                 reach = end
-        cpu_ms = max(0.0, self.wall - self.aws_seconds - waited) * 1000 * CPU_FACTOR
+        return max(0.0, self.wall - self.aws_seconds - waited) * 1000
+
+    def latency_ms(self) -> float:
+        """The assumed in-region latency of the calls: the invoking thread's one after the
+        other, the pool's posts in ``ceil(posts / FAN_OUT_WORKERS)`` rounds."""
         own = self.calls - self.pooled_calls
         rounds = sum(math.ceil(n / FAN_OUT_WORKERS) * LATENCY_MS.get(op, 10)
                      for op, n in self.pooled_calls.items())
-        return math.ceil(cpu_ms + rounds + sum(LATENCY_MS.get(op, 10) * n
-                                               for op, n in own.items()))
+        return rounds + sum(LATENCY_MS.get(op, 10) * n for op, n in own.items())
+
+    @property
+    def modeled_ms(self) -> int:
+        """The billed duration: the handler's CPU time x CPU_FACTOR + the calls' latency."""
+        return math.ceil(self.handler_cpu_ms * CPU_FACTOR + self.latency_ms())
+
+    @property
+    def wall_modeled_ms(self) -> int:
+        """:attr:`modeled_ms` by the method before (wall time), to compare."""
+        return math.ceil(self.handler_wall_ms * CPU_FACTOR + self.latency_ms())
 
 
 @dataclass
@@ -367,6 +428,10 @@ class Bill:
     """Their write units, indexes and the transactions' doubling included."""
     ledger_writes: Counter[str] = field(default_factory=Counter)
     """Ledger entries written by reason (``entry``, ``prize``, ``bounty``, ``deal``...)."""
+
+
+answering = threading.local()
+"""``moto``: the CPU time moto's answer took in this thread during the current call."""
 
 
 class Counting:
@@ -461,12 +526,13 @@ class Counting:
     @contextlib.contextmanager
     def invocation(self, function: str) -> Iterator[Invocation]:
         current = Invocation(function, started=time.perf_counter(),
-                             thread=threading.get_ident())
+                             cpu_started=time.thread_time(), thread=threading.get_ident())
         self.current = current
         try:
             yield current
         finally:
             current.wall = time.perf_counter() - current.started
+            current.cpu = time.thread_time() - current.cpu_started
             self.current = None
             if function == "sweep":
                 self.bill.sweep_invocations.append(current)
@@ -477,23 +543,45 @@ class Counting:
         counting = self
 
         def call(client: Any, operation: str, params: dict[str, Any]) -> Any:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
+            current = counting.current
+            own = current is not None and threading.get_ident() == current.thread
+            answering.moto = 0.0  # this call's CPU inside moto's answer (:meth:`answer`)
             try:
                 response = original(client, operation, params)
             finally:
-                current = counting.current
                 if current is not None:
-                    if threading.get_ident() == current.thread:
+                    if own:
                         current.aws_seconds += time.perf_counter() - start
-                    else:  # a post from the fan-out's pool
+                    else:  # a post from the fan-out's pool: its client side is counted
                         with counting.lock:
                             current.pooled.append((start, time.perf_counter()))
                             current.pooled_calls[operation] += 1
+                            current.pooled_cpu += time.thread_time() - cpu - answering.moto
+            observing = time.thread_time()
             with counting.lock:
                 counting.observe(operation, params, response)
+            if own:  # moto's answer and this model's bookkeeping (observe): not the handler's
+                current.aws_cpu += (answering.moto  # type: ignore[union-attr]
+                                    + time.thread_time() - observing)
             return response
 
         return call
+
+    @staticmethod
+    def answer(original: Any) -> Any:
+        """Wraps moto's ``BotocoreStubber.__call__`` (botocore's ``before-send`` hook, where
+        moto makes its answer): the CPU time it takes, in this thread, is AWS's work, not the
+        function's (:meth:`make_api_call` subtracts it)."""
+
+        def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
+            cpu = time.thread_time()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                answering.moto = getattr(answering, "moto", 0.0) + time.thread_time() - cpu
+
+        return stub
 
     def observe(self, operation: str, params: dict[str, Any], response: Any) -> None:
         if operation == "PutItem":
@@ -602,12 +690,15 @@ class LogMeter(io.TextIOBase):
     def write(self, text: str) -> int:
         current = self.counting.current
         if current is not None and current.function != "sweep":
+            cpu = time.thread_time()
             with self.counting.lock:
                 bill = self.counting.bill
                 bill.log_bytes += len(text.encode())
                 bill.log_lines += text.count("\n")
                 if '"_aws"' in text:
                     bill.metrics.update(emf_metrics(text))
+            if threading.get_ident() == current.thread:  # the metering: not the handler's
+                current.aws_cpu += time.thread_time() - cpu
         return len(text)
 
     def writable(self) -> bool:
@@ -685,6 +776,7 @@ class Simulation:
         from aws_testing import capture_posts, create_tables_from_template, load_template
         from botocore.client import BaseClient
         from moto import mock_aws
+        from moto.core.botocore_stubber import BotocoreStubber
 
         template = load_template()
         env = {"AWS_ACCESS_KEY_ID": "cost", "AWS_SECRET_ACCESS_KEY": "cost",
@@ -729,6 +821,8 @@ class Simulation:
             meter = LogMeter(counting)
             with mock.patch.object(BaseClient, "_make_api_call",
                                    counting.make_api_call(original)), \
+                    mock.patch.object(BotocoreStubber, "__call__",
+                                      Counting.answer(BotocoreStubber.__call__)), \
                     contextlib.redirect_stdout(meter):
                 return self._play(counting, posts, names, meter, template)
 
@@ -1213,6 +1307,19 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
     return {service: {k: v * scale for k, v in row.items()} for service, row in out.items()}
 
 
+def wall_mean_ms(bill: Bill) -> float:
+    """The mean modelled duration by wall time (:attr:`Invocation.wall_modeled_ms`)."""
+    return (sum(i.wall_modeled_ms for i in bill.invocations)
+            / max(1, len(bill.invocations)))
+
+
+def wall_lambda_dollars(bill: Bill) -> float:
+    """The Lambda line per 1,000 hands had the duration been measured in wall time."""
+    gbs = sum(i.wall_modeled_ms for i in bill.invocations) / 1000 * MEMORY_GB
+    return (len(bill.invocations) * PRICES["lambda_request"]
+            + gbs * PRICES["lambda_gb_second_arm"]) * 1000 / bill.hands
+
+
 def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
            per_tournament: bool = False) -> str:
     lines = []
@@ -1224,9 +1331,14 @@ def report(bills: dict[str, Bill], label: str = "6-max NLHE 1/2, humans",
                  f"{first.timeouts / max(1, first.decisions):.1%} timed out)")
     per_hand = {d: sum(i.modeled_ms for i in b.invocations) / max(1, len(b.invocations))
                 for d, b in bills.items()}
-    lines.append("Lambda: 512 MB arm64; modelled mean duration per invocation: "
+    lines.append("Lambda: 512 MB arm64; modelled mean duration per invocation (thread CPU): "
                  + ", ".join(f"{d} {ms:.0f} ms" for d, ms in per_hand.items()))
     table = {d: costs(b) for d, b in bills.items()}
+    walls = {d: (wall_lambda_dollars(b), sum(row["$"] for row in table[d].values())
+                 - table[d]["Lambda"]["$"] + wall_lambda_dollars(b)) for d, b in bills.items()}
+    lines.append("  by wall time instead (the method before, grows with the load): " + ", ".join(
+        f"{d} {wall_mean_ms(b):.0f} ms (Lambda ${walls[d][0]:.4f}, TOTAL ${walls[d][1]:.4f})"
+        for d, b in bills.items()))
     designs = list(bills)
     width = 16
     lines.append("")

@@ -4,8 +4,11 @@ script is how the cost figures in the docs are measured, so it must keep working
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import sys
+import threading
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -100,3 +103,50 @@ def test_r9_13_r9_16_a_tournament_s_writes_are_counted_by_item_and_ledger_reason
     line = script.tournament_writes_line("wake-up", bill)
     assert "3 = 5 WRU" in line and "bounty# 1 (2 WRU)" in line
     assert "ledger entries: bounty 1" in line
+
+
+def burn(seconds: float) -> None:
+    """Spend *seconds* of this thread's CPU time (what a slow call in moto does)."""
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+
+
+def test_the_handler_s_time_is_its_own_cpu_not_moto_s_answers_nor_the_machine_s_load() -> None:
+    """Issue 23 item 10: the modelled duration is CPU time x CPU_FACTOR plus each call's
+    assumed latency: the invoking thread's CPU over the invocation minus its CPU inside moto's
+    answers (moto runs in-process, in that thread), plus the client side of the fan-out pool's
+    posts. Here each call spends 0.05 s of CPU on its client side (botocore's: the function's
+    CPU on Lambda, counted) and 0.2 s in moto's answer (AWS's work: not counted); a sleep (the
+    thread descheduled, as on a loaded machine) is no CPU; a post from another thread is one
+    round of latency. By wall time (the method before, printed alongside) the sleep counts."""
+    from aws_testing import load_template
+
+    script = load_script()
+    counting = script.Counting(load_template(), "express", "standard")
+    moto = script.Counting.answer(lambda stubber, event_name, request: burn(0.2))
+
+    def slow(client: Any, operation: str, params: dict[str, Any]) -> Any:
+        burn(0.05)  # botocore: serialise, sign, parse
+        moto(None, "before-send", None)  # moto's answer, in botocore's before-send hook
+        return {}
+
+    call = counting.make_api_call(slow)
+    post = {"ConnectionId": "c1", "Data": b"{}"}
+    with counting.invocation("game") as invocation:
+        call(None, "GetItem", {"TableName": "naiko-cost-tables", "Key": {},
+                               "ConsistentRead": True})
+        pool = threading.Thread(target=call, args=(None, "PostToConnection", post))
+        pool.start()
+        pool.join()
+        time.sleep(0.2)
+    assert 0.05 <= invocation.pooled_cpu < 0.2  # the pool's client side, not moto's answer
+    assert 100 <= invocation.handler_cpu_ms < 150  # the two client sides, not moto's 400 ms
+    assert invocation.cpu >= 0.25 and invocation.aws_cpu >= 0.2  # moto's burn, measured
+    assert invocation.calls == {"GetItem": 1, "PostToConnection": 1}
+    assert invocation.pooled_calls == {"PostToConnection": 1}
+    latency = script.LATENCY_MS["GetItem"] + script.LATENCY_MS["PostToConnection"]
+    assert invocation.latency_ms() == latency
+    assert invocation.modeled_ms == math.ceil(invocation.handler_cpu_ms * script.CPU_FACTOR
+                                              + latency)
+    assert invocation.handler_wall_ms >= 200  # the sleep, by wall time
