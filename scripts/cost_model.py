@@ -139,7 +139,9 @@ post out is a message (per 32 KB); connection minutes for the 6 players the whol
 CloudWatch Logs: the bytes the handlers write to stdout in each counted invocation (the
 Powertools logger at the template's ``LogLevel``, INFO, and the metrics' EMF lines), each line
 billed with 26 bytes of event overhead, plus Lambda's own START/END/REPORT lines
-(``PLATFORM_LOG_BYTES`` per invocation, assumed from their format, with the X-Ray trace id).
+(``PLATFORM_LOG_BYTES`` per invocation, assumed from their format, with the X-Ray trace id)
+unless the function's ``LoggingConfig`` in the template keeps them out (JSON log format,
+``SystemLogLevel`` WARN: :func:`platform_log_bytes`).
 X-Ray: billed only when the template's ``Tracing`` parameter defaults to ``Active`` (it defaults
 to ``PassThrough``: nothing recorded); Active samples the first request each second and 5% of
 the others (``XRAY_SAMPLED``: the share at 10,000 tables, about 3,600 invocations/s). Secrets
@@ -199,6 +201,21 @@ PLATFORM_LOG_BYTES = 370
 """Lambda's START (~70 B), END (~52 B) and REPORT (~250 B with the X-Ray line) per invocation."""
 LOG_EVENT_OVERHEAD = 26
 """Bytes CloudWatch Logs counts per log event besides its message (PutLogEvents' rule)."""
+FUNCTION_IDS = {"game": "GameFunction", "timer": "TimerFunction", "sweep": "SweepFunction"}
+"""The template's function of each kind of invocation the model counts."""
+
+
+def platform_log_bytes(template: dict[str, Any], function: str) -> int:
+    """Bytes (event overhead included) Lambda's START, END and REPORT lines add to one
+    invocation's logs, as the template configures *function*: none when its ``LoggingConfig``
+    has ``SystemLogLevel`` WARN (they are INFO, JSON log format only), else the text lines
+    (``PLATFORM_LOG_BYTES``; JSON ones are longer)."""
+    properties = template["Resources"][FUNCTION_IDS[function]]["Properties"]
+    config = properties.get("LoggingConfig", {})
+    if config.get("LogFormat") == "JSON" and config.get("SystemLogLevel") == "WARN":
+        return 0
+    return PLATFORM_LOG_BYTES + 3 * LOG_EVENT_OVERHEAD
+
 XRAY_SAMPLED = 0.0503
 """Share of invocations traced at 10,000 tables: 1 per second + 5% of ~3,557 invocations/s."""
 COLD_STARTS_PER_1000_HANDS = 0.1
@@ -308,6 +325,8 @@ class Invocation:
 
     function: str
     calls: Counter[str] = field(default_factory=Counter)
+    platform_log_bytes: int = 0
+    """What Lambda's own START/END/REPORT lines add to its logs (:func:`platform_log_bytes`)."""
     aws_seconds: float = 0.0
     """Wall time of the invoking thread's own AWS calls."""
     aws_cpu: float = 0.0
@@ -441,6 +460,8 @@ class Counting:
     def __init__(self, template: dict[str, Any], express_arn: str, standard_arn: str):
         self.current: Invocation | None = None
         self.bill = Bill()
+        self.platform_bytes = {function: platform_log_bytes(template, function)
+                               for function in FUNCTION_IDS}
         self.express_arn, self.standard_arn = express_arn, standard_arn
         self.now_ms = START_MS
         self.items: dict[tuple[str, str], dict[str, Any]] = {}
@@ -526,7 +547,8 @@ class Counting:
     @contextlib.contextmanager
     def invocation(self, function: str) -> Iterator[Invocation]:
         current = Invocation(function, started=time.perf_counter(),
-                             cpu_started=time.thread_time(), thread=threading.get_ident())
+                             cpu_started=time.thread_time(), thread=threading.get_ident(),
+                             platform_log_bytes=self.platform_bytes[function])
         self.current = current
         try:
             yield current
@@ -1260,7 +1282,7 @@ def costs(bill: Bill) -> dict[str, dict[str, float]]:
     connection_minutes = bill.seats * bill.seconds / 60
     invocations = len(bill.invocations)
     logs_gb = (bill.log_bytes + LOG_EVENT_OVERHEAD * bill.log_lines
-               + invocations * (PLATFORM_LOG_BYTES + 3 * LOG_EVENT_OVERHEAD)) / 1024**3
+               + sum(i.platform_log_bytes for i in bill.invocations)) / 1024**3
     traces = invocations * XRAY_SAMPLED if bill.tracing else 0.0
     cold_starts = COLD_STARTS_PER_1000_HANDS * bill.hands / 1000
     egress_gb = bill.post_bytes / 1024**3

@@ -150,3 +150,31 @@ def test_the_handler_s_time_is_its_own_cpu_not_moto_s_answers_nor_the_machine_s_
     assert invocation.modeled_ms == math.ceil(invocation.handler_cpu_ms * script.CPU_FACTOR
                                               + latency)
     assert invocation.handler_wall_ms >= 200  # the sleep, by wall time
+
+
+def test_lambda_s_platform_lines_are_counted_as_the_template_configures_them() -> None:
+    """Issue 23 item 10: Lambda's START/END/REPORT lines are billed only for a function whose
+    ``LoggingConfig`` lets them through; the template keeps them out of every function (JSON
+    log format, system level WARN), so the logs billed are the handlers' own lines."""
+    import copy
+
+    from naiko_local.template import load_template
+
+    script = load_script()
+    template = load_template()
+    text = script.PLATFORM_LOG_BYTES + 3 * script.LOG_EVENT_OVERHEAD
+    for function in script.FUNCTION_IDS:
+        assert script.platform_log_bytes(template, function) == 0, function
+    chatty = copy.deepcopy(template)
+    chatty["Resources"]["GameFunction"]["Properties"]["LoggingConfig"]["SystemLogLevel"] = "INFO"
+    del chatty["Resources"]["TimerFunction"]["Properties"]["LoggingConfig"]["LogFormat"]
+    assert script.platform_log_bytes(chatty, "game") == text
+    assert script.platform_log_bytes(chatty, "timer") == text
+    assert script.platform_log_bytes(chatty, "sweep") == 0
+    # and the bill's logs are the handlers' lines with their event overhead, nothing more
+    bill = script.Table("wake-up", 3, 5).run()
+    assert bill.invocations and all(i.platform_log_bytes == 0 for i in bill.invocations)
+    logs = script.costs(bill)["CloudWatch Logs"]["MB ingested"] * 1024 ** 2
+    scale = 1000 / bill.hands
+    assert logs == pytest.approx(
+        (bill.log_bytes + script.LOG_EVENT_OVERHEAD * bill.log_lines) * scale)

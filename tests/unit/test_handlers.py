@@ -774,3 +774,29 @@ def test_bootstrap_doctests() -> None:
     import doctest
 
     assert doctest.testmod(bootstrap).failed == 0
+
+
+@pytest.mark.parametrize("level", ["WARNING", "ERROR", "DEBUG"])
+def test_the_log_level_is_the_template_s_under_lambda_s_json_format(
+        level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 item 10 (docs/deploy.md "Logs"): in Lambda's JSON log format Lambda sets
+    ``AWS_LAMBDA_LOG_LEVEL`` (its application filter, INFO for every ``LogLevel`` but DEBUG)
+    and Powertools prefers it to ``POWERTOOLS_LOG_LEVEL``; ``bootstrap.apply_log_level`` puts
+    the template's ``LogLevel`` back, so WARNING and ERROR keep INFO lines out."""
+    from aws_lambda_powertools import Logger
+
+    monkeypatch.setenv("AWS_LAMBDA_LOG_LEVEL", "DEBUG" if level == "DEBUG" else "INFO")
+    monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", level)
+    log = Logger(service=f"naiko-level-{level.lower()}")
+    stream = io.StringIO()
+    log.registered_handler.setStream(stream)  # type: ignore[attr-defined]
+    bootstrap.apply_log_level(log)
+    log.debug("a debug line")
+    log.info("an info line")
+    log.warning("a warning line")
+    log.error("an error line")
+    written = [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+    expected = {"DEBUG": ["a debug line", "an info line", "a warning line", "an error line"],
+                "WARNING": ["a warning line", "an error line"],
+                "ERROR": ["an error line"]}[level]
+    assert written == expected

@@ -705,6 +705,34 @@ def test_every_condition_renders_to_a_template_without_dangling_references(
         assert dangling(render(template, **values)) == set(), values
 
 
+LAMBDA_LEVELS = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"]
+"""Lambda's application log levels, most detailed first (``LoggingConfig.ApplicationLogLevel``)."""
+
+
+def test_functions_log_json_without_lambda_s_platform_lines_and_keep_the_metrics(
+        template: dict[str, Any]) -> None:
+    """Issue 23 item 10 (docs/deploy.md "Logs"): every function logs in Lambda's JSON format at
+    a system level of WARN, so Lambda's START/END/REPORT lines (INFO, ~450 bytes an
+    invocation) are not written; its application filter follows ``LogLevel`` but never goes
+    above INFO, where Lambda files the metrics' EMF lines (they carry no level): a WARN filter
+    would drop every custom metric and the alarms on them. ``scripts/cost_model.py`` counts
+    the platform lines from this setting."""
+    levels = template["Parameters"]["LogLevel"]["AllowedValues"]
+    mapping = template["Mappings"]["ApplicationLogLevels"]
+    assert set(mapping) == set(levels)
+    for name in FUNCTIONS:
+        config = template["Resources"][name]["Properties"]["LoggingConfig"]
+        assert config["LogFormat"] == "JSON", name
+        assert config["SystemLogLevel"] == "WARN", name
+        assert config["ApplicationLogLevel"] == {
+            "Fn::FindInMap": ["ApplicationLogLevels", {"Ref": "LogLevel"}, "Lambda"]}, name
+    for level in levels:
+        lambda_level = mapping[level]["Lambda"]
+        assert LAMBDA_LEVELS.index(lambda_level) <= LAMBDA_LEVELS.index("INFO"), level
+    assert mapping["DEBUG"]["Lambda"] == "DEBUG"  # debugging still gets its lines
+    assert mapping["INFO"]["Lambda"] == "INFO"
+
+
 def test_the_account_wide_logging_role_is_optional(template: dict[str, Any]) -> None:
     """``SetApiGatewayLoggingRole`` (default ``true``: a first deployment in a new account
     works) sets API Gateway's CloudWatch role for the whole account and region; ``false``

@@ -70,6 +70,7 @@ import binascii
 import functools
 import gc
 import json
+import logging
 import math
 import os
 import threading
@@ -114,6 +115,23 @@ def log_json(record: Any) -> str:
 logger = Logger(json_serializer=log_json)
 """The functions' one Powertools logger (service name from ``POWERTOOLS_SERVICE_NAME``); every
 handler logs through it (:func:`entry_point` injects the Lambda context)."""
+
+
+def apply_log_level(log: Logger, environ: Mapping[str, str] = os.environ) -> None:
+    """Set the level the template's ``LogLevel`` asks for (``POWERTOOLS_LOG_LEVEL``) on *log*.
+
+    The functions log in Lambda's JSON format (template ``LoggingConfig``), so Lambda sets
+    ``AWS_LAMBDA_LOG_LEVEL`` to its application filter, and Powertools prefers that variable
+    to ``POWERTOOLS_LOG_LEVEL``. The filter is never above INFO (the metrics' EMF lines carry
+    no level and Lambda files them INFO: template ``ApplicationLogLevels``), so without this a
+    ``LogLevel`` of WARNING or ERROR would still log every INFO line."""
+    level = (environ.get("POWERTOOLS_LOG_LEVEL") or "").upper()
+    if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        logging.getLogger(log.name).setLevel(level)
+        log.initial_log_level = level  # what Powertools' sampling goes back to
+
+
+apply_log_level(logger)
 
 METRICS_NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "Naiko"
 metrics = Metrics(namespace=METRICS_NAMESPACE)
