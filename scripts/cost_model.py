@@ -878,6 +878,10 @@ class Simulation:
         # the logs as deployed: the template's level, every line counted
         bootstrap.logger.setLevel(template["Parameters"]["LogLevel"]["Default"])
         bootstrap.logger.registered_handler.setStream(meter)  # type: ignore[attr-defined]
+        # the metrics as deployed: the template's service name, the dimension of every EMF
+        # line (the module's Metrics was made at import, before this run's environment)
+        bootstrap.metrics.service = template["Globals"]["Function"]["Environment"][
+            "Variables"]["POWERTOOLS_SERVICE_NAME"]
         handlers = {n: load_handler(n) for n in ("connect", "game", "timer", "sweep")}
         clock = Clock()
         service = bootstrap.get_service()

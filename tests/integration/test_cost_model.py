@@ -174,6 +174,8 @@ def test_lambda_s_platform_lines_are_counted_as_the_template_configures_them() -
     # and the bill's logs are the handlers' lines with their event overhead, nothing more
     bill = script.Table("wake-up", 3, 5).run()
     assert bill.invocations and all(i.platform_log_bytes == 0 for i in bill.invocations)
+    # the EMF lines as deployed: every metric under the template's service dimension
+    assert bill.metrics and all("service=naiko" in metric for metric in bill.metrics)
     logs = script.costs(bill)["CloudWatch Logs"]["MB ingested"] * 1024 ** 2
     scale = 1000 / bill.hands
     assert logs == pytest.approx(
