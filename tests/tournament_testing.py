@@ -1,7 +1,8 @@
 """Helpers shared by the tournament tests on the in-memory adapters (``tests/service``): a
 simulated scheduled tournament of BOTs just started (:class:`naiko_local.tournament.Simulation`:
-the real service and timers, virtual time), and the ops scripts under ``scripts/`` loaded as
-modules, as their tests call them."""
+the real service and timers, virtual time), the deadline that will end a table's hand (the
+moto tests use it too), and the ops scripts under ``scripts/`` loaded as modules, as their
+tests call them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from typing import Any
 
 from naiko.state import Variant
 from naiko_local.tournament import Simulation, terms_for
+from naiko_service.records import TableRecord, Timer, TimerKind
 from naiko_service.tournament_records import TournamentRecord, TournamentStatus
+from naiko_service.usecases import deadlines
+from naiko_service.usecases.base import Deps, Outcome
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -37,6 +41,18 @@ def running(simulation: Simulation) -> Simulation:
 def record_of(simulation: Simulation) -> TournamentRecord:
     """The simulated tournament's record as stored now."""
     return simulation.tournaments.load(simulation.tournament_id)
+
+
+def the_hands_last_deadline(deps: Deps, record: TableRecord) -> tuple[Timer, TableRecord] | None:
+    """*record*'s next deadline if firing it ends the hand in progress, with the table as it
+    would then be (fired on a copy, nothing written); ``None`` otherwise."""
+    timers = [t for t in record.timers if t.kind is not TimerKind.WAKE]
+    if not record.state.hand_in_progress or not timers:
+        return None
+    timer = min(timers, key=lambda t: (t.due_ms, t.token))
+    ended = record.copy()
+    deadlines.fire_due(deps, ended, timer.due_ms, Outcome(), horizon=timer.due_ms)
+    return None if ended.state.hand_in_progress else (timer, ended)
 
 
 def script(name: str) -> ModuleType:

@@ -7,7 +7,11 @@
    (``replayed``, with the current state) and not applied again. A state that cannot be read is
    replaced by its fallback: the table with the hand cancelled (R8.6, :func:`recover`);
 2. catch up: deadlines already past (a decision clock, a Shield window) act first, on the
-   server's clock, even if their timer has not fired yet (R6.5, R8.1);
+   server's clock, even if their timer has not fired yet (R6.5, R8.1). When what they did
+   writes other items than the table (a hand ended at a tournament's table: its tournament,
+   results, log; another table), they are written first, on their own, and the change applies
+   to the table read again: one transaction names an item once (DynamoDB refuses one that
+   names it twice, whole), and the change then reads what they wrote;
 3. the use case's change edits this attempt's private copy; a refusal writes nothing (but what
    step 2 did); an unexpected failure cancels the hand in progress (R8.6) and is re-raised;
 4. the dealer drives the table (:func:`naiko_service.usecases.dealer.after_change`);
@@ -111,7 +115,6 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
     """
     # Request ids are the client's: remembered per player, so two players who happen to pick
     # the same id never shadow each other.
-    key = None if caller is None else f"{caller.player_id}/{caller.request_id}"
     for attempt in range(MAX_ATTEMPTS):
         if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
             deps.count("OutOfTime", 1)
@@ -125,11 +128,12 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         applied = _apply(deps, record, change, now, catch_up, cancel_on_failure)
         if applied is None:  # another item read for the change was older than this one
             continue
-        new, outcome, refusal = applied
+        new, outcome, refusal, deadlines_only = applied
+        requester = None if deadlines_only else caller  # the change comes in the next write
         announced = announce and bool(outcome.events or not outcome.quiet)
         new.seq = record.seq + 1 if announced else record.seq
-        if key is not None and refusal is None:
-            new.remember_request(key, new.seq)
+        if requester is not None and refusal is None:
+            new.remember_request(f"{requester.player_id}/{requester.request_id}", new.seq)
         new.fallback = cancel.fallback_for(deps, new, now)
         arming.arm(deps, table_id, new, now)
         if not _commit(deps, new, record.version, outcome, now):
@@ -137,7 +141,9 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         if attempt:
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
-        _answer(deps, caller if refusal is None else None, new, outcome, announced)
+        _answer(deps, requester if refusal is None else None, new, outcome, announced)
+        if deadlines_only:
+            continue
         if refusal is not None:
             raise refusal
         return new
@@ -166,15 +172,19 @@ def _replayed(deps: Deps, caller: Caller, record: TableRecord) -> bool:
     return True
 
 
-Applied = tuple[TableRecord, Outcome, ServiceError | EngineError | None]
-"""One attempt's copy of the table changed, what the change produced, and the request's
-refusal when deadlines that passed are written without it."""
+Applied = tuple[TableRecord, Outcome, ServiceError | EngineError | None, bool]
+"""One attempt's copy of the table changed, what the change produced, the request's
+refusal when deadlines that passed are written without it, and whether the copy holds only
+the deadlines that passed (written on their own first: the change is applied next)."""
 
 
 def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: bool,
            cancel_on_failure: bool) -> Applied | None:
     """Steps 2-4 on a copy of *record*: the deadlines already past, the change, the dealer.
-    ``None`` when another item the change read was older than this one (read again).
+    ``None`` when another item the change read was older than this one (read again). Only
+    the deadlines, without the change, when they wrote other items than the table (a hand
+    ended at a tournament's table): they go in a write of their own first, since the change
+    may write those items too, and one transaction names an item once.
 
     :raises ServiceError: A refusal (or :class:`EngineError`, :class:`NoOp`) when no
         deadline passed; an unexpected failure cancels the hand first (R8.6).
@@ -187,6 +197,9 @@ def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: 
         # Strictly past: an action (or a Shield) at its deadline's millisecond is in time.
         caught_up = (deadlines.fire_due(deps, new, now, outcome, horizon=now - 1)
                      if catch_up else 0)
+        if caught_up and (outcome.writes or outcome.others):  # driven already (fire_due)
+            deps.count("DeadlinesWrittenFirst", 1)
+            return new, outcome, None, True
         before_change = new.copy() if caught_up else new
         try:
             outcome.add(change(new, now))
@@ -205,7 +218,7 @@ def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: 
         if cancel_on_failure:
             cancel_after_failure(deps, record, failure)
         raise
-    return new, outcome, refusal
+    return new, outcome, refusal, False
 
 
 def _commit(deps: Deps, new: TableRecord, expected_version: int, outcome: Outcome,
