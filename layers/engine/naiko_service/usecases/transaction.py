@@ -17,7 +17,8 @@
 4. the dealer drives the table (:func:`naiko_service.usecases.dealer.after_change`);
 5. the table's one wake-up is armed for its earliest deadline (:func:`.arming.arm`), *before*
    the write: if the write loses, the wake-up fires as a no-op; if the process dies after the
-   write, it exists (and the sweep backs it up);
+   write, it exists (and the sweep backs it up); the attempt after a lost one arms nothing the
+   lost one armed already (:data:`.arming.Armed`);
 6. the write is conditional on the version read, with the account moves (and, at a
    tournament's table, the tournament's own items) in the same transaction and, during a hand,
    the table's fallback sealed on its own; on a conflict the
@@ -115,6 +116,7 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
     """
     # Request ids are the client's: remembered per player, so two players who happen to pick
     # the same id never shadow each other.
+    armed: arming.Armed = {}  # what a lost attempt armed stays armed: not armed again
     for attempt in range(MAX_ATTEMPTS):
         if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
             deps.count("OutOfTime", 1)
@@ -135,8 +137,8 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         if requester is not None and refusal is None:
             new.remember_request(f"{requester.player_id}/{requester.request_id}", new.seq)
         new.fallback = cancel.fallback_for(deps, new, now)
-        arming.arm(deps, table_id, new, now)
-        if not _commit(deps, new, record.version, outcome, now):
+        arming.arm(deps, table_id, new, now, armed)
+        if not _commit(deps, new, record.version, outcome, now, armed):
             continue
         if attempt:
             deps.count("Retries", attempt)
@@ -222,13 +224,13 @@ def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: 
 
 
 def _commit(deps: Deps, new: TableRecord, expected_version: int, outcome: Outcome,
-            now: int) -> bool:
+            now: int, armed: arming.Armed) -> bool:
     """Step 6: the conditional write (:func:`write`); ``False`` on a conflict (try again).
 
     :raises ServiceError: An account that cannot pay, or a cap of the account reached.
     """
     try:
-        write(deps, new, expected_version, outcome, now)
+        write(deps, new, expected_version, outcome, now, armed)
     except ConcurrentUpdate:
         deps.count("Conflicts", 1)
         return False
@@ -295,24 +297,25 @@ def load(deps: Deps, table_id: str) -> TableRecord:
 
 
 def write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
-          now: int) -> None:
+          now: int, armed: arming.Armed | None = None) -> None:
     """The conditional write of one attempt: the table and its account moves; with other
     items to write (a tournament table's hand), all of them in one transaction. The records of
     hands that ended in this write travel with the table (R10.1, ``record.histories``): one
     found stored already (a write that carried it committed before) is left out, and the
-    write is made again without it, so a hand is stored once."""
+    write is made again without it, so a hand is stored once. *armed*: the wake-ups the
+    write's earlier attempts armed (:func:`.arming.arm`)."""
     try:
-        _write(deps, record, expected_version, outcome, now)
+        _write(deps, record, expected_version, outcome, now, armed)
     except HistoryStored as stored:
         deps.count("HistoriesStoredBefore", len(stored.hands))
         deps.warn("a hand's record was stored already", {"table_id": record.table_id,
                                                          "hands": [n for _, n in stored.hands]})
         record.histories = [h for h in record.histories if h.key not in stored.hands]
-        _write(deps, record, expected_version, outcome, now)
+        _write(deps, record, expected_version, outcome, now, armed)
 
 
 def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
-           now: int) -> None:
+           now: int, armed: arming.Armed | None) -> None:
     # one record per hand (a transaction may touch an item once)
     record.histories = list({history.key: history for history in record.histories}.values())
     moves = stamped(outcome.moves, now)
@@ -322,7 +325,7 @@ def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outc
             table = other.record
             dealer.sync_timers(deps, table, now)
             table.fallback = cancel.fallback_for(deps, table, now)
-            arming.arm(deps, table.table_id, table, now)
+            arming.arm(deps, table.table_id, table, now, armed)
             others.append(PutTable(table, other.expected_version))
     if not outcome.writes and not others:
         deps.tables.save(record, expected_version, moves)
