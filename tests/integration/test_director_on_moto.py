@@ -19,7 +19,12 @@ from typing import Any
 import pytest
 from naiko.state import Variant
 from naiko.tournaments.structures import MINUTE_MS
-from naiko_local.tournament import SIMULATED_START_MS, VirtualScheduler, terms_for
+from naiko_local.tournament import (
+    SIMULATED_START_MS,
+    VirtualScheduler,
+    fire_next,
+    terms_for,
+)
 from naiko_service.aws import DynamoAccounts, DynamoTableStore
 from naiko_service.aws.tournaments import DynamoTournamentStore
 from naiko_service.ledger import audit_dynamodb
@@ -171,17 +176,7 @@ class OneTable:
         return self.deps.tables.load(table_id)
 
     def step(self) -> bool:
-        popped = self.scheduler.pop()
-        if popped is None:
-            return False
-        due_ms, target, token = popped
-        while self.next_sweep <= due_ms:  # EventBridge: the sweep every minute
-            self.clock.now = max(self.clock.now, self.next_sweep)
-            self.service.sweep()
-            self.next_sweep += 60_000
-        self.clock.now = max(self.clock.now, due_ms)
-        self.service.timer_fired(target, token)
-        return True
+        return fire_next(self)
 
     def until(self, when: int) -> None:
         while self.scheduler.heap and self.scheduler.heap[0][0] <= when:

@@ -23,7 +23,14 @@ from naiko_service.records import Hold, TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentStatus
 from naiko_service.usecases import director, tournament_payments, tournaments, transaction
 from naiko_service.usecases.accounts import OperatorError
-from tournament_testing import record_of, script, started, the_hands_last_deadline
+from tournament_testing import (
+    play_director_actions,
+    record_of,
+    run_until,
+    script,
+    started,
+    the_hands_last_deadline,
+)
 
 OLGA = "olga"
 
@@ -36,12 +43,6 @@ def tables(simulation: Simulation) -> list[TableRecord]:
     seating = record_of(simulation).seating
     assert seating is not None
     return [simulation.store.load(t) for t in seating.table_ids.values()]
-
-
-def run_until(simulation: Simulation, when: int) -> None:
-    while simulation.scheduler.heap and simulation.scheduler.heap[0][0] <= when:
-        assert simulation.step()
-    simulation.clock.now = max(simulation.clock.now, when)
 
 
 def log(simulation: Simulation, kind: str) -> list[dict[str, Any]]:
@@ -440,38 +441,20 @@ def test_r9_15_property_director_actions_keep_every_chip_and_hold_no_hand_while_
     the whole pool."""
     simulation = started(players=9, seed=seed % 1000)
     d, tid = deps(simulation), simulation.tournament_id
-    applied = 0
-    paused_since: int | None = None
-    gaps: list[tuple[int, int]] = []
-    for action in actions:
-        run_until(simulation, simulation.clock.now + 90_000)
-        if simulation.finished():
-            break
-        try:
-            if action == "pause":
-                director.pause(d, tid, OLGA, "p")
-                paused_since = simulation.clock.now
-            elif action == "resume":
-                director.resume(d, tid, OLGA, "r")
-                assert paused_since is not None
-                gaps.append((paused_since, simulation.clock.now))
-                paused_since = None
-            elif action == "minute":
-                director.add_minutes(d, tid, OLGA, "m")
-            else:
-                live = [t for t in tables(simulation) if not t.closed]
-                source = max(live, key=lambda t: sum(1 for s in t.state.seats if s))
-                target = min(live, key=lambda t: sum(1 for s in t.state.seats if s))
-                player = next(s.player_id for s in source.state.seats if s is not None)
-                director.move_player(d, tid, player, source.table_id, target.table_id, OLGA,
-                                     "m")
-            applied += 1
-        except OperatorError as refused:
-            assert refused.code in ("already_paused", "not_paused", "hand_in_progress",
-                                    "table_full", "same_table", "not_running", "unknown_table",
-                                    "not_at_table", "move_pending"), refused.code
+
+    def move() -> None:
+        live = [t for t in tables(simulation) if not t.closed]
+        source = max(live, key=lambda t: sum(1 for s in t.state.seats if s))
+        target = min(live, key=lambda t: sum(1 for s in t.state.seats if s))
+        player = next(s.player_id for s in source.state.seats if s is not None)
+        director.move_player(d, tid, player, source.table_id, target.table_id, OLGA, "m")
+
+    play = play_director_actions(simulation, actions, 90_000, OLGA, move, (
+        "already_paused", "not_paused", "hand_in_progress", "table_full", "same_table",
+        "not_running", "unknown_table", "not_at_table", "move_pending"))
+    applied, paused_since = play.applied, play.paused_since
     for hand in log(simulation, "hand"):
-        assert not any(start < hand["started_ms"] < end for start, end in gaps), hand
+        assert not any(start < hand["started_ms"] < end for start, end in play.gaps), hand
     if not simulation.finished():  # the end: pause (if it is not), cancel, all paid
         if paused_since is None:
             director.pause(d, tid, OLGA, "p")
