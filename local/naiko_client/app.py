@@ -1481,9 +1481,13 @@ class Client:
 
     def _apply(self, message: dict[str, Any], events: list[dict[str, Any]]) -> None:
         version = int(message.get("version") or 0)
-        if version <= self.version and message.get("type") == "update":
-            return  # older than what is shown (messages of concurrent writes may cross)
-        gap = message.get("type") == "update" and self.version and version > self.version + 1
+        update = message.get("type") == "update"
+        if version < self.version or (update and version == self.version):
+            # older than what is shown (messages of concurrent writes may cross; a snapshot
+            # read before the last update applied): ignored, a snapshot of the version shown
+            # is shown again (as the web client, local/naiko_local/web/js/app.js)
+            return
+        gap = update and self.version and version > self.version + 1
         self.version = version
         view = message.get("view")
         if isinstance(view, dict):

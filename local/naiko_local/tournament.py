@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from naiko.cards import seeded_random
 from naiko.state import Variant
@@ -86,6 +86,48 @@ class VirtualScheduler:
         due_ms, _, target, token = heapq.heappop(self.heap)
         return due_ms, target, token
 
+
+
+SWEEP_EVERY_MS = 60_000
+"""EventBridge runs the sweep every minute."""
+
+
+class VirtualTime(Protocol):
+    """A service driven in virtual time: its timer executions in a :class:`VirtualScheduler`,
+    its clock, and the next sweep's time (this module's :class:`Simulation`, the moto tests'
+    tournaments)."""
+
+    next_sweep: int
+
+    @property
+    def scheduler(self) -> VirtualScheduler: ...
+
+    @property
+    def clock(self) -> ManualClock: ...
+
+    @property
+    def service(self) -> TableService: ...
+
+
+def sweep_until(world: VirtualTime, now: int) -> None:
+    """Run every sweep due by *now*, each at its own time."""
+    while world.next_sweep <= now:
+        world.clock.now = max(world.clock.now, world.next_sweep)
+        world.service.sweep()
+        world.next_sweep += SWEEP_EVERY_MS
+
+
+def fire_next(world: VirtualTime) -> bool:
+    """Fire *world*'s next timer execution, the sweeps due before it first (the clock moves
+    to each); ``False`` when none is left."""
+    popped = world.scheduler.pop()
+    if popped is None:
+        return False
+    due_ms, target, token = popped
+    sweep_until(world, due_ms)
+    world.clock.now = max(world.clock.now, due_ms)
+    world.service.timer_fired(target, token)
+    return True
 
 class CheckedTournamentStore(MemoryTournamentStore):
     """Checks the ledger identity after every transaction (and :attr:`invariants`, the
@@ -193,16 +235,8 @@ class Simulation:
     def step(self) -> bool:
         """Fire the next timer execution (the sweeps due before it first); ``False`` when
         none is left."""
-        popped = self.scheduler.pop()
-        if popped is None:
+        if not fire_next(self):
             return False
-        due_ms, target, token = popped
-        while self.next_sweep <= due_ms:  # EventBridge: the sweep every minute
-            self.clock.now = max(self.clock.now, self.next_sweep)
-            self.service.sweep()
-            self.next_sweep += 60_000
-        self.clock.now = max(self.clock.now, due_ms)
-        self.service.timer_fired(target, token)
         self.executions += 1
         if self.reentered < self.reentries:
             self._reenter()

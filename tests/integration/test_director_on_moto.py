@@ -19,7 +19,12 @@ from typing import Any
 import pytest
 from naiko.state import Variant
 from naiko.tournaments.structures import MINUTE_MS
-from naiko_local.tournament import SIMULATED_START_MS, VirtualScheduler, terms_for
+from naiko_local.tournament import (
+    SIMULATED_START_MS,
+    VirtualScheduler,
+    fire_next,
+    terms_for,
+)
 from naiko_service.aws import DynamoAccounts, DynamoTableStore
 from naiko_service.aws.tournaments import DynamoTournamentStore
 from naiko_service.ledger import audit_dynamodb
@@ -37,6 +42,7 @@ from test_mtt_concurrency_on_moto import (  # noqa: F401
     dynamo,
     mtt_on,
 )
+from tournament_testing import the_hands_last_deadline
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,6 +119,36 @@ def test_r9_15_the_directors_tools_on_dynamodb(dynamo: tuple[Any, dict[str, str]
     mtt.audit()
 
 
+def test_r9_15_a_move_after_a_deadline_that_ended_the_hand_on_dynamodb(
+        dynamo: tuple[Any, dict[str, str]]) -> None:  # noqa: F811
+    """The move's write catches the source table's deadlines up; the last one ends the hand,
+    which writes the tournament's items the move writes too (its log, the tournament item):
+    DynamoDB refuses a transaction naming an item twice, so the hand's end is written first,
+    then the move."""
+    mtt = mtt_on(dynamo, 9, seed=3, seats=6)
+    seating = mtt.record().seating
+    assert seating is not None
+    source, target = sorted(seating.table_ids)[:2]
+    while not mtt.table(source).state.hand_in_progress:
+        assert mtt.step()
+    director.pause(mtt.deps, TOURNAMENT, "olga", "to move a player")
+    while (last := the_hands_last_deadline(mtt.deps, mtt.table(source))) is None:
+        assert mtt.step()
+    timer, ended = last
+    mtt.clock.now = timer.due_ms + 1  # past, and its wake-up not delivered yet
+    before = mtt.table(source)
+    player = max((s for s in ended.state.seats if s is not None), key=lambda s: s.stack)
+    director.move_player(mtt.deps, TOURNAMENT, player.player_id, str(source), str(target),
+                         "olga", "balance")
+    after = mtt.table(source)
+    assert after.version == before.version + 2  # the hand's end, then the move
+    assert not after.state.hand_in_progress and after.seat_of(player.player_id) is None
+    assert mtt.table(target).seat_of(player.player_id) is not None
+    actions, _ = operator_log(mtt.accounts)
+    assert [(a.action, a.player_id) for a in actions[:1]] == [("move", player.player_id)]
+    mtt.audit()
+
+
 # -- a Sit & Go and a Spin (one table: each action one transaction with the table) -----------
 
 SINGLE = "single-table"
@@ -140,17 +176,7 @@ class OneTable:
         return self.deps.tables.load(table_id)
 
     def step(self) -> bool:
-        popped = self.scheduler.pop()
-        if popped is None:
-            return False
-        due_ms, target, token = popped
-        while self.next_sweep <= due_ms:  # EventBridge: the sweep every minute
-            self.clock.now = max(self.clock.now, self.next_sweep)
-            self.service.sweep()
-            self.next_sweep += 60_000
-        self.clock.now = max(self.clock.now, due_ms)
-        self.service.timer_fired(target, token)
-        return True
+        return fire_next(self)
 
     def until(self, when: int) -> None:
         while self.scheduler.heap and self.scheduler.heap[0][0] <= when:

@@ -46,7 +46,13 @@ from naiko import commands as cmd
 from naiko.engine import apply_in_place, legal_actions
 from naiko.state import TableState, Variant
 from naiko.tournaments.structures import TournamentTerms
-from naiko_local.tournament import SIMULATED_START_MS, VirtualScheduler, terms_for
+from naiko_local.tournament import (
+    SIMULATED_START_MS,
+    VirtualScheduler,
+    fire_next,
+    sweep_until,
+    terms_for,
+)
 from naiko_service import protocol as p
 from naiko_service.aws import DynamoAccounts, DynamoTableStore
 from naiko_service.aws.tournaments import DynamoTournamentStore
@@ -407,20 +413,10 @@ class Mtt:
     def step(self) -> bool:
         """Fire the next execution (the sweeps due before it first), as
         :meth:`naiko_local.tournament.Simulation.step`; ``False`` when none is left."""
-        popped = self.scheduler.pop()
-        if popped is None:
-            return False
-        due_ms, target, token = popped
-        self.sweep_until(due_ms)
-        self.clock.now = max(self.clock.now, due_ms)
-        self.service.timer_fired(target, token)
-        return True
+        return fire_next(self)
 
     def sweep_until(self, now: int) -> None:
-        while self.next_sweep <= now:  # EventBridge: the sweep every minute
-            self.clock.now = max(self.clock.now, self.next_sweep)
-            self.service.sweep()
-            self.next_sweep += 60_000
+        sweep_until(self, now)
 
     def window(self, window_ms: int) -> list[list[tuple[str, str]]]:
         """Pop every execution due within *window_ms* of the next one; the clock moves to the

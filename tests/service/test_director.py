@@ -18,12 +18,19 @@ from naiko.state import Variant
 from naiko.tournaments import icm
 from naiko.tournaments.structures import MINUTE_MS, TournamentTerms, level_at
 from naiko_local.tournament import Simulation, terms_for
-from naiko_service.ports import LedgerReason, OperatorAction
+from naiko_service.ports import LedgerReason, OperatorAction, PutTournament
 from naiko_service.records import Hold, TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentStatus
 from naiko_service.usecases import director, tournament_payments, tournaments, transaction
 from naiko_service.usecases.accounts import OperatorError
-from tournament_testing import record_of, script, started
+from tournament_testing import (
+    play_director_actions,
+    record_of,
+    run_until,
+    script,
+    started,
+    the_hands_last_deadline,
+)
 
 OLGA = "olga"
 
@@ -36,12 +43,6 @@ def tables(simulation: Simulation) -> list[TableRecord]:
     seating = record_of(simulation).seating
     assert seating is not None
     return [simulation.store.load(t) for t in seating.table_ids.values()]
-
-
-def run_until(simulation: Simulation, when: int) -> None:
-    while simulation.scheduler.heap and simulation.scheduler.heap[0][0] <= when:
-        assert simulation.step()
-    simulation.clock.now = max(simulation.clock.now, when)
 
 
 def log(simulation: Simulation, kind: str) -> list[dict[str, Any]]:
@@ -198,6 +199,64 @@ def test_r9_15_a_move_keeps_the_stack_and_time_bank_and_is_refused_mid_hand_or_w
     assert absent.value.code == "not_at_table"
     assert ([t.version for t in tables(simulation)], record_of(simulation).version) == versions
     assert simulation.store.audit().holds
+
+
+def test_r9_15_a_move_after_a_deadline_that_ended_the_hand_writes_the_hand_first() -> None:
+    # The move's write catches the source table's deadlines up (R8.1); the last one ends the
+    # hand, which writes the tournament's items (players out, results, log) that the move
+    # writes too: one transaction may name an item once (DynamoDB refuses it whole, and so does
+    # the in-memory store), so the hand's end is written first and the move reads it.
+    simulation = started()
+    record = record_of(simulation)
+    assert record.seating is not None
+    numbers = sorted(record.seating.table_ids)
+    source_id, target_id = (record.seating.table_ids[n] for n in numbers[:2])
+    while not simulation.store.load(source_id).state.hand_in_progress:
+        assert simulation.step()
+    director.pause(deps(simulation), simulation.tournament_id, OLGA, "to move a player")
+    while (last := the_hands_last_deadline(deps(simulation),
+                                           simulation.store.load(source_id))) is None:
+        assert simulation.step()
+    timer, ended = last
+    simulation.clock.now = timer.due_ms + 1  # past, and its wake-up not delivered yet
+    before = simulation.store.load(source_id)
+    out_before = len(simulation.tournaments.items(simulation.tournament_id, "out#"))
+    chips = sum(s.stack for t in [ended, *(t for t in tables(simulation)
+                                           if t.table_id != source_id)]
+                for s in t.state.seats if s)  # the hand ended: no chip in a pot
+    player = max((s for s in ended.state.seats if s is not None), key=lambda s: s.stack)
+    director.move_player(deps(simulation), simulation.tournament_id, player.player_id,
+                         source_id, target_id, OLGA, "balance")
+    source, target = simulation.store.load(source_id), simulation.store.load(target_id)
+    assert source.version == before.version + 2  # the hand's end, then the move
+    assert not source.state.hand_in_progress and source.hands_closed == ended.hands_closed
+    assert source.seat_of(player.player_id) is None
+    assert target.seat_of(player.player_id) is not None
+    busted = {s.player_id for s in before.state.seats if s} - {
+        s.player_id for s in ended.state.seats if s}
+    assert busted  # the hand's end wrote the tournament item (the case of this test)
+    outs = {key.rsplit("#", 1)[1] for key, _ in simulation.tournaments.items(
+        simulation.tournament_id, "out#")}
+    assert len(outs) == out_before + len(busted) and busted <= outs
+    assert record_of(simulation).players_left == record.players_left - len(outs)
+    assert log(simulation, "moved")[-1]["player"] == player.player_id
+    assert log(simulation, "director")[-1]["action"] == "move"
+    assert sum(s.stack for t in tables(simulation) for s in t.state.seats if s) == chips
+    assert simulation.store.audit().holds
+
+
+def test_r9_15_a_transaction_naming_one_item_twice_is_refused_whole() -> None:
+    """As DynamoDB's TransactWriteItems: the in-memory store refuses a transaction that names
+    one item twice, and writes nothing of it."""
+    simulation = started()
+    stored = record_of(simulation)
+    first, second = stored.copy(), stored.copy()
+    first.version = second.version = stored.version + 1
+    second.level += 1
+    with pytest.raises(ValueError, match="touches an item twice"):
+        simulation.tournaments.commit((PutTournament(first, stored.version),
+                                       PutTournament(second, stored.version)))
+    assert record_of(simulation).to_document() == stored.to_document()
 
 
 def test_r9_15_cancelled_before_the_start_every_entry_is_returned_once() -> None:
@@ -382,38 +441,20 @@ def test_r9_15_property_director_actions_keep_every_chip_and_hold_no_hand_while_
     the whole pool."""
     simulation = started(players=9, seed=seed % 1000)
     d, tid = deps(simulation), simulation.tournament_id
-    applied = 0
-    paused_since: int | None = None
-    gaps: list[tuple[int, int]] = []
-    for action in actions:
-        run_until(simulation, simulation.clock.now + 90_000)
-        if simulation.finished():
-            break
-        try:
-            if action == "pause":
-                director.pause(d, tid, OLGA, "p")
-                paused_since = simulation.clock.now
-            elif action == "resume":
-                director.resume(d, tid, OLGA, "r")
-                assert paused_since is not None
-                gaps.append((paused_since, simulation.clock.now))
-                paused_since = None
-            elif action == "minute":
-                director.add_minutes(d, tid, OLGA, "m")
-            else:
-                live = [t for t in tables(simulation) if not t.closed]
-                source = max(live, key=lambda t: sum(1 for s in t.state.seats if s))
-                target = min(live, key=lambda t: sum(1 for s in t.state.seats if s))
-                player = next(s.player_id for s in source.state.seats if s is not None)
-                director.move_player(d, tid, player, source.table_id, target.table_id, OLGA,
-                                     "m")
-            applied += 1
-        except OperatorError as refused:
-            assert refused.code in ("already_paused", "not_paused", "hand_in_progress",
-                                    "table_full", "same_table", "not_running", "unknown_table",
-                                    "not_at_table", "move_pending"), refused.code
+
+    def move() -> None:
+        live = [t for t in tables(simulation) if not t.closed]
+        source = max(live, key=lambda t: sum(1 for s in t.state.seats if s))
+        target = min(live, key=lambda t: sum(1 for s in t.state.seats if s))
+        player = next(s.player_id for s in source.state.seats if s is not None)
+        director.move_player(d, tid, player, source.table_id, target.table_id, OLGA, "m")
+
+    play = play_director_actions(simulation, actions, 90_000, OLGA, move, (
+        "already_paused", "not_paused", "hand_in_progress", "table_full", "same_table",
+        "not_running", "unknown_table", "not_at_table", "move_pending"))
+    applied, paused_since = play.applied, play.paused_since
     for hand in log(simulation, "hand"):
-        assert not any(start < hand["started_ms"] < end for start, end in gaps), hand
+        assert not any(start < hand["started_ms"] < end for start, end in play.gaps), hand
     if not simulation.finished():  # the end: pause (if it is not), cancel, all paid
         if paused_since is None:
             director.pause(d, tid, OLGA, "p")

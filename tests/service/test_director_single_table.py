@@ -26,7 +26,7 @@ from naiko_service.records import Hold, TableRecord, TimerKind
 from naiko_service.tournament_records import HOUSE_PRIZES, TournamentStatus
 from naiko_service.usecases import director, tournament_payments, tournaments, transaction
 from naiko_service.usecases.accounts import OperatorError
-from tournament_testing import record_of, running
+from tournament_testing import play_director_actions, record_of, run_until, running
 
 OLGA = "olga"
 KINDS = ("sng", "spin")
@@ -44,12 +44,6 @@ def deps(simulation: Simulation) -> Any:
 def table(simulation: Simulation) -> TableRecord:
     (table_id,) = record_of(simulation).tables
     return simulation.store.load(table_id)
-
-
-def run_until(simulation: Simulation, when: int) -> None:
-    while simulation.scheduler.heap and simulation.scheduler.heap[0][0] <= when:
-        assert simulation.step()
-    simulation.clock.now = max(simulation.clock.now, when)
 
 
 def until_hand(simulation: Simulation) -> None:
@@ -301,34 +295,18 @@ def test_r9_15_property_single_table_director_actions_keep_every_chip_and_deal_n
     applied action logged once; a cancellation at the end (or the finish) pays everything."""
     simulation = started(kind, players=4, seed=seed % 1000)
     d, tid = deps(simulation), simulation.tournament_id
-    applied = 0
-    paused_since: int | None = None
-    gaps: list[tuple[int, int]] = []
-    for action in actions:
-        run_until(simulation, simulation.clock.now + 75_000)
-        if simulation.finished():
-            break
-        try:
-            if action == "pause":
-                director.pause(d, tid, OLGA, "p")
-                paused_since = simulation.clock.now
-            elif action == "resume":
-                director.resume(d, tid, OLGA, "r")
-                assert paused_since is not None
-                gaps.append((paused_since, simulation.clock.now))
-                paused_since = None
-            elif action == "minute":
-                director.add_minutes(d, tid, OLGA, "m")
-            else:
-                director.move_player(d, tid, "bot-1", "1", "2", OLGA, "m")
-            applied += 1
-        except OperatorError as refused:
-            assert refused.code in ("already_paused", "not_paused", "not_running",
-                                    "single_table"), refused.code
+
+    def same_clock() -> None:
         record = record_of(simulation)
         info = table(simulation).tournament
         if record.status is TournamentStatus.RUNNING:
             assert info is not None and info.started_ms == record.started_ms
+
+    play = play_director_actions(
+        simulation, actions, 75_000, OLGA,
+        lambda: director.move_player(d, tid, "bot-1", "1", "2", OLGA, "m"),
+        ("already_paused", "not_paused", "not_running", "single_table"), same_clock)
+    applied, paused_since, gaps = play.applied, play.paused_since, play.gaps
     if paused_since is not None:
         gaps.append((paused_since, simulation.clock.now))
     for hand in log(simulation, "hand"):

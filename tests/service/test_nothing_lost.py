@@ -288,10 +288,10 @@ def test_r8_3_a_duplicated_timer_acts_once_and_resends_the_state_as_a_snapshot()
 
 
 def test_r8_3_a_conflict_on_the_hand_ending_write_pushes_each_version_once() -> None:
-    """The write that ends a hand arms the next hand's timer before it is written; when it
-    loses a race and is applied again, the timer is armed again, so the next hand's timer can
-    fire twice (and SQS delivers at least once anyway). The first starts the hand; the second
-    finds its token acted and resends a snapshot: every player sees each version in ONE
+    """The write that ends a hand arms the next hand's timer before it is written; it loses a
+    race and is applied again (arming nothing more, the test below), and SQS delivers at least
+    once: the next hand's execution comes twice. The first starts the hand; the second finds
+    its token acted and resends a snapshot: every player sees each version in ONE
     ``update``."""
     h = harness()
     table_id, players = seated(h, 3)
@@ -310,13 +310,54 @@ def test_r8_3_a_conflict_on_the_hand_ending_write_pushes_each_version_once() -> 
     assert ended["type"] in ACCEPTED and h.counters["Conflicts"] == 1
     h.service.deps.tables = h.store
     h.clock.advance(10_000)
+    executions = list(h.scheduler.scheduled)
     assert h.fire_due_timers() >= 1
+    for execution in executions:  # delivered again
+        h.service.timer_fired(execution[0], execution[1])
+    assert h.counters["TimersDuplicated"] == len(executions)
     started = h.store.load(table_id)
     assert started.state.hand is not None and started.state.hand.number == 2
     for player in players:
         versions = [m["version"] for m in updates(player)]
         assert len(versions) == len(set(versions)), "a write was pushed twice"
         assert versions[-1] == started.seq
+
+
+def test_r8_1_a_write_retried_after_a_conflict_arms_its_wake_up_once() -> None:
+    """The write that ends a hand arms the next hand's wake-up before it is written (so a
+    process that dies after its write leaves it armed); when it loses a race and is applied
+    again, the retry finds that wake-up armed already by the lost attempt, for the same
+    deadline: it arms no second one (which would only fire as a duplicate: a snapshot to each
+    player). One execution, one hand dealt."""
+    h = harness()
+    table_id, players = seated(h, 3)
+    assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
+    last = actor(players)
+
+    def other_writer() -> None:  # a bookkeeping write lands between our read and our write
+        other = h.store.load(table_id)
+        other.version += 1
+        other.recent_timers["other-writer"] = 1
+        MemoryTableStore.save(h.store, other, other.version - 1)
+
+    h.scheduler.scheduled.clear()
+    armed_before = h.counters.get("WakeupsArmed", 0)
+    h.service.deps.tables = InterleavingStore.over(h.store, other_writer)
+    ended = last.send(action="act", table_id=table_id, move="fold")
+    assert ended["type"] in ACCEPTED and h.counters["Conflicts"] == 1
+    h.service.deps.tables = h.store
+    written = h.store.load(table_id)
+    (next_hand,) = [t for t in written.timers if t.kind is TimerKind.NEXT_HAND]
+    assert [(t, token) for t, token, _, _ in h.scheduler.scheduled] == [
+        (table_id, next_hand.token)]  # one execution, for the written record's deadline
+    assert h.counters["WakeupsArmed"] - armed_before == 1
+    (wake,) = [t for t in written.timers if t.kind is TimerKind.WAKE]
+    assert (wake.token, wake.due_ms) == (arming.WAKE_PREFIX + next_hand.token, next_hand.due_ms)
+    h.clock.advance(10_000)
+    assert h.fire_due_timers() == 1
+    started = h.store.load(table_id)
+    assert started.state.hand is not None and started.state.hand.number == 2
+    assert not h.counters.get("TimersDuplicated")
 
 
 def test_a_fold_with_64_dead_spectators_writes_the_table_once_and_drops_their_items() -> None:

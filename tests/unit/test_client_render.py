@@ -884,6 +884,33 @@ def test_updates_in_order_gaps_and_errors(bob: Any) -> None:
     run_client(steps, table_id="t1")
 
 
+def test_r8_3_a_snapshot_older_than_the_version_shown_is_ignored(bob: Any) -> None:
+    """A ``snapshot`` read before the last ``update`` applied (a reconnect's, crossing the
+    write's fan-out) shows an older table: ignored, as the web client does; one of the same
+    version or newer is applied (docs/protocol.md, "version")."""
+    newer = copy.deepcopy(bob)
+    newer["hand_count"] = bob["hand_count"] + 1
+
+    async def steps(client: Client) -> None:
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5, "view": bob,
+                           "request_id": "s"})
+        client.on_message({"type": "update", "table_id": "t1", "version": 6, "view": newer,
+                           "events": [{"kind": "action", "seat_index": 3, "action": "check"}]})
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 5, "view": bob,
+                           "request_id": "late"})
+        assert (client.version, client.view) == (6, newer)  # the older snapshot: ignored
+        assert list(client.log) == ["carol checks"]
+        same = copy.deepcopy(newer)
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 6, "view": same,
+                           "request_id": "again"})
+        assert client.version == 6 and client.view is same
+        client.on_message({"type": "snapshot", "table_id": "t1", "version": 8, "view": bob,
+                           "request_id": "later"})
+        assert (client.version, client.view) == (8, bob)
+
+    run_client(steps, table_id="t1")
+
+
 def test_a_drop_is_reported_and_followed_by_a_snapshot(bob: Any) -> None:
     async def steps(client: Client) -> None:
         client._on_open()

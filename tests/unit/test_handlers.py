@@ -638,6 +638,42 @@ def test_the_aws_adapters_are_wired_from_the_environment(
             bootstrap.reset()
 
 
+def test_a_botocore_session_an_earlier_test_made_does_not_outlive_bootstrap_reset(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiring test above failed after tests that had made the container's botocore session
+    before moto was imported (``-p no:randomly tests/service/test_nothing_lost.py
+    tests/service/test_service.py tests/unit/test_handlers.py`` in one process): such a session
+    has none of moto's hooks, it outlived ``bootstrap.reset()``, and the service built "on
+    moto" asked the real Secrets Manager for its key. Here that session is made on purpose
+    (moto's hook taken off, a hook that fails any request put on), and the clients after a
+    reset come from a new session, which moto serves."""
+    pytest.importorskip("boto3")
+    moto = pytest.importorskip("moto")
+    import botocore.session
+    from aws_testing import REGION
+    from moto.core.models import botocore_stubber
+
+    def left(**kwargs: Any) -> None:
+        raise AssertionError(f"a request left for AWS itself: {kwargs.get('event_name')}")
+
+    stale = botocore.session.get_session()
+    stale.unregister("before-send", botocore_stubber)  # as if made before moto's import
+    stale.register("before-send", left)
+    monkeypatch.setattr(bootstrap, "_botocore_session", stale)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    with moto.mock_aws():
+        bootstrap.reset()
+        try:
+            client = bootstrap.aws_client("secretsmanager", region_name=REGION)
+            arn = client.create_secret(Name="naiko-stale", SecretString="k3y" * 22)["ARN"]
+            assert client.get_secret_value(SecretId=arn)["SecretString"] == "k3y" * 22
+            assert bootstrap._botocore_session is not stale
+        finally:
+            bootstrap.reset()
+
+
 # -- cold start ------------------------------------------------------------------------------
 
 def _python(*args: str, handler: str = "game") -> subprocess.CompletedProcess[str]:

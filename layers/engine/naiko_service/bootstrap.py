@@ -442,12 +442,17 @@ def set_service(service: TableService) -> None:
 
 
 def reset() -> None:
-    """Forget the container's service (and connector); the next :func:`get_service` builds a
-    new one."""
-    global _service, _connector
+    """Forget the container's service (and connector) and the botocore session its clients
+    came from; the next :func:`get_service` builds a new one on a new session. A session
+    outliving its service kept what it was made with: one made before moto was imported (an
+    earlier test's) has none of moto's hooks, and a service built "on moto" after a reset
+    sent its requests to AWS itself."""
+    global _service, _connector, _botocore_session
     with _lock:
         _service = None
         _connector = None
+    with _clients_lock:
+        _botocore_session = None
 
 
 def endpoint_from_event(event: Mapping[str, Any]) -> str | None:
@@ -868,16 +873,15 @@ def after_restore() -> None:
 
     random.seed(os.urandom(32))
     route = _snap_route
-    with _clients_lock:
-        old = _botocore_session
-        _botocore_session = None
-        if old is not None:
-            import botocore.session
+    old = _botocore_session
+    reset()  # the service, the connector and the session
+    if old is not None:
+        import botocore.session
 
-            _botocore_session = botocore.session.get_session()
-            _botocore_session.register_component("data_loader",
-                                                 old.get_component("data_loader"))
-    reset()
+        session = botocore.session.get_session()
+        session.register_component("data_loader", old.get_component("data_loader"))
+        with _clients_lock:
+            _botocore_session = session
     if route is not None:
         try:
             warm_up(route)

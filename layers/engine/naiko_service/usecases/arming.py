@@ -21,7 +21,13 @@ sweep, which sees the marker's deadline on ``due-index``, takes over); until the
 be on its way (a Lambda retry), and arming another would only add a no-op."""
 
 
-def arm(deps: Deps, table_id: str, record: TableRecord, now: int) -> None:
+Armed = dict[str, Timer]
+"""The wake-ups one write armed, by table id, across its attempts
+(:func:`.transaction.mutate`): an attempt that lost a race started its execution already."""
+
+
+def arm(deps: Deps, table_id: str, record: TableRecord, now: int,
+        armed: Armed | None = None) -> None:
     """Keep ONE wake-up armed per table, for its earliest deadline.
 
     A Step Functions execution is started only when no armed wake-up fires by the earliest
@@ -32,7 +38,12 @@ def arm(deps: Deps, table_id: str, record: TableRecord, now: int) -> None:
     wake-up is remembered as a :attr:`TimerKind.WAKE` marker in ``record.timers``, so its
     deadline is also on ``due-index`` for the sweep. The execution carries the earliest
     timer's own token and kind (a pending token always acts, so even a superseded execution
-    that fires is either useful or a no-op)."""
+    that fires is either useful or a no-op).
+
+    *armed*: the wake-ups earlier attempts of the same write started (a write retried after a
+    conflict): one that fires by the earliest deadline is the armed one, as the stored marker
+    would be, so a retried write arms once (a second execution for the same timer would only
+    fire as a duplicate, :func:`.timers._wake`); a new one is remembered there."""
     real = [t for t in record.timers if t.kind is not TimerKind.WAKE]
     wake = next((t for t in record.timers if t.kind is TimerKind.WAKE), None)
     earliest = min((t for t in real if t.kind not in SWEEP_ONLY),
@@ -40,10 +51,13 @@ def arm(deps: Deps, table_id: str, record: TableRecord, now: int) -> None:
     if earliest is None:
         record.timers = real  # nothing to wait for: an armed wake-up will be a no-op
         return
-    if wake is not None and now - WAKE_LATE_MS <= wake.due_ms <= earliest.due_ms:
-        record.timers = [*real, wake]
-        return
+    for marker in (wake, None if armed is None else armed.get(table_id)):
+        if marker is not None and now - WAKE_LATE_MS <= marker.due_ms <= earliest.due_ms:
+            record.timers = [*real, marker]
+            return
     deps.scheduler.schedule(table_id, earliest.token, earliest.due_ms, earliest.kind)
     deps.count("WakeupsArmed", 1)
-    record.timers = [*real, Timer(WAKE_PREFIX + earliest.token, TimerKind.WAKE,
-                                  earliest.due_ms)]
+    marker = Timer(WAKE_PREFIX + earliest.token, TimerKind.WAKE, earliest.due_ms)
+    if armed is not None:
+        armed[table_id] = marker
+    record.timers = [*real, marker]

@@ -163,8 +163,9 @@ def _at_its_table(deps: Deps, tournament_id: str, table_id: str, change: Change,
                   table_change: TableChange) -> None:
     """:func:`_apply` at a single table: the table's write path (:func:`.transaction.mutate`:
     fanned out to its players, timers kept) carries the tournament item on its version, the
-    change's log entries and operator log entry. Deadlines past are not caught up in it (they
-    could write the tournament item too: their own timers fire them). A refusal inside is a
+    change's log entries and operator log entry. Deadlines past act first, as in every table
+    write (in a write of their own when they write the tournament's items too: a hand ended,
+    :func:`.transaction.mutate`). A refusal inside is a
     :class:`_Refused`, so the table's path writes nothing and cancels no hand."""
     def both(table: TableRecord, now: int) -> Outcome:
         stored = store(deps).load(tournament_id)
@@ -184,7 +185,7 @@ def _at_its_table(deps: Deps, tournament_id: str, table_id: str, change: Change,
         return outcome
 
     try:
-        transaction.mutate(deps, table_id, both, catch_up=False)
+        transaction.mutate(deps, table_id, both)
     except ServiceError as refused:  # the change's, or busy
         raise OperatorError(refused.code, str(refused)) from None
     except TableNotFound:

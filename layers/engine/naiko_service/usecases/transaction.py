@@ -7,13 +7,18 @@
    (``replayed``, with the current state) and not applied again. A state that cannot be read is
    replaced by its fallback: the table with the hand cancelled (R8.6, :func:`recover`);
 2. catch up: deadlines already past (a decision clock, a Shield window) act first, on the
-   server's clock, even if their timer has not fired yet (R6.5, R8.1);
+   server's clock, even if their timer has not fired yet (R6.5, R8.1). When what they did
+   writes other items than the table (a hand ended at a tournament's table: its tournament,
+   results, log; another table), they are written first, on their own, and the change applies
+   to the table read again: one transaction names an item once (DynamoDB refuses one that
+   names it twice, whole), and the change then reads what they wrote;
 3. the use case's change edits this attempt's private copy; a refusal writes nothing (but what
    step 2 did); an unexpected failure cancels the hand in progress (R8.6) and is re-raised;
 4. the dealer drives the table (:func:`naiko_service.usecases.dealer.after_change`);
 5. the table's one wake-up is armed for its earliest deadline (:func:`.arming.arm`), *before*
    the write: if the write loses, the wake-up fires as a no-op; if the process dies after the
-   write, it exists (and the sweep backs it up);
+   write, it exists (and the sweep backs it up); the attempt after a lost one arms nothing the
+   lost one armed already (:data:`.arming.Armed`);
 6. the write is conditional on the version read, with the account moves (and, at a
    tournament's table, the tournament's own items) in the same transaction and, during a hand,
    the table's fallback sealed on its own; on a conflict the
@@ -111,7 +116,7 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
     """
     # Request ids are the client's: remembered per player, so two players who happen to pick
     # the same id never shadow each other.
-    key = None if caller is None else f"{caller.player_id}/{caller.request_id}"
+    armed: arming.Armed = {}  # what a lost attempt armed stays armed: not armed again
     for attempt in range(MAX_ATTEMPTS):
         if deps.deadline.remaining_ms() < ATTEMPT_WORST_MS:
             deps.count("OutOfTime", 1)
@@ -125,19 +130,22 @@ def mutate(deps: Deps, table_id: str, change: Change, *, caller: Caller | None =
         applied = _apply(deps, record, change, now, catch_up, cancel_on_failure)
         if applied is None:  # another item read for the change was older than this one
             continue
-        new, outcome, refusal = applied
+        new, outcome, refusal, deadlines_only = applied
+        requester = None if deadlines_only else caller  # the change comes in the next write
         announced = announce and bool(outcome.events or not outcome.quiet)
         new.seq = record.seq + 1 if announced else record.seq
-        if key is not None and refusal is None:
-            new.remember_request(key, new.seq)
+        if requester is not None and refusal is None:
+            new.remember_request(f"{requester.player_id}/{requester.request_id}", new.seq)
         new.fallback = cancel.fallback_for(deps, new, now)
-        arming.arm(deps, table_id, new, now)
-        if not _commit(deps, new, record.version, outcome, now):
+        arming.arm(deps, table_id, new, now, armed)
+        if not _commit(deps, new, record.version, outcome, now, armed):
             continue
         if attempt:
             deps.count("Retries", attempt)
         deps.count("TableWrites", 1)
-        _answer(deps, caller if refusal is None else None, new, outcome, announced)
+        _answer(deps, requester if refusal is None else None, new, outcome, announced)
+        if deadlines_only:
+            continue
         if refusal is not None:
             raise refusal
         return new
@@ -166,15 +174,19 @@ def _replayed(deps: Deps, caller: Caller, record: TableRecord) -> bool:
     return True
 
 
-Applied = tuple[TableRecord, Outcome, ServiceError | EngineError | None]
-"""One attempt's copy of the table changed, what the change produced, and the request's
-refusal when deadlines that passed are written without it."""
+Applied = tuple[TableRecord, Outcome, ServiceError | EngineError | None, bool]
+"""One attempt's copy of the table changed, what the change produced, the request's
+refusal when deadlines that passed are written without it, and whether the copy holds only
+the deadlines that passed (written on their own first: the change is applied next)."""
 
 
 def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: bool,
            cancel_on_failure: bool) -> Applied | None:
     """Steps 2-4 on a copy of *record*: the deadlines already past, the change, the dealer.
-    ``None`` when another item the change read was older than this one (read again).
+    ``None`` when another item the change read was older than this one (read again). Only
+    the deadlines, without the change, when they wrote other items than the table (a hand
+    ended at a tournament's table): they go in a write of their own first, since the change
+    may write those items too, and one transaction names an item once.
 
     :raises ServiceError: A refusal (or :class:`EngineError`, :class:`NoOp`) when no
         deadline passed; an unexpected failure cancels the hand first (R8.6).
@@ -187,6 +199,9 @@ def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: 
         # Strictly past: an action (or a Shield) at its deadline's millisecond is in time.
         caught_up = (deadlines.fire_due(deps, new, now, outcome, horizon=now - 1)
                      if catch_up else 0)
+        if caught_up and (outcome.writes or outcome.others):  # driven already (fire_due)
+            deps.count("DeadlinesWrittenFirst", 1)
+            return new, outcome, None, True
         before_change = new.copy() if caught_up else new
         try:
             outcome.add(change(new, now))
@@ -205,17 +220,17 @@ def _apply(deps: Deps, record: TableRecord, change: Change, now: int, catch_up: 
         if cancel_on_failure:
             cancel_after_failure(deps, record, failure)
         raise
-    return new, outcome, refusal
+    return new, outcome, refusal, False
 
 
 def _commit(deps: Deps, new: TableRecord, expected_version: int, outcome: Outcome,
-            now: int) -> bool:
+            now: int, armed: arming.Armed) -> bool:
     """Step 6: the conditional write (:func:`write`); ``False`` on a conflict (try again).
 
     :raises ServiceError: An account that cannot pay, or a cap of the account reached.
     """
     try:
-        write(deps, new, expected_version, outcome, now)
+        write(deps, new, expected_version, outcome, now, armed)
     except ConcurrentUpdate:
         deps.count("Conflicts", 1)
         return False
@@ -282,24 +297,25 @@ def load(deps: Deps, table_id: str) -> TableRecord:
 
 
 def write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
-          now: int) -> None:
+          now: int, armed: arming.Armed | None = None) -> None:
     """The conditional write of one attempt: the table and its account moves; with other
     items to write (a tournament table's hand), all of them in one transaction. The records of
     hands that ended in this write travel with the table (R10.1, ``record.histories``): one
     found stored already (a write that carried it committed before) is left out, and the
-    write is made again without it, so a hand is stored once."""
+    write is made again without it, so a hand is stored once. *armed*: the wake-ups the
+    write's earlier attempts armed (:func:`.arming.arm`)."""
     try:
-        _write(deps, record, expected_version, outcome, now)
+        _write(deps, record, expected_version, outcome, now, armed)
     except HistoryStored as stored:
         deps.count("HistoriesStoredBefore", len(stored.hands))
         deps.warn("a hand's record was stored already", {"table_id": record.table_id,
                                                          "hands": [n for _, n in stored.hands]})
         record.histories = [h for h in record.histories if h.key not in stored.hands]
-        _write(deps, record, expected_version, outcome, now)
+        _write(deps, record, expected_version, outcome, now, armed)
 
 
 def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outcome,
-           now: int) -> None:
+           now: int, armed: arming.Armed | None) -> None:
     # one record per hand (a transaction may touch an item once)
     record.histories = list({history.key: history for history in record.histories}.values())
     moves = stamped(outcome.moves, now)
@@ -309,7 +325,7 @@ def _write(deps: Deps, record: TableRecord, expected_version: int, outcome: Outc
             table = other.record
             dealer.sync_timers(deps, table, now)
             table.fallback = cancel.fallback_for(deps, table, now)
-            arming.arm(deps, table.table_id, table, now)
+            arming.arm(deps, table.table_id, table, now, armed)
             others.append(PutTable(table, other.expected_version))
     if not outcome.writes and not others:
         deps.tables.save(record, expected_version, moves)
