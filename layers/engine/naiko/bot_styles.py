@@ -140,12 +140,13 @@ class Style:
 
 STYLE_PARAMS: dict[str, Style] = {
     "tight_aggressive": Style(
-        1.15, 0.072, 0.10, 0.0, 0.45, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.3, give_up=0.095,
+        1.15, 0.076, 0.10, 0.0, 0.35, 0.16, 0.14, 0.11, 0.22, cbet=0.55, barrel=0.2, give_up=0.095,
         float_slack=0.11,
-        stab=0.3,
+        stab=0.25,
+        river_stab=2.6,
     ),
     "loose_aggressive": Style(
-        1.45, 0.105, 0.14, 0.0, 0.6, 0.22, 0.09, 0.15, 0.17, cbet=0.5, barrel=0.3, give_up=0.01,
+        1.65, 0.105, 0.14, 0.0, 0.6, 0.22, 0.09, 0.15, 0.17, cbet=0.5, barrel=0.3, give_up=0.01,
         float_slack=0.06,
         stab=0.4,
     ),
