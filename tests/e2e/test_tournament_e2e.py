@@ -25,8 +25,11 @@ ENTRY = 50
 
 @pytest.fixture
 def stack() -> Any:
+    """A local stack whose BOTs think 0.1 s (0.8 s by default: a BOT's thinking time is no
+    part of what these tests check, and a Spin waits for it at each of its dozens of hands)."""
     local = LocalStack(StackConfig(port=0, management_port=0, pause_seconds=1))
     local.start()
+    local.service.deps.bot_think_ms = 100
     try:
         yield local
     finally:

@@ -43,7 +43,9 @@ def test_a_cash_table_is_billed_per_1000_hands(capsys: pytest.CaptureFixture[str
 def test_a_whole_spin_is_billed_from_registration_to_the_last_prize(
         capsys: pytest.CaptureFixture[str]) -> None:
     script = load_script()
-    assert script.main(["--tournament", "spin", "--design", "wake-up", "--seed", "2"]) == 0
+    # seed 4: 43 hands (12 s of CPU on moto), seed 2 59 (16.5 s); the same kinds of call, write
+    # and bill line either way (issue 28 item 12)
+    assert script.main(["--tournament", "spin", "--design", "wake-up", "--seed", "4"]) == 0
     output = capsys.readouterr().out
     per_tournament = total(output, "TOTAL $ per tournament")
     assert 0 < per_tournament < 0.1
