@@ -29,6 +29,7 @@ from naiko_service.records import Hold, TimerKind
 from naiko_service.tournament_records import TournamentStatus
 from naiko_service.usecases import mtt, tournaments
 from naiko_service.usecases.base import Outcome
+from profile_testing import by_profile
 
 LEVELS = tuple(BlindLevel(n, 10 * n, 20 * n, 0, AnteMode.NONE, 5) for n in range(1, 6))
 
@@ -163,11 +164,13 @@ def test_r9_14_the_terminal_client_reads_the_break_in_five_languages() -> None:
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.integers(12, 30), st.sampled_from([6, 9]), st.integers(1, 5), st.integers(5, 20),
+@given(st.integers(12, by_profile(ci=20, thorough=30)), st.sampled_from([6, 9]),
+       st.integers(1, 5), st.integers(5, 20),
        st.integers(0, 2**32))
 def test_r9_14_property_random_tournaments_with_breaks_keep_every_invariant(
         players: int, seats: int, minutes: int, every: int, seed: int) -> None:
-    """Random fields with breaks played to the end: the seating invariants of
+    """Random fields (12 to 20 players, two to four tables; 30 under ``thorough``) with
+    breaks played to the end: the seating invariants of
     ``test_mtt_properties`` after every transaction (chips conserved, nobody at two tables,
     counts), the ledger identity, one winner and the whole pool paid; and no hand of the log
     dealt in a break, every hand at the level of its deal time."""

@@ -9,9 +9,11 @@ must end with every chip accounted for (after every event), every hand finished 
 (R8.6), no table stuck past its deadline plus the sweep period, and every player's snapshot
 equal to the stored table (``tests/fault_testing.py`` explains the harness).
 
-One test per port x method x fault, on a sample of the calls: the first and the last call of
-every distinct call site and one more at random (``PER_SITE`` = 3: 933 injected faults of the
-1,667 that 8 per site made, about 100 s of CPU, spread over the workers by pytest-xdist);
+One test per port x method x fault, on a sample of the calls that covers every distinct call
+site of every cell on every run (``PER_SITE``, ``tests/profile_testing.py``): under the ``ci``
+profile (the default) one call of each site, drawn by the seed (422 injected faults; the
+module 88 s of CPU in one process); under ``thorough`` the first and the last call of each site
+and one more at random (989 faults, 158 s), spread over the workers by pytest-xdist;
 ``scripts/fault_matrix.py`` runs every call, for more seeds and longer sessions. The matrix is
 printed when the module runs in one process (``-p no:xdist``; the output of pytest-xdist
 workers is not shown). Cells known to fail are listed in ``fault_testing.KNOWN_FAILURES`` and
@@ -45,13 +47,15 @@ from fault_testing import (
     standard_script,
 )
 from naiko_service.ports import LedgerReason
+from profile_testing import by_profile
 
 SEED = 3
 """The session's seed: its hands include a Shield, a window that times out and one passed,
 clocks that check and clocks that fold (:func:`test_the_session_covers_what_issue_10_lists`)."""
 
-PER_SITE = 3
-"""Calls sampled per distinct call site of a port method."""
+PER_SITE = by_profile(ci=1, thorough=3)
+"""Calls sampled per distinct call site of a port method: every site is injected into on
+every run; ``thorough`` adds the first and the last call of each."""
 
 _CELLS: dict[tuple[str, str, Fault], Cell] = {}
 

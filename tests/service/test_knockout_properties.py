@@ -21,10 +21,11 @@ from naiko_local.tournament import Simulation
 from naiko_service.ports import LedgerReason
 from naiko_service.tournament_records import TournamentStatus
 from naiko_service.usecases.tournament_bounties import BOUNTY_PREFIX
+from profile_testing import by_profile
 from test_mtt_properties import check_seating
 from test_tournament_properties import check_finished, structures
 
-EXAMPLES = 6
+EXAMPLES = by_profile(ci=4, thorough=6)
 
 
 @st.composite

@@ -784,8 +784,8 @@ def test_r9_8_a_table_whose_timer_is_lost_mid_round_still_closes_the_round() -> 
     every other next-hand timer): the tables find their deadlines again (their own ``hold``
     poll every 15 s and the sweep every minute), every round closes, and the tournament
     finishes with one winner and every place given."""
-    terms = replace(terms_for("mtt", Variant.NLHE, 10, 24), seat_count=3)  # bubble: 5 left
-    simulation = Simulation(terms, 24, 5, check=True)
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, 9), seat_count=3)  # three tables
+    simulation = Simulation(terms, 9, 5, check=True)  # hand-for-hand on and off, 10 lost
     losing = LosingScheduler(simulation)
     simulation.scheduler = losing
     simulation.service.deps.scheduler = losing
@@ -793,7 +793,7 @@ def test_r9_8_a_table_whose_timer_is_lost_mid_round_still_closes_the_round() -> 
     assert losing.lost > 0
     assert [e["on"] for e in log_entries if e["type"] == "hand_for_hand"] == [True, False]
     finished = next(e for e in log_entries if e["type"] == "finished")
-    assert len(finished["places"]) == 24 and sorted(finished["places"].values())[0] == 1
+    assert len(finished["places"]) == 9 and sorted(finished["places"].values())[0] == 1
 
 
 def test_r9_7_a_move_read_from_an_older_tournament_is_read_again_not_done_twice(
@@ -871,15 +871,15 @@ def test_r9_5_r9_8_places_derived_from_out_items_are_those_given_at_each_elimina
     places are derived from those items (:func:`naiko.tournaments.places.derive_places`) and
     equal the places each elimination gave (``result#``), the hand-for-hand round's players
     ranked together across tables."""
-    terms = replace(terms_for("mtt", Variant.NLHE, 10, 24), seat_count=3)  # bubble: 5 left
-    simulation = Simulation(terms, 24, 5, check=True)
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, 9), seat_count=3)  # three tables
+    simulation = Simulation(terms, 9, 5, check=True)  # a player out in a hand-for-hand round
     log_entries = simulation.run()
     tid = simulation.tournament_id
     outs = [d for _, d in simulation.tournaments.items(tid, "out#")]
     assert sorted(d["player_id"] for d in outs) == sorted(
         e["player"] for e in log_entries if e["type"] == "eliminated")
-    assert len(outs) == 23 and any(d["round"] is not None for d in outs)  # a round's players
+    assert len(outs) == 8 and any(d["round"] is not None for d in outs)  # a round's players
     assert [d["at_ms"] for d in outs] == sorted(d["at_ms"] for d in outs)  # in time order
     results = {d["player_id"]: d["place"] for _, d in simulation.tournaments.items(tid, "result#")}
     finished = next(e for e in log_entries if e["type"] == "finished")
-    assert finished["places"] == results and len(results) == 24
+    assert finished["places"] == results and len(results) == 9

@@ -21,8 +21,9 @@ from naiko.tournaments.structures import (
 )
 from naiko_local.tournament import Simulation
 from naiko_service.tournament_records import TournamentStatus
+from profile_testing import by_profile
 
-EXAMPLES = 12
+EXAMPLES = by_profile(ci=6, thorough=12)
 
 
 @st.composite

@@ -36,9 +36,11 @@ from fuzz_testing import (
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from naiko_service.protocol import MAX_FRAME_BYTES, MAX_NESTING, ROUTES, parse_request
+from profile_testing import by_profile
 
-EXAMPLES = 300
-"""Examples per strategy (each a session of 1-4 frames): about 3,000 frames in all."""
+EXAMPLES = by_profile(ci=100, thorough=300)
+"""Examples per strategy (each a session of 1-4 frames): about 1,000 frames in all, 3,000
+under the ``thorough`` profile (``tests/profile_testing.py``)."""
 
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
