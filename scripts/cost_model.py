@@ -201,7 +201,8 @@ PLATFORM_LOG_BYTES = 370
 """Lambda's START (~70 B), END (~52 B) and REPORT (~250 B with the X-Ray line) per invocation."""
 LOG_EVENT_OVERHEAD = 26
 """Bytes CloudWatch Logs counts per log event besides its message (PutLogEvents' rule)."""
-FUNCTION_IDS = {"game": "GameFunction", "timer": "TimerFunction", "sweep": "SweepFunction"}
+FUNCTION_IDS = {"game": "GameFunction", "timer": "TimerFunction", "sweep": "SweepFunction",
+                "connect": "ConnectFunction"}
 """The template's function of each kind of invocation the model counts."""
 
 
