@@ -161,6 +161,7 @@ from naiko_service.tournament_records import (  # noqa: E402
 )
 from naiko_service.usecases import Deps, TableService, tournaments  # noqa: E402
 from naiko_service.usecases.base import ServiceError  # noqa: E402
+from naiko_service.usecases.tournament_log import joined  # noqa: E402
 
 MAX_TRANSACTION_ITEMS = 100
 """DynamoDB's limit of items per ``TransactWriteItems``."""
@@ -981,7 +982,7 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         hands = sum(1 for e in hand_entries if not e.get("cancelled"))
         cancelled = len(hand_entries) - hands
         start = next(e for e in log if e["type"] == "started")
-        finish = next((e for e in log if e["type"] == "finished"), log[-1])
+        finish = joined(log, "finished", "placed") or log[-1]  # with its parts (issue 23)
         tables_at_start = len(start["tables"]) + sum(
             len(e["tables"]) for e in log if e["type"] == "seated")
         minutes = (finish["at_ms"] - start["at_ms"]) / 60_000

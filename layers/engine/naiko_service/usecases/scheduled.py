@@ -21,7 +21,7 @@ from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from . import registrations
 from .base import Deps, Outcome
-from .tournament_log import log_entry
+from .tournament_log import LOG_PART_BYTES, log_entry
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
 from .tournament_tables import close_late as close_late  # R9.11, used by tournaments
@@ -157,11 +157,6 @@ def _started_log(new: TournamentRecord, late: bool) -> dict[str, Any]:
         "starting_stack": new.terms.starting_stack, "entrants": new.entrants,
         "prize_pool": sum(new.payouts) if not late else new.terms.prize_entry * new.entrants,
         "payouts": list(new.payouts), **new.terms.bounty_terms()}
-
-
-LOG_PART_BYTES = 12_000
-"""About the most JSON of seats one log entry carries (issue 23: no item over 16 KB; the seats
-of 1,112 tables were one 186 KB entry)."""
 
 
 def _seat_parts(tables: list[TableRecord]) -> list[dict[str, Any]]:
