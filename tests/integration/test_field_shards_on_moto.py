@@ -119,40 +119,52 @@ def test_issue_23_a_closed_shard_counts_nothing_and_closing_checks_the_outs_read
     assert store.load(TID).players_left == 59
 
 
+def play(store: Any, eliminations: list[tuple[int, int]], stale_for: int) -> bool:
+    """Tables eliminate from tournament reads up to *stale_for* writes old (each table's own
+    count is exact: its own item orders its hands; a write that fails reads again and decides
+    again), checking after each write that before the shards close the field never goes
+    below the serial zone and that the count is exact (the players left are the field less
+    every player out, the tables' counts add up to them). Whether the shards closed."""
+    store.commit((PutTournament(running(), None),))
+    zone = serial_zone(store.load(TID))
+    reads = [store.load(TID)]
+    out = 0
+    for number, outs in eliminations:
+        current = reads[-1]
+        assert current.seating is not None
+        if current.seating.counts[number] < outs or current.players_left - outs < 2:
+            continue
+        read = reads[max(0, len(reads) - stale_for)]
+        for _ in range(10):
+            try:
+                store.commit(eliminate(read, number, outs))
+                out += outs
+                break
+            except ConcurrentUpdate:
+                read = store.load(TID)
+        now = store.load(TID)
+        assert now.players_left == 60 - out
+        if not now.serial:
+            assert now.players_left >= zone, (now.players_left, zone)
+        assert now.seating is not None
+        assert sum(now.seating.counts.values()) == now.players_left
+        reads.append(now)
+    return store.load(TID).serial
+
+
 @pytest.mark.parametrize("kind", ["memory", "moto"])
-@settings(max_examples=10, deadline=None)
+def test_issue_23_r9_8_tables_counting_from_old_reads_down_to_two_close_the_shards_first(
+        kind: str) -> None:
+    with make_store(kind) as store:
+        assert play(store, [(n % TABLES + 1, 1) for n in range(58)], stale_for=5)
+
+
+@pytest.mark.parametrize("kind", ["memory", "moto"])
+@settings(max_examples=12, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, TABLES), st.integers(1, 3)), min_size=1,
-                max_size=40),
+                max_size=60),
        st.integers(1, 6))
 def test_issue_23_r9_8_property_stale_tables_never_count_the_field_past_the_serial_zone(
         kind: str, eliminations: list[tuple[int, int]], stale_for: int) -> None:
-    """Tables eliminate from tournament reads up to *stale_for* writes old (each table's own
-    count is exact: its own item orders its hands; a write that fails reads again and decides
-    again): before the shards close the field never goes below the serial zone, and the
-    count is exact throughout (the players left are the field less every player out, the
-    tables' counts add up to them)."""
     with make_store(kind) as store:
-        store.commit((PutTournament(running(), None),))
-        zone = serial_zone(store.load(TID))
-        reads = [store.load(TID)]
-        out = 0
-        for number, outs in eliminations:
-            current = reads[-1]
-            assert current.seating is not None
-            if current.seating.counts[number] < outs or current.players_left - outs < 2:
-                continue
-            read = reads[max(0, len(reads) - stale_for)]
-            for _ in range(10):
-                try:
-                    store.commit(eliminate(read, number, outs))
-                    out += outs
-                    break
-                except ConcurrentUpdate:
-                    read = store.load(TID)
-            now = store.load(TID)
-            assert now.players_left == 60 - out
-            if not now.serial:
-                assert now.players_left >= zone, (now.players_left, zone)
-            assert now.seating is not None
-            assert sum(now.seating.counts.values()) == now.players_left
-            reads.append(now)
+        play(store, eliminations, stale_for)

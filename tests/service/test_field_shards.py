@@ -121,3 +121,39 @@ def test_issue_23_standings_show_players_out_on_a_shard_at_their_place_so_far() 
         seen = True
         break
     assert seen
+
+
+def test_r9_11_r9_12_issue_23_late_registrations_outs_keep_their_count_and_shards_follow() -> None:
+    """Late registration with re-entries (R9.11, R9.12): the players out while it is open are
+    placed when it closes, from the bottom, by their last entry (their ``out#`` items carry
+    ``left``); the shards count only after that (no place at the elimination) and their
+    players take the places just above; the serial zone's players the top ones. Each player
+    placed once, and what each was told last is their place."""
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, 30), seat_count=6, starting_stack=1_000,
+                    late_registration_level=1, entries_per_player=3, bots_allowed=True)
+    simulation = Simulation(terms, 30, 3, check=True, reentries=4)
+    log = simulation.run()
+    tid = simulation.tournament_id
+    last: dict[str, dict[str, Any]] = {}
+    for _, data in simulation.tournaments.items(tid, "out#"):  # in time order
+        last[data["player_id"]] = data
+    sharded = [d for d in last.values() if d["left"] is None]
+    assert sharded
+    first, final = min(d["at_ms"] for d in sharded), max(d["at_ms"] for d in sharded)
+    late = [d for d in last.values() if d["left"] is not None and d["at_ms"] < first]
+    serial = [d for d in last.values() if d["left"] is not None and d["at_ms"] > final]
+    assert late and serial and len(late) + len(sharded) + len(serial) == 29
+    results = {d["player_id"]: d["place"] for _, d in simulation.tournaments.items(tid, "result#")}
+    assert len(results) == 30 and sorted(results.values())[0] == 1
+    assert all(results[d["player_id"]] <= d["left"] for d in late)  # placed from their count
+    places = {name: [results[d["player_id"]] for d in group]
+              for name, group in (("late", late), ("sharded", sharded), ("serial", serial))}
+    assert max(places["serial"]) < min(places["sharded"])
+    assert max(places["sharded"]) < min(places["late"])
+    told: dict[str, Any] = {}
+    for entry in log:
+        if entry["type"] == "eliminated":
+            told[entry["player"]] = entry["place"]
+    assert all(results[p] == place for p, place in told.items() if place is not None)
+    assert {p for p, place in told.items() if place is None} == {d["player_id"] for d in sharded}
+    assert joined(log, "finished", "placed")["places"] == results
