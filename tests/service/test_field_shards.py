@@ -31,6 +31,10 @@ def run(players: int = 24, seats: int = 3, seed: int = 5) -> tuple[Simulation, l
     def commit(writes: tuple[Any, ...], moves: tuple[Any, ...] = ()) -> None:
         real(writes, moves)
         commits.append(tuple(writes))
+        record = simulation.tournaments.load(simulation.tournament_id)
+        if record.seating is not None and record.payouts and not record.serial:
+            # the shards never count the field below the serial zone (R9.8, R9.9)
+            assert record.players_left >= field_shards.serial_zone(record), record.shards
 
     simulation.tournaments.commit = commit  # type: ignore[method-assign]
     return simulation, simulation.run(), commits

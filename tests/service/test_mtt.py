@@ -868,10 +868,11 @@ def test_r9_7_a_duplicated_hold_poll_does_nothing_once_the_table_holds_again() -
 
 def test_r9_5_r9_8_places_derived_from_out_items_are_those_given_at_each_elimination() -> None:
     """Every player out leaves an ``out#`` item (the stack at the start of their hand, the
-    hand, the hand-for-hand round, the players left before them); the ``finished`` entry's
-    places are derived from those items (:func:`naiko.tournaments.places.derive_places`) and
-    equal the places each elimination gave (``result#``), the hand-for-hand round's players
-    ranked together across tables."""
+    hand, the hand-for-hand round, and in the serial zone the players left before them); the
+    ``finished`` entry's places are derived from those items
+    (:func:`naiko.tournaments.places.derive_places`) and equal the places given (``result#``:
+    at the elimination, or when the count shards closed, issue 23), the hand-for-hand
+    round's players ranked together across tables."""
     terms = replace(terms_for("mtt", Variant.NLHE, 10, 24), seat_count=3)  # bubble: 5 left
     simulation = Simulation(terms, 24, 5, check=True)
     log_entries = simulation.run()

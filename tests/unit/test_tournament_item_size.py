@@ -26,7 +26,7 @@ from naiko_service.tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from naiko_service.usecases.scheduled import _seat_parts
+from naiko_service.usecases.scheduled import _seat_parts, _started_log, started_parts
 from naiko_service.usecases.tournament_log import in_parts, joined
 from naiko_service.usecases.tournament_start import new_table
 
@@ -82,6 +82,14 @@ def test_issue_23_a_large_fields_seats_are_logged_in_parts_under_16_kb() -> None
         item = store()._transact_item(_log_put(part))["Put"]["Item"]
         assert dynamodb_item_size(item) < ITEM_LIMIT
     assert len(_seat_parts(tables[:7])) == 1  # a small field: the started entry alone
+    # the started entry's own fields (its 1,500 prizes) share the first part: under 16 KB
+    # with them (the 10,000-player bench's was 16,832 B before they counted)
+    fields = _started_log(record, False)
+    first = started_parts(record, False, tables)[0]
+    item = store()._transact_item(PutItem(TID, "log#1767225600000#t#00000001", {
+        "type": "started", "tournament": TID, "at_ms": 1767225600000, **fields, **first,
+        "parts": len(parts)}, new=True))["Put"]["Item"]
+    assert dynamodb_item_size(item) < ITEM_LIMIT and len(fields["payouts"]) >= 1_000
 
 
 def new_table_for(record: TournamentRecord, number: int, seats: list[str],

@@ -212,12 +212,13 @@ def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: lis
         # players out and the winner get their places below, as at any finish.
         new.timers = [t for t in new.timers if t.kind is not TimerKind.LATE_CLOSE]
         close_late(deps, new, now, outcome.writes)
+    new.players_left -= len(outs)  # as count_out reads the field: without them
     if field_shards.count_out(new, seating_number(record), len(outs), outcome.writes):
         # issue 23: counted on the table group's shard; no count of the field exists at this
         # moment, so no place yet (given with the prizes, field_shards.place_sharded)
-        new.players_left -= len(outs)
         out_without_place(new, outs, now, outcome)
         return
+    new.players_left += len(outs)  # counted on the field item: give_places places them
     if new.serial and new.shards:
         tournament_id = new.tournament_id  # the shards' players get their places now
         outcome.after.append(lambda: field_shards.place_sharded(deps, tournament_id))
