@@ -138,7 +138,9 @@ from naiko_service.ports import (  # noqa: E402
     AccountProfile,
     BumpCount,
     CloseCount,
+    CloseOuts,
     ConcurrentUpdate,
+    CountOuts,
     DeleteItem,
     InsufficientFunds,
     PutItem,
@@ -161,6 +163,7 @@ from naiko_service.tournament_records import (  # noqa: E402
 )
 from naiko_service.usecases import Deps, TableService, tournaments  # noqa: E402
 from naiko_service.usecases.base import ServiceError  # noqa: E402
+from naiko_service.usecases.tournament_log import joined  # noqa: E402
 
 MAX_TRANSACTION_ITEMS = 100
 """DynamoDB's limit of items per ``TransactWriteItems``."""
@@ -277,8 +280,10 @@ def wru(nbytes: int) -> int:
 
 
 def sub_kind(key: str) -> str:
-    """``reg``, ``result``, ``paid``, ``hfh``, ``log``: a tournament sub-item's kind."""
-    return key.split("#", 1)[0]
+    """``reg``, ``result``, ``paid``, ``hfh``, ``log``, ``shard`` (a count shard,
+    ``field#<g>``): a tournament sub-item's kind."""
+    kind = key.split("#", 1)[0]
+    return "shard" if kind == "field" else kind
 
 
 class _ReplaySealer(Sealer):
@@ -432,7 +437,8 @@ class BenchTournamentStore(MemoryTournamentStore):
 
     def _index(self, writes: tuple[Write, ...]) -> None:
         for write in writes:
-            if isinstance(write, PutItem | DeleteItem | BumpCount | CloseCount):
+            if isinstance(write, PutItem | DeleteItem | BumpCount | CloseCount | CountOuts
+                          | CloseOuts):
                 keys = self._keys.setdefault(write.tournament_id, [])
                 at = bisect.bisect_left(keys, write.key)
                 present = at < len(keys) and keys[at] == write.key
@@ -527,6 +533,14 @@ class BenchTournamentStore(MemoryTournamentStore):
                     count = self._items.get(tid, {}).get(key, {})
                     if count.get("closed") or count.get("entrants", 0) != entrants:
                         failed.add(f"sub.{sub_kind(key)}")
+                case CountOuts(tournament_id=tid, key=key, outs=outs, grant=grant):
+                    shard = self._items.get(tid, {}).get(key, {})
+                    if shard.get("closed") or shard.get("room", 0) + grant < outs:
+                        failed.add(f"sub.{sub_kind(key)}")
+                case CloseOuts(tournament_id=tid, key=key, out=out):
+                    shard = self._items.get(tid, {}).get(key, {})
+                    if shard.get("closed") or shard.get("out", 0) != out:
+                        failed.add(f"sub.{sub_kind(key)}")
         return failed
 
     def _terms_written(self, writes: tuple[Write, ...]) -> set[str]:
@@ -571,7 +585,7 @@ class BenchTournamentStore(MemoryTournamentStore):
                         counts["wru.tournament"] += wru(nbytes)
                         total += nbytes
                 case PutItem(key=key) | DeleteItem(key=key) | BumpCount(key=key) \
-                        | CloseCount(key=key):
+                        | CloseCount(key=key) | CountOuts(key=key) | CloseOuts(key=key):
                     kind = sub_kind(key)
                     counts[f"write.sub.{kind}"] += 1
                     counts["write.sub"] += 1
@@ -848,6 +862,10 @@ class BenchSimulation(Simulation):
         entrants = {key.removeprefix("reg#") for key, _ in self.tournaments.items(tid, "reg#")}
         placed = {key.removeprefix("result#")
                   for key, _ in self.tournaments.items(tid, "result#")}
+        # issue 23: players out on a count shard are placed when the shards close; until
+        # their result# items are written their out# item (no players left) says where they are
+        placed |= {str(data["player_id"]) for _, data in self.tournaments.items(tid, "out#")
+                   if data.get("left") is None}
         seating = record.seating
         open_round = None if seating is None else seating.hfh
         out_now: dict[int, int] = Counter()  # out in an open hand-for-hand round, by table
@@ -981,7 +999,7 @@ def figures(simulation: BenchSimulation, args: argparse.Namespace, wall: float,
         hands = sum(1 for e in hand_entries if not e.get("cancelled"))
         cancelled = len(hand_entries) - hands
         start = next(e for e in log if e["type"] == "started")
-        finish = next((e for e in log if e["type"] == "finished"), log[-1])
+        finish = joined(log, "finished", "placed") or log[-1]  # with its parts (issue 23)
         tables_at_start = len(start["tables"]) + sum(
             len(e["tables"]) for e in log if e["type"] == "seated")
         minutes = (finish["at_ms"] - start["at_ms"]) / 60_000

@@ -625,6 +625,18 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         "{name} bị loại ở vị trí {place}",
         "{name} iese pe locul {place}",
     ),
+    "You are out of the tournament (your place comes with the prizes)": (
+        "Odpadasz z turnieju (miejsce poznasz, gdy zacznie się strefa nagród)",
+        "Você está fora do torneio (sua colocação vem com os prêmios)",
+        "Bạn bị loại khỏi giải (thứ hạng của bạn có khi tới vùng giải thưởng)",
+        "Ieși din turneu (locul tău se află odată cu premiile)",
+    ),
+    "{name} is out of the tournament": (
+        "{name} odpada z turnieju",
+        "{name} está fora do torneio",
+        "{name} bị loại khỏi giải",
+        "{name} iese din turneu",
+    ),
     "You win the tournament": (
         "Wygrywasz turniej",
         "Você vence o torneio",

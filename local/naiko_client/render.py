@@ -684,6 +684,10 @@ class Narrator:
             return self._deal_sentence(e)
         if kind == "eliminated":
             who = self.player(e.get("player_id"))
+            if e.get("place") is None:  # issue 23: out before the money, placed later
+                return say(who, tr("You are out of the tournament (your place comes with "
+                                   "the prizes)"),
+                           tr("{name} is out of the tournament", name=who.who()))
             place = ordinal(int(e.get("place") or 0))
             out = say(who, tr("You are out in {place} place", place=place),
                       tr("{name} is out in {place} place", name=who.who(), place=place))

@@ -381,11 +381,12 @@ class Mtt:
         return self.tournaments.items(TOURNAMENT, prefix)
 
     def out(self, players_left: int, seated: frozenset[str]) -> set[str]:
-        """The players with a place (``result#`` items), read again only when the players
-        left or the players seated changed since the last time."""
+        """The players out: with a place (``result#`` items) or counted on a count shard
+        and placed when the shards close (an ``out#`` item without ``left``, issue 23), read
+        again only when the players left or the players seated changed since the last time."""
         key = (players_left, seated)
         if self._out is None or self._out[0] != key:
-            self._out = (key, {str(data["player_id"]) for _, data in self.items("result#")})
+            self._out = (key, players_out(self))
         return set(self._out[1])
 
     def versions(self) -> dict[tuple[str, str], int]:
@@ -506,6 +507,13 @@ def mtt_on(dynamo: tuple[Any, dict[str, str]], players: int, seed: int, seats: i
 
 
 # -- the invariants ----------------------------------------------------------------------------
+
+def players_out(mtt: Mtt) -> set[str]:
+    """Every player out: their ``result#`` item, or (counted on a count shard before the
+    serial zone, issue 23) their ``out#`` item without ``left``, placed when the shards close."""
+    return {str(data["player_id"]) for _, data in mtt.items("result#")} | {
+        str(data["player_id"]) for _, data in mtt.items("out#") if data.get("left") is None}
+
 
 def check_invariants(mtt: Mtt, players: set[str] | None = None) -> TournamentRecord:
     """What must hold between changes (every item read while nothing is written):
@@ -871,7 +879,7 @@ def test_r9_7_two_tables_moving_to_a_short_table_that_acts_at_the_same_moment(
     if short_table != "deals":  # the decision was applied (not refused)
         answers = mtt.gateway.sent["conn-race"]
         assert [m["type"] for m in answers][:1] == ["ack"], answers
-    out = {str(data["player_id"]) for _, data in mtt.items("result#")}
+    out = players_out(mtt)
     assert (len(out) == 1) == (short_table == "busts"), out
     hand = mtt.store.load(ids[3]).state.hand
     assert hand is not None

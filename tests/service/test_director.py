@@ -21,7 +21,13 @@ from naiko_local.tournament import Simulation, terms_for
 from naiko_service.ports import LedgerReason, OperatorAction, PutTournament
 from naiko_service.records import Hold, TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentStatus
-from naiko_service.usecases import director, tournament_payments, tournaments, transaction
+from naiko_service.usecases import (
+    director,
+    tournament_log,
+    tournament_payments,
+    tournaments,
+    transaction,
+)
 from naiko_service.usecases.accounts import OperatorError
 from tournament_testing import (
     play_director_actions,
@@ -324,6 +330,27 @@ def test_r9_15_cancelled_after_the_start_the_prizes_left_are_split_by_the_publis
     run_until(simulation, simulation.clock.now + 5 * MINUTE_MS)
     assert not record_of(simulation).timers  # every share paid: the payout timer retired
     assert simulation.store.audit().holds
+
+
+def test_r9_15_issue_23_a_cancellations_log_entry_comes_in_parts_read_back_whole(
+        monkeypatch: Any) -> None:
+    """The ``cancelled`` entry after the start carries every player's stack, prize and place
+    (about 45 B each): in parts under 16 KB (here parts of 100 B), the ``cancelled`` entry
+    with ``parts`` N and ``cancelled_part`` entries 2..N, read back whole by ``joined``."""
+    monkeypatch.setattr(tournament_log, "LOG_PART_BYTES", 100)
+    simulation = started(players=8)
+    director.pause(deps(simulation), simulation.tournament_id, OLGA, "storm")
+    run_until(simulation, simulation.clock.now + 5 * MINUTE_MS)
+    stacks = {s.player_id: s.stack for t in tables(simulation) for s in t.state.seats
+              if s is not None and s.stack > 0}
+    director.cancel(deps(simulation), simulation.tournament_id, OLGA, "storm: no power")
+    entries = tournaments.export_log(deps(simulation), simulation.tournament_id)
+    (first,) = [e for e in entries if e["type"] == "cancelled"]
+    rest = [e for e in entries if e["type"] == "cancelled_part"]
+    assert first["parts"] == len(rest) + 1 > 2
+    whole = tournament_log.joined(entries, "cancelled", "cancelled_part")
+    assert whole["stacks"] == stacks and set(whole["places"]) == set(stacks)
+    assert set(whole["prizes"]) == set(stacks) and whole["policy"] == first["policy"]
 
 
 @pytest.mark.parametrize("policy", list(icm.SplitPolicy))

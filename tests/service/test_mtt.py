@@ -11,6 +11,7 @@ service did against the position worked out in its docstring.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -22,7 +23,7 @@ from naiko_local.tournament import Simulation, VirtualScheduler, terms_for
 from naiko_service.ports import PutItem, PutTournament, TournamentNotFound
 from naiko_service.records import TableRecord, TimerKind
 from naiko_service.tournament_records import TournamentRecord, TournamentStatus
-from naiko_service.usecases import mtt, transaction
+from naiko_service.usecases import mtt, tournament_log, transaction
 from naiko_service.usecases.tournament_log import Out
 
 PLAYERS = 13
@@ -867,10 +868,11 @@ def test_r9_7_a_duplicated_hold_poll_does_nothing_once_the_table_holds_again() -
 
 def test_r9_5_r9_8_places_derived_from_out_items_are_those_given_at_each_elimination() -> None:
     """Every player out leaves an ``out#`` item (the stack at the start of their hand, the
-    hand, the hand-for-hand round, the players left before them); the ``finished`` entry's
-    places are derived from those items (:func:`naiko.tournaments.places.derive_places`) and
-    equal the places each elimination gave (``result#``), the hand-for-hand round's players
-    ranked together across tables."""
+    hand, the hand-for-hand round, and in the serial zone the players left before them); the
+    ``finished`` entry's places are derived from those items
+    (:func:`naiko.tournaments.places.derive_places`) and equal the places given (``result#``:
+    at the elimination, or when the count shards closed, issue 23), the hand-for-hand
+    round's players ranked together across tables."""
     terms = replace(terms_for("mtt", Variant.NLHE, 10, 9), seat_count=3)  # three tables
     simulation = Simulation(terms, 9, 5, check=True)  # a player out in a hand-for-hand round
     log_entries = simulation.run()
@@ -883,3 +885,26 @@ def test_r9_5_r9_8_places_derived_from_out_items_are_those_given_at_each_elimina
     results = {d["player_id"]: d["place"] for _, d in simulation.tournaments.items(tid, "result#")}
     finished = next(e for e in log_entries if e["type"] == "finished")
     assert finished["places"] == results and len(results) == 9
+
+
+def test_r9_5_issue_23_the_finished_entrys_places_come_in_parts_read_back_whole(
+        monkeypatch: Any) -> None:
+    """The ``finished`` entry carries the places and prizes in parts (issue 23: one entry was
+    ~16 B per player, 160 KB at 10,000): with parts of 200 bytes here, a 24-player field's
+    come as the ``finished`` entry (``parts`` N) and ``placed`` entries 2..N in its write,
+    which :func:`~naiko_service.usecases.tournament_log.joined` reads back as every result."""
+    monkeypatch.setattr(tournament_log, "LOG_PART_BYTES", 200)
+    terms = replace(terms_for("mtt", Variant.NLHE, 10, 24), seat_count=3)
+    simulation = Simulation(terms, 24, 5, check=True)
+    log_entries = simulation.run()
+    finished = next(e for e in log_entries if e["type"] == "finished")
+    placed = [e for e in log_entries if e["type"] == "placed"]
+    assert finished["parts"] == len(placed) + 1 > 2
+    assert [e["part"] for e in placed] == list(range(2, finished["parts"] + 1))
+    assert {e["at_ms"] for e in placed} == {finished["at_ms"]}
+    assert all(len(json.dumps(e)) < 200 + 200 for e in [finished, *placed])
+    whole = tournament_log.joined(log_entries, "finished", "placed")
+    tid = simulation.tournament_id
+    results = {d["player_id"]: d for _, d in simulation.tournaments.items(tid, "result#")}
+    assert whole["places"] == {p: d["place"] for p, d in results.items()} and len(results) == 24
+    assert whole["prizes"] == {p: d["prize"] for p, d in results.items() if d["prize"]}

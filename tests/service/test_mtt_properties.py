@@ -156,3 +156,14 @@ def test_r9_7_r9_8_random_scheduled_tournaments_keep_every_invariant(
     assert len(outs) == players - 1 == len({d["player_id"] for d in outs})
     results = simulation.tournaments.items(simulation.tournament_id, "result#")
     assert finished["places"] == {d["player_id"]: d["place"] for _, d in results}
+    # Issue 23: what each player was told equals the derived place: at the elimination (the
+    # serial zone, the field item counting) or, counted on a shard (told no place), in their
+    # result# item once the shards closed, never in the money.
+    told = {e["player"]: e["place"] for e in log if e["type"] == "eliminated"}
+    paid_places = sum(1 for prize in record.payouts if prize > 0)
+    for player, place in told.items():
+        if place is None:
+            assert finished["places"][player] > paid_places
+            assert player not in finished["prizes"]
+        else:
+            assert finished["places"][player] == place

@@ -436,6 +436,9 @@ READER_CASES = [
      "You are out in 2nd place and win 210", "bob is out in 2nd place and wins 210"),
     ({"kind": "eliminated", "player_id": "bob", "place": 3, "prize": 0},
      "You are out in 3rd place", "bob is out in 3rd place"),
+    ({"kind": "eliminated", "player_id": "bob", "place": None, "prize": 0},  # issue 23
+     "You are out of the tournament (your place comes with the prizes)",
+     "bob is out of the tournament"),
     ({"kind": "tournament_finished", "winner": "bob", "prize": 500},
      "You win the tournament and 500", "bob wins the tournament and 500"),
 ]

@@ -106,8 +106,21 @@ def test_r9_12_a_player_who_reentered_is_placed_once_by_the_last_record() -> Non
     assert as_places(derive_places(outs, players=4)) == {"b": 4, "r": 3}
 
 
-def test_r9_5_records_with_and_without_a_count_are_refused() -> None:
-    outs = [OutRecord("a", 1, 1, "t", 1, left=5), OutRecord("b", 1, 2, "t", 2)]
+def test_r9_5_r9_11_sharded_groups_take_the_places_the_counted_ones_leave() -> None:
+    """Issue 23: late registration's players out (counted when it closed: ``left``) hold the
+    bottom places, the players out on the field's shards (no ``left``) the next ones in time
+    order, and those out from the serial zone on (``left`` again) the top ones, wherever
+    their times fall."""
+    outs = [OutRecord("late", 100, 5, "t-1", 1, left=8),
+            OutRecord("s1", 100, 10, "t-2", 3), OutRecord("s2", 300, 20, "t-1", 4),
+            OutRecord("s3", 300, 20, "t-1", 4),
+            OutRecord("top", 100, 15, "t-3", 9, left=4)]  # a time before s2: still above
+    assert as_places(derive_places(outs, players=8)) == {
+        "late": 8, "s1": 7, "s2": 5, "s3": 5, "top": 4}
+
+
+def test_r9_5_the_records_of_one_group_that_disagree_on_the_count_are_refused() -> None:
+    outs = [OutRecord("a", 1, 1, "t", 1, left=5), OutRecord("b", 1, 1, "t", 1)]
     with pytest.raises(PrizeError):
         derive_places(outs, players=5)
 

@@ -26,7 +26,8 @@ from naiko_service.tournament_records import (
     TournamentRecord,
     TournamentStatus,
 )
-from naiko_service.usecases.scheduled import _seat_parts
+from naiko_service.usecases.scheduled import _seat_parts, _started_log, started_parts
+from naiko_service.usecases.tournament_log import in_parts, joined
 from naiko_service.usecases.tournament_start import new_table
 
 TID = "sunday-10k"
@@ -81,6 +82,14 @@ def test_issue_23_a_large_fields_seats_are_logged_in_parts_under_16_kb() -> None
         item = store()._transact_item(_log_put(part))["Put"]["Item"]
         assert dynamodb_item_size(item) < ITEM_LIMIT
     assert len(_seat_parts(tables[:7])) == 1  # a small field: the started entry alone
+    # the started entry's own fields (its 1,500 prizes) share the first part: under 16 KB
+    # with them (the 10,000-player bench's was 16,832 B before they counted)
+    fields = _started_log(record, False)
+    first = started_parts(record, False, tables)[0]
+    item = store()._transact_item(PutItem(TID, "log#1767225600000#t#00000001", {
+        "type": "started", "tournament": TID, "at_ms": 1767225600000, **fields, **first,
+        "parts": len(parts)}, new=True))["Put"]["Item"]
+    assert dynamodb_item_size(item) < ITEM_LIMIT and len(fields["payouts"]) >= 1_000
 
 
 def new_table_for(record: TournamentRecord, number: int, seats: list[str],
@@ -129,3 +138,24 @@ def test_issue_23_a_document_stored_before_the_compact_form_still_reads() -> Non
     assert back.tables == record.tables and back.seating is not None
     assert back.seating.counts == record.seating.counts
     assert back.seating.table_ids == record.seating.table_ids
+
+
+def test_issue_23_a_large_fields_places_are_logged_in_parts_under_16_kb() -> None:
+    """The ``finished`` entry of a 10,000-player tournament (every place, the 1,500 prizes)
+    was one 160 KB item: in parts, each under 16 KB, read back whole by ``joined``."""
+    players = [f"player-with-a-long-id-{n:05d}" for n in range(10_000)]
+    places = {p: n for n, p in enumerate(players, start=1)}
+    prizes = {p: 1_000_000 - n for n, p in enumerate(players[:1_500])}
+    parts = in_parts({"places": places, "prizes": prizes})
+    assert len(parts) > 1
+    log = [{"type": "finished", "at_ms": 1, **parts[0], "parts": len(parts)}]
+    log += [{"type": "placed", "at_ms": 1, "part": n, **part}
+            for n, part in reversed(list(enumerate(parts[1:], start=2)))]
+    for entry in log:
+        item = store()._transact_item(PutItem(TID, "log#1767225600000#t#00000009",
+                                              entry, new=True))["Put"]["Item"]
+        assert dynamodb_item_size(item) < ITEM_LIMIT
+    whole = joined(log, "finished", "placed")
+    assert list(whole["places"].items()) == list(places.items()) and whole["prizes"] == prizes
+    small = in_parts({"places": dict(list(places.items())[:60]), "prizes": {}})
+    assert len(small) == 1  # a small field: the finished entry alone

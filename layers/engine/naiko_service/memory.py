@@ -34,8 +34,10 @@ from .ports import (
     AlreadyReversed,
     BumpCount,
     CloseCount,
+    CloseOuts,
     ConcurrentUpdate,
     ConnectionGone,
+    CountOuts,
     DeleteItem,
     Device,
     DeviceBook,
@@ -70,7 +72,7 @@ from .records import (
     open_record,
     seal_fallback,
 )
-from .tournament_records import COUNT_PREFIX, TournamentRecord
+from .tournament_records import COUNT_PREFIX, SHARD_PREFIX, Shard, TournamentRecord
 from .watcher_queue import shard_of
 
 
@@ -256,7 +258,11 @@ class MemoryTournamentStore:
             stored = self._records.get(tournament_id)
         if stored is None:
             raise TournamentNotFound(tournament_id)
-        return TournamentRecord.from_document(tournament_id, stored[0], dict(stored[1]))
+        record = TournamentRecord.from_document(tournament_id, stored[0], dict(stored[1]))
+        if record.seating is not None:  # issue 23: the count shards' players out
+            record.apply_shards({key: Shard.from_dict(data)
+                                 for key, data in self.items(tournament_id, SHARD_PREFIX)})
+        return record
 
     def items(self, tournament_id: str, prefix: str) -> list[tuple[str, dict[str, Any]]]:
         with self.tables._lock:
@@ -296,6 +302,14 @@ class MemoryTournamentStore:
                         count = self._items.get(tid, {}).get(key, {})
                         if count.get("closed") or count.get("entrants", 0) != entrants:
                             raise ConcurrentUpdate(f"{tid}/{key}")
+                    case CountOuts(tournament_id=tid, key=key, outs=outs, grant=grant):
+                        shard = self._items.get(tid, {}).get(key, {})
+                        if shard.get("closed") or shard.get("room", 0) + grant < outs:
+                            raise ConcurrentUpdate(f"{tid}/{key}")
+                    case CloseOuts(tournament_id=tid, key=key, out=out):
+                        shard = self._items.get(tid, {}).get(key, {})
+                        if shard.get("closed") or shard.get("out", 0) != out:
+                            raise ConcurrentUpdate(f"{tid}/{key}")
                     case PutOperatorAction(action=action):
                         if any(a.log_key == action.log_key
                                for a in tables.accounts.operator_actions):
@@ -329,6 +343,17 @@ class MemoryTournamentStore:
                         self._items[tid][key] = {
                             "entrants": count.get("entrants", 0), "chips": count.get("chips", 0),
                             "quota": count.get("quota", 0), "closed": True}
+                    case CountOuts(tournament_id=tid, key=key, table=number, outs=outs,
+                                   grant=grant):
+                        shard = self._items[tid].get(key, {})
+                        counted = dict(shard.get("tables", {}))
+                        counted[str(number)] = counted.get(str(number), 0) + outs
+                        self._items[tid][key] = {
+                            "out": shard.get("out", 0) + outs,
+                            "room": shard.get("room", 0) + grant - outs, "closed": False,
+                            "tables": counted}
+                    case CloseOuts(tournament_id=tid, key=key):
+                        self._items[tid][key] = {**self._items[tid].get(key, {}), "closed": True}
                     case PutOperatorAction(action=action):
                         tables.accounts.operator_actions.append(action)
 
@@ -373,7 +398,8 @@ def _item_key(write: Write) -> tuple[str, str]:
         case PutTournament(record=record):
             return ("tournament", record.tournament_id)
         case PutItem(tournament_id=tid, key=key) | DeleteItem(tournament_id=tid, key=key) \
-                | BumpCount(tournament_id=tid, key=key) | CloseCount(tournament_id=tid, key=key):
+                | BumpCount(tournament_id=tid, key=key) | CloseCount(tournament_id=tid, key=key) \
+                | CountOuts(tournament_id=tid, key=key) | CloseOuts(tournament_id=tid, key=key):
             return (tid, key)
         case PutOperatorAction(action=action):
             return (OPERATOR_LOG, action.log_key)

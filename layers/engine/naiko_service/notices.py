@@ -241,12 +241,15 @@ class TournamentCancelled(Event):
 @dataclass(frozen=True, slots=True)
 class Eliminated(Event):
     """R9.5, R9.9: the player is out of the tournament in ``place``, winning ``prize``
-    account chips (0 outside the prizes)."""
+    account chips (0 outside the prizes). ``place`` is ``None`` for a player out before the
+    serial zone near the money (issue 23: counted on a count shard, no exact count of the
+    field at that moment): their place is given with the prizes, in their ``result#`` item
+    (``get_tournament``'s ``you``, ``tournament_results``), never a prize."""
 
     kind: ClassVar[str] = "eliminated"
     recorded: ClassVar[bool] = False
     player_id: str
-    place: int
+    place: int | None
     prize: int
 
 

@@ -463,6 +463,32 @@ class CloseCount:
 
 
 @dataclass(frozen=True, slots=True)
+class CountOuts:
+    """Count *outs* players out of table *table* on the count shard *key* (``field#<g>``,
+    issue 23), first adding *grant* to its room (the field item, in the same transaction,
+    counts the grant in ``granted``): only while the shard is open and its room covers them
+    (a shard not written yet has room 0). An update in place: tables of one group counting at
+    once never lose a count. Its data, as :meth:`TournamentStore.items` reads it: ``out``,
+    ``room``, ``closed``, ``tables`` (number -> players out)."""
+
+    tournament_id: str
+    key: str
+    table: int
+    outs: int
+    grant: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CloseOuts:
+    """Close a count shard (the field item counts every player out from now on): only if it
+    is open and counts *out* players out (what the closing write read)."""
+
+    tournament_id: str
+    key: str
+    out: int
+
+
+@dataclass(frozen=True, slots=True)
 class PutOperatorAction:
     """Write an operator log entry (:data:`OPERATOR_LOG`, the ledger table's partition) with
     the change it records, in the same transaction, only if that entry does not exist yet: the
@@ -472,7 +498,7 @@ class PutOperatorAction:
 
 
 Write = (PutTable | PutTournament | PutItem | DeleteItem | BumpCount | CloseCount
-         | PutOperatorAction)
+         | CountOuts | CloseOuts | PutOperatorAction)
 """One item of a transaction (:meth:`TournamentStore.commit`)."""
 
 

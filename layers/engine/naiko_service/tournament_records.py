@@ -27,6 +27,39 @@ COUNT_PREFIX = "count#"
 """A registration counter of a scheduled tournament: ``count#<k>`` (issue 23; the counters'
 rules are :mod:`naiko_service.usecases.registrations`')."""
 
+SHARD_PREFIX = "field#"
+"""A count shard of a scheduled tournament's field: ``field#<g>`` (issue 23), the players out
+at the tables of group *g* (:func:`shard_of`), counted there instead of on the field item so
+that eliminations at different tables do not take turns on one item
+(:class:`~naiko_service.ports.CountOuts`; docs/tournaments.md "Count shards")."""
+
+SHARDS = 8
+"""Count shards per tournament: tables ``n`` with ``n % SHARDS == g`` share ``field#<g>``."""
+
+
+def shard_of(number: int) -> str:
+    """The key of the count shard table *number* counts its players out on."""
+    return f"{SHARD_PREFIX}{number % SHARDS}"
+
+
+@dataclass(slots=True)
+class Shard:
+    """A count shard as read: its players out (``out``, and per table ``tables``), the outs it
+    may still count without the field item (``room``, granted from the field item's
+    :attr:`TournamentRecord.granted`), and whether the field item counts again (``closed``)."""
+
+    out: int = 0
+    room: int = 0
+    closed: bool = False
+    tables: dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Shard:
+        return cls(int(data.get("out", 0)), int(data.get("room", 0)),
+                   bool(data.get("closed", False)),
+                   {int(k): int(v) for k, v in data.get("tables", {}).items()})
+
+
 HOUSE_PRIZES = "house:prizes"
 """The house account Spin entries go to and Spin prizes come from (R9.9, R9.10)."""
 
@@ -210,6 +243,19 @@ class TournamentRecord:
     """R9.15: how many times the director moved the tournament's clock (a resume after a pause,
     a minute added): :attr:`started_ms` moved on each time, and the level timer's token carries
     the count, so an execution armed before finds no such timer."""
+    granted: int = 0
+    """Issue 23: players out the count shards were allowed to count in all (their ``room``
+    plus their ``out``): the field item never lets it go past the serial zone
+    (:func:`naiko_service.usecases.field_shards.serial_zone`), so the shards cannot count the
+    field below it whatever the tables do at once."""
+    serial: bool = False
+    """The shards are closed: from here on the field item counts every player out (the exact
+    count the bubble, the money and the final table need, R9.8, R9.9)."""
+    shards: dict[str, Shard] = field(default_factory=dict, compare=False)
+    """The count shards as :meth:`TournamentStore.load` read them (not in the document):
+    :attr:`players_left` and the seating's counts are the field item's less their outs
+    (:meth:`apply_shards`); :meth:`to_document` adds them back, so a player out counted on a
+    shard leaves the field item's document as it was."""
     stored_terms: str | None = field(default=None, compare=False)
     """The digest (:func:`terms_digest`) of the terms part as a store read it, if that store
     keeps the two parts apart (``aws.tournaments``): a write of an unchanged terms part
@@ -227,7 +273,20 @@ class TournamentRecord:
             self.start_seed, [dict(x) for x in self.late], self.opens_ms, self.reentries,
             dict(self.bounties),
             None if self.paused is None else json.loads(json.dumps(self.paused)),
-            self.clock_shifts, self.stored_terms)
+            self.clock_shifts, self.granted, self.serial,
+            {k: Shard(v.out, v.room, v.closed, dict(v.tables)) for k, v in self.shards.items()},
+            self.stored_terms)
+
+    def apply_shards(self, shards: dict[str, Shard]) -> None:
+        """The field item's counts (as stored: every player out on a shard still counted)
+        less the players out the count shards *shards* hold (issue 23)."""
+        self.shards = shards
+        self.players_left -= sum(s.out for s in shards.values())
+        if self.seating is not None:
+            for shard in shards.values():
+                for number, out in shard.tables.items():
+                    if number in self.seating.counts:
+                        self.seating.counts[number] -= out
 
     def remember_request(self, key: str) -> None:
         """Remember that this (new) version applied the request *key*."""
@@ -241,18 +300,32 @@ class TournamentRecord:
                 "starts_ms": self.starts_ms, "started_ms": self.started_ms,
                 "entrants": self.entrants, "spin": self.spin.to_dict() if self.spin else None,
                 "payouts": list(self.payouts), "pool_held": self.pool_held,
-                "players_left": self.players_left,
+                "players_left": self.players_left + sum(s.out for s in self.shards.values()),
                 "table_runs": _table_runs(self.tournament_id, self.tables),
                 "level": self.level, "paid": self.paid, "log_seq": self.log_seq,
                 "timers": [t.to_dict() for t in self.timers],
                 "recent_requests": dict(self.recent_requests),
-                "seating": (None if self.seating is None
-                            else self.seating.to_dict(self.tournament_id)),
+                "seating": (None if self.seating is None else self._stored_seating()),
                 "start_seed": self.start_seed, "late": [dict(x) for x in self.late],
                 "opens_ms": self.opens_ms, "reentries": self.reentries,
                 **({"bounties": dict(self.bounties)} if self.bounties else {}),
                 **({} if self.paused is None else {"paused": self.paused}),
-                **({"clock_shifts": self.clock_shifts} if self.clock_shifts else {})}
+                **({"clock_shifts": self.clock_shifts} if self.clock_shifts else {}),
+                **({"sharding": {"granted": self.granted, "serial": self.serial}}
+                   if self.granted or self.serial else {})}
+
+    def _stored_seating(self) -> dict[str, Any]:
+        """The seating as the field item stores it: each table's count with its players out
+        on a shard added back (:meth:`apply_shards`)."""
+        assert self.seating is not None
+        if not self.shards:
+            return self.seating.to_dict(self.tournament_id)
+        seating = self.seating.copy()
+        for shard in self.shards.values():
+            for number, out in shard.tables.items():
+                if number in seating.counts:
+                    seating.counts[number] += out
+        return seating.to_dict(self.tournament_id)
 
     @classmethod
     def from_document(cls, tournament_id: str, version: int,
@@ -273,7 +346,9 @@ class TournamentRecord:
             doc.get("start_seed"), [dict(x) for x in doc.get("late", [])], doc.get("opens_ms"),
             int(doc.get("reentries", 0)),
             {str(k): int(v) for k, v in doc.get("bounties", {}).items()},
-            doc.get("paused"), int(doc.get("clock_shifts", 0)))
+            doc.get("paused"), int(doc.get("clock_shifts", 0)),
+            int(doc.get("sharding", {}).get("granted", 0)),
+            bool(doc.get("sharding", {}).get("serial", False)))
 
     def summary(self) -> dict[str, Any]:
         """What the lobby shows: the terms (shown before registration, R9.1) and progress."""
@@ -318,7 +393,8 @@ class TournamentRecord:
         return self.terms.kind is TournamentKind.SPIN
 
 
-FIELD_KEYS = ("players_left", "table_runs", "log_seq", "seating", "late", "bounties")
+FIELD_KEYS = ("players_left", "table_runs", "log_seq", "seating", "late", "bounties",
+              "sharding")
 """The keys of a tournament's document that change as play goes on at the tables
 (eliminations, moves, breaks, the final table, hand-for-hand, log entries): the **field
 part**, stored apart from the terms part (``aws.tournaments``: the ``field`` item) so that a

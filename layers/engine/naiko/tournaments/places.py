@@ -74,13 +74,18 @@ def derive_places(outs: Iterable[OutRecord], players: int) -> list[TieGroup]:
     """R9.5 and R9.8: the places of every player out, best place first, from their records
     alone. *players* is how many players are placed in all (the winner included; R9.12: a
     player who re-entered is placed once, by their last record, the one with the latest
-    :attr:`~OutRecord.at_ms`). Groups take places from *players* up: a group's
-    :attr:`~OutRecord.left`, when every record has one, says how many were left before it;
-    otherwise the groups follow in time order and each starts where the one before it
-    ended.
+    :attr:`~OutRecord.at_ms`). A group whose records carry :attr:`~OutRecord.left` (a count
+    of the field gave it: late registration's close, the field from the serial zone on)
+    takes the places below it; the groups without it (eliminations counted on the field's
+    shards, issue 23) follow in time order, each taking the lowest places still free.
+
+    >>> sharded = [OutRecord("ann", 300, 10, "t-1", 4), OutRecord("cy", 200, 20, "t-2", 9)]
+    >>> derive_places([*sharded, OutRecord("bob", 500, 30, "t-1", 7, left=3)], players=5)
+    [TieGroup(place=3, player_ids=('bob',)), TieGroup(place=4, player_ids=('cy',)), \
+TieGroup(place=5, player_ids=('ann',))]
 
     :raises PrizeError: If the records place more players than *players* less a winner, or
-        ``left`` is given for some records and not others.
+        the records of one group disagree on ``left``.
     """
     last: dict[str, OutRecord] = {}
     for out in outs:
@@ -89,22 +94,29 @@ def derive_places(outs: Iterable[OutRecord], players: int) -> list[TieGroup]:
     groups: dict[tuple[Any, ...], list[OutRecord]] = {}
     for out in last.values():
         groups.setdefault(out.group, []).append(out)
-    counted = {out.left is not None for out in last.values()}
-    if len(counted) > 1:
-        raise PrizeError("either every record out carries the players left or none",
-                         rule_id="R9.5")
 
     def order(members: list[OutRecord]) -> tuple[Any, ...]:
         first = min(members, key=lambda o: (o.at_ms, o.table, o.hand))
         return (first.at_ms, first.table, first.hand, first.round or 0)
 
     ranked: list[TieGroup] = []
-    before = players
-    for members in sorted(groups.values(), key=order):
+    taken: set[int] = set()
+    counted = [m for m in groups.values() if m[0].left is not None]
+    for members in groups.values():
+        if len({o.left for o in members}) > 1:
+            raise PrizeError("the records of one group disagree on the players left",
+                             rule_id="R9.5")
+    for members in sorted(counted, key=lambda m: -int(m[0].left or 0)):
         members.sort(key=lambda o: (o.table, o.hand))
-        if members[0].left is not None:
-            before = members[0].left
-        ranked.extend(reversed(rank_eliminations([(o.player_id, o.stack) for o in members],
-                                                 before)))
+        before = int(members[0].left or 0)
+        ranked.extend(rank_eliminations([(o.player_id, o.stack) for o in members], before))
+        taken.update(range(before - len(members) + 1, before + 1))
+    before = players
+    for members in sorted((m for m in groups.values() if m[0].left is None), key=order):
+        members.sort(key=lambda o: (o.table, o.hand))
+        while before in taken:
+            before -= 1
+        ranked.extend(rank_eliminations([(o.player_id, o.stack) for o in members], before))
+        taken.update(range(before - len(members) + 1, before + 1))
         before -= len(members)
-    return list(reversed(ranked))
+    return sorted(ranked, key=lambda g: g.place)

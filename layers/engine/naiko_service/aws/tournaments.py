@@ -40,7 +40,9 @@ from ..ports import (
     AccountMove,
     BumpCount,
     CloseCount,
+    CloseOuts,
     ConcurrentUpdate,
+    CountOuts,
     DeleteItem,
     HistoryStored,
     PutItem,
@@ -50,7 +52,13 @@ from ..ports import (
     TournamentNotFound,
     Write,
 )
-from ..tournament_records import TournamentRecord, split_document, terms_digest
+from ..tournament_records import (
+    SHARD_PREFIX,
+    Shard,
+    TournamentRecord,
+    split_document,
+    terms_digest,
+)
 from .dynamodb import (
     SHARD_QUERY_WORKERS,
     DynamoTableStore,
@@ -152,6 +160,9 @@ class DynamoTournamentStore:
         record = TournamentRecord.from_document(tournament_id, int(play["version"]["N"]),
                                                 {**terms, **unpacked(play["doc"])})
         record.stored_terms = terms_digest(terms)
+        if record.seating is not None:  # issue 23: the count shards' players out
+            record.apply_shards({key: Shard.from_dict(data)
+                                 for key, data in self.items(tournament_id, SHARD_PREFIX)})
         return record
 
     def items(self, tournament_id: str, prefix: str) -> list[tuple[str, dict[str, Any]]]:
@@ -348,6 +359,33 @@ class DynamoTournamentStore:
                     "ExpressionAttributeValues": {":true": {"BOOL": True},
                                                   ":n": {"N": str(entrants)},
                                                   ":zero": {"N": "0"}}}}
+            case CountOuts(tournament_id=tid, key=key, table=number, outs=outs, grant=grant):
+                # issue 23: an update in place (tables of one group count at once without
+                # losing a count), only while the shard is open and its room covers the outs
+                need = outs - grant
+                fits = ("(attribute_not_exists(#room) OR #room >= :need)" if need <= 0
+                        else "#room >= :need")
+                return {"Update": {
+                    "TableName": self.tournaments_table,
+                    "Key": {"tournament_id": {"S": tid}, "item": {"S": key}},
+                    "UpdateExpression": "ADD #out :outs, #room :delta, #table :outs",
+                    "ConditionExpression": f"attribute_not_exists(#closed) AND {fits}",
+                    "ExpressionAttributeNames": {"#out": "out", "#room": "room",
+                                                 "#table": f"t{number}", "#closed": "closed"},
+                    "ExpressionAttributeValues": {":outs": {"N": str(outs)},
+                                                  ":delta": {"N": str(grant - outs)},
+                                                  ":need": {"N": str(need)}}}}
+            case CloseOuts(tournament_id=tid, key=key, out=out):
+                counted = "(attribute_not_exists(#out) OR #out = :out)" if out == 0 \
+                    else "#out = :out"
+                return {"Update": {
+                    "TableName": self.tournaments_table,
+                    "Key": {"tournament_id": {"S": tid}, "item": {"S": key}},
+                    "UpdateExpression": "SET #closed = :true",
+                    "ConditionExpression": f"attribute_not_exists(#closed) AND {counted}",
+                    "ExpressionAttributeNames": {"#out": "out", "#closed": "closed"},
+                    "ExpressionAttributeValues": {":true": {"BOOL": True},
+                                                  ":out": {"N": str(out)}}}}
         raise TypeError(f"not a write: {write!r}")
 
     # -- indexes -----------------------------------------------------------------------------
@@ -454,16 +492,23 @@ def _ledger_key(writes: tuple[Write, ...], moves: tuple[AccountMove, ...] = ()) 
         if isinstance(write, PutTable):
             return f"{write.record.table_id}#{write.record.version}"
     first = writes[0]
-    assert isinstance(first, PutItem | DeleteItem | BumpCount | CloseCount)
+    assert isinstance(first, PutItem | DeleteItem | BumpCount | CloseCount | CountOuts
+                      | CloseOuts)
     at = f"#{moves[0].at_ms}" if moves else ""
     return f"{first.tournament_id}#{first.key}{at}"
 
 
 def _data(item: Item) -> dict[str, Any]:
-    """A sub-item's data: its JSON, or a registration counter's numbers."""
+    """A sub-item's data: its JSON, a count shard's numbers, or a registration counter's."""
     if "data" in item:
         loaded: dict[str, Any] = json.loads(item["data"]["S"])
         return loaded
+    if item["item"]["S"].startswith(SHARD_PREFIX):
+        return {"out": int(item.get("out", {"N": "0"})["N"]),
+                "room": int(item.get("room", {"N": "0"})["N"]),
+                "closed": bool(item.get("closed", {}).get("BOOL", False)),
+                "tables": {name[1:]: int(value["N"]) for name, value in item.items()
+                           if name[:1] == "t" and name[1:].isdigit()}}
     return {"entrants": int(item.get("entrants", {"N": "0"})["N"]),
             "chips": int(item.get("chips", {"N": "0"})["N"]),
             "quota": int(item.get("quota", {"N": "0"})["N"]),

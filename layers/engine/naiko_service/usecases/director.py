@@ -62,7 +62,7 @@ from ..tournament_records import PendingMove, TournamentRecord, TournamentStatus
 from . import deals, mtt, transaction
 from .accounts import Log, OperatorError, _text, log_action
 from .base import Deps, NoOp, Outcome, ServiceError
-from .tournament_log import log_entry
+from .tournament_log import in_parts, log_entry
 from .tournament_payments import (
     CANCEL_PREFIX,
     PAYOUT_RETRY_MS,
@@ -598,11 +598,16 @@ def _cancel_started(deps: Deps, action: OperatorAction,
     arm_tournament(deps, new)
     told.update(policy=policy.value, applied=applied.value,
                 prizes={r["player_id"]: r["prize"] for r in rows})
+    # issue 23: every player still in has a stack, a prize and a place here (about 45 B
+    # each): in parts under 16 KB, the ``cancelled`` entry with the first, ``cancelled_part``
+    # entries (``part`` 2, 3, ...) the others, as the ``finished`` entry's
+    parts = in_parts({"stacks": {p: stacks[p][0] for p in players},
+                      "prizes": {str(r["player_id"]): r["prize"] for r in rows}, "places": places})
     plan.writes.append(log_entry(new, now, "cancelled", entrants=new.entrants, started=True,
-                                 policy=policy.value, applied=applied.value,
-                                 stacks={p: stacks[p][0] for p in players},
-                                 prizes={r["player_id"]: r["prize"] for r in rows},
-                                 places=places))
+                                 policy=policy.value, applied=applied.value, **parts[0],
+                                 parts=len(parts)))
+    plan.writes.extend(log_entry(new, now, "cancelled_part", part=number, **part)
+                       for number, part in enumerate(parts[1:], start=2))
     _record(plan.writes, new, action, now, started=True, policy=policy.value,
             applied=applied.value)
 

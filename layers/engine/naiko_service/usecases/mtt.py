@@ -45,11 +45,11 @@ from ..ports import (
 )
 from ..records import Hold, TableRecord, Timer, TimerKind, TournamentSeat
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
-from . import arming, deals, time_banks
+from . import arming, deals, field_shards, time_banks
 from .base import Deps, OtherTable, Outcome, engine_step
 from .tournament_bounties import knock_out, show_bounties
 from .tournament_log import Out, log_entry
-from .tournament_tables import close_late, give_places, tournament_of
+from .tournament_tables import close_late, give_places, out_without_place, tournament_of
 from .tournament_uow import Busy, Plan, Unchanged, store, transact
 
 BREAK_TOLERANCE_MS = 1_000
@@ -212,12 +212,27 @@ def _eliminate(deps: Deps, record: TableRecord, new: TournamentRecord, outs: lis
         # players out and the winner get their places below, as at any finish.
         new.timers = [t for t in new.timers if t.kind is not TimerKind.LATE_CLOSE]
         close_late(deps, new, now, outcome.writes)
+    new.players_left -= len(outs)  # as count_out reads the field: without them
+    if field_shards.count_out(new, seating_number(record), len(outs), outcome.writes):
+        # issue 23: counted on the table group's shard; no count of the field exists at this
+        # moment, so no place yet (given with the prizes, field_shards.place_sharded)
+        out_without_place(new, outs, now, outcome)
+        return
+    new.players_left += len(outs)  # counted on the field item: give_places places them
+    if new.serial and new.shards:
+        tournament_id = new.tournament_id  # the shards' players get their places now
+        outcome.after.append(lambda: field_shards.place_sharded(deps, tournament_id))
 
     def remaining() -> tuple[str, str]:
         winner = next(s.player_id for s in record.state.seats if s is not None)
         return winner, record.room.account_of(winner)
 
     give_places(deps, new, outs, now, outcome, remaining)
+
+
+def seating_number(record: TableRecord) -> int:
+    assert record.tournament is not None
+    return record.tournament.number
 
 
 def _close_empty(record: TableRecord, new: TournamentRecord, now: int,

@@ -21,7 +21,7 @@ from ..records import Hold, TableRecord, Timer, TimerKind
 from ..tournament_records import PendingMove, Seating, TournamentRecord, TournamentStatus
 from . import registrations
 from .base import Deps, Outcome
-from .tournament_log import log_entry
+from .tournament_log import LOG_PART_BYTES, log_entry
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_start import START_DELAY_MS, entries, new_table, schedule_level, started_fields
 from .tournament_tables import close_late as close_late  # R9.11, used by tournaments
@@ -132,7 +132,7 @@ def _seat_field(new: TournamentRecord, now: int, plan: Plan, *,
     arm_tournament(deps, new)
     for table in tables:
         arming.arm(deps, table.table_id, table, now)
-    parts = _seat_parts(tables)
+    parts = started_parts(new, late, tables)
     # the last transaction also carries the log: the tables before it take the rest
     last = max(1, TABLES_PER_TRANSACTION - (len(parts) - 1))
     first = len(tables) - min(last, len(tables))
@@ -159,17 +159,21 @@ def _started_log(new: TournamentRecord, late: bool) -> dict[str, Any]:
         "payouts": list(new.payouts), **new.terms.bounty_terms()}
 
 
-LOG_PART_BYTES = 12_000
-"""About the most JSON of seats one log entry carries (issue 23: no item over 16 KB; the seats
-of 1,112 tables were one 186 KB entry)."""
+def started_parts(new: TournamentRecord, late: bool,
+                  tables: list[TableRecord]) -> list[dict[str, Any]]:
+    """The seat map's parts (:func:`_seat_parts`), the first sharing the ``started`` entry
+    with its own fields (1,500 prizes at 10,000 players, ~10 KB: issue 23, that first part
+    was 16,832 B before they counted)."""
+    return _seat_parts(tables, LOG_PART_BYTES - len(json.dumps(_started_log(new, late))))
 
 
-def _seat_parts(tables: list[TableRecord]) -> list[dict[str, Any]]:
-    """Every table's seats and first button, in parts of about :data:`LOG_PART_BYTES`: the
-    first goes in the ``started`` entry, the others in ``seated`` entries (``part`` 2, 3,
-    ...) written with it."""
+def _seat_parts(tables: list[TableRecord], first: int = LOG_PART_BYTES) -> list[dict[str, Any]]:
+    """Every table's seats and first button, in parts of about :data:`LOG_PART_BYTES` (the
+    first of about *first*: the rest of the ``started`` entry shares it): the first goes in
+    the ``started`` entry, the others in ``seated`` entries (``part`` 2, 3, ...) written with
+    it."""
     parts: list[dict[str, Any]] = [{"tables": {}, "buttons": {}}]
-    size = 0
+    size = LOG_PART_BYTES - max(first, 0)
     for table in tables:
         seats = {str(i): s.player_id for i, s in enumerate(table.state.seats) if s}
         nbytes = len(json.dumps([table.table_id, seats])) + len(table.table_id) + 8

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from naiko.tournaments.places import OutRecord, derive_places
 from naiko.tournaments.structures import level_at
 
 from .. import pages
@@ -124,6 +125,14 @@ def ranked(deps: Deps, record: TournamentRecord) -> list[list[Any]]:
     tid = record.tournament_id
     results = {str(d["player_id"]): d for _, d in _everything(deps, tid, "result#")}
     late = [str(o["player_id"]) for o in record.late]
+    if any(shard.out for shard in record.shards.values()):
+        # issue 23: players out on a count shard have no result# yet (their place comes with
+        # the prizes): shown at the place their out# items give them so far, no prize
+        outs = [OutRecord.from_dict(d) for _, d in _everything(deps, tid, "out#")]
+        for group in derive_places(outs, record.players):
+            for player in group.player_ids:
+                results.setdefault(player, {"player_id": player, "place": group.place,
+                                            "prize": 0})
     pending: list[tuple[int, str]] = []
     seating = record.seating
     if seating is not None and seating.hfh is not None:

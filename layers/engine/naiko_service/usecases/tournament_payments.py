@@ -78,7 +78,12 @@ def pay_owed(deps: Deps, tournament_id: str, record: TournamentRecord) -> int:
 
 def settle(deps: Deps, tournament_id: str) -> int:
     """Pay what is owed now (prizes; a cancelled tournament's entries) and, once nothing is
-    owed, retire the ``payout`` timer. Returns how many payments were made."""
+    owed, retire the ``payout`` timer. Returns how many payments were made. First, once a
+    scheduled tournament's count shards closed, the players they counted get their places
+    (:func:`.field_shards.place_sharded`: a backup of the write that closed them)."""
+    from .field_shards import place_sharded  # it builds on the tournament's unit of work
+
+    place_sharded(deps, tournament_id)
     made = pay_owed(deps, tournament_id, store(deps).load(tournament_id))
     retire_payout_timer(deps, tournament_id)
     return made

@@ -30,7 +30,7 @@ from ..tournament_records import (
     TournamentStatus,
 )
 from .base import Deps, Outcome, ServiceError, engine_step
-from .tournament_log import Out, log_entry
+from .tournament_log import Out, in_parts, log_entry
 from .tournament_payments import PAYOUT_RETRY_MS, arm_tournament, settle
 from .tournament_uow import store
 
@@ -237,7 +237,7 @@ def give_places(deps: Deps, new: TournamentRecord, outs: list[Out], now: int,
         _pay_after(deps, new, now, outcome)
 
 
-def record_outs(new: TournamentRecord, outs: list[tuple[Out, int]], left: int,
+def record_outs(new: TournamentRecord, outs: list[tuple[Out, int]], left: int | None,
                 round_: int | None, writes: list[Write]) -> None:
     """R9.5, R9.8: each player out (with when their hand ended) gets an ``out#`` item, the
     record their place is derived from (:func:`naiko.tournaments.places.derive_places`):
@@ -247,6 +247,22 @@ def record_outs(new: TournamentRecord, outs: list[tuple[Out, int]], left: int,
         record = OutRecord(out.player_id, out.stack, at_ms, out.table, out.hand, round_, left)
         writes.append(PutItem(new.tournament_id, out_key(record), record.to_dict(),
                               new=True))
+
+
+def out_without_place(new: TournamentRecord, outs: list[Out], now: int,
+                      outcome: Outcome) -> None:
+    """Issue 23: players out counted on a count shard (:mod:`.field_shards`): their ``out#``
+    items without ``left``, and an ``eliminated`` entry and event with no ``place`` (keyed by
+    table, hand and player, not by the field item's log count: this write does not write the
+    field item). Their places come when the shards close (never a prize)."""
+    record_outs(new, [(o, now) for o in outs], None, None, outcome.writes)
+    for out in outs:
+        outcome.writes.append(PutItem(
+            new.tournament_id, f"log#{now:013d}#o#{out.table}#{out.hand:06d}#{out.player_id}",
+            {"type": "eliminated", "tournament": new.tournament_id, "at_ms": now,
+             "player": out.player_id, "place": None, "table": out.table, "hand": out.hand},
+            new=True))
+        outcome.events.append(Eliminated(player_id=out.player_id, place=None, prize=0))
 
 
 def derived_places(tournaments: TournamentStore, new: TournamentRecord,
@@ -301,10 +317,13 @@ def _finish(deps: Deps, new: TournamentRecord, groups: list[prize_rules.TieGroup
     paid_out = {r.player_id: r.prize for r in earlier if r.prize}
     places.update({pid: g.place for g in groups for pid in g.player_ids})
     paid_out.update({pid: prize for pid, prize in prizes.items() if prize})
-    outcome.writes.append(log_entry(new, now, "finished",
-                                    places=dict(sorted(places.items(),
-                                                       key=lambda item: item[1])),
-                                    prizes=paid_out))
+    # issue 23: every place is ~16 B, 160 KB at 10,000 players: in parts under 16 KB each,
+    # the ``finished`` entry with the first and ``parts``, ``placed`` entries the others
+    parts = in_parts({"places": dict(sorted(places.items(), key=lambda item: item[1])),
+                      "prizes": paid_out})
+    outcome.writes.append(log_entry(new, now, "finished", **parts[0], parts=len(parts)))
+    outcome.writes.extend(log_entry(new, now, "placed", part=number, **part)
+                          for number, part in enumerate(parts[1:], start=2))
     outcome.events.append(TournamentFinished(winner=groups[0].player_ids[0],
                                              prize=prizes[groups[0].player_ids[0]]))
 
