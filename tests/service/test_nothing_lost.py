@@ -287,18 +287,14 @@ def test_r8_3_a_duplicated_timer_acts_once_and_resends_the_state_as_a_snapshot()
     assert h.counters["TimersDuplicated"] == 1
 
 
-def test_r8_3_a_conflict_on_the_hand_ending_write_pushes_each_version_once() -> None:
-    """The write that ends a hand arms the next hand's timer before it is written; it loses a
-    race and is applied again (arming nothing more, the test below), and SQS delivers at least
-    once: the next hand's execution comes twice. The first starts the hand; the second finds
-    its token acted and resends a snapshot: every player sees each version in ONE
-    ``update``."""
-    h = harness()
-    table_id, players = seated(h, 3)
+def _end_the_hand_losing_one_race(h: Harness, table_id: str, players: list[Player]) -> None:
+    """Two folds end the hand of *players*; the second's write loses one race (a bookkeeping
+    write lands between its read and its write) and is applied again. The executions armed
+    before it are forgotten (``h.scheduler.scheduled``), so what is left there is its own."""
     assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
     last = actor(players)
 
-    def other_writer() -> None:  # a bookkeeping write lands between our read and our write
+    def other_writer() -> None:
         other = h.store.load(table_id)
         other.version += 1
         other.recent_timers["other-writer"] = 1
@@ -309,6 +305,17 @@ def test_r8_3_a_conflict_on_the_hand_ending_write_pushes_each_version_once() -> 
     ended = last.send(action="act", table_id=table_id, move="fold")
     assert ended["type"] in ACCEPTED and h.counters["Conflicts"] == 1
     h.service.deps.tables = h.store
+
+
+def test_r8_3_a_conflict_on_the_hand_ending_write_pushes_each_version_once() -> None:
+    """The write that ends a hand arms the next hand's timer before it is written; it loses a
+    race and is applied again (arming nothing more, the test below), and SQS delivers at least
+    once: the next hand's execution comes twice. The first starts the hand; the second finds
+    its token acted and resends a snapshot: every player sees each version in ONE
+    ``update``."""
+    h = harness()
+    table_id, players = seated(h, 3)
+    _end_the_hand_losing_one_race(h, table_id, players)
     h.clock.advance(10_000)
     executions = list(h.scheduler.scheduled)
     assert h.fire_due_timers() >= 1
@@ -331,21 +338,8 @@ def test_r8_1_a_write_retried_after_a_conflict_arms_its_wake_up_once() -> None:
     player). One execution, one hand dealt."""
     h = harness()
     table_id, players = seated(h, 3)
-    assert actor(players).send(action="act", table_id=table_id, move="fold")["type"] in ACCEPTED
-    last = actor(players)
-
-    def other_writer() -> None:  # a bookkeeping write lands between our read and our write
-        other = h.store.load(table_id)
-        other.version += 1
-        other.recent_timers["other-writer"] = 1
-        MemoryTableStore.save(h.store, other, other.version - 1)
-
-    h.scheduler.scheduled.clear()
     armed_before = h.counters.get("WakeupsArmed", 0)
-    h.service.deps.tables = InterleavingStore.over(h.store, other_writer)
-    ended = last.send(action="act", table_id=table_id, move="fold")
-    assert ended["type"] in ACCEPTED and h.counters["Conflicts"] == 1
-    h.service.deps.tables = h.store
+    _end_the_hand_losing_one_race(h, table_id, players)
     written = h.store.load(table_id)
     (next_hand,) = [t for t in written.timers if t.kind is TimerKind.NEXT_HAND]
     assert [(t, token) for t, token, _, _ in h.scheduler.scheduled] == [
